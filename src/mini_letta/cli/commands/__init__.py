@@ -1,0 +1,11 @@
+"""The command groups, one module each; `main.py` registers every entry of COMMANDS."""
+
+from __future__ import annotations
+
+import click
+
+from mini_letta.cli.commands.agents import agents
+from mini_letta.cli.commands.chat import chat
+from mini_letta.cli.commands.conversations import conversations
+
+COMMANDS: tuple[click.Command, ...] = (chat, agents, conversations)

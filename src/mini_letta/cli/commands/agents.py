@@ -1,0 +1,124 @@
+"""`mini-letta agents list|create|show|rename|delete`."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from mini_letta.cli.options import agent_option
+
+
+def _dump(data: object) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+@click.group()
+def agents() -> None:
+    """Manage agents."""
+
+
+@agents.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def list_cmd(as_json: bool) -> None:
+    """List agents, oldest first."""
+    from mini_letta.agents.registry import list_agents
+    from mini_letta.cli.world import current_world
+    from mini_letta.settings import load_project_settings
+
+    world = current_world()
+    found = list_agents(world.home)
+    if as_json:
+        _dump([agent.to_json() for agent in found])
+        return
+    if not found:
+        click.echo("No agents yet; `mini-letta chat -p hello` creates one.")
+        return
+    current = load_project_settings(world.cwd).get("lastAgentId")
+    for agent in found:
+        mark = "*" if agent.id == current else " "
+        click.echo(f"{mark} {agent.name:<24} {agent.id}  {agent.model}")
+
+
+@agents.command("create")
+@click.option("--name", help="A unique name (default: from this folder).")
+@click.option("--model", metavar="HANDLE", help="Model handle (default: mock).")
+@click.option("--base-url", help="Base URL of an OpenAI-compatible server.")
+@click.option("--context-window", type=click.IntRange(min=1), help="Context window in tokens.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def create_cmd(
+    name: str | None,
+    model: str | None,
+    base_url: str | None,
+    context_window: int | None,
+    as_json: bool,
+) -> None:
+    """Create an agent and make it this project's current one."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.settings import remember_current
+    from mini_letta.workspace import new_agent
+
+    world = current_world()
+    agent = new_agent(
+        world, name=name, model=model, context_window=context_window, base_url=base_url
+    )
+    remember_current(world.cwd, agent.id, "")
+    if as_json:
+        _dump(agent.to_json())
+    else:
+        click.echo(f"Created agent {agent.name} ({agent.id}) on {agent.model}.")
+
+
+@agents.command("show")
+@agent_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def show_cmd(agent: str | None, as_json: bool) -> None:
+    """Show an agent (default: this project's)."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.conversations.registry import list_conversations
+    from mini_letta.workspace import resolve_agent
+
+    world = current_world()
+    record = resolve_agent(world, agent)
+    if as_json:
+        _dump(record.to_json())
+        return
+    count = len(list_conversations(world.home, record.id))
+    click.echo(f"name:           {record.name}")
+    click.echo(f"id:             {record.id}")
+    click.echo(f"model:          {record.model}")
+    click.echo(f"context window: {record.context_window or 'from the model'}")
+    click.echo(f"created:        {record.created_at}")
+    click.echo(f"conversations:  {count}")
+    click.echo(f"memory:         {world.home.memory_dir(record.id)}")
+
+
+@agents.command("rename")
+@click.argument("ref", metavar="ID|NAME")
+@click.argument("new_name", metavar="NEW_NAME")
+def rename_cmd(ref: str, new_name: str) -> None:
+    """Rename an agent."""
+    from mini_letta.agents.registry import find_agent, rename_agent
+    from mini_letta.cli.world import current_world
+
+    world = current_world()
+    updated = rename_agent(world.home, find_agent(world.home, ref).id, new_name)
+    click.echo(f"Renamed {updated.id} to {updated.name}.")
+
+
+@agents.command("delete")
+@click.argument("ref", metavar="ID|NAME")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+def delete_cmd(ref: str, yes: bool) -> None:
+    """Delete an agent with its memory and conversations."""
+    from mini_letta.agents.registry import delete_agent, find_agent
+    from mini_letta.cli.world import current_world
+    from mini_letta.errors import MiniLettaError
+
+    world = current_world()
+    record = find_agent(world.home, ref)
+    question = f"Delete agent {record.name} ({record.id}), its memory and all its conversations?"
+    if not yes and not click.confirm(question, err=True):
+        raise MiniLettaError("not deleted (answer y, or pass --yes)")
+    delete_agent(world.home, record.id)
+    click.echo(f"Deleted agent {record.name} ({record.id}).")

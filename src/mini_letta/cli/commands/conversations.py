@@ -1,0 +1,85 @@
+"""`mini-letta conversations list|show ID`."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from mini_letta.cli.options import agent_option
+
+
+@click.group()
+def conversations() -> None:
+    """Inspect an agent's conversations."""
+
+
+@conversations.command("list")
+@agent_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def list_cmd(agent: str | None, as_json: bool) -> None:
+    """List conversations, most recent first (* marks this project's current one)."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.conversations.registry import list_conversations
+    from mini_letta.conversations.store import ConversationStore
+    from mini_letta.settings import load_project_settings, project_agent_settings
+    from mini_letta.workspace import resolve_agent
+
+    world = current_world()
+    record = resolve_agent(world, agent)
+    found = list_conversations(world.home, record.id)
+    if as_json:
+        click.echo(json.dumps([conv.to_json() for conv in found], ensure_ascii=False, indent=2))
+        return
+    if not found:
+        click.echo("No conversations yet.")
+        return
+    current = project_agent_settings(load_project_settings(world.cwd), record.id).get(
+        "conversationId"
+    )
+    for conv in found:
+        count = ConversationStore(record.id, conv.id, world.home).count()
+        mark = "*" if conv.id == current else " "
+        click.echo(f"{mark} {conv.id}  {conv.updated_at}  {count:>6} msgs  {conv.title}")
+
+
+@conversations.command("show")
+@click.argument("conversation_id", metavar="ID")
+@agent_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option(
+    "-n",
+    "--last",
+    type=click.IntRange(min=0),
+    default=20,
+    show_default=True,
+    help="How many of the latest messages to show.",
+)
+def show_cmd(conversation_id: str, agent: str | None, as_json: bool, last: int) -> None:
+    """Show a conversation and its latest messages."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.conversations.registry import open_conversation
+    from mini_letta.workspace import resolve_agent
+
+    world = current_world()
+    record = resolve_agent(world, agent)
+    store = open_conversation(world.home, record.id, conversation_id)
+    conv = store.load_record()
+    tail = store.tail(last) if last else []
+    if as_json:
+        data = {
+            **conv.to_json(),
+            "messageCount": store.count(),
+            "messages": [message.to_json() for _, message in tail],
+        }
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    click.echo(f"id:       {conv.id}")
+    click.echo(f"title:    {conv.title}")
+    click.echo(f"created:  {conv.created_at}")
+    click.echo(f"messages: {store.count()}")
+    for _, message in tail:
+        text = message.content.replace("\n", " ")
+        if message.tool_calls:
+            text += " " + " ".join(f"[{call.name}]" for call in message.tool_calls)
+        click.echo(f"  {message.role:>9}: {text[:200]}")

@@ -1,0 +1,68 @@
+"""The interactive session (`mini-letta` with no command): a REPL with slash commands."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+import click
+
+HELP = """Commands:
+  /help        this list
+  /new         start a new conversation
+  /exit        leave (Ctrl-D works too)"""
+
+
+def _read_line_factory() -> Callable[[str], str]:
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        from prompt_toolkit import PromptSession
+
+        session: PromptSession[str] = PromptSession()
+        return lambda prompt: session.prompt(prompt)
+    return lambda prompt: _plain_readline()
+
+
+def _plain_readline() -> str:
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line.rstrip("\n")
+
+
+def open_interactive(ctx: click.Context) -> None:
+    from mini_letta.cli.headless import ChatSession, SessionRequest
+    from mini_letta.cli.world import current_world
+
+    world = current_world()
+    session = ChatSession(SessionRequest(world=world), sys.stdout, sys.stderr)
+    click.echo(
+        f"mini-letta · agent {session.agent.name} · {session.setup.provider.handle} · "
+        "/help for commands, Ctrl-D to leave",
+        err=True,
+    )
+    read_line = _read_line_factory()
+    while True:
+        try:
+            line = read_line("› ").strip()
+        except EOFError:
+            return
+        except KeyboardInterrupt:
+            continue
+        if not line:
+            continue
+        if line in ("/exit", "/quit"):
+            return
+        if line == "/help":
+            click.echo(HELP)
+            continue
+        if line == "/new":
+            session = ChatSession(SessionRequest(world=world, new=True), sys.stdout, sys.stderr)
+            click.echo(f"New conversation {session.store.conversation_id}.", err=True)
+            continue
+        if line.startswith("/"):
+            click.echo(f"Unknown command {line.split()[0]}; /help lists them.", err=True)
+            continue
+        try:
+            session.turn(line)
+        except KeyboardInterrupt:
+            click.echo("(interrupted)", err=True)

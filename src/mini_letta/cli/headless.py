@@ -1,0 +1,65 @@
+"""A chat session for the CLI: resolve agent and conversation once, then run and render turns.
+
+Used by `chat -p` (one turn), stream-json input (one turn per stdin line) and the interactive
+session, so all three resolve, run and report turns the same way.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TextIO
+
+from mini_letta.cli.render import OutputFormat, Renderer, SessionInfo
+from mini_letta.loop.events import TurnResult
+from mini_letta.loop.setup import TurnOptions, build_turn_setup
+from mini_letta.loop.turn import DEFAULT_MAX_STEPS, TurnSetup, run_turn
+from mini_letta.workspace import World, resolve_agent, resolve_conversation
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRequest:
+    world: World
+    agent_ref: str | None = None
+    conversation_id: str | None = None
+    new: bool = False
+    model: str | None = None
+    output_format: OutputFormat = "text"
+    max_steps: int = DEFAULT_MAX_STEPS
+
+
+class ChatSession:
+    def __init__(self, request: SessionRequest, out: TextIO, err: TextIO) -> None:
+        world = request.world
+        self.request = request
+        self.agent = resolve_agent(world, request.agent_ref, model=request.model)
+        self.store = resolve_conversation(
+            world, self.agent, request.conversation_id, new=request.new
+        )
+        self.options = TurnOptions(model=request.model, max_steps=request.max_steps)
+        self.setup: TurnSetup = build_turn_setup(world, self.agent, self.store, self.options)
+        self.err = err
+        self.renderer = Renderer(request.output_format, out, err, stream_text=out.isatty())
+        self.renderer.start(
+            SessionInfo(self.agent.id, self.store.conversation_id, self.setup.provider.handle)
+        )
+
+    def turn(self, text: str) -> TurnResult:
+        """Run and render one turn; provider failures come back as stop reason `error`."""
+        started = time.monotonic()
+        result: TurnResult | None = None
+        for event in run_turn(self.setup, text):
+            if isinstance(event, TurnResult):
+                result = event
+            else:
+                self.renderer.event(event)
+        assert result is not None, "run_turn always ends with a TurnResult"
+        self.renderer.finish(result, int((time.monotonic() - started) * 1000), {})
+        if result.stop_reason == "error":
+            self.err.write(f"mini-letta: the turn failed: {result.error}\n")
+            self.err.flush()
+        return result
+
+
+def exit_code(result: TurnResult) -> int:
+    return 1 if result.stop_reason == "error" else 0

@@ -1,0 +1,88 @@
+"""The entry point: the click group, and the one place exceptions become exit codes.
+
+Exit codes: 0 success, 1 error, 2 usage error, 130 interrupted. Click runs non-standalone so
+Ctrl-C is ours to map; any other exception is a bug and is shown as one line, with the
+traceback only under MINI_LETTA_DEBUG=1.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+import click
+
+from mini_letta import __version__
+from mini_letta.cli.commands import COMMANDS
+from mini_letta.errors import MiniLettaError
+
+
+class _WarningFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return f"mini-letta: warning: {record.getMessage()}"
+
+
+@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(
+    __version__, "--version", prog_name="mini-letta", message="%(prog)s %(version)s"
+)
+@click.pass_context
+def app(ctx: click.Context) -> None:
+    """mini-letta: a memory-first, stateful agent for the terminal."""
+    if ctx.invoked_subcommand is None:
+        from mini_letta.cli.commands.interactive import open_interactive
+
+        open_interactive(ctx)
+
+
+for _command in COMMANDS:
+    app.add_command(_command)
+
+
+def _fail(message: str, code: int) -> int:
+    click.echo(f"mini-letta: {message}", err=True)
+    return code
+
+
+def _configure_logging() -> None:
+    logger = logging.getLogger("mini_letta")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(_WarningFormatter())
+        logger.addHandler(handler)
+        logger.setLevel(logging.WARNING)
+        logger.propagate = False
+
+
+def main(argv: list[str] | None = None) -> int:
+    _configure_logging()
+    try:
+        rc = app.main(args=argv, prog_name="mini-letta", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.ClickException as exc:  # UsageError / BadParameter carry exit 2
+        exc.show()
+        return exc.exit_code
+    except (click.Abort, KeyboardInterrupt):
+        return _fail("interrupted", 130)
+    except MiniLettaError as exc:
+        return _fail(str(exc), exc.exit_code)
+    except BrokenPipeError:
+        return 1
+    except Exception as exc:  # a bug in mini-letta
+        if os.environ.get("MINI_LETTA_DEBUG"):
+            raise
+        return _fail(f"internal error: {exc!r} (MINI_LETTA_DEBUG=1 shows the traceback)", 1)
+    return rc if isinstance(rc, int) else 0
+
+
+def run() -> None:
+    code = main()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Output went to a closed pipe (`... | head`); don't let Python complain at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(code)

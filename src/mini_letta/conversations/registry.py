@@ -1,0 +1,46 @@
+"""The conversations of an agent: create one, list them, load one by id."""
+
+from __future__ import annotations
+
+from mini_letta.clock import Clock, format_timestamp
+from mini_letta.conversations.records import ConversationRecord
+from mini_letta.conversations.store import ConversationStore
+from mini_letta.errors import NotFoundError
+from mini_letta.home import Home, ensure_dir
+from mini_letta.ids import new_conversation_id
+
+
+def create_conversation(home: Home, agent_id: str, clock: Clock) -> ConversationStore:
+    store = ConversationStore(agent_id, new_conversation_id(), home)
+    ensure_dir(store.dir)
+    now = format_timestamp(clock.now())
+    store.save_record(
+        ConversationRecord(
+            id=store.conversation_id, agent_id=agent_id, title="", created_at=now, updated_at=now
+        )
+    )
+    return store
+
+
+def open_conversation(home: Home, agent_id: str, conversation_id: str) -> ConversationStore:
+    """An existing conversation; an unknown id is a clear error."""
+    store = ConversationStore(agent_id, conversation_id.strip(), home)
+    if not store.exists():
+        raise NotFoundError(
+            f"conversation {conversation_id!r} not found for this agent "
+            "(see `mini-letta conversations list`)"
+        )
+    return store
+
+
+def list_conversations(home: Home, agent_id: str) -> list[ConversationRecord]:
+    """All conversations of an agent, most recently updated first."""
+    root = home.conversations_dir(agent_id)
+    if not root.is_dir():
+        return []
+    records = [
+        ConversationStore(agent_id, entry.name, home).load_record()
+        for entry in root.iterdir()
+        if (entry / "conversation.json").exists()
+    ]
+    return sorted(records, key=lambda record: (record.updated_at, record.id), reverse=True)

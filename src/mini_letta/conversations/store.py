@@ -1,0 +1,135 @@
+"""ConversationStore: one conversation's folder — its message log, record and sidecar files.
+
+The log is append-only and indexed (storage.jsonl), so `tail`, `count` and `at_line` cost the
+same at 10 or 100,000 messages; only `all()` and `iter_from()` stream, and they are not for the
+hot path. Writers that must see a consistent conversation (a turn, a compaction) hold `lock()`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+from mini_letta.conversations.messages import Message
+from mini_letta.conversations.records import ConversationRecord
+from mini_letta.errors import NotFoundError
+from mini_letta.home import Home
+from mini_letta.storage.atomic import load_json, save_json
+from mini_letta.storage.jsonl import JsonlLog
+from mini_letta.storage.locks import exclusive_lock
+
+logger = logging.getLogger("mini_letta")
+
+MESSAGES_FILE = "messages.jsonl"
+RECORD_FILE = "conversation.json"
+LOCK_FILE = "conversation.lock"
+TURN_LOCK_TIMEOUT = 300.0
+
+
+class ConversationStore:
+    def __init__(self, agent_id: str, conversation_id: str, home: Home) -> None:
+        self.agent_id = agent_id
+        self.conversation_id = conversation_id
+        self.home = home
+        self.dir = home.conversation_dir(agent_id, conversation_id)
+        self.log = JsonlLog(self.dir / MESSAGES_FILE)
+
+    # -- the record -------------------------------------------------------------------------
+
+    @property
+    def record_path(self) -> Path:
+        return self.dir / RECORD_FILE
+
+    def exists(self) -> bool:
+        return self.record_path.exists()
+
+    def load_record(self) -> ConversationRecord:
+        data = load_json(self.record_path)
+        if data is None:
+            raise NotFoundError(
+                f"conversation {self.conversation_id} not found for agent {self.agent_id} "
+                "(see `mini-letta conversations list`)"
+            )
+        return ConversationRecord.from_json(data, self.record_path)
+
+    def save_record(self, record: ConversationRecord) -> None:
+        save_json(self.record_path, record.to_json())
+
+    # -- messages ---------------------------------------------------------------------------
+
+    def append(self, messages: Message | Sequence[Message]) -> list[int]:
+        """Append durably (fsync) and return the line of each message."""
+        batch = [messages] if isinstance(messages, Message) else list(messages)
+        return self.log.append([message.to_json() for message in batch])
+
+    def count(self) -> int:
+        """Physical lines in the log, including any corrupt ones (line numbers stay stable)."""
+        return self.log.count()
+
+    def at_line(self, line: int) -> Message | None:
+        if line < 0 or line >= self.log.count():
+            return None
+        return _decode(self.log.read_line(line), self.log.path, line)
+
+    def tail(self, n: int) -> list[tuple[int, Message]]:
+        out: list[tuple[int, Message]] = []
+        for line, data in self.log.tail(n):
+            message = _decode(data, self.log.path, line)
+            if message is not None:
+                out.append((line, message))
+        return out
+
+    def iter_from(self, start: int = 0) -> Iterator[tuple[int, Message]]:
+        for line, data in self.log.iter_from(start):
+            message = _decode(data, self.log.path, line)
+            if message is not None:
+                yield line, message
+
+    def iter_reverse(self) -> Iterator[tuple[int, Message]]:
+        for line, data in self.log.iter_reverse():
+            message = _decode(data, self.log.path, line)
+            if message is not None:
+                yield line, message
+
+    def all(self) -> Iterator[Message]:
+        """Every message in order, streamed (not for the hot path)."""
+        for _, message in self.iter_from(0):
+            yield message
+
+    def by_id(self, message_id: str, hint_line: int | None = None) -> tuple[int, Message] | None:
+        """Find a message: O(1) when `hint_line` is right, else a search from the end."""
+        if hint_line is not None:
+            message = self.at_line(hint_line)
+            if message is not None and message.id == message_id:
+                return hint_line, message
+        for line, message in self.iter_reverse():
+            if message.id == message_id:
+                return line, message
+        return None
+
+    # -- sidecar files (the chapter's store.readJson / store.writeJson) ------------------------
+
+    def read_json(self, name: str) -> dict[str, Any] | None:
+        return load_json(self.dir / name)
+
+    def write_json(self, name: str, data: dict[str, Any]) -> None:
+        save_json(self.dir / name, data)
+
+    def lock(self, timeout: float = TURN_LOCK_TIMEOUT) -> AbstractContextManager[None]:
+        """The cross-process lock that serialises turns and compactions in this conversation."""
+        return exclusive_lock(
+            self.dir / LOCK_FILE, timeout=timeout, what=f"conversation {self.conversation_id}"
+        )
+
+
+def _decode(data: dict[str, Any] | None, path: Path, line: int) -> Message | None:
+    if data is None:
+        return None
+    try:
+        return Message.from_json(data)
+    except ValueError as exc:
+        logger.warning("%s line %d is not a valid message (%s); skipped", path, line + 1, exc)
+        return None

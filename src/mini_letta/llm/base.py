@@ -1,0 +1,95 @@
+"""The one provider protocol: a request in, a stream of typed events out.
+
+Every provider — the embedded mock, the scripted replayer, the OpenAI and Anthropic SDKs —
+implements `stream()`. Events arrive in order: any number of `TextDelta` and `ToolCallEvent`,
+then at most one `UsageEvent`, then exactly one `StopEvent`. Errors are raised as the
+`ProviderError` kinds in `mini_letta.errors`; no SDK type ever leaves a provider.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
+
+Purpose = Literal["chat", "reflection", "summary", "merge"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """What the model sees of a tool: its name, a one-paragraph description, a JSON schema."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    system: str
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    purpose: Purpose = "chat"
+    max_output_tokens: int | None = None
+    temperature: float | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEvent:
+    call: ToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class UsageEvent:
+    usage: Usage
+
+
+@dataclass(frozen=True, slots=True)
+class StopEvent:
+    reason: StopReason
+
+
+ModelEvent = TextDelta | ToolCallEvent | UsageEvent | StopEvent
+
+
+class Provider(Protocol):
+    handle: str
+    context_window: int
+
+    def stream(self, request: ModelRequest) -> Iterator[ModelEvent]:
+        """Stream one model response; raises ProviderError kinds on failure."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ModelResponse:
+    text: str
+    tool_calls: tuple[ToolCall, ...]
+    usage: Usage | None
+    stop_reason: StopReason
+
+
+def collect(events: Iterator[ModelEvent]) -> ModelResponse:
+    """Drain a stream into one response (for callers that do not show tokens as they come)."""
+    parts: list[str] = []
+    calls: list[ToolCall] = []
+    usage: Usage | None = None
+    stop: StopReason = "end_turn"
+    for event in events:
+        if isinstance(event, TextDelta):
+            parts.append(event.text)
+        elif isinstance(event, ToolCallEvent):
+            calls.append(event.call)
+        elif isinstance(event, UsageEvent):
+            usage = event.usage
+        else:
+            stop = event.reason
+    return ModelResponse("".join(parts), tuple(calls), usage, stop)

@@ -1,0 +1,84 @@
+"""The embedded `mock` model: deterministic, offline, and on the same loop as a real model.
+
+As the chat model it answers `（mock）我听到了：<user text>`. Other purposes (reflection,
+summary, merge) are answered by the responders registered in `_RESPONDERS`; each one sees the
+same `ModelRequest` a real model would and may only act through tool calls, so the mock goes
+through the same tools and checks as any other model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from mini_letta.context.tokens import (
+    estimate_messages_tokens,
+    estimate_schema_tokens,
+    estimate_tokens,
+)
+from mini_letta.conversations.messages import Usage
+from mini_letta.llm.base import (
+    ModelEvent,
+    ModelRequest,
+    ModelResponse,
+    Purpose,
+    StopEvent,
+    TextDelta,
+    ToolCallEvent,
+    UsageEvent,
+)
+
+MOCK_CONTEXT_WINDOW = 8192
+CHAT_PREFIX = "（mock）我听到了："
+
+Responder = Callable[[ModelRequest], ModelResponse]
+
+
+def last_user_text(request: ModelRequest) -> str:
+    for message in reversed(request.messages):
+        if message.role == "user":
+            return message.content
+    return ""
+
+
+def respond_chat(request: ModelRequest) -> ModelResponse:
+    return ModelResponse(CHAT_PREFIX + last_user_text(request), (), None, "end_turn")
+
+
+_RESPONDERS: dict[Purpose, Responder] = {"chat": respond_chat}
+
+
+class MockProvider:
+    def __init__(self, handle: str = "mock", context_window: int = MOCK_CONTEXT_WINDOW) -> None:
+        self.handle = handle
+        self.context_window = context_window
+
+    def stream(self, request: ModelRequest) -> Iterator[ModelEvent]:
+        responder = _RESPONDERS.get(request.purpose, respond_chat)
+        response = responder(request)
+        text = response.text
+        # A few chunks rather than one, so streaming renderers are exercised by the mock too.
+        step = max(1, len(text) // 3)
+        for start in range(0, len(text), step):
+            yield TextDelta(text[start : start + step])
+        for call in response.tool_calls:
+            yield ToolCallEvent(call)
+        yield UsageEvent(response.usage or _usage(request, response))
+        yield StopEvent(response.stop_reason)
+
+
+def _usage(request: ModelRequest, response: ModelResponse) -> Usage:
+    prompt = (
+        estimate_tokens(request.system)
+        + estimate_messages_tokens(request.messages)
+        + sum(estimate_schema_tokens(tool.parameters) for tool in request.tools)
+    )
+    output = estimate_tokens(response.text) + sum(
+        estimate_tokens(call.arguments) for call in response.tool_calls
+    )
+    return Usage(prompt, output)
+
+
+def build_mock_provider(handle: object, options: object) -> MockProvider:
+    """Registry factory; the mock's window honours an explicit context window."""
+    window = getattr(options, "context_window", None)
+    return MockProvider(context_window=window or MOCK_CONTEXT_WINDOW)

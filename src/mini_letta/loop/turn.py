@@ -1,0 +1,189 @@
+"""run_turn: one user message in, model steps and tool calls until the model ends its turn.
+
+Every message is appended durably before it is reported, so an interrupt or crash keeps
+everything already shown. Each assistant message is one step. The turn holds the
+conversation's lock from the user message to the last append, so two processes chatting in
+one conversation take turns instead of interleaving. The stop reason goes on the last assistant
+message and into conversation.json `lastTurn`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from mini_letta.agents.records import AgentRecord
+from mini_letta.clock import Clock, format_timestamp
+from mini_letta.context.builder import load_context_view
+from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
+from mini_letta.conversations.store import ConversationStore
+from mini_letta.errors import InvalidValueError, ProviderError
+from mini_letta.ids import new_message_id
+from mini_letta.llm.base import ModelRequest, Provider, StopEvent, TextDelta, UsageEvent
+from mini_letta.llm.base import ToolCallEvent as ModelToolCall
+from mini_letta.loop.events import (
+    AssistantDelta,
+    MessageEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    TurnEvent,
+    TurnResult,
+)
+from mini_letta.tools.base import ToolContext, Toolset, execute_tool_call
+
+DEFAULT_MAX_STEPS = 20
+TITLE_LENGTH = 60
+
+
+@dataclass(frozen=True, slots=True)
+class TurnSetup:
+    agent: AgentRecord
+    store: ConversationStore
+    provider: Provider
+    toolset: Toolset
+    tool_context: ToolContext
+    clock: Clock
+    system_prompt: Callable[[], str]
+    max_steps: int = DEFAULT_MAX_STEPS
+
+
+def run_turn(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
+    """Run one turn, yielding events; the last event is always a TurnResult.
+
+    Provider errors end the turn with stop reason `error` (reported, not raised).
+    KeyboardInterrupt keeps what was appended, records `interrupted`, and propagates.
+    """
+    if not user_text.strip():
+        raise InvalidValueError('the prompt is empty; say something (for example -p "hello")')
+    if setup.max_steps < 1:
+        raise InvalidValueError(f"--max-steps must be at least 1, got {setup.max_steps}")
+    with setup.store.lock():
+        yield from _run_locked(setup, user_text)
+
+
+def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
+    store = setup.store
+    user = _message(setup, "user", user_text)
+    yield MessageEvent(user, store.append(user)[0])
+    _touch_record(setup, title=user_text)
+    usage = Usage()
+    steps = 0
+    final_text = ""
+    stop: StopReason = "end_turn"
+    error: str | None = None
+    partial: list[str] = []
+    try:
+        while True:
+            last_step = steps + 1 >= setup.max_steps
+            request = _build_request(setup)
+            partial = []
+            calls: list[ToolCall] = []
+            step_usage: Usage | None = None
+            model_stop: StopReason = "end_turn"
+            for event in setup.provider.stream(request):
+                if isinstance(event, TextDelta):
+                    partial.append(event.text)
+                    yield AssistantDelta(event.text)
+                elif isinstance(event, ModelToolCall):
+                    calls.append(event.call)
+                elif isinstance(event, UsageEvent):
+                    step_usage = event.usage
+                elif isinstance(event, StopEvent):
+                    model_stop = event.reason
+            text = "".join(partial)
+            partial = []
+            if calls:
+                model_stop = "max_steps" if last_step else "tool_use"
+            assistant = _message(
+                setup,
+                "assistant",
+                text,
+                tool_calls=tuple(calls),
+                usage=step_usage,
+                stop_reason=model_stop,
+                model=setup.provider.handle,
+            )
+            yield MessageEvent(assistant, store.append(assistant)[0])
+            steps += 1
+            usage = usage + (step_usage or Usage())
+            if text:
+                final_text = text
+            if not calls:
+                stop = model_stop
+                break
+            yield from _run_tools(setup, calls)
+            if last_step:
+                stop = "max_steps"
+                break
+    except ProviderError as exc:
+        stop, error = "error", str(exc)
+    except KeyboardInterrupt:
+        if partial:
+            kept = _message(
+                setup,
+                "assistant",
+                "".join(partial),
+                stop_reason="interrupted",
+                model=setup.provider.handle,
+            )
+            store.append(kept)
+        _touch_record(setup, last_turn={"stopReason": "interrupted", "steps": steps})
+        raise
+    last_turn: dict[str, object] = {"stopReason": stop, "steps": steps}
+    if error:
+        last_turn["error"] = error
+    _touch_record(setup, last_turn=last_turn)
+    yield TurnResult(stop, final_text, usage, steps, error)
+
+
+def _run_tools(setup: TurnSetup, calls: list[ToolCall]) -> Iterator[TurnEvent]:
+    for call in calls:
+        yield ToolCallEvent(call)
+        result = execute_tool_call(call, setup.toolset, setup.tool_context)
+        tool_message = _message(
+            setup,
+            "tool",
+            result.content,
+            tool_call_id=call.id,
+            name=call.name,
+            is_error=result.is_error,
+        )
+        line = setup.store.append(tool_message)[0]
+        yield ToolResultEvent(call, result)
+        yield MessageEvent(tool_message, line)
+
+
+def _build_request(setup: TurnSetup) -> ModelRequest:
+    system = setup.system_prompt()
+    view = load_context_view(setup.store, setup.provider.context_window)
+    return ModelRequest(
+        system=system,
+        messages=view.messages,
+        tools=setup.toolset.specs,
+        purpose="chat",
+        max_output_tokens=setup.agent.max_output_tokens,
+        temperature=setup.agent.temperature,
+    )
+
+
+def _message(setup: TurnSetup, role: str, content: str, **fields: object) -> Message:
+    now = setup.clock.now()
+    return Message(
+        id=new_message_id(now),
+        role=role,  # type: ignore[arg-type]
+        content=content,
+        created_at=format_timestamp(now),
+        **fields,  # type: ignore[arg-type]
+    )
+
+
+def _touch_record(
+    setup: TurnSetup, *, title: str | None = None, last_turn: dict[str, object] | None = None
+) -> None:
+    record = setup.store.load_record()
+    changes: dict[str, object] = {"updated_at": format_timestamp(setup.clock.now())}
+    if title is not None and not record.title:
+        changes["title"] = " ".join(title.split())[:TITLE_LENGTH]
+    if last_turn is not None:
+        changes["extra"] = {**record.extra, "lastTurn": last_turn}
+    setup.store.save_record(record.with_updates(**changes))

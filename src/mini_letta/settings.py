@@ -1,0 +1,89 @@
+"""Global settings (settings.json) and project-local ones (.mini-letta/settings.local.json).
+
+Both are plain JSON objects read and written whole; updates are read-modify-write under a lock
+so two processes never lose each other's change. Project-local settings remember, per project,
+the last agent used and each agent's current conversation, plus per-agent overrides:
+
+    {"schemaVersion": 1, "lastAgentId": "agent-…",
+     "agents": {"agent-…": {"conversationId": "conv-…", "reflection": {...}}}}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from mini_letta.errors import CorruptFileError
+from mini_letta.home import Home, project_settings_file
+from mini_letta.storage.atomic import load_json, save_json
+from mini_letta.storage.locks import exclusive_lock
+
+SCHEMA_VERSION = 1
+DEFAULT_MODEL = "mock"
+
+
+def load_global_settings(home: Home) -> dict[str, Any]:
+    return load_json(home.settings_file) or {}
+
+
+def update_global_settings(
+    home: Home, change: Callable[[dict[str, Any]], dict[str, Any]]
+) -> dict[str, Any]:
+    return _update(home.settings_file, change)
+
+
+def default_model(home: Home, environ: Mapping[str, str]) -> str:
+    """The model for a new agent: MINI_LETTA_MODEL, else settings.json defaultModel, else mock."""
+    configured = environ.get("MINI_LETTA_MODEL", "").strip()
+    if configured:
+        return configured
+    value = load_global_settings(home).get("defaultModel")
+    if value is not None and not isinstance(value, str):
+        raise CorruptFileError(home.settings_file, "defaultModel must be a string")
+    return value or DEFAULT_MODEL
+
+
+def load_project_settings(project_dir: Path) -> dict[str, Any]:
+    data = load_json(project_settings_file(project_dir)) or {}
+    agents = data.get("agents", {})
+    if not isinstance(agents, dict) or not all(isinstance(v, dict) for v in agents.values()):
+        raise CorruptFileError(
+            project_settings_file(project_dir), "agents must be an object of objects"
+        )
+    return data
+
+
+def update_project_settings(
+    project_dir: Path, change: Callable[[dict[str, Any]], dict[str, Any]]
+) -> dict[str, Any]:
+    def checked(data: dict[str, Any]) -> dict[str, Any]:
+        load_project_settings(project_dir)  # validate the shape before changing it
+        return change(data)
+
+    return _update(project_settings_file(project_dir), checked)
+
+
+def project_agent_settings(project: Mapping[str, Any], agent_id: str) -> dict[str, Any]:
+    entry = project.get("agents", {}).get(agent_id, {})
+    return dict(entry)
+
+
+def remember_current(project_dir: Path, agent_id: str, conversation_id: str) -> None:
+    """Make this agent and conversation the project's current ones."""
+
+    def change(data: dict[str, Any]) -> dict[str, Any]:
+        agents = dict(data.get("agents", {}))
+        entry = dict(agents.get(agent_id, {}))
+        entry["conversationId"] = conversation_id
+        agents[agent_id] = entry
+        return {**data, "schemaVersion": SCHEMA_VERSION, "lastAgentId": agent_id, "agents": agents}
+
+    update_project_settings(project_dir, change)
+
+
+def _update(path: Path, change: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+    with exclusive_lock(path.with_name(path.name + ".lock"), what=str(path)):
+        updated = change(load_json(path) or {})
+        save_json(path, updated)
+        return updated

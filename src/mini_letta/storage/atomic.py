@@ -1,0 +1,178 @@
+"""Whole-file JSON documents written atomically, and the quarantine of bad files.
+
+Invariants: a reader sees either the old or the new complete document, never a mix (temp file in
+the same folder, fsync, `os.replace`, fsync of the folder); a failed save leaves no temp file; a
+corrupt file is reported with `CorruptFileError` and never reset or overwritten here.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import errno
+import json
+import logging
+import os
+import secrets
+import stat
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from mini_letta.errors import CorruptFileError, StorageError, UnwritableError
+
+_log = logging.getLogger("mini_letta")
+
+
+def save_json(path: Path, data: Mapping[str, object]) -> None:
+    """Replace `path` with `data` as pretty UTF-8 JSON, all or nothing, surviving power loss."""
+    # Serialise first: a TypeError for an unserialisable value must not touch the disk.
+    payload = (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UnwritableError(path, _reason(exc)) from exc
+    temp = folder / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    try:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+        fd = os.open(temp, flags, 0o666)
+        try:
+            _keep_mode(path, fd)
+            write_all(fd, payload)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise UnwritableError(path, _reason(exc)) from exc
+    try:
+        fsync_directory(folder)
+    except OSError as exc:
+        raise UnwritableError(path, _reason(exc)) from exc
+
+
+def load_json(path: Path) -> dict[str, Any] | None:
+    """The JSON object stored at `path`, or None if there is no such file."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StorageError(f"cannot read {path} ({_reason(exc)})") from exc
+    skipped = 0
+    if raw.startswith(codecs.BOM_UTF8):  # editors on Windows add one; it carries no data
+        raw = raw[len(codecs.BOM_UTF8) :]
+        skipped = len(codecs.BOM_UTF8)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CorruptFileError(path, f"not valid UTF-8 at byte {exc.start + skipped}") from exc
+    if not text.strip():
+        raise CorruptFileError(path, "the file is empty")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        detail = f"invalid JSON at line {exc.lineno} column {exc.colno}"
+        raise CorruptFileError(path, detail) from exc
+    if not isinstance(data, dict):
+        raise CorruptFileError(path, f"top level is {_kind(data)}, expected an object")
+    return data
+
+
+def quarantine_file(path: Path, now: datetime) -> Path:
+    """Move a bad file aside as `<name>.corrupt-<YYYYMMDDHHMMSS>[-N]` and return where it went.
+
+    Aware times are stamped in UTC, like every timestamp on disk. The move never overwrites an
+    earlier quarantined copy: `os.link` fails if the name is taken, unlike `os.rename`.
+    """
+    moment = now.astimezone(UTC) if now.tzinfo is not None else now
+    base = f"{path.name}.corrupt-{moment.strftime('%Y%m%d%H%M%S')}"
+    attempt = 1
+    while True:
+        target = path.with_name(base if attempt == 1 else f"{base}-{attempt}")
+        attempt += 1
+        if os.path.lexists(target):
+            continue
+        try:
+            _move_without_clobbering(path, target)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise UnwritableError(path, _reason(exc)) from exc
+        break
+    with contextlib.suppress(OSError):  # the move happened; durability of the name is a bonus
+        fsync_directory(path.parent)
+    _log.warning("moved corrupt file %s aside to %s", path, target.name)
+    return target
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """`os.write` until every byte is written (a write may be short on a full disk or signal)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def fsync_directory(folder: Path) -> None:
+    """Make a create/rename inside `folder` durable; a no-op where folders cannot be fsynced."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return  # e.g. Windows, where a folder cannot be opened and renames are durable anyway
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
+            raise
+    finally:
+        os.close(fd)
+
+
+def _move_without_clobbering(source: Path, target: Path) -> None:
+    try:
+        os.link(source, target, follow_symlinks=False)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.EACCES, errno.EROFS):
+            raise
+        # No hard links on this file system: fall back to a checked rename.
+        if os.path.lexists(target):
+            raise FileExistsError(errno.EEXIST, "exists", str(target)) from exc
+        os.rename(source, target)
+        return
+    os.unlink(source)
+
+
+def _keep_mode(path: Path, fd: int) -> None:
+    """Give the replacement the permissions of the file it replaces (e.g. a private 0600)."""
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return
+    if hasattr(os, "fchmod"):  # not on Windows before 3.13
+        with contextlib.suppress(OSError):
+            os.fchmod(fd, mode)
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)

@@ -1,0 +1,136 @@
+"""The tool protocol, its context, and the runner that turns every failure into a result.
+
+A tool is a `ToolSpec` (what the model sees) plus `run(args, ctx)`. The runner parses the
+model's JSON arguments, checks permissions, and converts bad arguments, unknown tools,
+refusals and exceptions into `ToolResult(is_error=True)` the model can read and recover from.
+Only KeyboardInterrupt escapes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from mini_letta.clock import Clock
+from mini_letta.conversations.messages import ToolCall
+from mini_letta.errors import MiniLettaError
+from mini_letta.llm.base import ToolSpec
+from mini_letta.tools.permissions import PermissionMode, decide
+
+ToolKind = Literal["read", "edit", "execute", "memory"]
+Approver = Callable[[ToolCall, str], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    content: str
+    is_error: bool = False
+
+
+class ToolInputError(MiniLettaError):
+    """The model called a tool with arguments it does not accept; shown to the model."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    cwd: Path
+    clock: Clock
+    agent_id: str = ""
+    memory_dir: Path | None = None
+    permission_mode: PermissionMode = "default"
+    approve: Approver | None = None
+    output_cap: int = 30_000
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Tool(Protocol):
+    spec: ToolSpec
+    kind: ToolKind
+
+    def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Toolset:
+    tools: tuple[Tool, ...] = ()
+
+    @property
+    def specs(self) -> tuple[ToolSpec, ...]:
+        return tuple(tool.spec for tool in self.tools)
+
+    def get(self, name: str) -> Tool | None:
+        for tool in self.tools:
+            if tool.spec.name == name:
+                return tool
+        return None
+
+    def names(self) -> Sequence[str]:
+        return [tool.spec.name for tool in self.tools]
+
+
+def execute_tool_call(call: ToolCall, toolset: Toolset, ctx: ToolContext) -> ToolResult:
+    tool = toolset.get(call.name)
+    if tool is None:
+        available = ", ".join(toolset.names()) or "none"
+        return ToolResult(
+            f"UnknownTool: no tool named {call.name!r} (available: {available})", True
+        )
+    try:
+        args = parse_arguments(call.arguments)
+    except ToolInputError as exc:
+        return ToolResult(f"ToolInputError: {exc}", True)
+    decision = decide(ctx.permission_mode, tool.kind)
+    if decision == "deny":
+        return ToolResult(
+            f"PermissionDenied: {call.name} is not allowed in {ctx.permission_mode} mode", True
+        )
+    if decision == "ask":
+        summary = f"{call.name} {call.arguments[:200]}"
+        if ctx.approve is None or not ctx.approve(call, summary):
+            how = "the user declined" if ctx.approve else "it needs approval in a headless run"
+            return ToolResult(
+                f"PermissionDenied: {call.name} was not run because {how} "
+                "(use --permission-mode acceptEdits or bypassPermissions to allow it)",
+                True,
+            )
+    try:
+        return tool.run(args, ctx)
+    except KeyboardInterrupt:
+        raise
+    except MiniLettaError as exc:
+        return ToolResult(f"{type(exc).__name__}: {exc}", True)
+    except Exception as exc:  # a tool bug must not end the turn; the model sees it
+        return ToolResult(f"{type(exc).__name__}: {exc}", True)
+
+
+def parse_arguments(raw: str) -> dict[str, Any]:
+    if not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ToolInputError(f"arguments are not valid JSON ({exc.msg} at char {exc.pos})") from exc
+    if not isinstance(value, dict):
+        raise ToolInputError(f"arguments must be a JSON object, got {type(value).__name__}")
+    return value
+
+
+def require_str(args: Mapping[str, Any], key: str, *, allow_empty: bool = False) -> str:
+    value = args.get(key)
+    if not isinstance(value, str):
+        raise ToolInputError(f"{key!r} is required and must be a string")
+    if not allow_empty and not value:
+        raise ToolInputError(f"{key!r} must not be empty")
+    return value
+
+
+def optional_int(args: Mapping[str, Any], key: str, default: int | None = None) -> int | None:
+    value = args.get(key, default)
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ToolInputError(f"{key!r} must be an integer")
+    return value

@@ -1,0 +1,98 @@
+"""Which agent and conversation a command acts on, from flags and the project's settings.
+
+`World` is everything the core takes from outside — home, working directory, environment,
+clock — passed in once so tests drive it all without patching. Resolution rules (SPEC §3):
+`--agent` picks by id or name, else the project's last agent, else a new one is created;
+`--conversation` picks one, `--new` starts one, else the agent's current one in this project.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from mini_letta.agents.records import AgentRecord
+from mini_letta.agents.registry import NewAgent, create_agent, find_agent, unique_agent_name
+from mini_letta.clock import Clock
+from mini_letta.conversations.registry import create_conversation, open_conversation
+from mini_letta.conversations.store import ConversationStore
+from mini_letta.errors import NotFoundError
+from mini_letta.home import Home
+from mini_letta.llm.handles import parse_handle
+from mini_letta.settings import (
+    default_model,
+    load_project_settings,
+    project_agent_settings,
+    remember_current,
+)
+
+_BASE_PROMPT = Path(__file__).parent / "prompts" / "system.md"
+
+
+@dataclass(frozen=True, slots=True)
+class World:
+    home: Home
+    cwd: Path
+    environ: Mapping[str, str]
+    clock: Clock
+
+
+def base_system_prompt() -> str:
+    return _BASE_PROMPT.read_text(encoding="utf-8").strip()
+
+
+def new_agent(
+    world: World,
+    *,
+    name: str | None = None,
+    model: str | None = None,
+    context_window: int | None = None,
+    base_url: str | None = None,
+) -> AgentRecord:
+    handle = model or default_model(world.home, world.environ)
+    parse_handle(handle)  # an unknown handle is refused before anything is created
+    spec = NewAgent(
+        name=name or unique_agent_name(world.home, world.cwd.name),
+        model=handle,
+        system=base_system_prompt(),
+        context_window=context_window,
+        base_url=base_url,
+    )
+    return create_agent(world.home, spec, world.clock)
+
+
+def resolve_agent(world: World, agent_ref: str | None, *, model: str | None = None) -> AgentRecord:
+    """The agent a command acts on; creates the project's agent on first use."""
+    if agent_ref:
+        return find_agent(world.home, agent_ref)
+    last = load_project_settings(world.cwd).get("lastAgentId")
+    if isinstance(last, str) and last:
+        try:
+            return find_agent(world.home, last)
+        except NotFoundError:
+            pass  # the agent was deleted; this project gets a new one
+    agent = new_agent(world, model=model)
+    remember_current(world.cwd, agent.id, "")
+    return agent
+
+
+def resolve_conversation(
+    world: World, agent: AgentRecord, conversation_id: str | None, *, new: bool = False
+) -> ConversationStore:
+    """The conversation to continue, made current in this project."""
+    if new:
+        store = create_conversation(world.home, agent.id, world.clock)
+    elif conversation_id:
+        store = open_conversation(world.home, agent.id, conversation_id)
+    else:
+        current = project_agent_settings(load_project_settings(world.cwd), agent.id).get(
+            "conversationId"
+        )
+        candidate = ConversationStore(agent.id, current, world.home) if current else None
+        if candidate is not None and candidate.exists():
+            store = candidate
+        else:
+            store = create_conversation(world.home, agent.id, world.clock)
+    remember_current(world.cwd, agent.id, store.conversation_id)
+    return store

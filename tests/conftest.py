@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from mini_letta.home import Home  # noqa: E402
+from mini_letta.workspace import World  # noqa: E402
+from support.cli import CliResult, run_cli  # noqa: E402
+from support.clock import FakeClock  # noqa: E402
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Home:
+    return Home(tmp_path / "home")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    path = tmp_path / "project"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def world(home: Home, project: Path, clock: FakeClock) -> World:
+    return World(home=home, cwd=project, environ={}, clock=clock)
+
+
+class Cli:
+    """Runs `python -m mini_letta` in the test's project folder against the test's home."""
+
+    def __init__(self, home: Path, cwd: Path) -> None:
+        self.home = home
+        self.cwd = cwd
+
+    def __call__(self, *args: str, **kwargs: object) -> CliResult:
+        kwargs.setdefault("cwd", self.cwd)
+        return run_cli(*args, home=self.home, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def cli(home: Home, project: Path) -> Cli:
+    return Cli(home.root, project)
