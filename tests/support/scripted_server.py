@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 import threading
 from collections import deque
 from dataclasses import dataclass, field
@@ -40,6 +41,15 @@ class Recorded:
     raw: bytes
 
 
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return  # a client closing its keep-alive connection is normal here
+        super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
 class ScriptedServer:
     def __init__(self) -> None:
         self._replies: deque[Reply] = deque()
@@ -47,8 +57,7 @@ class ScriptedServer:
         self.unexpected: list[Recorded] = []
         self.cancel = threading.Event()
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._httpd.daemon_threads = True
+        self._httpd = _QuietServer(("127.0.0.1", 0), _handler_for(self))
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     @property

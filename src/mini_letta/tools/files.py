@@ -79,8 +79,10 @@ class ReadTool:
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raw = require_str(args, "path")
-        offset = optional_int(args, "offset", 1) or 1
-        limit = optional_int(args, "limit", MAX_LINES) or MAX_LINES
+        offset = optional_int(args, "offset")
+        limit = optional_int(args, "limit")
+        offset = 1 if offset is None else offset  # null means "not given"
+        limit = MAX_LINES if limit is None else limit
         if offset < 1 or limit < 1:
             raise ToolInputError("'offset' and 'limit' must be at least 1")
         path = _existing_file(raw, ctx)

@@ -19,10 +19,12 @@ def _read_line_factory() -> Callable[[str], str]:
 
         session: PromptSession[str] = PromptSession()
         return lambda prompt: session.prompt(prompt)
-    return lambda prompt: _plain_readline()
+    return _plain_readline
 
 
-def _plain_readline() -> str:
+def _plain_readline(prompt: str) -> str:
+    sys.stderr.write(prompt)
+    sys.stderr.flush()
     line = sys.stdin.readline()
     if not line:
         raise EOFError
@@ -30,17 +32,19 @@ def _plain_readline() -> str:
 
 
 def open_interactive(ctx: click.Context) -> None:
+    from mini_letta.cli.approval import build_terminal_approver
     from mini_letta.cli.headless import ChatSession, SessionRequest
     from mini_letta.cli.world import current_world
 
     world = current_world()
-    session = ChatSession(SessionRequest(world=world), sys.stdout, sys.stderr)
+    read_line = _read_line_factory()
+    approve = build_terminal_approver(read_line, sys.stderr)
+    session = ChatSession(SessionRequest(world=world, approve=approve), sys.stdout, sys.stderr)
     click.echo(
         f"mini-letta · agent {session.agent.name} · {session.setup.provider.handle} · "
         "/help for commands, Ctrl-D to leave",
         err=True,
     )
-    read_line = _read_line_factory()
     while True:
         try:
             line = read_line("› ").strip()
@@ -56,7 +60,9 @@ def open_interactive(ctx: click.Context) -> None:
             click.echo(HELP)
             continue
         if line == "/new":
-            session = ChatSession(SessionRequest(world=world, new=True), sys.stdout, sys.stderr)
+            session = ChatSession(
+                SessionRequest(world=world, new=True, approve=approve), sys.stdout, sys.stderr
+            )
             click.echo(f"New conversation {session.store.conversation_id}.", err=True)
             continue
         if line.startswith("/"):
