@@ -30,6 +30,8 @@ class Reply:
     delay: float = 0.0
     drop: bool = False  # close the connection before sending anything
     drop_after: int | None = None  # SSE: close mid-body after this many events
+    pause_after: int | None = None  # SSE: wait `pause` seconds after this many events
+    pause: float = 0.0
 
 
 @dataclass
@@ -168,6 +170,8 @@ def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                     self.wfile.flush()
                     self.close_connection = True
                     return  # no terminating chunk: the client sees a broken body
+                if index == reply.pause_after and server.cancel.wait(reply.pause):
+                    return
                 text = data if isinstance(data, str) else json.dumps(data)
                 frame = (f"event: {name}\n" if name else "") + f"data: {text}\n\n"
                 self._chunk(frame.encode())
