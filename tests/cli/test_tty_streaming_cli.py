@@ -13,7 +13,7 @@ from support.scripted_server import openai_stream
 
 def test_answer_streams_once_on_a_tty(scripted_server, home, project):
     stream = openai_stream("streamed words arrive in pieces", chunk_size=3)
-    stream.pause_after, stream.pause = 3, 1.0  # the first two pieces, then a pause
+    stream.pause_after, stream.pause = 3, 0.5  # the first two pieces, then a pause
     scripted_server.queue(stream)
     env = cli_env(home.root, {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": scripted_server.url})
     master, slave = pty.openpty()
