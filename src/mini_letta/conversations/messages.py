@@ -8,7 +8,7 @@ raises `ValueError` naming the field; the log reader turns that into a skipped l
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, NotRequired, TypedDict, cast
+from typing import Any, Literal, NotRequired, TypedDict
 
 Role = Literal["user", "assistant", "tool", "summary"]
 ROLES: tuple[Role, ...] = ("user", "assistant", "tool", "summary")
@@ -129,7 +129,7 @@ class Message:
         usage = data.get("usage")
         return cls(
             id=_str(data, "id"),
-            role=cast(Role, role),
+            role=role,
             content=_str(data, "content"),
             created_at=_str(data, "createdAt"),
             tool_calls=tuple(ToolCall.from_json(call) for call in calls),
