@@ -1,7 +1,8 @@
 """Asking the user before a tool runs: the approver the interactive session passes to turns.
 
-Answers: y (this call), a (this tool for the rest of the session), anything else refuses. End
-of input refuses too, so a closed terminal never approves by accident.
+The question goes to stderr (so it shows in a pipe too), the answer is read with the session's
+line reader. Answers: y (this call), a (this tool for the rest of the session), anything else
+refuses. End of input refuses too, so a closed terminal never approves by accident.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ def build_terminal_approver(read_line: Callable[[str], str], err: TextIO) -> App
     def approve(call: ToolCall, summary: str) -> bool:
         if call.name in always:
             return True
+        err.write(f"  ? allow {summary}\n    [y]es / [a]lways {call.name} / [N]o\n")
         err.flush()
         try:
-            answer = read_line(f"  ? allow {summary}  [y]es / [a]lways {call.name} / [N]o: ")
+            answer = read_line("  › ")
         except EOFError:
             return False
         choice = answer.strip().lower()

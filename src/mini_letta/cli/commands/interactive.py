@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import click
+
+from mini_letta.home import ensure_dir
 
 HELP = """Commands:
   /help        this list
@@ -13,18 +16,18 @@ HELP = """Commands:
   /exit        leave (Ctrl-D works too)"""
 
 
-def _read_line_factory() -> Callable[[str], str]:
+def _read_line_factory(history: Path) -> Callable[[str], str]:
     if sys.stdin.isatty() and sys.stdout.isatty():
         from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import FileHistory
 
-        session: PromptSession[str] = PromptSession()
+        ensure_dir(history.parent)
+        session: PromptSession[str] = PromptSession(history=FileHistory(str(history)))
         return lambda prompt: session.prompt(prompt)
-    return _plain_readline
+    return lambda prompt: _plain_readline()
 
 
-def _plain_readline(prompt: str) -> str:
-    sys.stderr.write(prompt)
-    sys.stderr.flush()
+def _plain_readline() -> str:
     line = sys.stdin.readline()
     if not line:
         raise EOFError
@@ -37,7 +40,7 @@ def open_interactive(ctx: click.Context) -> None:
     from mini_letta.cli.world import current_world
 
     world = current_world()
-    read_line = _read_line_factory()
+    read_line = _read_line_factory(world.home.root / "history")
     approve = build_terminal_approver(read_line, sys.stderr)
     session = ChatSession(SessionRequest(world=world, approve=approve), sys.stdout, sys.stderr)
     click.echo(
