@@ -69,3 +69,11 @@ def scripted_server(_scripted_server_process: ScriptedServer) -> Iterator[Script
     server.reset()
     yield server
     server.check()
+
+
+@pytest.fixture
+def memory_repo(tmp_path: Path):
+    """A fresh agent memory repository (real git) with the default persona and human files."""
+    from mini_letta.memory.repo import init_memory_repo
+
+    return init_memory_repo(tmp_path / "memory")

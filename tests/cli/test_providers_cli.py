@@ -31,7 +31,7 @@ def test_openai_turn_prints_the_answer(cli, scripted_server):
     assert body["model"] == "gpt-4o-mini"
     assert body["messages"][-1] == {"role": "user", "content": "hi"}
     names = [tool["function"]["name"] for tool in body["tools"]]
-    assert names[:6] == ["Read", "Write", "Edit", "Bash", "Grep", "Glob"]
+    assert names == ["Read", "Write", "Edit", "Bash", "Grep", "Glob", "memory"]
 
 
 def test_stream_json_shows_real_tool_calls_as_they_happen(cli, scripted_server, project):

@@ -27,7 +27,7 @@ def test_each_line_is_answered_with_events_and_a_result(cli):
     result = cli("chat", "--input-format", "stream-json", stdin="\n".join(lines) + "\n")
     assert result.code == 0, result.stderr
     events = _events(result.stdout)
-    assert events[0]["type"] == "init"
+    assert events[0]["type"] == "init" and events[0]["tools"] == ["memory"]
     results = [e for e in events if e["type"] == "result"]
     assert [r["result"] for r in results] == [
         f"（mock）我听到了：{t}" for t in ("one", "two", "three")

@@ -9,11 +9,10 @@ names from whatever was chosen. Names match case-insensitively and come back can
 from __future__ import annotations
 
 import importlib
-import importlib.util
 from collections.abc import Iterable, Mapping
 from typing import cast
 
-from mini_letta.errors import ConfigError, InvalidValueError
+from mini_letta.errors import InvalidValueError
 from mini_letta.tools.base import Tool, Toolset
 
 TOOL_CLASSES: Mapping[str, str] = {
@@ -53,14 +52,8 @@ def split_tool_list(text: str) -> list[str]:
 
 
 def default_tool_names(provider: str) -> tuple[str, ...]:
-    """Every tool this build ships for a real model; for the mock, memory alone."""
-    wanted = MOCK_TOOLS if provider == "mock" else ALL_TOOLS
-    return tuple(name for name in wanted if _is_shipped(name))
-
-
-def _is_shipped(name: str) -> bool:
-    module_name = TOOL_CLASSES[name].partition(":")[0]
-    return importlib.util.find_spec(module_name) is not None
+    """Every tool for a real (or scripted) model; for the mock, memory alone."""
+    return MOCK_TOOLS if provider == "mock" else ALL_TOOLS
 
 
 def choose_tool_names(
@@ -84,8 +77,6 @@ def build_toolset(names: Iterable[str]) -> Toolset:
     tools: list[Tool] = []
     for name in names:
         module_name, _, attr = TOOL_CLASSES[name].partition(":")
-        if not _is_shipped(name):
-            raise ConfigError(f"the {name} tool is not part of this build ({module_name})")
         cls = getattr(importlib.import_module(module_name), attr)
         tools.append(cast(Tool, cls()))
     return Toolset(tuple(tools))

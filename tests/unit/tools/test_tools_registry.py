@@ -53,11 +53,11 @@ def test_choose_tool_names_precedence():
     assert "Bash" not in chosen and "Write" not in chosen and "Read" in chosen
 
 
-def test_real_models_get_every_coding_tool_and_the_mock_gets_none_of_them():
-    real = choose_tool_names("openai")
-    assert real[: len(CODING)] == CODING
-    assert not set(CODING) & set(choose_tool_names("mock"))
-    assert set(real) <= set(ALL_TOOLS)
+def test_real_models_get_every_tool_and_the_mock_gets_memory_alone():
+    assert choose_tool_names("openai") == (*CODING, "memory")
+    assert choose_tool_names("script") == ALL_TOOLS
+    assert choose_tool_names("mock") == ("memory",)
+    assert [tool.spec.name for tool in build_toolset(ALL_TOOLS).tools] == list(ALL_TOOLS)
 
 
 def test_coding_tool_schemas_are_lean():
