@@ -196,6 +196,20 @@ def test_failed_turn_keeps_the_user_message_and_exits_1(cli, scripted_server):
     assert [m["content"] for m in json.loads(shown.stdout)["messages"]] == ["hi"]
 
 
+def test_connection_dropped_mid_answer_keeps_what_was_shown(cli, scripted_server):
+    stream = openai_stream("The answer is forty", chunk_size=5)
+    stream.drop_after = 4
+    scripted_server.queue(stream)
+    args = ["chat", "-p", "q", "--model", "openai/x", "--output-format", "json"]
+    result = cli(*args, env=_openai_env(scripted_server))
+    assert result.code == 1
+    data = json.loads(result.stdout)
+    assert data["stopReason"] == "error" and "broke" in data["error"]
+    shown = json.loads(cli("conversations", "show", data["conversationId"], "--json").stdout)
+    assert [m["content"] for m in shown["messages"]] == ["q", "The answer is f"]
+    assert len(scripted_server.requests) == 1  # output had started: no retry
+
+
 def test_missing_key_names_the_variable(cli):
     result = cli("chat", "-p", "hi", "--model", "openai/gpt-4o")
     assert result.code == 1

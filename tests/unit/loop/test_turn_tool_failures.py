@@ -107,3 +107,16 @@ def test_several_calls_in_one_step_all_get_results_in_order(world, tmp_path, pro
     assert "headless" in results[1].content and "headless" in results[2].content
     assert not (project / "b.txt").exists()
     assert final.stop_reason == "end_turn"
+
+
+def test_stream_broken_after_text_keeps_the_partial_answer(world, tmp_path):
+    script = tmp_path / "broken.json"
+    script.write_text(json.dumps([{"text": "half an ans", "error": "transient"}]))
+    agent = new_agent(world, model=f"script:{script}")
+    store = resolve_conversation(world, agent, None)
+    setup = build_turn_setup(world, agent, store, TurnOptions())
+    final = list(run_turn(setup, "tell me"))[-1]
+    assert isinstance(final, TurnResult)
+    assert final.stop_reason == "error" and "scripted transient error" in (final.error or "")
+    kept = store.tail(1)[0][1]
+    assert (kept.role, kept.content, kept.stop_reason) == ("assistant", "half an ans", "error")
