@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
-from mini_letta.errors import InvalidValueError, MissingKeyError, ProviderError
+from mini_letta.errors import MissingKeyError, ProviderError
 from mini_letta.llm.base import (
     ModelEvent,
     ModelRequest,
@@ -33,6 +33,7 @@ from mini_letta.llm.catalog import (
     READ_TIMEOUT,
     anthropic_max_output,
     context_window_for,
+    normalize_base_url,
 )
 from mini_letta.llm.failures import Failure, classify, connection_failure, one_line, transport_of
 from mini_letta.llm.handles import ModelHandle
@@ -64,13 +65,8 @@ class AnthropicConfig:
 def resolve_anthropic_config(handle: ModelHandle, options: ProviderOptions) -> AnthropicConfig:
     """Base URL: --base-url / agent.json, else ANTHROPIC_BASE_URL, else api.anthropic.com."""
     env = options.environ
-    base_url = (
-        options.base_url or env.get("ANTHROPIC_BASE_URL", "").strip() or ANTHROPIC_BASE_URL
-    ).rstrip("/")
-    if not base_url.startswith(("http://", "https://")):
-        raise InvalidValueError(
-            f"the base URL for {handle.raw} {base_url!r} is not an http:// or https:// URL"
-        )
+    raw_url = options.base_url or env.get("ANTHROPIC_BASE_URL", "").strip() or ANTHROPIC_BASE_URL
+    base_url = normalize_base_url(raw_url, f"the base URL for {handle.raw}")
     key = env.get(KEY_ENV, "").strip()
     if not key:
         if base_url == ANTHROPIC_BASE_URL:

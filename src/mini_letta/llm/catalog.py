@@ -8,6 +8,9 @@ agent.json or `--context-window` always wins over the table (that choice is made
 from __future__ import annotations
 
 from collections.abc import Mapping
+from urllib.parse import urlsplit
+
+from mini_letta.errors import InvalidValueError
 
 # Provider presets that speak the OpenAI Chat Completions API on a local port, no key needed.
 LOCAL_BASE_URLS: Mapping[str, str] = {
@@ -57,6 +60,15 @@ _ANTHROPIC_MAX_OUTPUT: Mapping[str, int] = {
     "claude-3-opus": 4_096,
     "claude-3-sonnet": 4_096,
 }
+
+
+def normalize_base_url(url: str, what: str, default_path: str = "") -> str:
+    """An http(s) URL without a trailing slash; one with no path gets `default_path`."""
+    text = url.strip().rstrip("/")
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise InvalidValueError(f"{what} {url!r} is not an http:// or https:// URL")
+    return text if parts.path else text + default_path
 
 
 def _by_prefix(table: Mapping[str, int], model: str) -> int | None:

@@ -13,10 +13,9 @@ import secrets
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
-from mini_letta.errors import InvalidValueError, MissingKeyError, ProviderError
+from mini_letta.errors import MissingKeyError, ProviderError
 from mini_letta.llm.base import (
     ModelEvent,
     ModelRequest,
@@ -33,6 +32,7 @@ from mini_letta.llm.catalog import (
     OPENAI_BASE_URL,
     READ_TIMEOUT,
     context_window_for,
+    normalize_base_url,
 )
 from mini_letta.llm.failures import Failure, classify, connection_failure, one_line, transport_of
 from mini_letta.llm.handles import ModelHandle
@@ -64,15 +64,6 @@ class OpenAIConfig:
         return self.base_url.rstrip("/") == OPENAI_BASE_URL
 
 
-def normalize_base_url(url: str, what: str) -> str:
-    """An http(s) URL; one with no path gets `/v1`, where OpenAI-compatible servers listen."""
-    text = url.strip().rstrip("/")
-    parts = urlsplit(text)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise InvalidValueError(f"{what} {url!r} is not an http:// or https:// URL")
-    return text if parts.path else text + "/v1"
-
-
 def resolve_openai_config(handle: ModelHandle, options: ProviderOptions) -> OpenAIConfig:
     """Base URL: --base-url / agent.json, else OPENAI_BASE_URL (openai/) or the preset's."""
     env = options.environ
@@ -82,7 +73,8 @@ def resolve_openai_config(handle: ModelHandle, options: ProviderOptions) -> Open
     else:
         raw_url = options.base_url or LOCAL_BASE_URLS[handle.provider]
         key_env = f"{handle.provider.upper()}_API_KEY"
-    base_url = normalize_base_url(raw_url, f"the base URL for {handle.raw}")
+    # OpenAI-compatible servers listen under /v1; a bare host:port means that.
+    base_url = normalize_base_url(raw_url, f"the base URL for {handle.raw}", "/v1")
     key = env.get(key_env, "").strip()
     if not key:
         if handle.provider == "openai" and base_url == OPENAI_BASE_URL:

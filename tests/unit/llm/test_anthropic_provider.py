@@ -202,3 +202,12 @@ def test_anthropic_base_url_from_environment_and_limits():
     custom = ProviderOptions(environ=KEY_ENV, context_window=50_000, max_output_tokens=300)
     config = resolve_anthropic_config(parse_handle("anthropic/claude-x"), custom)
     assert (config.context_window, config.max_output_tokens) == (50_000, 300)
+
+
+def test_anthropic_bad_base_url_is_a_usage_error():
+    from mini_letta.errors import InvalidValueError
+
+    with pytest.raises(InvalidValueError, match="not an http"):
+        resolve_anthropic_config(
+            parse_handle("anthropic/claude-x"), ProviderOptions(environ=KEY_ENV, base_url="x")
+        )

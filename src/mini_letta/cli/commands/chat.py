@@ -58,15 +58,7 @@ def chat(
     from mini_letta.cli.world import current_world
 
     streaming_input = input_format == "stream-json"
-    if streaming_input and prompt is not None:
-        raise click.UsageError("-p and --input-format stream-json exclude each other")
-    if streaming_input and output_format not in (None, "stream-json"):
-        raise click.UsageError("--input-format stream-json needs --output-format stream-json")
-    if prompt is None and not streaming_input:
-        raise click.UsageError(
-            "chat needs -p TEXT (or -p - to read standard input); "
-            "run `mini-letta` with no command for the interactive session"
-        )
+    _check_input(prompt, streaming_input, output_format)
     text = read_prompt(prompt, sys.stdin) if prompt is not None else ""
     request = SessionRequest(
         world=current_world(),
@@ -74,7 +66,7 @@ def chat(
         conversation_id=conversation,
         new=new,
         model=model,
-        output_format=(output_format or ("stream-json" if streaming_input else "text")),  # type: ignore[arg-type]
+        output_format=output_format or ("stream-json" if streaming_input else "text"),  # type: ignore[arg-type]
         max_steps=max_steps,
         base_url=base_url,
         context_window=context_window,
@@ -92,3 +84,15 @@ def chat(
         code = exit_code(session.turn(text))
     if code:
         raise click.exceptions.Exit(code)
+
+
+def _check_input(prompt: str | None, streaming_input: bool, output_format: str | None) -> None:
+    if streaming_input and prompt is not None:
+        raise click.UsageError("-p and --input-format stream-json exclude each other")
+    if streaming_input and output_format not in (None, "stream-json"):
+        raise click.UsageError("--input-format stream-json needs --output-format stream-json")
+    if prompt is None and not streaming_input:
+        raise click.UsageError(
+            "chat needs -p TEXT (or -p - to read standard input, or --input-format stream-json); "
+            "run `mini-letta` with no command for the interactive session"
+        )
