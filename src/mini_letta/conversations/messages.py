@@ -27,6 +27,15 @@ class ToolCallJson(TypedDict):
     arguments: str
 
 
+class CompactionJson(TypedDict):
+    keptFromLine: int
+    keptFromMessageId: NotRequired[str]
+    messagesCompacted: int
+    tokensBefore: int
+    tokensAfter: int
+    trigger: str
+
+
 class MessageJson(TypedDict):
     id: str
     role: str
@@ -39,6 +48,7 @@ class MessageJson(TypedDict):
     model: NotRequired[str]
     usage: NotRequired[UsageJson]
     stopReason: NotRequired[str]
+    compaction: NotRequired[CompactionJson]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +90,47 @@ class ToolCall:
 
 
 @dataclass(frozen=True, slots=True)
+class CompactionInfo:
+    """On a `summary` message: what it replaces. The in-context view is this summary, then the
+    log from `kept_from_line` on (other summaries left out), so the log alone defines the view."""
+
+    kept_from_line: int
+    kept_from_message_id: str | None
+    messages_compacted: int
+    tokens_before: int
+    tokens_after: int
+    trigger: str
+
+    def to_json(self) -> CompactionJson:
+        data: CompactionJson = {
+            "keptFromLine": self.kept_from_line,
+            "messagesCompacted": self.messages_compacted,
+            "tokensBefore": self.tokens_before,
+            "tokensAfter": self.tokens_after,
+            "trigger": self.trigger,
+        }
+        if self.kept_from_message_id is not None:
+            data["keptFromMessageId"] = self.kept_from_message_id
+        return data
+
+    @classmethod
+    def from_json(cls, data: object) -> CompactionInfo:
+        if not isinstance(data, dict):
+            raise ValueError("compaction must be an object")
+        kept = _int(data, "keptFromLine")
+        if kept < 0:
+            raise ValueError("compaction.keptFromLine must not be negative")
+        return cls(
+            kept_from_line=kept,
+            kept_from_message_id=_opt_str(data, "keptFromMessageId"),
+            messages_compacted=_int(data, "messagesCompacted"),
+            tokens_before=_int(data, "tokensBefore"),
+            tokens_after=_int(data, "tokensAfter"),
+            trigger=_opt_str(data, "trigger") or "",
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class Message:
     id: str
     role: Role
@@ -92,6 +143,7 @@ class Message:
     model: str | None = None
     usage: Usage | None = None
     stop_reason: str | None = None
+    compaction: CompactionInfo | None = None
 
     def to_json(self) -> MessageJson:
         data: MessageJson = {
@@ -114,6 +166,8 @@ class Message:
             data["usage"] = self.usage.to_json()
         if self.stop_reason is not None:
             data["stopReason"] = self.stop_reason
+        if self.compaction is not None:
+            data["compaction"] = self.compaction.to_json()
         return data
 
     @classmethod
@@ -127,6 +181,7 @@ class Message:
         if not isinstance(calls, list):
             raise ValueError("toolCalls must be a list")
         usage = data.get("usage")
+        compaction = data.get("compaction")
         return cls(
             id=_str(data, "id"),
             role=cast(Role, role),
@@ -139,6 +194,7 @@ class Message:
             model=_opt_str(data, "model"),
             usage=None if usage is None else Usage.from_json(usage),
             stop_reason=_opt_str(data, "stopReason"),
+            compaction=None if compaction is None else CompactionInfo.from_json(compaction),
         )
 
 
