@@ -148,9 +148,10 @@ def summarise(
         raise ContextWindowTooSmallError(
             window, window - budget + MIN_TRANSCRIPT_TOKENS, "summarising the conversation"
         )
+    base = min(budget, estimate_tokens(transcript))
     tried: set[str] = set()
     for share in (1.0, *_LADDER):
-        text = middle_truncate(transcript, max(MIN_TRANSCRIPT_TOKENS, int(budget * share)))
+        text = middle_truncate(transcript, max(MIN_TRANSCRIPT_TOKENS, int(base * share)))
         if text in tried:
             continue
         tried.add(text)
@@ -159,8 +160,8 @@ def summarise(
         except ContextOverflowError:
             continue
     raise ContextOverflowError(
-        f"{provider.handle} reported a context overflow even for a summary of "
-        f"{estimate_tokens(min(tried, key=len))} tokens; compaction was not applied"
+        f"{provider.handle} reported a context overflow even for a transcript of "
+        f"{estimate_tokens(min(tried, key=len))} tokens to summarise; compaction was not applied"
     )
 
 

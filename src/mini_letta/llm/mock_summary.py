@@ -98,7 +98,8 @@ def _render(digest: _Digest, budget: int) -> str:
     tail: list[str] = []
     if digest.tools:
         counts = ", ".join(f"{name} ×{n}" for name, n in sorted(digest.tools.items()))
-        errors = f" ({digest.tool_errors} errors)" if digest.tool_errors else ""
+        n = digest.tool_errors
+        errors = f" ({n} error{'s' if n != 1 else ''})" if n else ""
         tail.append(f"{TOOLS_HEADING} {counts}{errors}")
     kept: list[str] = []
     used = estimate_tokens("\n".join([USER_HEADING, *tail])) + 12  # room for the left-out note

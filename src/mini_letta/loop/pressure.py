@@ -143,9 +143,17 @@ def request_after_overflow(
     measure = _prepared(setup)
     # The model's real limit is below what we just sent: plan as if that were the window.
     window = min(measure.window, measure.tokens)
-    compacted = yield from _compact(
-        setup, pressure, measure, "overflow", window=window, shrink=2 ** (pressure.overflows - 1)
-    )
+    try:
+        compacted = yield from _compact(
+            setup,
+            pressure,
+            measure,
+            "overflow",
+            window=window,
+            shrink=2 ** (pressure.overflows - 1),
+        )
+    except ContextWindowTooSmallError:
+        raise error from None  # the provider's own message says more than our planning window
     if not compacted:
         raise error
     return _prepared(setup).request
