@@ -15,6 +15,7 @@ from typing import Any
 from mini_letta.agents.records import AgentRecord
 from mini_letta.context.tokens import estimate_request_tokens
 from mini_letta.conversations.messages import ToolCall
+from mini_letta.conversations.records import ConversationRecord
 from mini_letta.conversations.registry import create_conversation
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import ContextOverflowError
@@ -104,6 +105,19 @@ class OverflowingProvider:
             # Report no usage, as some servers do, so our estimate is all there is.
             if not isinstance(event, UsageEvent):
                 yield event
+
+
+class Crash(BaseException):
+    """Stands for a SIGKILL between compaction's first and second write."""
+
+
+class CrashingStore(ConversationStore):
+    """A store that dies when compaction moves the pointer, after the summary was appended."""
+
+    def save_record(self, record: ConversationRecord) -> None:
+        if record.context.summary_message_id is not None:
+            raise Crash
+        super().save_record(record)
 
 
 class EchoTool:

@@ -19,13 +19,18 @@ from mini_letta.context.compaction import (
 )
 from mini_letta.context.summariser import SUMMARY_HEADER
 from mini_letta.conversations.messages import Message, ToolCall
-from mini_letta.conversations.records import ConversationRecord
 from mini_letta.conversations.registry import create_conversation
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import BadRequestError, ContextOverflowError
 from mini_letta.llm.base import ModelEvent, ModelRequest
 from mini_letta.llm.mock import MockProvider
-from support.compaction_fakes import OverflowingProvider, RecordingProvider, request_tokens
+from support.compaction_fakes import (
+    Crash,
+    CrashingStore,
+    OverflowingProvider,
+    RecordingProvider,
+    request_tokens,
+)
 
 _count = 0
 
@@ -195,22 +200,11 @@ def test_a_summariser_that_always_overflows_gives_up_cleanly(store, clock):
     assert len(provider.overflows) <= 7
 
 
-class _Crash(BaseException):
-    """Stands for a SIGKILL between compaction's first and second write."""
-
-
-class CrashingStore(ConversationStore):
-    def save_record(self, record: ConversationRecord) -> None:
-        if record.context.summary_message_id is not None:
-            raise _Crash
-        super().save_record(record)
-
-
 def test_a_crash_between_the_two_writes_is_settled_on_next_read(store, clock, home):
     messages = exchanges(6)
     store.append(messages)
     crashing = CrashingStore(store.agent_id, store.conversation_id, home)
-    with pytest.raises(_Crash):
+    with pytest.raises(Crash):
         compact_conversation(crashing, MockProvider(), clock, BUDGET, "before-call", 400)
     assert store.load_record().context.summary_message_id is None
     assert read_compaction_event(store) is None

@@ -16,6 +16,8 @@ from mini_letta.loop.events import CompactionEvent, MessageEvent, TurnResult
 from mini_letta.loop.turn import run_turn
 from support.compaction_fakes import (
     CHINESE_TURNS,
+    Crash,
+    CrashingStore,
     EchoTool,
     OverflowingProvider,
     RecordingProvider,
@@ -220,3 +222,28 @@ def test_compaction_events_are_followed_by_the_summary_message(world):
                 assert store.at_line(following.line) == following.message
                 return
     pytest.fail("no compaction happened")
+
+
+def test_a_turn_after_a_crash_mid_compaction_settles_it_and_continues(world):
+    setup = make_setup(world, MockProvider(context_window=900))
+    store = setup.store
+    crashing = replace(
+        setup, store=CrashingStore(store.agent_id, store.conversation_id, world.home)
+    )
+    done = 0
+    with pytest.raises(Crash):
+        for text in CHINESE_TURNS:
+            list(run_turn(crashing, text))
+            done += 1
+    view = load_context_view(store, 100_000)
+    assert view.summary is not None  # the summary reached the log ...
+    assert store.load_record().context.summary_message_id is None  # ... the pointer did not
+    assert read_compaction_event(store) is None
+    compactions, result = _turn(setup, "我们继续吧")
+    assert result.stop_reason == "end_turn" and result.text == CHAT_PREFIX + "我们继续吧"
+    newest = compactions[-1].summary_message_id if compactions else view.summary.id
+    assert store.load_record().context.summary_message_id == newest
+    event = read_compaction_event(store)
+    assert event is not None and event["pending"] and event["summaryMessageId"] == newest
+    users = [m.content for m in store.all() if m.role == "user"]
+    assert users == [*CHINESE_TURNS[: done + 1], "我们继续吧"]
