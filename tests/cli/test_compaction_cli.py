@@ -159,3 +159,11 @@ def test_conversations_show_reports_tokens_and_window(cli):
     assert shown["contextWindow"] == 1200 and 0 < shown["contextTokens"] < 1200
     text = cli("conversations", "show", conversation).stdout
     assert f"about {shown['contextTokens']} tokens in context, window 1200 tokens" in text
+
+
+def test_interactive_compact(cli):
+    script = "第一句话，今天天气很好\n第二句话，我们去公园\n第三句\n/compact\n/compact\n"
+    result = cli(stdin=script)
+    assert result.code == 0, result.stderr
+    assert LINE.search(result.stderr)
+    assert "Nothing to compact yet." in result.stderr

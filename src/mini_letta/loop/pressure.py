@@ -4,8 +4,8 @@ Before each model call the whole request (system prompt, tool schemas, reminder,
 messages) is measured, corrected by the last reported usage. Above the threshold it is compacted,
 once per turn; a request that would exceed the window is compacted even a second time, or refused
 with ContextWindowTooSmallError when not even the system prompt and the current turn fit (never
-a loop). After each response the threshold is checked again. A provider overflow compacts harder
-and retries, at most MAX_OVERFLOW_COMPACTIONS times per turn. Callers hold the conversation lock.
+a loop). After the final response the threshold is checked again. A provider overflow compacts
+harder and retries, at most MAX_OVERFLOW_COMPACTIONS times per turn. Callers hold the lock.
 """
 
 from __future__ import annotations
@@ -110,7 +110,12 @@ def request_before_call(
             raise ContextWindowTooSmallError(
                 measure.window, floor, "the system prompt and the current turn"
             )
-        compacted = yield from _compact(setup, pressure, measure, "before-call")
+        try:
+            compacted = yield from _compact(setup, pressure, measure, "before-call")
+        except ContextWindowTooSmallError:
+            if must:
+                raise
+            compacted = False  # too small to summarise in, but this request still fits
         if compacted:
             measure = _prepared(setup)
     if measure.tokens > measure.window:
@@ -121,7 +126,11 @@ def request_before_call(
 
 
 def check_after_response(setup: TurnSetup, pressure: Pressure) -> Iterator[TurnEvent]:
-    """Compact after a response that left the context over the threshold (once per turn)."""
+    """Compact after a final response that left the context over the threshold (once per turn).
+
+    Called only after a step without tool calls, so a summary never lands between a call and
+    its result in the log; a step with calls is covered by the check before the next call.
+    """
     if pressure.compacted:
         return
     measure = measure_context(setup)

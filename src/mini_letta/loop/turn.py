@@ -4,7 +4,8 @@ Every message is appended durably before it is reported, so an interrupt or cras
 everything already shown. Each assistant message is one step. The turn holds the
 conversation's lock from the user message to the last append, so two processes chatting in
 one conversation take turns instead of interleaving. The stop reason goes on the last assistant
-message and into conversation.json `lastTurn`.
+message and into conversation.json `lastTurn`. Context pressure (loop/pressure.py) is checked
+before each model call and after the final response, and a provider overflow is retried there.
 """
 
 from __future__ import annotations
@@ -109,13 +110,13 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
                 model=setup.provider.handle,
             )
             yield MessageEvent(assistant, store.append(assistant)[0])
-            yield from check_after_response(setup, pressure)
             steps += 1
             usage = usage + (step_usage or Usage())
             if text:
                 final_text = text
             if not calls:
                 stop = model_stop
+                yield from check_after_response(setup, pressure)
                 break
             yield from _run_tools(setup, calls)
             if last_step:

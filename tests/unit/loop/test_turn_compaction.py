@@ -247,3 +247,32 @@ def test_a_turn_after_a_crash_mid_compaction_settles_it_and_continues(world):
     assert event is not None and event["pending"] and event["summaryMessageId"] == newest
     users = [m.content for m in store.all() if m.role == "user"]
     assert users == [*CHINESE_TURNS[: done + 1], "我们继续吧"]
+
+
+def test_summaries_never_split_a_tool_call_from_its_result_in_the_log(world):
+    setup = make_setup(world, ToolCallingProvider(context_window=900), tools=(EchoTool(),))
+    for text in CHINESE_TURNS[:8]:
+        _turn(setup, text)
+    log = list(setup.store.all())
+    assert any(m.role == "summary" for m in log)
+    for index, message in enumerate(log):
+        if message.tool_calls:
+            following = log[index + 1 : index + 1 + len(message.tool_calls)]
+            assert [m.tool_call_id for m in following] == [c.id for c in message.tool_calls]
+
+
+def test_too_small_to_summarise_in_but_the_request_fits(world):
+    provider = RecordingProvider(MockProvider(context_window=280))
+    setup = make_setup(world, provider)
+    results = []
+    for _ in range(30):
+        compactions, result = _turn(setup, "好")
+        assert compactions == []
+        results.append(result)
+        if result.stop_reason == "error":
+            break
+    assert "too small for summarising the conversation" in (results[-1].error or "")
+    over_threshold = [r for r in provider.chat_requests() if request_tokens(r) > 224]
+    assert over_threshold  # sent although over the threshold, since it still fit the window
+    assert all(request_tokens(r) <= 280 for r in provider.chat_requests())
+    assert [r.stop_reason for r in results[:-1]] == ["end_turn"] * (len(results) - 1)
