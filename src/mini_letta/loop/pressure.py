@@ -102,9 +102,9 @@ def request_before_call(
 ) -> Generator[TurnEvent, None, ModelRequest]:
     """The request for the next model call, compacted first when it is over the threshold."""
     measure = _prepared(setup)
-    should = measure.tokens > measure.threshold and not pressure.compacted
-    must = measure.tokens > measure.window or measure.view.truncated
-    if should or must:
+    over = measure.tokens > measure.threshold and not pressure.compacted
+    must = measure.tokens > measure.window
+    if over or must or measure.view.truncated:  # truncated: older context would be dropped
         floor = measure.prompt_tokens + _current_turn_tokens(setup)
         if floor > measure.window:
             raise ContextWindowTooSmallError(
