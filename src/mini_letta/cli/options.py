@@ -51,13 +51,16 @@ def read_prompt(prompt: str, stdin: TextIO) -> str:
     return text.strip("\n") if prompt == "-" else text
 
 
-def model_options(func: F) -> F:
-    """--base-url, --context-window: how this run reaches and sizes its model."""
-    func = click.option(
+def context_window_option(func: F) -> F:
+    return click.option(
         "--context-window",
         type=click.IntRange(min=1),
-        help="Context window in tokens (default: agent.json, else the model's).",
+        metavar="TOKENS",
+        help="Context window in tokens for this run (default: the agent's, else the model's).",
     )(func)
+
+
+def base_url_option(func: F) -> F:
     return click.option(
         "--base-url", metavar="URL", help="Server URL for an OpenAI-compatible or Anthropic model."
     )(func)

@@ -9,8 +9,9 @@ import click
 from mini_letta.cli.options import (
     OUTPUT_FORMAT_CHOICE,
     agent_options,
+    base_url_option,
+    context_window_option,
     max_steps_option,
-    model_options,
     parse_tool_flag,
     read_prompt,
     tool_options,
@@ -22,7 +23,7 @@ INPUT_FORMATS = ("text", "stream-json")
 @click.command()
 @click.option("-p", "--prompt", help="The message to send; '-' reads it from standard input.")
 @agent_options
-@model_options
+@base_url_option
 @tool_options
 @click.option(
     "--output-format",
@@ -37,6 +38,7 @@ INPUT_FORMATS = ("text", "stream-json")
     help="stream-json: keep running and read one JSON user message per stdin line.",
 )
 @max_steps_option
+@context_window_option
 def chat(
     prompt: str | None,
     agent: str | None,
@@ -44,7 +46,6 @@ def chat(
     new: bool,
     model: str | None,
     base_url: str | None,
-    context_window: int | None,
     tools: str | None,
     allowed_tools: str | None,
     disallowed_tools: str | None,
@@ -52,6 +53,7 @@ def chat(
     output_format: str | None,
     input_format: str,
     max_steps: int,
+    context_window: int | None,
 ) -> None:
     """Run one headless turn and print the answer."""
     from mini_letta.cli.headless import ChatSession, SessionRequest, exit_code
