@@ -299,7 +299,7 @@ class GitRepo:
         if not entries:
             return {}
         request = "".join(f"{sha}\n" for _, sha in entries).encode("ascii")
-        output = self.run_bytes("cat-file", "--batch", stdin=request)
+        output = self.run_bytes("cat-file", "--batch", "--buffer", stdin=request)
         return dict(zip((path for path, _ in entries), _parse_batch(output), strict=True))
 
 
