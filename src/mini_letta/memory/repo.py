@@ -69,9 +69,9 @@ def memory_lock_path(memory_dir: Path) -> Path:
     return memory_dir.with_name(memory_dir.name + ".lock")
 
 
-def ensure_git_available() -> str:
-    """The git executable's path; a clear GitError when git is missing."""
-    found = shutil.which("git")
+def ensure_git_available(search_path: str | None = None) -> str:
+    """The git executable's path (on `search_path`, default PATH); GitError when missing."""
+    found = shutil.which("git", path=search_path)
     if found is None:
         raise GitError("git is not installed or not on PATH; install git")
     return found
