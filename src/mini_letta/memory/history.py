@@ -16,11 +16,11 @@ from mini_letta.errors import FrontmatterError, MemfsError, NotFoundError, Secre
 from mini_letta.memory.edits import (
     EditOutcome,
     MemoryEditPlan,
-    resolve_memory_path,
     restore_snapshot,
     write_memory_plan,
 )
 from mini_letta.memory.frontmatter import decode_memory_bytes, parse_memory_file
+from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.repo import GitRepo, memory_lock_path
 from mini_letta.memory.secrets import find_secret, iter_secrets, secret_values
 
