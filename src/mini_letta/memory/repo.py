@@ -69,9 +69,9 @@ def memory_lock_path(memory_dir: Path) -> Path:
     return memory_dir.with_name(memory_dir.name + ".lock")
 
 
-def ensure_git_available() -> str:
-    """The git executable's path; a clear GitError when git is missing."""
-    found = shutil.which("git")
+def ensure_git_available(search_path: str | None = None) -> str:
+    """The git executable's path (on `search_path`, default PATH); GitError when missing."""
+    found = shutil.which("git", path=search_path)
     if found is None:
         raise GitError("git is not installed or not on PATH; install git")
     return found
@@ -299,7 +299,7 @@ class GitRepo:
         if not entries:
             return {}
         request = "".join(f"{sha}\n" for _, sha in entries).encode("ascii")
-        output = self.run_bytes("cat-file", "--batch", stdin=request)
+        output = self.run_bytes("cat-file", "--batch", "--buffer", stdin=request)
         return dict(zip((path for path, _ in entries), _parse_batch(output), strict=True))
 
 

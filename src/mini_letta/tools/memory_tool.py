@@ -61,7 +61,8 @@ class MemoryTool:
 def apply_and_commit(memory_dir: Path, command: str, args: dict[str, Any], reason: str) -> str:
     """Validate, write and commit one edit under the repo lock; returns the result line."""
     from mini_letta.errors import MemoryEditError
-    from mini_letta.memory.edits import plan_memory_edit, restore_snapshot, write_memory_plan
+    from mini_letta.memory.edits import plan_memory_edit
+    from mini_letta.memory.history import write_and_commit
     from mini_letta.memory.repo import GitRepo, memory_lock_path
     from mini_letta.storage.locks import exclusive_lock
 
@@ -77,12 +78,7 @@ def apply_and_commit(memory_dir: Path, command: str, args: dict[str, Any], reaso
                 f"memory {command}: {', '.join(dirty)} has uncommitted changes; ask the user to "
                 "commit or discard them (`mini-letta memory status`)"
             )
-        outcome = write_memory_plan(memory_dir, plan)
-        try:
-            sha = repo.commit_paths(outcome.touched, reason)
-        except BaseException:
-            restore_snapshot(memory_dir, outcome.snapshot)
-            raise
+        outcome, sha = write_and_commit(memory_dir, plan, reason)
     if sha is None:  # the plan refused no-op edits, so only an outside change gets here
         return f"{outcome.message}; nothing to commit"
     return f"{outcome.message} (committed {sha[:7]})"
