@@ -30,12 +30,12 @@ from support.scripted_server import ScriptedServer, anthropic_stream, openai_str
 
 FIRST_REQUEST_BUDGET = 6_000
 SDKS = ("openai", "anthropic", "httpx", "httpx2")
-PROBE = """
+PROBE = f"""
 import json, sys
 from mini_letta.cli.main import main
 code = main(sys.argv[1:])
-print("\\nMODULES " + json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in %r)))
-""" % (SDKS,)
+print("\\nMODULES " + json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in {SDKS!r})))
+"""
 
 
 def _env(home: Path, extra: dict[str, str]) -> dict[str, str]:
