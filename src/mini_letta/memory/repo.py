@@ -51,16 +51,9 @@ _DROPPED_ENV = (
     "GIT_CONFIG_COUNT",
 )
 
-DEFAULT_PERSONA_DESCRIPTION = (
-    "Who I am, what I value and how I work with people; I revise it as I learn."
-)
-DEFAULT_PERSONA = (
-    "I am a mini-letta agent: a long-lived assistant that works with one person in their "
-    "terminal. I learn how they like to work and keep what matters in my memory.\n"
-)
-DEFAULT_HUMAN_DESCRIPTION = (
-    "What I know about the person I work with (name, preferences, projects, habits)."
-)
+DEFAULT_PERSONA_DESCRIPTION = "Who I am and how I work; I revise it as I learn."
+DEFAULT_PERSONA = "I am a mini-letta agent, a long-lived assistant for one person.\n"
+DEFAULT_HUMAN_DESCRIPTION = "What I know about the person I work with."
 DEFAULT_HUMAN = "Nothing yet; I have not got to know this person.\n"
 
 

@@ -6,7 +6,8 @@ import click
 
 from mini_letta.cli.commands.agents import agents
 from mini_letta.cli.commands.chat import chat
+from mini_letta.cli.commands.compact import compact
 from mini_letta.cli.commands.conversations import conversations
 from mini_letta.cli.commands.memory import memory
 
-COMMANDS: tuple[click.Command, ...] = (chat, agents, conversations, memory)
+COMMANDS: tuple[click.Command, ...] = (chat, agents, conversations, compact, memory)
