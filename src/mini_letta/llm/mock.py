@@ -26,6 +26,7 @@ from mini_letta.llm.base import (
     ToolCallEvent,
     UsageEvent,
 )
+from mini_letta.llm.mock_reflection import respond_merge, respond_reflection
 
 MOCK_CONTEXT_WINDOW = 8192
 CHAT_PREFIX = "（mock）我听到了："
@@ -44,7 +45,11 @@ def respond_chat(request: ModelRequest) -> ModelResponse:
     return ModelResponse(CHAT_PREFIX + last_user_text(request), (), None, "end_turn")
 
 
-_RESPONDERS: dict[Purpose, Responder] = {"chat": respond_chat}
+_RESPONDERS: dict[Purpose, Responder] = {
+    "chat": respond_chat,
+    "reflection": respond_reflection,
+    "merge": respond_merge,
+}
 
 
 class MockProvider:

@@ -19,7 +19,14 @@ from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usa
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import InvalidValueError, ProviderError
 from mini_letta.ids import new_message_id
-from mini_letta.llm.base import ModelRequest, Provider, StopEvent, TextDelta, UsageEvent
+from mini_letta.llm.base import (
+    ModelRequest,
+    Provider,
+    Purpose,
+    StopEvent,
+    TextDelta,
+    UsageEvent,
+)
 from mini_letta.llm.base import ToolCallEvent as ModelToolCall
 from mini_letta.loop.events import (
     AssistantDelta,
@@ -45,6 +52,7 @@ class TurnSetup:
     clock: Clock
     system_prompt: Callable[[], str]
     max_steps: int = DEFAULT_MAX_STEPS
+    purpose: Purpose = "chat"  # the reflection and merge-review agents run this loop too
 
 
 def run_turn(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
@@ -160,7 +168,7 @@ def _build_request(setup: TurnSetup) -> ModelRequest:
         system=system,
         messages=view.messages,
         tools=setup.toolset.specs,
-        purpose="chat",
+        purpose=setup.purpose,
         max_output_tokens=setup.agent.max_output_tokens,
         temperature=setup.agent.temperature,
     )

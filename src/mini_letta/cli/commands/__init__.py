@@ -7,5 +7,16 @@ import click
 from mini_letta.cli.commands.agents import agents
 from mini_letta.cli.commands.chat import chat
 from mini_letta.cli.commands.conversations import conversations
+from mini_letta.cli.commands.reflect import dream, reflect
+from mini_letta.cli.commands.reflections import reflections
+from mini_letta.cli.commands.sleeptime import sleeptime
 
-COMMANDS: tuple[click.Command, ...] = (chat, agents, conversations)
+COMMANDS: tuple[click.Command, ...] = (
+    chat,
+    agents,
+    conversations,
+    sleeptime,
+    reflect,
+    dream,
+    reflections,
+)
