@@ -51,3 +51,11 @@ class Cli:
 @pytest.fixture
 def cli(home: Home, project: Path) -> Cli:
     return Cli(home.root, project)
+
+
+@pytest.fixture
+def memory_repo(tmp_path: Path):
+    """A fresh agent memory repository (real git) with the default persona and human files."""
+    from mini_letta.memory.repo import init_memory_repo
+
+    return init_memory_repo(tmp_path / "memory")

@@ -5,7 +5,8 @@ MiniLettaError (exit 1)        one line naming the file/flag/variable, and the f
 ├─ NotFoundError               unknown agent, conversation, run or memory path
 ├─ ConfigError                 unusable settings or agent records
 ├─ StorageError                CorruptFileError(path), LockTimeoutError, UnwritableError
-├─ MemfsError                  FrontmatterError, SecretDetectedError, GitError
+├─ MemfsError                  FrontmatterError, SecretDetectedError, GitError,
+│                              MemoryEditError
 ├─ ProviderError               UnknownModelError, MissingKeyError, AuthError, QuotaError,
 │                              BadRequestError, TransientError, ContextOverflowError
 └─ ReflectionError             LeaseHeldError, MergeConflictError
@@ -91,6 +92,10 @@ class SecretDetectedError(MemfsError):
 
 class GitError(MemfsError):
     pass
+
+
+class MemoryEditError(MemfsError):
+    """A memory edit that was refused before anything was written; the model can retry."""
 
 
 class ProviderError(MiniLettaError):

@@ -1,4 +1,4 @@
-"""Whole-file JSON documents written atomically, and the quarantine of bad files.
+"""Whole files (JSON documents, memory files) written atomically, and the quarantine of bad files.
 
 Invariants: a reader sees either the old or the new complete document, never a mix (temp file in
 the same folder, fsync, `os.replace`, fsync of the folder); a failed save leaves no temp file; a
@@ -29,6 +29,11 @@ def save_json(path: Path, data: Mapping[str, object]) -> None:
     """Replace `path` with `data` as pretty UTF-8 JSON, all or nothing, surviving power loss."""
     # Serialise first: a TypeError for an unserialisable value must not touch the disk.
     payload = (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    save_bytes(path, payload)
+
+
+def save_bytes(path: Path, payload: bytes) -> None:
+    """Replace `path` with `payload`, all or nothing (temp file, fsync, rename, fsync folder)."""
     folder = path.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,351 @@
+"""The memory repository: the system `git` binary run as a subprocess, never interactively.
+
+Every call has a timeout, no prompts, no pager, a fixed harness identity and no commit signing;
+the user's global and system git config are not read (`GIT_CONFIG_GLOBAL=/dev/null`), so their
+hooks path, signing or autocrlf cannot change what memory commits do, while the repo's own hooks
+(`.git/hooks`) still run. Inherited `GIT_DIR`-style variables are dropped. Failures are
+`GitError` with one line naming the git command and the first line of what git said.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from mini_letta.errors import GitError
+
+GIT_TIMEOUT = 60.0
+HARNESS_NAME = "mini-letta"
+HARNESS_EMAIL = "mini-letta@localhost"
+_CONFIG = (
+    f"user.name={HARNESS_NAME}",
+    f"user.email={HARNESS_EMAIL}",
+    "commit.gpgsign=false",
+    "tag.gpgsign=false",
+    "core.autocrlf=false",
+    "core.quotepath=false",
+    "core.pager=cat",
+    "init.defaultBranch=main",
+)
+_DROPPED_ENV = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_AUTHOR_DATE",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
+    "GIT_COMMITTER_DATE",
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+)
+
+DEFAULT_PERSONA_DESCRIPTION = (
+    "Who I am, what I value and how I work with people; I revise it as I learn."
+)
+DEFAULT_PERSONA = (
+    "I am a mini-letta agent: a long-lived assistant that works with one person in their "
+    "terminal. I learn how they like to work and keep what matters in my memory.\n"
+)
+DEFAULT_HUMAN_DESCRIPTION = (
+    "What I know about the person I work with (name, preferences, projects, habits)."
+)
+DEFAULT_HUMAN = "Nothing yet; I have not got to know this person.\n"
+
+
+def ensure_git_available() -> str:
+    """The git executable's path; a clear GitError when git is missing."""
+    found = shutil.which("git")
+    if found is None:
+        raise GitError("git is not installed or not on PATH; install git")
+    return found
+
+
+def git_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment git runs in: the caller's, minus repo overrides, plus no-prompt rules."""
+    env = dict(os.environ if environ is None else environ)
+    for name in _DROPPED_ENV:
+        env.pop(name, None)
+    env.update(
+        GIT_TERMINAL_PROMPT="0",
+        GIT_ASKPASS="",
+        SSH_ASKPASS="",
+        GCM_INTERACTIVE="never",
+        GIT_PAGER="cat",
+        PAGER="cat",
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_EDITOR="false",
+        LC_ALL="C",
+    )
+    return env
+
+
+class GitRepo:
+    """One working tree of a memory repository (the main checkout or a worktree)."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        timeout: float = GIT_TIMEOUT,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.timeout = timeout
+        self._env = git_env(environ)
+
+    def __repr__(self) -> str:
+        return f"GitRepo({str(self.path)!r})"
+
+    def run_bytes(self, *args: str, check: bool = True, stdin: bytes | None = None) -> bytes:
+        """Run `git args...` in the repo and return its raw stdout."""
+        return self._run(args, check=check, stdin=stdin).stdout
+
+    def run(self, *args: str, check: bool = True) -> str:
+        """Run `git args...` in the repo and return its stdout as text."""
+        return self._run(args, check=check).stdout.decode("utf-8", "replace")
+
+    def returncode(self, *args: str) -> int:
+        """Run a git command whose exit status is the answer (e.g. `diff --quiet`)."""
+        return self._run(args, check=False).returncode
+
+    def _run(
+        self, args: Sequence[str], *, check: bool, stdin: bytes | None = None
+    ) -> subprocess.CompletedProcess[bytes]:
+        command = ["git", "-C", str(self.path)]
+        for item in _CONFIG:
+            command += ["-c", item]
+        command += list(args)
+        name = next((arg for arg in args if not arg.startswith("-")), "git")
+        try:
+            proc = subprocess.run(
+                command,
+                input=stdin,
+                capture_output=True,
+                env=self._env,
+                timeout=self.timeout,
+                stdin=None if stdin is not None else subprocess.DEVNULL,
+            )
+        except FileNotFoundError as exc:
+            raise GitError("git is not installed or not on PATH; install git") from exc
+        except subprocess.TimeoutExpired as exc:
+            raise GitError(f"git {name} timed out after {self.timeout:g}s in {self.path}") from exc
+        except OSError as exc:
+            raise GitError(f"git {name} could not run in {self.path}: {exc.strerror}") from exc
+        if check and proc.returncode != 0:
+            raise GitError(f"git {name} failed: {_first_line(proc)}")
+        return proc
+
+    def exists(self) -> bool:
+        return (self.path / ".git").exists()
+
+    def has_head(self) -> bool:
+        return self.returncode("rev-parse", "--verify", "-q", "HEAD^{commit}") == 0
+
+    def head_sha(self) -> str:
+        """HEAD's commit sha; a GitError when the repository has no commit yet."""
+        return self.rev_parse("HEAD")
+
+    def rev_parse(self, rev: str) -> str:
+        proc = self._run(("rev-parse", "--verify", "-q", f"{rev}^{{commit}}"), check=False)
+        if proc.returncode != 0:
+            raise GitError(f"{rev!r} is not a commit in the memory repository {self.path}")
+        return proc.stdout.decode("ascii").strip()
+
+    def current_branch(self) -> str | None:
+        """The checked-out branch name, or None when HEAD is detached."""
+        proc = self._run(("symbolic-ref", "-q", "--short", "HEAD"), check=False)
+        if proc.returncode != 0:
+            return None
+        return proc.stdout.decode("utf-8").strip() or None
+
+    def status_entries(self, paths: Sequence[str] = ()) -> list[tuple[str, str]]:
+        """(XY status, path) for every staged, unstaged or untracked change (renames: both)."""
+        args = ["status", "--porcelain=v1", "-z", "--untracked-files=all"]
+        if paths:
+            args += ["--", *paths]
+        raw = self.run_bytes("--literal-pathspecs", *args).decode("utf-8", "replace")
+        entries: list[tuple[str, str]] = []
+        fields = raw.split("\0")
+        index = 0
+        while index < len(fields):
+            item = fields[index]
+            index += 1
+            if len(item) < 4:
+                continue
+            code, path = item[:2], item[3:]
+            entries.append((code, path))
+            if "R" in code or "C" in code:
+                entries.append((code, fields[index]))
+                index += 1
+        return entries
+
+    def is_dirty(self, paths: Sequence[str] = ()) -> bool:
+        return bool(self.status_entries(paths))
+
+    def changed_paths(self, paths: Sequence[str] = ()) -> list[str]:
+        return sorted({path for _, path in self.status_entries(paths)})
+
+    def commit_paths(self, paths: Sequence[str], message: str) -> str | None:
+        """Stage exactly `paths` (additions, edits, deletions) and commit them alone.
+
+        Returns the new sha, or None when the paths hold no change. On failure (a hook refusing,
+        a full disk) the index entries of `paths` are put back as they were in HEAD and a
+        GitError is raised; the working-tree files are the caller's to restore.
+        """
+        unique = sorted(set(paths))
+        if not unique:
+            return None
+        present = [p for p in unique if os.path.lexists(self.path / p)]
+        tracked = self._tracked(unique)
+        stage = sorted(set(present) | tracked)
+        if not stage:
+            return None
+        try:
+            self.run("--literal-pathspecs", "add", "-A", "--", *stage)
+            if (
+                self.has_head()
+                and self.returncode(
+                    "--literal-pathspecs", "diff", "--cached", "--quiet", "HEAD", "--", *stage
+                )
+                == 0
+            ):
+                return None
+            self.run(
+                "--literal-pathspecs",
+                "commit",
+                "-q",
+                "--no-edit",
+                "--cleanup=whitespace",
+                "-m",
+                message,
+                "--",
+                *stage,
+            )
+        except GitError:
+            self._unstage(stage)
+            raise
+        return self.head_sha()
+
+    def _tracked(self, paths: Sequence[str]) -> set[str]:
+        raw = self.run_bytes("--literal-pathspecs", "ls-files", "-z", "--", *paths)
+        return {item for item in raw.decode("utf-8", "replace").split("\0") if item}
+
+    def _unstage(self, paths: Sequence[str]) -> None:
+        if self.has_head():
+            self._run(("--literal-pathspecs", "reset", "-q", "--", *paths), check=False)
+        else:
+            self._run(
+                ("--literal-pathspecs", "rm", "-q", "--cached", "--ignore-unmatch", "--", *paths),
+                check=False,
+            )
+
+    def show_file(self, rev: str, path: str) -> str | None:
+        """The text of `path` at `rev`, or None when it is not there."""
+        proc = self._run(("cat-file", "blob", f"{rev}:{path}"), check=False)
+        if proc.returncode != 0:
+            return None
+        return proc.stdout.decode("utf-8", "replace")
+
+    def list_files(self, rev: str = "HEAD") -> list[str]:
+        """Every file path at `rev`, sorted as git sorts them; [] for an empty repository."""
+        if rev == "HEAD" and not self.has_head():
+            return []
+        raw = self.run_bytes("ls-tree", "-r", "-z", "--name-only", rev)
+        return [item for item in raw.decode("utf-8", "replace").split("\0") if item]
+
+    def read_blobs(self, rev: str = "HEAD") -> dict[str, bytes]:
+        """Every file at `rev` with its bytes, read with two git processes whatever the count."""
+        if rev == "HEAD" and not self.has_head():
+            return {}
+        listing = self.run_bytes("ls-tree", "-r", "-z", "--full-tree", rev)
+        entries: list[tuple[str, str]] = []
+        for item in listing.decode("utf-8", "replace").split("\0"):
+            if not item:
+                continue
+            meta, _, path = item.partition("\t")
+            _mode, kind, sha = meta.split()
+            if kind == "blob":
+                entries.append((path, sha))
+        if not entries:
+            return {}
+        request = "".join(f"{sha}\n" for _, sha in entries).encode("ascii")
+        output = self.run_bytes("cat-file", "--batch", stdin=request)
+        return dict(zip((path for path, _ in entries), _parse_batch(output), strict=True))
+
+
+def _parse_batch(output: bytes) -> list[bytes]:
+    """Split `git cat-file --batch` output into the objects' contents, in request order."""
+    blobs: list[bytes] = []
+    position = 0
+    while position < len(output):
+        header_end = output.index(b"\n", position)
+        header = output[position:header_end].split()
+        if len(header) != 3:
+            raise GitError(f"git cat-file gave an unexpected header: {header!r}")
+        size = int(header[2])
+        start = header_end + 1
+        blobs.append(output[start : start + size])
+        position = start + size + 1
+    return blobs
+
+
+def _first_line(proc: subprocess.CompletedProcess[bytes]) -> str:
+    for stream in (proc.stderr, proc.stdout):
+        for line in stream.decode("utf-8", "replace").splitlines():
+            line = line.strip()
+            if line:
+                return line[:300]
+    return f"exit status {proc.returncode}"
+
+
+def init_memory_repo(path: Path, persona: str | None = None, human: str | None = None) -> GitRepo:
+    """Create an agent's memory repository, or leave an existing one exactly as it is.
+
+    A new repository gets branch `main`, `system/persona.md` and `system/human.md` (with
+    descriptions and short default bodies) and one initial commit. A repository left half made
+    (git init done, no commit) is completed. Raises GitError when git is missing or fails.
+    """
+    from mini_letta.memory.frontmatter import MemoryFile, render_memory_file
+    from mini_letta.storage.atomic import save_bytes
+
+    ensure_git_available()
+    repo = GitRepo(path)
+    if repo.exists() and repo.has_head():
+        return repo
+    path.mkdir(parents=True, exist_ok=True)
+    if not repo.exists():
+        repo.run("init", "-q")
+    repo.run("symbolic-ref", "HEAD", "refs/heads/main")
+    files = {
+        "system/persona.md": MemoryFile(
+            DEFAULT_PERSONA_DESCRIPTION, _body(persona, DEFAULT_PERSONA)
+        ),
+        "system/human.md": MemoryFile(DEFAULT_HUMAN_DESCRIPTION, _body(human, DEFAULT_HUMAN)),
+    }
+    for rel, memory_file in files.items():
+        target = path / rel
+        if not target.exists():
+            save_bytes(target, render_memory_file(memory_file).encode("utf-8"))
+    repo.commit_paths(sorted(files), "Initialize memory")
+    if not repo.has_head():
+        repo.run("commit", "-q", "--allow-empty", "-m", "Initialize memory")
+    return repo
+
+
+def _body(text: str | None, default: str) -> str:
+    if not text or not text.strip():
+        return default
+    return text if text.endswith("\n") else text + "\n"

@@ -1,0 +1,148 @@
+"""GitRepo over the real git binary: init, identity, status, commit_paths, reads, failures."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mini_letta.errors import GitError
+from mini_letta.memory.repo import GitRepo, ensure_git_available, init_memory_repo
+
+
+def _git(path: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(path), *args], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def test_repo_init_creates_main_with_defaults_and_one_commit(memory_repo):
+    assert memory_repo.current_branch() == "main"
+    assert memory_repo.list_files() == ["system/human.md", "system/persona.md"]
+    assert _git(memory_repo.path, "log", "--format=%an <%ae>|%cn|%s") == (
+        "mini-letta <mini-letta@localhost>|mini-letta|Initialize memory\n"
+    )
+    assert not memory_repo.is_dirty()
+    human = memory_repo.show_file("HEAD", "system/human.md")
+    assert human is not None and human.startswith("---\ndescription: ")
+
+
+def test_repo_init_is_idempotent(memory_repo):
+    sha = memory_repo.head_sha()
+    (memory_repo.path / "system" / "human.md").write_text("edited", encoding="utf-8")
+    again = init_memory_repo(memory_repo.path)
+    assert again.head_sha() == sha
+    assert (memory_repo.path / "system" / "human.md").read_text(encoding="utf-8") == "edited"
+
+
+def test_repo_init_completes_a_half_made_repo(tmp_path):
+    path = tmp_path / "memory"
+    path.mkdir()
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    repo = init_memory_repo(path, persona="I am Ada.", human="Sam likes tea.")
+    assert repo.current_branch() == "main"
+    assert repo.show_file("HEAD", "system/persona.md").endswith("---\nI am Ada.\n")
+    assert repo.show_file("HEAD", "system/human.md").endswith("---\nSam likes tea.\n")
+
+
+def test_repo_ignores_global_signing_and_hooks_path(tmp_path):
+    fake_home = tmp_path / "userhome"
+    fake_home.mkdir()
+    hooks = tmp_path / "global-hooks"
+    hooks.mkdir()
+    (hooks / "pre-commit").write_text("#!/bin/sh\nexit 1\n")
+    (hooks / "pre-commit").chmod(0o755)
+    (fake_home / ".gitconfig").write_text(
+        f"[commit]\n\tgpgsign = true\n[user]\n\tsigningkey = bogus\n[core]\n\thooksPath = {hooks}\n"
+    )
+    env = {**os.environ, "HOME": str(fake_home), "GIT_DIR": str(tmp_path / "elsewhere")}
+    repo = GitRepo(tmp_path / "memory", environ=env)
+    init_memory_repo(repo.path)
+    (repo.path / "a.md").write_text("---\ndescription: a\n---\n")
+    assert repo.commit_paths(["a.md"], "add a") == repo.head_sha()
+
+
+def test_repo_status_and_changed_paths(memory_repo):
+    root = memory_repo.path
+    (root / "system" / "human.md").write_text("changed")
+    (root / "new.md").write_text("x")
+    (root / "system" / "persona.md").unlink()
+    assert memory_repo.is_dirty()
+    assert memory_repo.changed_paths() == ["new.md", "system/human.md", "system/persona.md"]
+    assert memory_repo.changed_paths(["new.md"]) == ["new.md"]
+    assert not memory_repo.is_dirty(["other.md"])
+
+
+def test_repo_commit_paths_commits_only_those_paths(memory_repo):
+    root = memory_repo.path
+    (root / "a.md").write_text("a")
+    (root / "b.md").write_text("b")
+    (root / "system" / "persona.md").unlink()
+    sha = memory_repo.commit_paths(["a.md", "system/persona.md", "never-existed.md"], "#1 msg")
+    assert sha == memory_repo.head_sha()
+    assert _git(root, "show", "--name-status", "--format=%s", "HEAD").split() == [
+        "#1",
+        "msg",
+        "A",
+        "a.md",
+        "D",
+        "system/persona.md",
+    ]
+    assert memory_repo.changed_paths() == ["b.md"]
+
+
+def test_repo_commit_paths_returns_none_without_change(memory_repo):
+    sha = memory_repo.head_sha()
+    assert memory_repo.commit_paths(["system/human.md"], "nothing") is None
+    assert memory_repo.commit_paths([], "nothing") is None
+    assert memory_repo.head_sha() == sha
+
+
+def test_repo_commit_paths_hook_rejection_unstages(memory_repo):
+    hook = memory_repo.path / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho 'memory check says no' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    (memory_repo.path / "a.md").write_text("a")
+    with pytest.raises(GitError) as caught:
+        memory_repo.commit_paths(["a.md"], "add a")
+    assert str(caught.value) == "git commit failed: memory check says no"
+    assert _git(memory_repo.path, "diff", "--cached", "--name-only") == ""
+
+
+def test_repo_reads_at_a_revision(memory_repo):
+    first = memory_repo.head_sha()
+    (memory_repo.path / "notes.md").write_text("hello")
+    memory_repo.commit_paths(["notes.md"], "notes")
+    assert memory_repo.show_file("HEAD", "notes.md") == "hello"
+    assert memory_repo.show_file(first, "notes.md") is None
+    assert memory_repo.list_files(first) == ["system/human.md", "system/persona.md"]
+    blobs = memory_repo.read_blobs()
+    assert blobs["notes.md"] == b"hello"
+    assert sorted(blobs) == ["notes.md", "system/human.md", "system/persona.md"]
+
+
+def test_repo_detached_head_has_no_branch(memory_repo):
+    memory_repo.run("checkout", "-q", "--detach")
+    assert memory_repo.current_branch() is None
+
+
+def test_repo_errors_are_one_line(memory_repo, tmp_path):
+    with pytest.raises(GitError, match=r"^git frobnicate failed: .*frobnicate"):
+        memory_repo.run("frobnicate")
+    with pytest.raises(GitError, match="is not a commit"):
+        memory_repo.rev_parse("no-such-rev")
+    empty = GitRepo(tmp_path / "not-a-repo")
+    (tmp_path / "not-a-repo").mkdir()
+    assert empty.list_files() == []
+
+
+def test_repo_missing_git_is_a_clear_error(tmp_path):
+    path = os.environ.get("PATH")
+    os.environ["PATH"] = str(tmp_path)
+    try:
+        with pytest.raises(GitError, match="git is not installed or not on PATH; install git"):
+            ensure_git_available()
+    finally:
+        os.environ["PATH"] = path or ""
