@@ -23,7 +23,11 @@ def message(clock, role: str, content: str, **fields) -> Message:
     clock.advance(1)
     now = clock.now()
     return Message(
-        id=new_message_id(now), role=role, content=content, created_at=format_timestamp(now), **fields
+        id=new_message_id(now),
+        role=role,
+        content=content,
+        created_at=format_timestamp(now),
+        **fields,
     )
 
 

@@ -9,7 +9,6 @@ import sys
 from datetime import timedelta
 
 import pytest
-from support.cli import SRC
 
 from mini_letta.clock import SystemClock
 from mini_letta.reflection.lease import (
@@ -19,6 +18,7 @@ from mini_letta.reflection.lease import (
     lease_path,
     read_lease,
 )
+from support.cli import SRC
 
 AGENT = "agent-lease"
 
@@ -29,7 +29,8 @@ from pathlib import Path
 from mini_letta.clock import SystemClock
 from mini_letta.home import Home
 from mini_letta.reflection.lease import acquire_lease
-lease = acquire_lease(Home(Path(sys.argv[2])), sys.argv[3], "20261008160658-0000beef", SystemClock())
+home = Home(Path(sys.argv[2]))
+lease = acquire_lease(home, sys.argv[3], "20261008160658-0000beef", SystemClock())
 print("held", flush=True)
 sys.stdin.read()
 lease.release()
@@ -82,9 +83,11 @@ def test_holder_that_releases_frees_the_lease(home, holder_process):
 
 
 def test_same_process_second_launch_is_busy(home, clock):
-    with acquire_lease(home, AGENT, "20261008160658-00000001", clock):
-        with pytest.raises(LeaseBusyError):
-            acquire_lease(home, AGENT, "20261008160659-00000002", clock)
+    with (
+        acquire_lease(home, AGENT, "20261008160658-00000001", clock),
+        pytest.raises(LeaseBusyError),
+    ):
+        acquire_lease(home, AGENT, "20261008160659-00000002", clock)
     with acquire_lease(home, AGENT, "20261008160659-00000002", clock):
         pass
 

@@ -96,7 +96,9 @@ FLAGS = [
     pytest.param({"steps": "0"}, "invalid --steps '0' (allowed: an integer > 0)", id="zero"),
     pytest.param({"steps": "-3"}, "invalid --steps '-3'", id="negative"),
     pytest.param({"steps": "three"}, "invalid --steps 'three'", id="word"),
-    pytest.param({"merge": "maybe"}, "invalid --merge 'maybe' (allowed: auto, explicit)", id="merge"),
+    pytest.param(
+        {"merge": "maybe"}, "invalid --merge 'maybe' (allowed: auto, explicit)", id="merge"
+    ),
 ]
 
 
@@ -117,7 +119,9 @@ def test_patch_holds_only_given_flags():
 
 
 RENDER = [
-    pytest.param(ReflectionSettings("step-count", 3), '{"trigger":"step-count","stepCount":3}', id="chapter"),
+    pytest.param(
+        ReflectionSettings("step-count", 3), '{"trigger":"step-count","stepCount":3}', id="chapter"
+    ),
     pytest.param(DEFAULT_SETTINGS, '{"trigger":"compaction-event","stepCount":25}', id="defaults"),
     pytest.param(
         ReflectionSettings(merge="explicit"),

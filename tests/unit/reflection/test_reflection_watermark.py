@@ -6,7 +6,6 @@ import json
 from dataclasses import replace
 
 import pytest
-from support.reflection_kit import add_turn, message, new_store
 
 from mini_letta.errors import CorruptFileError
 from mini_letta.reflection.records import RunRecord, save_run_record
@@ -23,6 +22,7 @@ from mini_letta.reflection.watermark import (
     update_reflection_state,
     with_step_counters,
 )
+from support.reflection_kit import add_turn, message, new_store
 
 
 def _at(store, line: int) -> ReflectionState:
@@ -155,7 +155,9 @@ def test_watermark_advances_forward(home, clock):
 def test_update_is_read_modify_write(home, clock):
     store = new_store(home, clock)
     update_reflection_state(store, lambda s: replace(s, consecutive_failures=2))
-    update_reflection_state(store, lambda s: replace(s, consecutive_failures=s.consecutive_failures + 1))
+    update_reflection_state(
+        store, lambda s: replace(s, consecutive_failures=s.consecutive_failures + 1)
+    )
     assert read_reflection_state(store).consecutive_failures == 3
 
 
