@@ -19,14 +19,15 @@ from typing import Any
 from mini_letta.conversations.messages import Message, ToolCall
 from mini_letta.errors import MiniLettaError
 from mini_letta.llm.base import ModelRequest, ModelResponse
+from mini_letta.memory.repo import DEFAULT_HUMAN
 
 HUMAN = "system/human.md"
-PLACEHOLDER = "Nothing yet; I have not got to know this person."
+PLACEHOLDER = DEFAULT_HUMAN.strip()  # memfs's text for a human.md that knows nothing yet
 _TRANSCRIPT = re.compile(r"<transcript[^>]*>\n(.*?)\n</transcript>", re.S)
 _SPLIT = re.compile(r"(?<=[。！？!?；;\n])|(?<=\.)\s+")
 _I = re.IGNORECASE
 
-_CORRECTION = re.compile(r"^(?:不对|不是的|其实|actually\b|no\b)[，,。.\s]*", _I)
+_CORRECTION = re.compile(r"^(?:(?:不对|不是的|其实|actually\b|no\b)[，,。.\s]*)+", _I)
 _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "About",
@@ -53,7 +54,7 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
-_STRONG = re.compile(r"以后一律|从现在起|从今以后|\bfrom now on\b", _I)
+_STRONG = re.compile(r"以后一律|以后都|从现在起|从今以后|\bfrom now on\b|\balways\b|\bnever\b", _I)
 _REQUEST = re.compile(
     r"^(?:帮我|请|麻烦|能不能|可以帮|你能|看下|看看|\bcan you\b|\bcould you\b"
     r"|\bplease\b|\bhelp me\b)",
