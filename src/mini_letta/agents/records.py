@@ -12,6 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from mini_letta.errors import CorruptFileError
+from mini_letta.storage.fields import (
+    optional_dict,
+    optional_int,
+    optional_number,
+    optional_str,
+    optional_str_list,
+    require_str,
+)
 
 SCHEMA_VERSION = 1
 
@@ -74,66 +82,22 @@ class AgentRecord:
     def from_json(cls, data: dict[str, Any], path: Path) -> AgentRecord:
         try:
             return cls(
-                id=_req_str(data, "id"),
-                name=_req_str(data, "name"),
-                model=_req_str(data, "model"),
+                id=require_str(data, "id", non_empty=True),
+                name=require_str(data, "name", non_empty=True),
+                model=require_str(data, "model", non_empty=True),
                 system=str(data.get("system") or ""),
-                created_at=_req_str(data, "createdAt"),
-                context_window=_opt_positive_int(data, "contextWindow"),
-                reflection=_opt_dict(data, "reflection"),
-                tools=_opt_str_tuple(data, "tools"),
-                base_url=_opt_str(data, "baseUrl"),
-                max_output_tokens=_opt_positive_int(data, "maxOutputTokens"),
-                temperature=_opt_number(data, "temperature"),
+                created_at=require_str(data, "createdAt", non_empty=True),
+                context_window=optional_int(data, "contextWindow", minimum=1),
+                reflection=optional_dict(data, "reflection"),
+                tools=_tuple_or_none(optional_str_list(data, "tools")),
+                base_url=optional_str(data, "baseUrl"),
+                max_output_tokens=optional_int(data, "maxOutputTokens", minimum=1),
+                temperature=optional_number(data, "temperature"),
                 extra={k: v for k, v in data.items() if k not in _FIELDS},
             )
         except ValueError as exc:
             raise CorruptFileError(path, str(exc), "fix the field or restore the file") from exc
 
 
-def _req_str(data: dict[str, Any], key: str) -> str:
-    value = data.get(key)
-    if not isinstance(value, str) or not value:
-        raise ValueError(f"{key} must be a non-empty string")
-    return value
-
-
-def _opt_str(data: dict[str, Any], key: str) -> str | None:
-    value = data.get(key)
-    if value is not None and not isinstance(value, str):
-        raise ValueError(f"{key} must be a string")
-    return value
-
-
-def _opt_positive_int(data: dict[str, Any], key: str) -> int | None:
-    value = data.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-        raise ValueError(f"{key} must be a positive integer")
-    return value
-
-
-def _opt_number(data: dict[str, Any], key: str) -> float | None:
-    value = data.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, int | float) or isinstance(value, bool):
-        raise ValueError(f"{key} must be a number")
-    return float(value)
-
-
-def _opt_dict(data: dict[str, Any], key: str) -> dict[str, Any] | None:
-    value = data.get(key)
-    if value is not None and not isinstance(value, dict):
-        raise ValueError(f"{key} must be an object")
-    return value
-
-
-def _opt_str_tuple(data: dict[str, Any], key: str) -> tuple[str, ...] | None:
-    value = data.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise ValueError(f"{key} must be a list of strings")
-    return tuple(value)
+def _tuple_or_none(items: list[str] | None) -> tuple[str, ...] | None:
+    return None if items is None else tuple(items)

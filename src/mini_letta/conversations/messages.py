@@ -8,7 +8,9 @@ raises `ValueError` naming the field; the log reader turns that into a skipped l
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, NotRequired, TypedDict, cast
+from typing import Literal, NotRequired, TypedDict
+
+from mini_letta.storage.fields import optional_int, optional_str, require_str
 
 Role = Literal["user", "assistant", "tool", "summary"]
 ROLES: tuple[Role, ...] = ("user", "assistant", "tool", "summary")
@@ -58,7 +60,10 @@ class Usage:
     def from_json(cls, data: object) -> Usage:
         if not isinstance(data, dict):
             raise ValueError("usage must be an object")
-        return cls(_int(data, "inputTokens"), _int(data, "outputTokens"))
+        return cls(
+            optional_int(data, "inputTokens", minimum=0) or 0,
+            optional_int(data, "outputTokens", minimum=0) or 0,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +81,9 @@ class ToolCall:
     def from_json(cls, data: object) -> ToolCall:
         if not isinstance(data, dict):
             raise ValueError("toolCalls entries must be objects")
-        return cls(_str(data, "id"), _str(data, "name"), _str(data, "arguments"))
+        return cls(
+            require_str(data, "id"), require_str(data, "name"), require_str(data, "arguments")
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +127,7 @@ class Message:
     def from_json(cls, data: object) -> Message:
         if not isinstance(data, dict):
             raise ValueError("a message must be an object")
-        role = _str(data, "role")
+        role = require_str(data, "role")
         if role not in ROLES:
             raise ValueError(f"role {role!r} is not one of {', '.join(ROLES)}")
         calls = data.get("toolCalls", [])
@@ -128,38 +135,15 @@ class Message:
             raise ValueError("toolCalls must be a list")
         usage = data.get("usage")
         return cls(
-            id=_str(data, "id"),
-            role=cast(Role, role),
-            content=_str(data, "content"),
-            created_at=_str(data, "createdAt"),
+            id=require_str(data, "id"),
+            role=role,
+            content=require_str(data, "content"),
+            created_at=require_str(data, "createdAt"),
             tool_calls=tuple(ToolCall.from_json(call) for call in calls),
-            tool_call_id=_opt_str(data, "toolCallId"),
-            name=_opt_str(data, "name"),
+            tool_call_id=optional_str(data, "toolCallId"),
+            name=optional_str(data, "name"),
             is_error=bool(data.get("isError", False)),
-            model=_opt_str(data, "model"),
+            model=optional_str(data, "model"),
             usage=None if usage is None else Usage.from_json(usage),
-            stop_reason=_opt_str(data, "stopReason"),
+            stop_reason=optional_str(data, "stopReason"),
         )
-
-
-def _str(data: dict[str, Any], key: str) -> str:
-    value = data.get(key)
-    if not isinstance(value, str):
-        raise ValueError(f"{key} must be a string")
-    return value
-
-
-def _opt_str(data: dict[str, Any], key: str) -> str | None:
-    value = data.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise ValueError(f"{key} must be a string")
-    return value
-
-
-def _int(data: dict[str, Any], key: str) -> int:
-    value = data.get(key, 0)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise ValueError(f"{key} must be an integer")
-    return value

@@ -28,7 +28,7 @@ _log = logging.getLogger("mini_letta")
 def save_json(path: Path, data: Mapping[str, object]) -> None:
     """Replace `path` with `data` as pretty UTF-8 JSON, all or nothing, surviving power loss."""
     # Serialise first: a TypeError for an unserialisable value must not touch the disk.
-    payload = (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    payload = (json.dumps(dict(data), ensure_ascii=False, indent=2) + "\n").encode("utf-8")
     save_bytes(path, payload)
 
 
@@ -111,7 +111,7 @@ def quarantine_file(path: Path, now: datetime) -> Path:
         break
     with contextlib.suppress(OSError):  # the move happened; durability of the name is a bonus
         fsync_directory(path.parent)
-    _log.warning("moved corrupt file %s aside to %s", path, target.name)
+    _log.info("moved corrupt file %s aside to %s", path, target.name)
     return target
 
 

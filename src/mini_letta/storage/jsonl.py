@@ -1,10 +1,9 @@
 """Append-only JSONL logs with a sidecar offset index, safe across processes and crashes.
 
-Owns `<log>`, `<log>.idx` (little-endian uint64 start offset of each physical line) and
-`<log>.lock`. Invariants: a record exists once its `\\n`-terminated line is fsynced; bytes after
-the last `\\n` were never acknowledged and the next append cuts them; lines never change once
-written; the index is a cache that may lag, be missing or be wrong, so it is checked before use
-and rewritten only under the lock; readers never lock, never wait and never write the log.
+Owns `<log>`, `<log>.idx` (little-endian uint64 start offset per line) and `<log>.lock`. A record
+exists once its `\\n`-terminated line is fsynced; bytes after the last `\\n` were never acknowledged
+and the next append cuts them; lines never change; the index is a checked cache, written only
+under the lock; readers never lock, never wait and never write the log.
 """
 
 from __future__ import annotations
@@ -15,13 +14,14 @@ import logging
 import os
 import secrets
 import struct
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from io import FileIO
+from itertools import accumulate, islice
 from pathlib import Path
 from typing import Any
 
-from mini_letta.errors import LockTimeoutError, StorageError, UnwritableError
+from mini_letta.errors import StorageError, UnwritableError
 from mini_letta.storage.atomic import fsync_directory, write_all
 from mini_letta.storage.locks import exclusive_lock
 
@@ -30,27 +30,22 @@ _log = logging.getLogger("mini_letta")
 _ENTRY = 8  # bytes per index entry
 _CHUNK = 1 << 16
 _BLOCK = 256  # index entries fetched at once when walking backwards
-_NL = 0x0A
 _BINARY = getattr(os, "O_BINARY", 0)  # Windows would otherwise translate newlines
+
+Records = Iterator[tuple[int, dict[str, Any]]]
 
 
 @dataclass(frozen=True)
 class _View:
-    """What an instance knows about one version of the log; replaced, never mutated.
-
-    Lines `[0, indexed)` have checked offsets in the index file; `tail` holds the start offsets
-    of the later complete lines, known only in memory; `end` is the byte after the last one.
-    `index_ok` is False when the index file must be rewritten rather than extended; `trusted`
-    is False when the index was found wrong in the middle and only a full scan can be believed.
-    """
+    """One instance's knowledge of the log, replaced and never mutated: lines `[0, indexed)`
+    have checked offsets in the index file, `tail` has the later ones in memory only, `end` is
+    the byte after the last complete line; `index_ok` False (so `indexed` 0) means rebuild it."""
 
     file_id: tuple[int, int] | None
     indexed: int = 0
     tail: tuple[int, ...] = ()
     end: int = 0
     index_ok: bool = True
-    trusted: bool = True
-    index_seen: int = -1
 
     @property
     def count(self) -> int:
@@ -58,7 +53,7 @@ class _View:
 
 
 class _StaleIndexError(Exception):
-    """An index entry disagrees with the log; raised internally, answered by a full scan."""
+    """An index entry disagrees with the log; internal, answered by a full scan."""
 
 
 class JsonlLog:
@@ -72,20 +67,14 @@ class JsonlLog:
         self._view = _View(file_id=None)
         self._warned: set[tuple[tuple[int, int] | None, int]] = set()
 
-    # ----- writing -------------------------------------------------------------------------
-
     def append(self, records: Sequence[Mapping[str, Any]]) -> list[int]:
         """Durably add `records` as new lines and return their 0-based line indices."""
         lines = [
-            (json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+            (json.dumps(dict(r), ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
             for r in records
         ]
         if not lines:
             return []
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise UnwritableError(self.path, exc.strerror or str(exc)) from exc
         with exclusive_lock(self.lock_path, timeout=self._lock_timeout, what=self.path.name):
             try:
                 return self._append_locked(lines)
@@ -96,40 +85,34 @@ class JsonlLog:
         created = not self.path.exists()
         with open(self.path, "a+b", buffering=0) as f:
             view = self._load(f)
-            size = os.fstat(f.fileno()).st_size
-            if size > view.end:
-                _log.warning(
-                    "%s: cutting %d bytes of an unfinished record left by a crash",
-                    self.path,
-                    size - view.end,
-                )
+            torn = os.fstat(f.fileno()).st_size - view.end
+            if torn:
+                _log.warning("%s: cutting %d bytes of an unfinished record", self.path, torn)
                 f.truncate(view.end)
-            offsets = []
-            position = view.end
-            for line in lines:
-                offsets.append(position)
-                position += len(line)
-            write_all(f.fileno(), b"".join(lines))
+            offsets = list(accumulate(map(len, lines[:-1]), initial=view.end))
+            position = offsets[-1] + len(lines[-1])
+            write_all(f.fileno(), b"".join(lines))  # one write: no interleaving, no gaps
             os.fsync(f.fileno())
         if created:
             fsync_directory(self.path.parent)
-        first = view.count
-        grown = replace(view, tail=view.tail + tuple(offsets), end=position)
-        self._view = self._save_index(grown)
-        return list(range(first, first + len(lines)))
+        self._view = self._save_index(replace(view, tail=(*view.tail, *offsets), end=position))
+        return list(range(view.count, view.count + len(lines)))
 
     def _save_index(self, view: _View) -> _View:
-        """Bring the index file up to `view` (lock held); on failure keep the offsets in memory.
+        """Bring the index file up to `view` (lock held), or keep the offsets in memory.
 
-        The index is not fsynced: the log's fsync is the acknowledgement, and an index that lost
-        its last writes in a power cut is caught by the checks in `_load` and extended or rebuilt.
-        """
+        No fsync: the log's fsync is the acknowledgement; an index that lost writes in a power cut
+        fails the checks in `_load` and is extended or rebuilt."""
         try:
-            if not view.index_ok:
-                head = self._read_entries(0, view.indexed) if view.indexed else []
-                if head is None:
-                    return view
-                self._replace_index([*head, *view.tail])
+            if not view.index_ok:  # rebuild by rename, so readers see the old or new file whole
+                name = f".{self.index_path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+                temp = self.index_path.with_name(name)
+                try:
+                    temp.write_bytes(_pack(view.tail))  # not index_ok implies indexed == 0
+                    os.replace(temp, self.index_path)
+                finally:
+                    with contextlib.suppress(FileNotFoundError):
+                        temp.unlink()
             elif view.tail:
                 fd = os.open(self.index_path, os.O_WRONLY | os.O_CREAT | _BINARY, 0o666)
                 try:
@@ -141,50 +124,25 @@ class JsonlLog:
         except OSError as exc:
             _log.warning("could not update %s (%s); it will be rebuilt", self.index_path, exc)
             return view
-        return replace(
-            view,
-            indexed=view.count,
-            tail=(),
-            index_ok=True,
-            trusted=True,
-            index_seen=view.count * _ENTRY,
-        )
+        return replace(view, indexed=view.count, tail=(), index_ok=True)
 
-    def _replace_index(self, offsets: list[int]) -> None:
-        """Rewrite the index by rename, so lock-free readers see the old or the new file whole."""
-        temp = self.index_path.with_name(
-            f".{self.index_path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-        )
+    def _try_repair(self, view: _View) -> _View:
+        """Persist a lagging or wrong index for later readers, but only if the lock is free."""
         try:
-            with open(temp, "wb", buffering=0) as f:
-                write_all(f.fileno(), _pack(offsets))
-            os.replace(temp, self.index_path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                temp.unlink()
-            raise
-
-    def _try_repair(self, *, trust_index: bool) -> _View | None:
-        """Persist a lagging or wrong index for later readers, only if the lock is free now."""
-        try:
-            with exclusive_lock(self.lock_path, timeout=0, what=self.path.name):
-                f = self._open_for_reading()
-                if f is None:
-                    return None
-                with f:
-                    view = self._save_index(self._load(f, trust_index=trust_index))
-        except LockTimeoutError:
-            return None
-        except (StorageError, OSError) as exc:
+            with (
+                exclusive_lock(self.lock_path, timeout=0, what=self.path.name),
+                open(self.path, "rb", buffering=0) as f,
+            ):
+                fixed = self._save_index(self._load(f, trust_index=view.index_ok))
+        except (StorageError, OSError) as exc:  # busy (LockTimeoutError), gone or read-only
             _log.debug("left %s unrepaired: %s", self.index_path, exc)
-            return None
-        self._view = view
+            return view
+        if fixed.file_id == view.file_id:
+            self._view = view = fixed
         return view
 
-    # ----- reading -------------------------------------------------------------------------
-
     def count(self) -> int:
-        """Number of complete lines (valid or not)."""
+        """Number of complete lines, valid or not."""
         f = self._open_for_reading()
         if f is None:
             return 0
@@ -208,21 +166,15 @@ class JsonlLog:
             view = self._current(f)
             if not 0 <= index < view.count:
                 raise IndexError(f"line {index} is out of range: {self.path} has {view.count}")
-            for _ in range(2):
-                try:
-                    start, stop = self._offsets(view, index, index + 1)
-                    return _parse(self._line_at(f, start, stop))
-                except _StaleIndexError:
-                    view = self._recover(f)
-            raise StorageError(f"{self.path} changed while being read; try again")
+            return _parse(self._line(f, view, index)[2])
 
-    def iter_from(self, start: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
+    def iter_from(self, start: int = 0) -> Records:
         """(line, record) from line `start` to the last complete line as of the first `next`."""
         if start < 0:
             raise ValueError(f"start must be >= 0, not {start}")
         return self._iter_from(start)
 
-    def _iter_from(self, start: int) -> Iterator[tuple[int, dict[str, Any]]]:
+    def _iter_from(self, start: int) -> Records:
         f = self._open_for_reading()
         if f is None:
             return
@@ -230,66 +182,42 @@ class JsonlLog:
             view = self._current(f)
             if start >= view.count:
                 return
-            for _ in range(2):
-                try:
-                    offset = self._offsets(view, start, start)[0]
-                    if offset and _read_at(f, offset - 1, 1) != b"\n":
-                        raise _StaleIndexError
-                    break
-                except _StaleIndexError:
-                    view = self._recover(f)
-            else:
-                raise StorageError(f"{self.path} changed while being read; try again")
+            view, offset, _ = self._line(f, view, start)  # checks the seek target
             line = start
             for raw in _split_lines(f, offset, view.end):
-                record = _parse(raw)
-                if record is None:
-                    self._warn_corrupt(view, line)
-                else:
+                if (record := self._record(view, line, raw)) is not None:
                     yield line, record
                 line += 1
 
-    def iter_reverse(self) -> Iterator[tuple[int, dict[str, Any]]]:
+    def iter_reverse(self) -> Generator[tuple[int, dict[str, Any]], None, None]:
         """(line, record) from the last complete line back to the first, via the index."""
         f = self._open_for_reading()
         if f is None:
             return
         with f:
             view = self._current(f)
-            line = view.count - 1
-            retries = 0
+            line, rescans = view.count - 1, 0
             while line >= 0:
                 low = max(0, line - _BLOCK + 1)
                 try:
                     offsets = self._offsets(view, low, line + 1)
                     while line >= low:
                         raw = self._line_at(f, offsets[line - low], offsets[line - low + 1])
-                        record = _parse(raw)
-                        if record is None:
-                            self._warn_corrupt(view, line)
-                        else:
+                        if (record := self._record(view, line, raw)) is not None:
                             yield line, record
                         line -= 1
                 except _StaleIndexError:
-                    retries += 1
-                    if retries > 2:
+                    rescans += 1
+                    if rescans > 2:
                         raise StorageError(f"{self.path} changed while being read") from None
                     view = self._recover(f)
 
     def tail(self, n: int) -> list[tuple[int, dict[str, Any]]]:
         """The last `n` valid records, oldest first."""
-        found: list[tuple[int, dict[str, Any]]] = []
         if n <= 0:
-            return found
+            return []
         with contextlib.closing(self.iter_reverse()) as records:
-            for item in records:
-                found.append(item)
-                if len(found) == n:
-                    break
-        found.reverse()
-        return found
-
-    # ----- the view --------------------------------------------------------------------------
+            return list(islice(records, n))[::-1]
 
     def _open_for_reading(self) -> FileIO | None:
         try:
@@ -302,48 +230,45 @@ class JsonlLog:
     def _current(self, f: FileIO) -> _View:
         """The cached view, brought up to date with what other writers appended since."""
         st = os.fstat(f.fileno())
-        file_id = (st.st_dev, st.st_ino)
         view = self._view
-        if view.file_id != file_id or st.st_size < view.end:
+        if view.file_id != (st.st_dev, st.st_ino) or st.st_size < view.end:
             view = self._load(f)
         elif st.st_size > view.end:
             ends = _line_ends(f, view.end, st.st_size)
             if ends:
                 view = replace(view, tail=(*view.tail, view.end, *ends[:-1]), end=ends[-1])
-        if view.tail:
-            view = self._adopt_index(view)
+        # Usually the writer has indexed those new lines already: adopt them without the lock.
+        covered = view.tail and view.index_ok and self._index_size() // _ENTRY >= view.count
+        if covered and self._read_entries(view.indexed, len(view.tail)) == list(view.tail):
+            view = replace(view, indexed=view.count, tail=())
         self._view = view
-        if view.tail or not view.index_ok:
-            repaired = self._try_repair(trust_index=view.trusted)
-            if repaired is not None and repaired.file_id == file_id:
-                return repaired
-        return view
+        return self._try_repair(view) if view.tail or not view.index_ok else view
+
+    def _recover(self, f: FileIO) -> _View:
+        """Answer an index found wrong mid-file: believe only a full scan, and fix the file."""
+        _log.debug("%s disagrees with %s; rescanning", self.index_path, self.path)
+        self._view = self._load(f, trust_index=False)
+        return self._try_repair(self._view)
 
     def _load(self, f: FileIO, *, trust_index: bool = True) -> _View:
         """A fresh view: check the index cheaply, then scan only the lines after it."""
         st = os.fstat(f.fileno())
-        size = st.st_size
-        indexed, scan_from, index_ok = 0, 0, True
+        indexed, scan_from, index_ok = 0, 0, trust_index
         index_size = self._index_size()
-        entries = index_size // _ENTRY
-        if trust_index and entries:
-            last_end = self._check_index(f, size, entries)
+        if trust_index and index_size >= _ENTRY:
+            last_end = self._check_index(f, st.st_size, index_size // _ENTRY)
             if last_end is None:
-                _log.debug("%s does not match %s; rebuilding it", self.index_path, self.path)
                 index_ok = False
+                _log.debug("%s does not match %s; rebuilding it", self.index_path, self.path)
             else:
-                indexed, scan_from = entries, last_end
-        elif not trust_index:
-            index_ok = False
-        ends = _line_ends(f, scan_from, size)
+                indexed, scan_from = index_size // _ENTRY, last_end
+        ends = _line_ends(f, scan_from, st.st_size)
         return _View(
             file_id=(st.st_dev, st.st_ino),
             indexed=indexed,
             tail=(scan_from, *ends[:-1]) if ends else (),
             end=ends[-1] if ends else scan_from,
             index_ok=index_ok,
-            trusted=trust_index,
-            index_seen=index_size,
         )
 
     def _check_index(self, f: FileIO, size: int, entries: int) -> int | None:
@@ -352,55 +277,29 @@ class JsonlLog:
         last_two = self._read_entries(max(0, entries - 2), min(entries, 2))
         if first != [0] or last_two is None or last_two[-1] >= size:
             return None
-        last = last_two[-1]
         if len(last_two) == 2:
-            previous = last_two[0]
-            if not previous < last:
-                return None
             try:
-                self._line_at(f, previous, last)
+                self._line_at(f, last_two[0], last_two[1])
             except _StaleIndexError:
                 return None
-        elif last != 0:
-            return None
-        return _first_line_end(f, last, size)
+        ends = _line_ends(f, last_two[-1], size, first_only=True)
+        return ends[0] if ends else None
 
-    def _adopt_index(self, view: _View) -> _View:
-        """Move tail offsets that another process has since written to the index into it."""
-        index_size = self._index_size()
-        if index_size == view.index_seen:
-            return view
-        view = replace(view, index_seen=index_size)
-        known = min(index_size // _ENTRY, view.count) - view.indexed
-        if known <= 0:
-            return view
-        entries = self._read_entries(view.indexed, known)
-        if entries is None or tuple(entries) != view.tail[:known]:
-            return view
-        return replace(
-            view,
-            indexed=view.indexed + known,
-            tail=view.tail[known:],
-            index_ok=True,
-            trusted=True,
-        )
-
-    def _recover(self, f: FileIO) -> _View:
-        """Answer an index found wrong mid-file: scan everything, then try to fix it on disk."""
-        _log.debug("%s disagrees with %s; rescanning", self.index_path, self.path)
-        view = self._load(f, trust_index=False)
-        self._view = view
-        repaired = self._try_repair(trust_index=False)
-        if repaired is not None and repaired.file_id == view.file_id:
-            return repaired
-        return view
+    def _line(self, f: FileIO, view: _View, index: int) -> tuple[_View, int, bytes]:
+        """(view, start offset, bytes) of line `index`, rescanning if the index is wrong."""
+        for _ in range(3):
+            try:
+                start, stop = self._offsets(view, index, index + 1)
+                return view, start, self._line_at(f, start, stop)
+            except _StaleIndexError:
+                view = self._recover(f)
+        raise StorageError(f"{self.path} changed while being read; try again")
 
     def _offsets(self, view: _View, low: int, high: int) -> list[int]:
         """Start offsets of lines `low..high` inclusive, where line `count` starts at `end`."""
         result: list[int] = []
         if low < view.indexed:
-            stop = min(high + 1, view.indexed)
-            entries = self._read_entries(low, stop - low)
+            entries = self._read_entries(low, min(high + 1, view.indexed) - low)
             if entries is None:
                 raise _StaleIndexError
             result.extend(entries)
@@ -409,15 +308,13 @@ class JsonlLog:
         return result
 
     def _line_at(self, f: FileIO, start: int, stop: int) -> bytes:
-        """The bytes of the line at [start, stop) without its `\\n`, after checking they are one."""
+        """The line at [start, stop) without its `\\n`, after checking that it is one line."""
         lead = 1 if start > 0 else 0
-        data = _read_at(f, start - lead, stop - start + lead)
-        if (
-            stop <= start
-            or len(data) != stop - start + lead
-            or (lead and data[0] != _NL)
-            or data.find(b"\n", lead) != len(data) - 1
-        ):
+        size = stop - start + lead
+        data = _read_at(f, start - lead, size)
+        if stop <= start or len(data) != size or data.find(b"\n", lead) != size - 1:
+            raise _StaleIndexError
+        if lead and data[0] != 0x0A:
             raise _StaleIndexError
         return data[lead:-1]
 
@@ -437,11 +334,13 @@ class JsonlLog:
             return None
         return list(struct.unpack(f"<{count}Q", data))
 
-    def _warn_corrupt(self, view: _View, line: int) -> None:
-        key = (view.file_id, line)
-        if key not in self._warned:
-            self._warned.add(key)
+    def _record(self, view: _View, line: int, raw: bytes) -> dict[str, Any] | None:
+        """The parsed line, or None after one warning per instance and line."""
+        record = _parse(raw)
+        if record is None and (view.file_id, line) not in self._warned:
+            self._warned.add((view.file_id, line))
             _log.warning("%s line %d is not a JSON object; skipping it", self.path, line + 1)
+        return record
 
 
 def _pack(offsets: Sequence[int]) -> bytes:
@@ -459,45 +358,26 @@ def _parse(raw: bytes) -> dict[str, Any] | None:
 def _read_at(f: FileIO, offset: int, size: int) -> bytes:
     f.seek(offset)
     parts: list[bytes] = []
-    while size > 0:
-        chunk = f.read(size)
-        if not chunk:
-            break
+    while size > 0 and (chunk := f.read(size)):
         parts.append(chunk)
         size -= len(chunk)
     return b"".join(parts)
 
 
-def _line_ends(f: FileIO, start: int, stop: int) -> list[int]:
-    """Offsets just past each `\\n` in [start, stop)."""
+def _line_ends(f: FileIO, start: int, stop: int, *, first_only: bool = False) -> list[int]:
+    """Offsets just past each `\\n` in [start, stop), read in chunks."""
     ends: list[int] = []
     position = start
     f.seek(start)
-    while position < stop:
-        chunk = f.read(min(_CHUNK, stop - position))
-        if not chunk:
-            break
+    while position < stop and (chunk := f.read(min(_CHUNK, stop - position))):
         found = chunk.find(b"\n")
         while found != -1:
             ends.append(position + found + 1)
+            if first_only:
+                return ends
             found = chunk.find(b"\n", found + 1)
         position += len(chunk)
     return ends
-
-
-def _first_line_end(f: FileIO, start: int, stop: int) -> int | None:
-    """Offset just past the first `\\n` at or after `start`, or None if the line is unfinished."""
-    position = start
-    f.seek(start)
-    while position < stop:
-        chunk = f.read(min(_CHUNK, stop - position))
-        if not chunk:
-            return None
-        found = chunk.find(b"\n")
-        if found != -1:
-            return position + found + 1
-        position += len(chunk)
-    return None
 
 
 def _split_lines(f: FileIO, start: int, stop: int) -> Iterator[bytes]:
@@ -505,15 +385,11 @@ def _split_lines(f: FileIO, start: int, stop: int) -> Iterator[bytes]:
     pending = bytearray()
     position = start
     f.seek(start)
-    while position < stop:
-        chunk = f.read(min(_CHUNK, stop - position))
-        if not chunk:
-            return
+    while position < stop and (chunk := f.read(min(_CHUNK, stop - position))):
         position += len(chunk)
         pieces = chunk.split(b"\n")
         pending += pieces[0]
-        if len(pieces) == 1:
-            continue
-        yield bytes(pending)
-        yield from pieces[1:-1]
-        pending = bytearray(pieces[-1])
+        if len(pieces) > 1:
+            yield bytes(pending)
+            yield from pieces[1:-1]
+            pending = bytearray(pieces[-1])

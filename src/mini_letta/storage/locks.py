@@ -16,6 +16,8 @@ from filelock import FileLock, Timeout
 
 from mini_letta.errors import LockTimeoutError, UnwritableError
 
+_POLL = 0.005  # seconds between flock attempts; appends hold the lock for about one fsync
+
 
 @contextmanager
 def exclusive_lock(path: Path, *, timeout: float = 30.0, what: str = "this file") -> Iterator[None]:
@@ -32,7 +34,7 @@ def exclusive_lock(path: Path, *, timeout: float = 30.0, what: str = "this file"
         raise UnwritableError(path.parent, exc.strerror or str(exc)) from exc
     lock = FileLock(path, is_singleton=True, fallback_to_soft=False)
     try:
-        lock.acquire(timeout=timeout)
+        lock.acquire(timeout=timeout, poll_interval=_POLL)
     except Timeout as exc:  # before OSError: filelock's Timeout is a TimeoutError
         raise LockTimeoutError(what, path, timeout) from exc
     except OSError as exc:

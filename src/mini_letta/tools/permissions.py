@@ -7,7 +7,7 @@ read-only. Memory edits are the agent's own notebook and always allowed outside 
 
 from __future__ import annotations
 
-from typing import Literal, cast
+from typing import Literal
 
 from mini_letta.errors import InvalidValueError
 
@@ -33,7 +33,7 @@ def parse_permission_mode(value: str) -> PermissionMode:
         raise InvalidValueError(
             f"invalid permission mode {value!r} (allowed: {', '.join(PERMISSION_MODES)})"
         )
-    return cast(PermissionMode, value)
+    return value
 
 
 def decide(mode: PermissionMode, kind: str) -> Decision:

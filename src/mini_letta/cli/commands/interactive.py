@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import click
+
+from mini_letta.home import ensure_dir
 
 HELP = """Commands:
   /help        this list
@@ -13,11 +16,13 @@ HELP = """Commands:
   /exit        leave (Ctrl-D works too)"""
 
 
-def _read_line_factory() -> Callable[[str], str]:
+def _read_line_factory(history: Path) -> Callable[[str], str]:
     if sys.stdin.isatty() and sys.stdout.isatty():
         from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import FileHistory
 
-        session: PromptSession[str] = PromptSession()
+        ensure_dir(history.parent)
+        session: PromptSession[str] = PromptSession(history=FileHistory(str(history)))
         return lambda prompt: session.prompt(prompt)
     return lambda prompt: _plain_readline()
 
@@ -40,7 +45,7 @@ def open_interactive(ctx: click.Context) -> None:
         "/help for commands, Ctrl-D to leave",
         err=True,
     )
-    read_line = _read_line_factory()
+    read_line = _read_line_factory(world.home.root / "history")
     while True:
         try:
             line = read_line("› ").strip()

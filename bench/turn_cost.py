@@ -1,0 +1,98 @@
+"""Wall time of a mock headless turn (process start included), fresh vs 100,000 messages.
+
+Usage: python bench/turn_cost.py [--runs N] [--messages N]
+Prints the median of N runs for `--version`, a turn in a fresh conversation, and a turn in a
+conversation whose log already holds the given number of messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+sys.path.insert(0, str(SRC))
+
+from mini_letta.clock import SystemClock, format_timestamp  # noqa: E402
+from mini_letta.conversations.messages import Message  # noqa: E402
+from mini_letta.conversations.store import ConversationStore  # noqa: E402
+from mini_letta.home import Home  # noqa: E402
+from mini_letta.ids import new_message_id  # noqa: E402
+
+
+def _env(home: Path) -> dict[str, str]:
+    return {**os.environ, "MINI_LETTA_HOME": str(home), "PYTHONPATH": str(SRC)}
+
+
+def _time(args: list[str], home: Path, cwd: Path, runs: int) -> float:
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "mini_letta", *args],
+            cwd=cwd, env=_env(home), check=True, capture_output=True,
+        )
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples) * 1000
+
+
+def _fill(store: ConversationStore, count: int) -> None:
+    clock = SystemClock()
+    batch: list[Message] = []
+    for i in range(count):
+        now = clock.now()
+        role = "user" if i % 2 == 0 else "assistant"
+        text = f"message number {i} 这是一条用来测试的消息"
+        batch.append(Message(new_message_id(now), role, text, format_timestamp(now)))
+        if len(batch) == 5000:
+            store.append(batch)
+            batch = []
+    if batch:
+        store.append(batch)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--messages", type=int, default=100_000)
+    opts = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        home, cwd = Path(tmp) / "home", Path(tmp) / "project"
+        cwd.mkdir()
+        version = _time(["--version"], home, cwd, opts.runs)
+        first = subprocess.run(
+            [sys.executable, "-m", "mini_letta", "chat", "-p", "hi", "--output-format", "json"],
+            cwd=cwd, env=_env(home), check=True, capture_output=True, text=True,
+        )
+        info = json.loads(first.stdout)
+        fresh = _time(["chat", "-p", "你好"], home, cwd, opts.runs)
+        big = subprocess.run(
+            [sys.executable, "-m", "mini_letta", "chat", "-p", "hi", "--new",
+             "--output-format", "json"],
+            cwd=cwd, env=_env(home), check=True, capture_output=True, text=True,
+        )
+        big_id = json.loads(big.stdout)["conversationId"]
+        store = ConversationStore(info["agentId"], big_id, Home(home))
+        started = time.perf_counter()
+        _fill(store, opts.messages)
+        fill_s = time.perf_counter() - started
+        large = _time(["chat", "-p", "你好", "--conversation", big_id], home, cwd, opts.runs)
+        size_mb = store.log.size_bytes() / 1e6
+    print(f"mini-letta --version            median {version:7.1f} ms  ({opts.runs} runs)")
+    print(f"mock turn, fresh conversation   median {fresh:7.1f} ms")
+    print(
+        f"mock turn, {opts.messages:,} messages    median {large:7.1f} ms  "
+        f"(log {size_mb:.1f} MB, filled in {fill_s:.1f} s)"
+    )
+    print(f"ratio large/fresh               {large / fresh:7.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,396 @@
+"""JSONL logs on real files: reads, torn tails, bad lines, index recovery, processes, crashes."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import signal
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import pytest
+
+import mini_letta
+from mini_letta.errors import LockTimeoutError, UnwritableError
+from mini_letta.storage.jsonl import JsonlLog
+
+SRC = Path(mini_letta.__file__).resolve().parents[1]
+ENV = {**os.environ, "PYTHONPATH": str(SRC)}
+
+
+def line_starts(path: Path) -> list[int]:
+    """Start offsets of the complete lines, computed independently of the code under test."""
+    data = path.read_bytes()
+    ends = [i + 1 for i, byte in enumerate(data) if byte == 0x0A]
+    return [0, *ends[:-1]] if ends else []
+
+
+def index_entries(log: JsonlLog) -> list[int]:
+    data = log.index_path.read_bytes()
+    return list(struct.unpack(f"<{len(data) // 8}Q", data))
+
+
+def records(log: JsonlLog) -> list[dict[str, Any]]:
+    return [record for _, record in log.iter_from()]
+
+
+def filled(tmp_path: Path, n: int = 5) -> JsonlLog:
+    log = JsonlLog(tmp_path / "conv" / "messages.jsonl")
+    log.append([{"i": i, "text": f"message {i} ✓"} for i in range(n)])
+    return log
+
+
+def test_missing_log_is_empty(tmp_path: Path) -> None:
+    log = JsonlLog(tmp_path / "none.jsonl")
+
+    assert log.count() == 0
+    assert log.size_bytes() == 0
+    assert list(log.iter_from()) == []
+    assert list(log.iter_reverse()) == []
+    assert log.tail(3) == []
+    with pytest.raises(IndexError):
+        log.read_line(0)
+    assert log.append([]) == []
+    assert not log.path.exists()
+
+
+def test_append_and_every_way_of_reading(tmp_path: Path) -> None:
+    log = JsonlLog(tmp_path / "new" / "folder" / "messages.jsonl")
+
+    assert log.append([{"i": 0}, {"i": 1, "text": "naïve"}]) == [0, 1]
+    assert log.append([{"i": 2}]) == [2]
+    assert log.append([{"i": 3}, MappingProxyType({"i": 4})]) == [3, 4]
+
+    assert log.path.name == "messages.jsonl"
+    assert log.index_path.name == "messages.jsonl.idx"
+    assert log.lock_path.name == "messages.jsonl.lock"
+    assert log.count() == 5
+    assert log.read_line(1) == {"i": 1, "text": "naïve"}
+    assert log.read_line(4) == {"i": 4}
+    with pytest.raises(IndexError):
+        log.read_line(5)
+    with pytest.raises(IndexError):
+        log.read_line(-1)
+    assert [i for i, _ in log.iter_from()] == [0, 1, 2, 3, 4]
+    assert list(log.iter_from(3)) == [(3, {"i": 3}), (4, {"i": 4})]
+    assert list(log.iter_from(9)) == []
+    assert [i for i, _ in log.iter_reverse()] == [4, 3, 2, 1, 0]
+    assert log.tail(2) == [(3, {"i": 3}), (4, {"i": 4})]
+    assert log.tail(0) == []
+    assert [i for i, _ in log.tail(50)] == [0, 1, 2, 3, 4]
+    assert log.size_bytes() == log.path.stat().st_size
+    assert log.path.read_bytes().splitlines()[1] == '{"i":1,"text":"naïve"}'.encode()
+    assert index_entries(log) == line_starts(log.path)
+    with pytest.raises(ValueError):
+        log.iter_from(-1)
+
+
+def test_reverse_walk_crosses_index_blocks(tmp_path: Path) -> None:
+    log = JsonlLog(tmp_path / "big.jsonl")
+    log.append([{"i": i} for i in range(600)])
+
+    assert [i for i, _ in log.iter_reverse()] == list(range(599, -1, -1))
+    assert [r["i"] for _, r in JsonlLog(log.path).tail(300)] == list(range(300, 600))
+
+
+def test_torn_tail_is_ignored_then_cut_by_the_next_append(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    log = filled(tmp_path, 3)
+    with log.path.open("ab") as f:
+        f.write(b'{"i": 3, "text": "never fini')
+
+    fresh = JsonlLog(log.path)
+    assert fresh.count() == 3 == log.count()
+    assert [r["i"] for r in records(fresh)] == [0, 1, 2]
+    assert [i for i, _ in fresh.iter_reverse()] == [2, 1, 0]
+    assert fresh.tail(1) == [(2, {"i": 2, "text": "message 2 ✓"})]
+    assert not caplog.records  # silently
+
+    assert log.append([{"i": "new"}]) == [3]
+
+    assert fresh.read_line(3) == {"i": "new"}
+    assert log.path.read_bytes().endswith(b'message 2 \xe2\x9c\x93"}\n{"i":"new"}\n')
+    assert index_entries(log) == line_starts(log.path)
+
+
+def test_line_being_written_is_not_there_yet(tmp_path: Path) -> None:
+    log = filled(tmp_path, 2)
+    with log.path.open("ab") as f:
+        f.write(b'{"i": 2')
+        f.flush()
+        assert log.count() == 2
+        f.write(b"}\n")
+        f.flush()
+        assert log.count() == 3
+        assert log.read_line(2) == {"i": 2}
+
+
+def test_garbage_middle_line_is_skipped_with_one_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "messages.jsonl"
+    path.write_bytes(b'{"i": 0}\nnot json at all\n["\xff"]\n{"i": 3}\n')
+    log = JsonlLog(path)
+
+    with caplog.at_level(logging.WARNING, logger="mini_letta"):
+        assert list(log.iter_from()) == [(0, {"i": 0}), (3, {"i": 3})]
+        assert list(log.iter_from(1)) == [(3, {"i": 3})]
+
+    warnings = [r.getMessage() for r in caplog.records]
+    assert warnings == [
+        f"{path} line 2 is not a JSON object; skipping it",
+        f"{path} line 3 is not a JSON object; skipping it",
+    ]
+    assert log.count() == 4
+    assert log.read_line(1) is None
+    assert log.read_line(2) is None
+    assert log.read_line(3) == {"i": 3}
+    assert [i for i, _ in log.iter_reverse()] == [3, 0]
+    assert log.tail(2) == [(0, {"i": 0}), (3, {"i": 3})]
+    assert log.append([{"i": 4}]) == [4]
+    assert log.read_line(4) == {"i": 4}
+
+
+def test_missing_index_is_rebuilt(tmp_path: Path) -> None:
+    log = filled(tmp_path, 5)
+    log.index_path.unlink()
+
+    fresh = JsonlLog(log.path)
+    assert fresh.count() == 5
+    assert fresh.read_line(3) == {"i": 3, "text": "message 3 ✓"}
+    assert index_entries(fresh) == line_starts(log.path)  # written back while the lock was free
+
+    other = tmp_path / "written-elsewhere.jsonl"
+    other.write_text("".join(json.dumps({"i": i}) + "\n" for i in range(4)))
+    assert JsonlLog(other).tail(2) == [(2, {"i": 2}), (3, {"i": 3})]
+    assert JsonlLog(other).append([{"i": 4}]) == [4]
+    assert index_entries(JsonlLog(other)) == line_starts(other)
+
+
+def test_stale_index_is_extended(tmp_path: Path) -> None:
+    log = filled(tmp_path, 6)
+    full = log.index_path.read_bytes()
+    log.index_path.write_bytes(full[: 8 * 2])  # crash after the log write, before the index
+
+    fresh = JsonlLog(log.path)
+    assert fresh.count() == 6
+    assert fresh.read_line(5) == {"i": 5, "text": "message 5 ✓"}
+    assert [i for i, _ in fresh.iter_reverse()] == [5, 4, 3, 2, 1, 0]
+    assert log.index_path.read_bytes() == full
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "longer than the log",
+        "garbage",
+        "not a multiple of 8",
+        "non-increasing",
+        "points into a line",
+        "from another log",
+        "empty entries",
+    ],
+)
+def test_invalid_index_is_rebuilt(tmp_path: Path, damage: str) -> None:
+    log = filled(tmp_path, 6)
+    good = index_entries(log)
+    size = log.path.stat().st_size
+    bad = {
+        "longer than the log": struct.pack("<8Q", *good, size, size + 40),
+        "garbage": bytes(random.Random(1).randrange(256) for _ in range(48)),
+        "not a multiple of 8": log.index_path.read_bytes()[:-3],
+        "non-increasing": struct.pack("<6Q", *good[:4], good[5], good[4]),
+        "points into a line": struct.pack("<6Q", *good[:5], good[5] + 3),
+        "from another log": struct.pack("<3Q", 0, 7, 19),
+        "empty entries": b"\0" * 48,
+    }[damage]
+    log.index_path.write_bytes(bad)
+
+    for reader in (JsonlLog(log.path), log):
+        assert reader.count() == 6
+        assert reader.read_line(5) == {"i": 5, "text": "message 5 ✓"}
+        assert [r["i"] for r in records(reader)] == [0, 1, 2, 3, 4, 5]
+        assert [i for i, _ in reader.iter_reverse()] == [5, 4, 3, 2, 1, 0]
+    assert log.append([{"i": 6}]) == [6]
+    assert JsonlLog(log.path).read_line(6) == {"i": 6}
+    assert index_entries(log) == line_starts(log.path)
+
+
+def test_wrong_entry_in_the_middle_of_the_index_is_noticed(tmp_path: Path) -> None:
+    log = filled(tmp_path, 8)
+    entries = index_entries(log)
+    entries[3] += 2  # the cheap checks only look at the last entries
+    log.index_path.write_bytes(struct.pack(f"<{len(entries)}Q", *entries))
+
+    fresh = JsonlLog(log.path)
+    assert fresh.read_line(3) == {"i": 3, "text": "message 3 ✓"}
+    assert [i for i, _ in JsonlLog(log.path).iter_from(3)] == [3, 4, 5, 6, 7]
+    assert [r["i"] for _, r in JsonlLog(log.path).iter_reverse()] == list(range(7, -1, -1))
+    assert index_entries(log) == line_starts(log.path)
+
+
+def test_two_instances_see_each_others_appends(tmp_path: Path) -> None:
+    path = tmp_path / "shared.jsonl"
+    first, second = JsonlLog(path), JsonlLog(path)
+
+    assert first.append([{"by": "first"}]) == [0]
+    assert second.count() == 1
+    assert second.append([{"by": "second"}]) == [1]
+    assert first.count() == 2
+    assert first.read_line(1) == {"by": "second"}
+    assert first.append([{"by": "first again"}]) == [2]
+    assert [r["by"] for r in records(second)] == ["first", "second", "first again"]
+    assert index_entries(first) == line_starts(path)
+
+
+def test_reads_do_not_wait_for_a_held_lock(tmp_path: Path) -> None:
+    log = filled(tmp_path, 3)
+    log.index_path.unlink()  # reading now wants to repair the index, which needs the lock
+    holder = (
+        "import sys, time\nfrom pathlib import Path\n"
+        "from mini_letta.storage.locks import exclusive_lock\n"
+        "with exclusive_lock(Path(sys.argv[1])):\n"
+        "    print('locked', flush=True)\n    time.sleep(60)\n"
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", holder, str(log.lock_path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=ENV,
+    ) as child:
+        try:
+            assert child.stdout is not None
+            assert child.stdout.readline().strip() == "locked"
+            started = time.monotonic()
+            reader = JsonlLog(log.path)
+            assert reader.count() == 3
+            assert reader.tail(1) == [(2, {"i": 2, "text": "message 2 ✓"})]
+            assert time.monotonic() - started < 0.5
+            assert not log.index_path.exists()  # kept in memory, not written without the lock
+            with pytest.raises(LockTimeoutError, match="messages.jsonl is locked"):
+                JsonlLog(log.path, lock_timeout=0.1).append([{"i": 3}])
+            assert reader.count() == 3
+        finally:
+            child.kill()
+            child.wait()
+
+
+def test_unwritable_location_raises(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+
+    with pytest.raises(UnwritableError):
+        JsonlLog(blocker / "m.jsonl").append([{"a": 1}])
+
+
+WRITER = """
+import sys, time
+from pathlib import Path
+from mini_letta.storage.jsonl import JsonlLog
+log, name, go = JsonlLog(Path(sys.argv[1])), sys.argv[2], Path(sys.argv[3])
+while not go.exists():
+    time.sleep(0.001)
+for seq in range(50):
+    (index,) = log.append([{"writer": name, "seq": seq}])
+    print(index, seq, flush=True)
+"""
+
+
+def test_concurrent_processes_append_each_record_exactly_once(tmp_path: Path) -> None:
+    path = tmp_path / "messages.jsonl"
+    go = tmp_path / "go"
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), f"w{n}", str(go)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=ENV,
+        )
+        for n in range(4)
+    ]
+    time.sleep(0.2)
+    go.touch()
+    acknowledged: dict[str, list[tuple[int, int]]] = {}
+    for n, child in enumerate(children):
+        out, _ = child.communicate(timeout=60)
+        assert child.returncode == 0
+        acknowledged[f"w{n}"] = [(int(a), int(b)) for a, b in map(str.split, out.splitlines())]
+
+    log = JsonlLog(path)
+    assert log.count() == 200
+    everything = records(log)
+    assert sorted((r["writer"], r["seq"]) for r in everything) == sorted(
+        (f"w{n}", seq) for n in range(4) for seq in range(50)
+    )
+    for name, acks in acknowledged.items():
+        assert [seq for _, seq in acks] == list(range(50))
+        for index, seq in acks:
+            assert log.read_line(index) == {"writer": name, "seq": seq}
+    assert index_entries(log) == line_starts(path)
+
+
+CRASHER = """
+import sys
+from pathlib import Path
+from mini_letta.storage.jsonl import JsonlLog
+log, tag, pad = JsonlLog(Path(sys.argv[1])), sys.argv[2], "x" * int(sys.argv[3])
+print("ready", flush=True)
+seq = 0
+while True:
+    batch = [{"tag": tag, "seq": seq + k, "pad": pad} for k in range(1 + seq % 3)]
+    indices = log.append(batch)
+    print(" ".join(f"{i}:{r['seq']}" for i, r in zip(indices, batch)), flush=True)
+    seq += len(batch)
+"""
+
+
+def test_sigkill_during_appends_loses_no_acknowledged_record(tmp_path: Path) -> None:
+    path = tmp_path / "crash" / "messages.jsonl"
+    rng = random.Random(20240506)
+    acknowledged: dict[tuple[str, int], int] = {}
+    for run in range(20):
+        tag = f"run{run}"
+        pad = rng.choice([10, 2_000, 40_000])  # big batches make SIGKILL mid-write likely
+        with subprocess.Popen(
+            [sys.executable, "-c", CRASHER, str(path), tag, str(pad)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=ENV,
+        ) as child:
+            assert child.stdout is not None
+            assert child.stdout.readline().strip() == "ready"
+            time.sleep(rng.uniform(0, 0.15))
+            os.kill(child.pid, signal.SIGKILL)
+            out = child.stdout.read()
+            child.wait()
+        for line in out.split("\n")[:-1]:  # a line cut by the kill was never acknowledged
+            for pair in line.split():
+                at, seq = pair.split(":")
+                acknowledged[(tag, int(seq))] = int(at)
+
+        log = JsonlLog(path)
+        for key, index in acknowledged.items():
+            record = log.read_line(index)
+            assert record is not None
+            assert (record["tag"], record["seq"]) == key
+
+    log = JsonlLog(path)
+    assert len(acknowledged) > 20
+    seen: dict[str, list[int]] = {}
+    for _, record in log.iter_from():
+        seen.setdefault(record["tag"], []).append(record["seq"])
+    for tag, seqs in seen.items():  # each run's records: a gapless prefix, in order
+        assert seqs == list(range(len(seqs))), tag
+    (last,) = log.append([{"tag": "after", "seq": 0}])
+    assert last == log.count() - 1
+    assert JsonlLog(path).read_line(last) == {"tag": "after", "seq": 0}
+    assert index_entries(log) == line_starts(path)
+    assert path.read_bytes().endswith(b"\n")

@@ -1,0 +1,110 @@
+"""Cross-process locks: exclusion between processes and threads, release on SIGKILL, re-entry."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+import mini_letta
+from mini_letta.errors import LockTimeoutError
+from mini_letta.storage.locks import exclusive_lock
+
+SRC = Path(mini_letta.__file__).resolve().parents[1]
+
+HOLDER = """
+import sys, time
+from pathlib import Path
+from mini_letta.storage.locks import exclusive_lock
+with exclusive_lock(Path(sys.argv[1])):
+    print("locked", flush=True)
+    time.sleep(60)
+"""
+
+
+@contextmanager
+def lock_held_by_child(path: Path) -> Iterator[subprocess.Popen[str]]:
+    """A child process that holds the lock until it is killed."""
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    with subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path)], stdout=subprocess.PIPE, text=True, env=env
+    ) as child:
+        try:
+            assert child.stdout is not None
+            assert child.stdout.readline().strip() == "locked"
+            yield child
+        finally:
+            child.kill()
+            child.wait()
+
+
+def test_second_process_times_out_while_the_first_holds_the_lock(tmp_path: Path) -> None:
+    path = tmp_path / "agent.lock"
+    with lock_held_by_child(path):
+        started = time.monotonic()
+        with (
+            pytest.raises(LockTimeoutError) as caught,
+            exclusive_lock(path, timeout=0.2, what="agent 'ada'"),
+        ):
+            pytest.fail("took a lock held by another process")
+        waited = time.monotonic() - started
+
+    assert 0.15 <= waited < 2
+    assert caught.value.path == path
+    assert "agent 'ada' is locked" in str(caught.value)
+
+
+def test_lock_is_free_at_once_after_the_holder_is_killed(tmp_path: Path) -> None:
+    path = tmp_path / "agent.lock"
+    with lock_held_by_child(path) as child:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+        started = time.monotonic()
+        with exclusive_lock(path, timeout=5):
+            elapsed = time.monotonic() - started
+
+    assert elapsed < 0.5
+
+
+def test_nested_use_in_one_thread_does_not_deadlock(tmp_path: Path) -> None:
+    path = tmp_path / "x.lock"
+    with exclusive_lock(path), exclusive_lock(path, timeout=0.1), exclusive_lock(Path(str(path))):
+        pass
+    with exclusive_lock(path, timeout=0):  # and everything was released
+        pass
+
+
+def test_another_thread_is_excluded_until_release(tmp_path: Path) -> None:
+    path = tmp_path / "x.lock"
+    outcome: list[str] = []
+
+    def contender(timeout: float) -> None:
+        try:
+            with exclusive_lock(path, timeout=timeout):
+                outcome.append("acquired")
+        except LockTimeoutError:
+            outcome.append("timed out")
+
+    with exclusive_lock(path):
+        thread = threading.Thread(target=contender, args=(0.1,))
+        thread.start()
+        thread.join()
+    thread = threading.Thread(target=contender, args=(1.0,))
+    thread.start()
+    thread.join()
+
+    assert outcome == ["timed out", "acquired"]
+
+
+def test_lock_creates_its_parent_folder(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "er" / "x.lock"
+    with exclusive_lock(path):
+        assert path.parent.is_dir()
