@@ -21,6 +21,7 @@ from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import CorruptFileError, LeaseHeldError
 from mini_letta.home import Home
 from mini_letta.storage.atomic import load_json, quarantine_file, save_json
+from mini_letta.storage.fields import optional_int, require_str
 from mini_letta.storage.locks import exclusive_lock
 
 _log = logging.getLogger("mini_letta")
@@ -50,16 +51,15 @@ class LeaseHolder:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> LeaseHolder:
-        values = (data.get("runId"), data.get("pid"), data.get("host"))
-        stamps = (data.get("startedAt"), data.get("expiresAt"))
-        if not isinstance(values[0], str) or not isinstance(values[2], str):
-            raise ValueError("runId and host must be strings")
-        if not isinstance(values[1], int) or isinstance(values[1], bool):
-            raise ValueError("pid must be an integer")
-        if not all(isinstance(stamp, str) for stamp in stamps):
-            raise ValueError("startedAt and expiresAt must be timestamps")
-        _parse_time(str(stamps[1]))
-        return cls(values[0], values[1], values[2], str(stamps[0]), str(stamps[1]))
+        holder = cls(
+            run_id=require_str(data, "runId", non_empty=True),
+            pid=_require_int(data, "pid"),
+            host=require_str(data, "host"),
+            started_at=require_str(data, "startedAt"),
+            expires_at=require_str(data, "expiresAt"),
+        )
+        _parse_time(holder.expires_at)
+        return holder
 
 
 class LeaseBusyError(LeaseHeldError):
@@ -195,3 +195,10 @@ def _parse_time(text: str) -> datetime:
         return datetime.fromisoformat(text)
     except ValueError as exc:
         raise ValueError(f"{text!r} is not a timestamp") from exc
+
+
+def _require_int(data: dict[str, Any], key: str) -> int:
+    value = optional_int(data, key)
+    if value is None:
+        raise ValueError(f"{key} must be an integer")
+    return value

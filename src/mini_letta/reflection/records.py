@@ -18,6 +18,7 @@ from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import CorruptFileError, NotFoundError
 from mini_letta.home import Home
 from mini_letta.storage.atomic import load_json, save_json
+from mini_letta.storage.fields import optional_dict, optional_int, optional_str, require_str
 
 SCHEMA_VERSION = 1
 CONSUMING_STATUSES = ("merged", "no_changes")
@@ -56,16 +57,16 @@ class SliceInfo:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SliceInfo:
         return cls(
-            conversation_id=str(data["conversationId"]),
-            start_line=int(data["startLine"]),
-            end_snapshot_line=int(data["endSnapshotLine"]),
-            start_message_id=data.get("startMessageId"),
-            end_message_id=data.get("endMessageId"),
-            message_count=int(data.get("messageCount", 0)),
-            mode=str(data.get("mode", "unreflected")),
-            truncated=bool(data.get("truncated", False)),
-            watermark_lost=bool(data.get("watermarkLost", False)),
-            payload_path=data.get("payloadPath"),
+            conversation_id=require_str(data, "conversationId", non_empty=True),
+            start_line=optional_int(data, "startLine", minimum=0) or 0,
+            end_snapshot_line=optional_int(data, "endSnapshotLine", minimum=0) or 0,
+            start_message_id=optional_str(data, "startMessageId"),
+            end_message_id=optional_str(data, "endMessageId"),
+            message_count=optional_int(data, "messageCount", minimum=0) or 0,
+            mode=optional_str(data, "mode") or "unreflected",
+            truncated=data.get("truncated") is True,
+            watermark_lost=data.get("watermarkLost") is True,
+            payload_path=optional_str(data, "payloadPath"),
         )
 
 
@@ -129,32 +130,35 @@ class RunRecord:
         try:
             if data.get("schemaVersion") != SCHEMA_VERSION:
                 raise ValueError(f"schemaVersion {data.get('schemaVersion')!r} is not 1")
-            usage = data.get("usage") or {}
+            slices = data.get("slices") or []
+            if not isinstance(slices, list) or not all(isinstance(s, dict) for s in slices):
+                raise ValueError("slices must be a list of objects")
+            usage = optional_dict(data, "usage") or {}
             return cls(
-                run_id=str(data["runId"]),
-                agent_id=str(data["agentId"]),
-                trigger=str(data["trigger"]),
-                conversation_id=str(data["conversationId"]),
-                status=str(data["status"]),
-                started_at=str(data["startedAt"]),
-                message=str(data.get("message") or ""),
-                slices=tuple(SliceInfo.from_json(s) for s in data.get("slices") or ()),
-                instruction=data.get("instruction"),
-                merge_mode=str(data.get("mergeMode") or "auto"),
-                commit_count=int(data.get("commitCount") or 0),
-                merge_commit=data.get("mergeCommit"),
-                parent_head_before=data.get("parentHeadBefore"),
-                branch=data.get("branch"),
-                watermark_before=_opt_dict(data.get("watermarkBefore")),
-                watermark_after=_opt_dict(data.get("watermarkAfter")),
-                finished_at=data.get("finishedAt"),
-                duration_ms=data.get("durationMs"),
-                model=data.get("model"),
-                usage={k: int(v) for k, v in usage.items()},
-                steps=int(data.get("steps") or 0),
-                error=data.get("error"),
+                run_id=require_str(data, "runId", non_empty=True),
+                agent_id=require_str(data, "agentId", non_empty=True),
+                trigger=require_str(data, "trigger"),
+                conversation_id=require_str(data, "conversationId"),
+                status=require_str(data, "status", non_empty=True),
+                started_at=require_str(data, "startedAt"),
+                message=optional_str(data, "message") or "",
+                slices=tuple(SliceInfo.from_json(s) for s in slices),
+                instruction=optional_str(data, "instruction"),
+                merge_mode=optional_str(data, "mergeMode") or "auto",
+                commit_count=optional_int(data, "commitCount", minimum=0) or 0,
+                merge_commit=optional_str(data, "mergeCommit"),
+                parent_head_before=optional_str(data, "parentHeadBefore"),
+                branch=optional_str(data, "branch"),
+                watermark_before=optional_dict(data, "watermarkBefore"),
+                watermark_after=optional_dict(data, "watermarkAfter"),
+                finished_at=optional_str(data, "finishedAt"),
+                duration_ms=optional_int(data, "durationMs", minimum=0),
+                model=optional_str(data, "model"),
+                usage={key: optional_int(usage, key, minimum=0) or 0 for key in usage},
+                steps=optional_int(data, "steps", minimum=0) or 0,
+                error=optional_str(data, "error"),
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except ValueError as exc:
             raise CorruptFileError(path, f"not a run record ({exc})") from exc
 
 
@@ -259,11 +263,3 @@ def _watermarks_for(record: RunRecord, conversation_id: str) -> list[dict[str, A
     after = record.watermark_after or {}
     mark = after.get(conversation_id)
     return [mark] if isinstance(mark, dict) else []
-
-
-def _opt_dict(value: object) -> dict[str, Any] | None:
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise ValueError("expected an object")
-    return value

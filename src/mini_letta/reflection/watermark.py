@@ -23,6 +23,7 @@ from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import CorruptFileError
 from mini_letta.reflection.records import find_consumed_watermark
 from mini_letta.storage.atomic import quarantine_file
+from mini_letta.storage.fields import optional_int, optional_str
 from mini_letta.storage.locks import exclusive_lock
 
 _log = logging.getLogger("mini_letta")
@@ -78,17 +79,17 @@ class ReflectionState:
         if version != SCHEMA_VERSION:
             raise ValueError(f"schemaVersion {version!r} is not {SCHEMA_VERSION}")
         return cls(
-            reflected_through_message_id=_opt_str(data, "reflectedThroughMessageId") or None,
-            reflected_through_line=_opt_count(data, "reflectedThroughLine"),
-            total_completed_steps=_opt_count(data, "totalCompletedSteps") or 0,
-            reflected_completed_steps=_opt_count(data, "reflectedCompletedSteps") or 0,
+            reflected_through_message_id=optional_str(data, "reflectedThroughMessageId") or None,
+            reflected_through_line=optional_int(data, "reflectedThroughLine", minimum=0),
+            total_completed_steps=optional_int(data, "totalCompletedSteps", minimum=0) or 0,
+            reflected_completed_steps=optional_int(data, "reflectedCompletedSteps", minimum=0) or 0,
             steps_since_last_successful_reflection=(
-                _opt_count(data, "stepsSinceLastSuccessfulReflection") or 0
+                optional_int(data, "stepsSinceLastSuccessfulReflection", minimum=0) or 0
             ),
-            last_reflection_started_at=_opt_str(data, "lastReflectionStartedAt"),
-            last_reflection_succeeded_at=_opt_str(data, "lastReflectionSucceededAt"),
-            last_reflection_status=_opt_str(data, "lastReflectionStatus"),
-            consecutive_failures=_opt_count(data, "consecutiveFailures") or 0,
+            last_reflection_started_at=optional_str(data, "lastReflectionStartedAt"),
+            last_reflection_succeeded_at=optional_str(data, "lastReflectionSucceededAt"),
+            last_reflection_status=optional_str(data, "lastReflectionStatus"),
+            consecutive_failures=optional_int(data, "consecutiveFailures", minimum=0) or 0,
         )
 
 
@@ -316,19 +317,3 @@ def _state_lock(store: ConversationStore) -> Any:
     return exclusive_lock(
         store.dir / STATE_LOCK, what=f"reflection state of {store.conversation_id}"
     )
-
-
-def _opt_str(data: dict[str, Any], key: str) -> str | None:
-    value = data.get(key)
-    if value is not None and not isinstance(value, str):
-        raise ValueError(f"{key} must be a string or null")
-    return value
-
-
-def _opt_count(data: dict[str, Any], key: str) -> int | None:
-    value = data.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ValueError(f"{key} must be a non-negative integer or null")
-    return value
