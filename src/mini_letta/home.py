@@ -47,6 +47,14 @@ class Home:
     def memory_dir(self, agent_id: str) -> Path:
         return self.agent_dir(agent_id) / "memory"
 
+    def memory_lock(self, agent_id: str) -> Path:
+        """Held while a memory edit is written and committed (`memory` tool, `memory edit`)."""
+        return self.agent_dir(agent_id) / "memory.lock"
+
+    def prompt_cache_file(self, agent_id: str) -> Path:
+        """The compiled memory section, keyed by the memory repo's HEAD sha."""
+        return self.agent_dir(agent_id) / "prompt-cache.json"
+
     def memory_worktrees_dir(self, agent_id: str) -> Path:
         return self.agent_dir(agent_id) / "memory-worktrees"
 

@@ -50,8 +50,11 @@ def new_agent(
     context_window: int | None = None,
     base_url: str | None = None,
 ) -> AgentRecord:
+    from mini_letta.memory.repo import ensure_git_available
+
     handle = model or default_model(world.home, world.environ)
     parse_handle(handle)  # an unknown handle is refused before anything is created
+    ensure_git_available()  # so is a machine without git: memory needs it
     spec = NewAgent(
         name=name or unique_agent_name(world.home, world.cwd.name),
         model=handle,
@@ -59,19 +62,35 @@ def new_agent(
         context_window=context_window,
         base_url=base_url,
     )
-    return create_agent(world.home, spec, world.clock)
+    agent = create_agent(world.home, spec, world.clock)
+    ensure_agent_memory(world.home, agent)
+    return agent
+
+
+def ensure_agent_memory(home: Home, agent: AgentRecord) -> None:
+    """Create the agent's memory repository if it is missing (idempotent; GitError if no git)."""
+    if (home.memory_dir(agent.id) / ".git").exists():
+        return
+    from mini_letta.memory.repo import init_memory_repo
+
+    init_memory_repo(home.memory_dir(agent.id))
 
 
 def resolve_agent(world: World, agent_ref: str | None, *, model: str | None = None) -> AgentRecord:
     """The agent a command acts on; creates the project's agent on first use."""
     if agent_ref:
-        return find_agent(world.home, agent_ref)
+        found = find_agent(world.home, agent_ref)
+        ensure_agent_memory(world.home, found)
+        return found
     last = load_project_settings(world.cwd).get("lastAgentId")
     if isinstance(last, str) and last:
         try:
-            return find_agent(world.home, last)
+            found = find_agent(world.home, last)
         except NotFoundError:
             pass  # the agent was deleted; this project gets a new one
+        else:
+            ensure_agent_memory(world.home, found)
+            return found
     agent = new_agent(world, model=model)
     remember_current(world.cwd, agent.id, "")
     return agent

@@ -1,9 +1,10 @@
 """The embedded `mock` model: deterministic, offline, and on the same loop as a real model.
 
-As the chat model it answers `（mock）我听到了：<user text>`. Other purposes (reflection,
-summary, merge) are answered by the responders registered in `_RESPONDERS`; each one sees the
-same `ModelRequest` a real model would and may only act through tool calls, so the mock goes
-through the same tools and checks as any other model.
+As the chat model it answers `（mock）我听到了：<user text>`; "记住…" / "remember that …" instead
+becomes a `memory` tool call and then `（mock）我记住了：…` (llm/mock_memory.py). Other purposes
+(reflection, summary, merge) are answered by the responders registered in `_RESPONDERS`; each
+sees the same `ModelRequest` a real model would and may only act through tool calls, so the
+mock goes through the same tools and checks as any other model.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from mini_letta.llm.base import (
     ToolCallEvent,
     UsageEvent,
 )
+from mini_letta.llm.mock_memory import respond_remember
 from mini_letta.llm.mock_reflection import respond_merge, respond_reflection
 
 MOCK_CONTEXT_WINDOW = 8192
@@ -42,6 +44,9 @@ def last_user_text(request: ModelRequest) -> str:
 
 
 def respond_chat(request: ModelRequest) -> ModelResponse:
+    remembered = respond_remember(request)  # "记住…": a memory tool call, then an answer
+    if remembered is not None:
+        return remembered
     return ModelResponse(CHAT_PREFIX + last_user_text(request), (), None, "end_turn")
 
 

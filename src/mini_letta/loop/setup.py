@@ -14,7 +14,9 @@ from mini_letta.conversations.store import ConversationStore
 from mini_letta.llm.base import Provider
 from mini_letta.llm.registry import ProviderOptions, build_provider
 from mini_letta.loop.turn import DEFAULT_MAX_STEPS, TurnSetup
+from mini_letta.memory.compile import PromptCompiler
 from mini_letta.tools.base import Approver, ToolContext, Toolset
+from mini_letta.tools.memory_tool import MemoryTool
 from mini_letta.tools.permissions import PermissionMode
 from mini_letta.workspace import World
 
@@ -43,12 +45,24 @@ def build_agent_provider(world: World, agent: AgentRecord, options: TurnOptions)
     )
 
 
-def build_system_prompt(agent: AgentRecord, store: ConversationStore) -> Callable[[], str]:
+def build_system_prompt(
+    agent: AgentRecord, store: ConversationStore, compiler: PromptCompiler | None = None
+) -> Callable[[], str]:
+    """The prompt for each model call: base + memory at HEAD (cached by sha) + metadata."""
+    home = store.home
+    memory_dir = home.memory_dir(agent.id)
+    owned = compiler or PromptCompiler(memory_dir, home.prompt_cache_file(agent.id))
+
+    def metadata() -> dict[str, str]:
+        return {
+            "agent id": agent.id,
+            "conversation id": store.conversation_id,
+            "stored messages (at compile time)": str(store.count()),
+            "memory path": str(memory_dir),
+        }
+
     def render() -> str:
-        return (
-            f"{agent.system}\n\n<metadata>\nagent id: {agent.id}\n"
-            f"conversation id: {store.conversation_id}\n</metadata>"
-        )
+        return owned.compile(agent.system, metadata)
 
     return render
 
@@ -69,7 +83,7 @@ def build_turn_setup(
         agent=agent,
         store=store,
         provider=provider,
-        toolset=Toolset(),
+        toolset=Toolset((MemoryTool(),)),
         tool_context=context,
         clock=world.clock,
         system_prompt=build_system_prompt(agent, store),

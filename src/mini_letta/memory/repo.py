@@ -158,6 +158,13 @@ class GitRepo:
         """HEAD's commit sha; a GitError when the repository has no commit yet."""
         return self.rev_parse("HEAD")
 
+    def head_sha_or_none(self) -> str | None:
+        """HEAD's sha, or None for a repository without commits (one git process)."""
+        proc = self._run(("rev-parse", "--verify", "-q", "HEAD^{commit}"), check=False)
+        if proc.returncode != 0:
+            return None
+        return proc.stdout.decode("ascii").strip() or None
+
     def rev_parse(self, rev: str) -> str:
         proc = self._run(("rev-parse", "--verify", "-q", f"{rev}^{{commit}}"), check=False)
         if proc.returncode != 0:

@@ -1,0 +1,257 @@
+"""The system prompt compiled from the committed memory (HEAD), cached by HEAD's sha.
+
+Order (deterministic, locale-independent): base prompt, `<self>` from system/persona.md, every
+other system/**.md inlined (folders as nested sections, each file with its description), the
+external memory as a tree with descriptions, the skills (skills/<name>/SKILL.md), then a short
+metadata block. Uncommitted edits are invisible. `PromptCompiler` owns the cache (in memory and,
+optionally, a JSON file keyed by sha), so an unchanged memory costs one `git rev-parse` per call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from mini_letta.errors import CorruptFileError, FrontmatterError, GitError, StorageError
+from mini_letta.memory.frontmatter import decode_memory_bytes, normalize_text, parse_memory_file
+from mini_letta.memory.repo import GitRepo
+
+PERSONA = "system/persona.md"
+CACHE_SCHEMA_VERSION = 1
+_RENDER_VERSION = 1  # bump when the section format changes, so disk caches are rebuilt
+
+Metadata = Mapping[str, str] | Callable[[], Mapping[str, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    path: str
+    description: str
+    body: str
+
+
+@dataclass
+class _Folder:
+    files: list[_Entry] = field(default_factory=list)
+    folders: dict[str, _Folder] = field(default_factory=dict)
+
+
+def compile_system_prompt(base: str, repo_path: Path, metadata: Mapping[str, str]) -> str:
+    """The full system prompt from HEAD, compiled now (use PromptCompiler to cache it)."""
+    return assemble_prompt(base, render_memory_snapshot(repo_path), metadata)
+
+
+def render_memory_snapshot(repo_path: Path) -> str:
+    """The memory section alone (self, system files, external tree, skills) at HEAD."""
+    repo = GitRepo(repo_path)
+    _require_repo(repo)
+    if not repo.has_head():
+        return ""
+    return build_memory_section(repo.read_blobs("HEAD"))
+
+
+def assemble_prompt(base: str, section: str, metadata: Mapping[str, str]) -> str:
+    parts = [base.strip()]
+    if section:
+        parts.append(section)
+    if metadata:
+        lines = "\n".join(f"- {key}: {value}" for key, value in metadata.items())
+        parts.append(f"<memory_metadata>\n{lines}\n</memory_metadata>")
+    return "\n\n".join(parts) + "\n"
+
+
+def build_memory_section(blobs: Mapping[str, bytes]) -> str:
+    """Render files (path -> bytes, as at HEAD); only `.md` files take part."""
+    persona: _Entry | None = None
+    system = _Folder()
+    external: list[_Entry] = []
+    skills: list[tuple[str, str, str]] = []
+    for path in sorted(blobs, key=_sort_key):
+        if not path.endswith(".md"):
+            continue
+        entry = _entry(path, blobs[path])
+        parts = path.split("/")
+        if path == PERSONA:
+            persona = entry
+        elif parts[0] == "system":
+            _insert(system, parts[1:], entry)
+        elif parts[0] == "skills":
+            if len(parts) == 3 and parts[2] == "SKILL.md":
+                skills.append((parts[1], entry.description, path))
+        else:
+            external.append(entry)
+    sections: list[str] = []
+    if persona is not None:
+        sections.append(f'<self path="{_attr(PERSONA)}">\n{_block(persona.body)}</self>')
+    if system.files or system.folders:
+        sections.append(f"<system_memory>\n{_render_folder(system)}</system_memory>")
+    if external:
+        tree = "\n".join(_tree_lines([(e.path, e.description) for e in external]))
+        sections.append(f"<external_memory>\n{tree}\n</external_memory>")
+    if skills:
+        lines = "\n".join(f"- {name}: {desc} ({path})" for name, desc, path in skills)
+        sections.append(f"<available_skills>\n{lines}\n</available_skills>")
+    return "\n\n".join(sections)
+
+
+class PromptCompiler:
+    """Compiles one memory repo's prompt, caching it by HEAD sha for the life of its owner.
+
+    With `cache_file`, the memory section is also kept on disk (written atomically) so a new
+    process with an unchanged memory reads JSON instead of parsing every file again. Metadata
+    given as a callable is evaluated when the prompt is (re)compiled, i.e. once per HEAD.
+    """
+
+    def __init__(self, repo_path: Path, cache_file: Path | None = None) -> None:
+        self.repo = GitRepo(repo_path)
+        self.cache_file = cache_file
+        self._section_key: str | None = None
+        self._section = ""
+        self._prompt_key: tuple[str, str] | None = None
+        self._prompt = ""
+        self.compiles = 0  # how many times the memory was actually rendered (for tests/bench)
+
+    def head(self) -> str:
+        _require_repo(self.repo)
+        return self.repo.head_sha_or_none() or ""
+
+    def memory_section(self, head: str | None = None) -> str:
+        head = self.head() if head is None else head
+        if head == self._section_key:
+            return self._section
+        section = self._load_cached(head)
+        if section is None:
+            section = build_memory_section(self.repo.read_blobs("HEAD")) if head else ""
+            self.compiles += 1
+            self._save_cached(head, section)
+        self._section_key, self._section = head, section
+        return section
+
+    def compile(self, base: str, metadata: Metadata) -> str:
+        head = self.head()
+        key = (head, hashlib.sha256(base.encode("utf-8")).hexdigest())
+        if key == self._prompt_key:
+            if not callable(metadata):
+                return assemble_prompt(base, self._section, metadata)
+            return self._prompt
+        section = self.memory_section(head)
+        meta = metadata() if callable(metadata) else metadata
+        self._prompt_key, self._prompt = key, assemble_prompt(base, section, meta)
+        return self._prompt
+
+    def _load_cached(self, head: str) -> str | None:
+        if self.cache_file is None or not head:
+            return None
+        from mini_letta.storage.atomic import load_json
+
+        try:
+            data = load_json(self.cache_file)
+        except (CorruptFileError, StorageError):
+            return None  # a cache: rebuild it rather than fail the turn
+        if not data or data.get("head") != head or data.get("renderVersion") != _RENDER_VERSION:
+            return None
+        section = data.get("memory")
+        return section if isinstance(section, str) else None
+
+    def _save_cached(self, head: str, section: str) -> None:
+        if self.cache_file is None or not head:
+            return
+        from mini_letta.storage.atomic import save_json
+
+        record = {
+            "schemaVersion": CACHE_SCHEMA_VERSION,
+            "renderVersion": _RENDER_VERSION,
+            "head": head,
+            "memory": section,
+        }
+        # The prompt is correct without its cache; the next compile simply tries again.
+        with contextlib.suppress(StorageError):
+            save_json(self.cache_file, record)
+
+
+def _require_repo(repo: GitRepo) -> None:
+    if not repo.exists():
+        raise GitError(
+            f"the memory repository {repo.path} is missing; run `mini-letta memory status` "
+            "to re-create it"
+        )
+
+
+def _sort_key(path: str) -> tuple[tuple[str, str], ...]:
+    return tuple((part.casefold(), part) for part in path.split("/"))
+
+
+def _entry(path: str, data: bytes) -> _Entry:
+    try:
+        text = decode_memory_bytes(data, path)
+    except FrontmatterError as exc:
+        return _Entry(path, f"(unreadable: {_detail(exc, path)})", "")
+    try:
+        parsed = parse_memory_file(text, path)
+    except FrontmatterError as exc:
+        return _Entry(path, f"(invalid frontmatter: {_detail(exc, path)})", normalize_text(text))
+    return _Entry(path, parsed.description, parsed.body)
+
+
+def _detail(exc: FrontmatterError, path: str) -> str:
+    return str(exc).removeprefix(f"{path}: ")
+
+
+def _insert(folder: _Folder, parts: list[str], entry: _Entry) -> None:
+    for name in parts[:-1]:
+        folder = folder.folders.setdefault(name, _Folder())
+    folder.files.append(entry)
+
+
+def _render_folder(folder: _Folder, prefix: str = "system/") -> str:
+    out: list[str] = []
+    for entry in folder.files:
+        out.append(
+            f'<file path="{_attr(entry.path)}" description="{_attr(entry.description)}">\n'
+            f"{_block(entry.body)}</file>\n"
+        )
+    for name, child in folder.folders.items():
+        path = f"{prefix}{name}/"
+        out.append(f'<folder path="{_attr(path)}">\n{_render_folder(child, path)}</folder>\n')
+    return "".join(out)
+
+
+def _tree_lines(entries: list[tuple[str, str]]) -> list[str]:
+    """A box-drawing tree of paths, folders first, each file followed by its description."""
+    root: dict[str, object] = {}
+    for path, description in entries:
+        node = root
+        parts = PurePosixPath(path).parts
+        for name in parts[:-1]:
+            child = node.setdefault(name + "/", {})
+            assert isinstance(child, dict)
+            node = child
+        node[parts[-1]] = description
+    lines: list[str] = []
+    _walk(root, "", lines)
+    return lines
+
+
+def _walk(node: dict[str, object], indent: str, lines: list[str]) -> None:
+    names = sorted(node, key=lambda n: (not n.endswith("/"), n.casefold(), n))
+    for index, name in enumerate(names):
+        last = index == len(names) - 1
+        value = node[name]
+        branch = "└── " if last else "├── "
+        if isinstance(value, dict):
+            lines.append(f"{indent}{branch}{name}")
+            _walk(value, indent + ("    " if last else "│   "), lines)
+        else:
+            lines.append(f"{indent}{branch}{name} — {value}")
+
+
+def _block(body: str) -> str:
+    body = body.strip("\n")
+    return f"{body}\n" if body else ""
+
+
+def _attr(value: str) -> str:
+    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")

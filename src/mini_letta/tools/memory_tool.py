@@ -1,0 +1,119 @@
+"""The `memory` tool: the agent reads and edits its own memory files, one commit per change.
+
+A change is planned and validated first (memory/edits.py), refused if a path it touches has
+uncommitted changes, then written and committed with the call's `reason` as the message, all
+under the repo's lock (`agents/<id>/memory.lock`) so two processes take turns. If the commit
+fails (a hook refusing it, a full disk), the files are put back: memory is exactly as before.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mini_letta.llm.base import ToolSpec
+from mini_letta.tools.base import ToolContext, ToolInputError, ToolKind, ToolResult, require_str
+
+LOCK_TIMEOUT = 30.0
+_COMMANDS = ["view", "create", "str_replace", "insert", "delete", "rename", "update_description"]
+
+DESCRIPTION = (
+    "Read or change your memory (markdown files with a one-line 'description' frontmatter, "
+    "kept in git). Each change is committed with `reason` as its message and is in your prompt "
+    "from the next call. view: a file's text, or the file list without path."
+)
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "command": {"type": "string", "enum": _COMMANDS},
+        "path": {"type": "string", "description": "e.g. system/human.md"},
+        "reason": {"type": "string", "description": "why; the commit message"},
+        "description": {"type": "string", "description": "create, update_description"},
+        "content": {"type": "string", "description": "create: body; insert: text"},
+        "old_str": {"type": "string", "description": "exact text matching once"},
+        "new_str": {"type": "string", "description": "replacement, may be empty"},
+        "insert_line": {"type": "integer", "description": "after body line N; 0 top; omit: end"},
+        "new_path": {"type": "string", "description": "rename target"},
+    },
+    "required": ["command", "reason"],
+}
+
+
+class MemoryTool:
+    kind: ToolKind = "memory"
+
+    def __init__(self) -> None:
+        self.spec = ToolSpec("memory", DESCRIPTION, SCHEMA)
+
+    def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        if ctx.memory_dir is None:
+            raise ToolInputError("this agent has no memory folder")
+        command = require_str(args, "command")
+        if command == "view":
+            return _view(ctx.memory_dir, args, ctx.output_cap)
+        reason = require_str(args, "reason").strip()
+        if not reason:
+            raise ToolInputError("'reason' must say why (it becomes the commit message)")
+        return ToolResult(apply_and_commit(ctx.memory_dir, command, args, reason))
+
+
+def memory_lock_path(memory_dir: Path) -> Path:
+    """The lock beside the repo: `agents/<id>/memory` -> `agents/<id>/memory.lock`."""
+    return memory_dir.with_name(memory_dir.name + ".lock")
+
+
+def apply_and_commit(memory_dir: Path, command: str, args: dict[str, Any], reason: str) -> str:
+    """Validate, write and commit one edit under the repo lock; returns the result line."""
+    from mini_letta.errors import MemoryEditError
+    from mini_letta.memory.edits import plan_memory_edit, restore_snapshot, write_memory_plan
+    from mini_letta.memory.repo import GitRepo
+    from mini_letta.storage.locks import exclusive_lock
+
+    repo = GitRepo(memory_dir)
+    if not repo.exists():
+        raise MemoryEditError(f"the memory folder {memory_dir} is not a git repository")
+    with exclusive_lock(memory_lock_path(memory_dir), timeout=LOCK_TIMEOUT, what="memory"):
+        _refuse_unfinished_git(memory_dir)
+        plan = plan_memory_edit(memory_dir, command, args)
+        dirty = repo.changed_paths(plan.touched)
+        if dirty:
+            raise MemoryEditError(
+                f"memory {command}: {', '.join(dirty)} has uncommitted changes; ask the user to "
+                "commit or discard them (`mini-letta memory status`)"
+            )
+        outcome = write_memory_plan(memory_dir, plan)
+        try:
+            sha = repo.commit_paths(outcome.touched, reason)
+        except BaseException:
+            restore_snapshot(memory_dir, outcome.snapshot)
+            raise
+    if sha is None:  # the plan refused no-op edits, so only an outside change gets here
+        return f"{outcome.message}; nothing to commit"
+    return f"{outcome.message} (committed {sha[:7]})"
+
+
+def _refuse_unfinished_git(memory_dir: Path) -> None:
+    from mini_letta.errors import MemoryEditError
+
+    git_dir = memory_dir / ".git"
+    for marker in ("MERGE_HEAD", "REVERT_HEAD", "CHERRY_PICK_HEAD", "rebase-merge", "rebase-apply"):
+        if (git_dir / marker).exists():
+            raise MemoryEditError(
+                "memory has an unfinished git operation (merge, revert or rebase); ask the user "
+                "to finish or abort it"
+            )
+
+
+def _view(memory_dir: Path, args: dict[str, Any], cap: int) -> ToolResult:
+    from mini_letta.memory.edits import list_memory_tree, read_memory_file
+
+    path = args.get("path")
+    if path is None or path == "":
+        lines = [f"{rel} — {description}" for rel, description in list_memory_tree(memory_dir)]
+        text = "\n".join(lines) or "(memory is empty)"
+    else:
+        text = read_memory_file(memory_dir, path)
+    if len(text) > cap:
+        text = text[:cap] + f"\n… (truncated at {cap} characters)"
+    return ToolResult(text)
