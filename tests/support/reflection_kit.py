@@ -53,3 +53,62 @@ def git(repo: Path, *args: str) -> str:
         check=True,
     )
     return proc.stdout
+
+
+class ScriptedProvider:
+    """A test Provider: each model call takes the next step of the script.
+
+    A step is a ModelResponse, an exception to raise, or a callable (request -> either).
+    When the script runs out, the provider ends its turn with a short text.
+    """
+
+    def __init__(self, steps=(), handle: str = "test/scripted", context_window: int = 8192):
+        self.steps = list(steps)
+        self.handle = handle
+        self.context_window = context_window
+        self.requests = []
+
+    def stream(self, request):
+        from mini_letta.llm.base import StopEvent, TextDelta, ToolCallEvent
+
+        self.requests.append(request)
+        step = self.steps.pop(0) if self.steps else respond("done")
+        if callable(step):
+            step = step(request)
+        if isinstance(step, BaseException):
+            raise step
+        if step.text:
+            yield TextDelta(step.text)
+        for call in step.tool_calls:
+            yield ToolCallEvent(call)
+        yield StopEvent(step.stop_reason)
+
+
+class SideEffectProvider:
+    """Wraps a provider and runs `effects[n]()` just before its n-th call (1-based)."""
+
+    def __init__(self, inner, effects: dict):
+        self.inner = inner
+        self.effects = effects
+        self.handle = inner.handle
+        self.context_window = inner.context_window
+        self.calls = 0
+
+    def stream(self, request):
+        self.calls += 1
+        effect = self.effects.get(self.calls)
+        if effect is not None:
+            effect()
+        return self.inner.stream(request)
+
+
+def respond(text: str = "", *calls):
+    from mini_letta.llm.base import ModelResponse
+
+    return ModelResponse(text, tuple(calls), None, "tool_use" if calls else "end_turn")
+
+
+def tool_call(name: str, n: int = 1, **arguments) -> ToolCall:
+    import json
+
+    return ToolCall(f"call-{name}-{n}", name, json.dumps(arguments, ensure_ascii=False))

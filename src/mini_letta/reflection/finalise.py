@@ -21,6 +21,8 @@ from mini_letta.reflection.worktree import (
     commits_ahead,
     is_merged,
 )
+from mini_letta.storage.locks import exclusive_lock
+from mini_letta.tools.memory_tool import memory_lock_path
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +30,7 @@ class MergeAttempt:
     merged: bool
     conflict: bool = False
     detail: str = ""
+    dirty: bool = False  # the parent had uncommitted changes, so nothing was tried
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +43,7 @@ class ReviewReport:
 
 
 Reviewer = Callable[[Worktree, int], ReviewReport]
+MERGE_LOCK_TIMEOUT = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +81,8 @@ def finalise_worktree(
     attempt = merge_branch(parent, worktree)
     if attempt.merged:
         return _done("merged", commits=commits, head=parent.head_sha())
+    if attempt.dirty:
+        return _done("parent_dirty", commits=commits, detail=attempt.detail)
     if attempt.conflict:
         return _done("merge_conflict", commits=commits, detail=attempt.detail)
     return _done("failed", commits=commits, detail=attempt.detail)
@@ -85,10 +91,19 @@ def finalise_worktree(
 def merge_branch(parent: GitRepo, worktree: Worktree) -> MergeAttempt:
     """`git merge` the reflection branch into main (fast-forward or a merge commit).
 
-    A conflict is aborted at once, so the parent is left exactly as it was.
+    Runs under the memory repo's lock, the one the memory tool commits under, and re-checks
+    that the parent is clean there. A conflict is aborted at once: the parent is left as it was.
     """
-    if parent.current_branch() != "main":
-        return MergeAttempt(False, detail="memory is not on branch main")
+    with exclusive_lock(memory_lock_path(parent.path), timeout=MERGE_LOCK_TIMEOUT, what="memory"):
+        if parent.current_branch() != "main":
+            return MergeAttempt(False, detail="memory is not on branch main")
+        changes = parent.changed_paths()
+        if changes:
+            return MergeAttempt(False, detail=_paths(changes), dirty=True)
+        return _merge_locked(parent, worktree)
+
+
+def _merge_locked(parent: GitRepo, worktree: Worktree) -> MergeAttempt:
     message = f"merge(reflection): {branch_subject(parent, worktree)}"
     if parent.returncode("merge", "--no-edit", "-m", message, worktree.branch) == 0:
         return MergeAttempt(True)

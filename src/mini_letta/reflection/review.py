@@ -56,12 +56,13 @@ class ReflectionMergeTool:
             return ToolResult("Rejected: the reflection branch will not be merged.")
         if decision != "merge":
             raise ToolInputError("'decision' must be 'merge' or 'reject'")
-        if self.parent.changed_paths():
-            self.attempt = MergeAttempt(False, detail="memory has uncommitted changes")
-            return ToolResult("Not merged: memory has uncommitted changes; leave it alone.", True)
         self.attempt = merge_branch(self.parent, self.worktree)
         if self.attempt.merged:
             return ToolResult(f"Merged {self.worktree.branch} into memory.")
+        if self.attempt.dirty:
+            return ToolResult(
+                f"Not merged: memory has uncommitted changes ({self.attempt.detail}).", True
+            )
         return ToolResult(f"Not merged: {self.attempt.detail or 'the merge failed'}.", True)
 
 
