@@ -17,42 +17,7 @@ from mini_letta.reflection.payload import (
     truncate_middle,
 )
 from mini_letta.reflection.watermark import ReflectionState, Watermark
-from support.reflection_kit import add_turn, message, new_store
-
-SECRETS = [
-    "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z",
-    "sk-ant-api03-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe",
-    "sk_live_51HxYz2AbCdEfGh3IjKlMn4Op",
-    "rk_test_4eC39HqLyjWDarjtT1zdp7dc9Z",
-    "AKIAIOSFODNN7EXAMPLE",
-    "ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R",
-    "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
-    "glpat-xY12zW34vU56tS78rQ90",
-    "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
-    "https://hooks.slack.com/services/T0ABCDEFG/B0HIJKLMN/a1B2c3D4e5F6g7H8i9J0k1L2",
-    "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
-    "hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
-    "npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
-    "SG.abcdefghijklmnopqrstuv.ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopq",
-    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-    "Bearer a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6",
-    "postgres://admin:S3cretPassw0rd@db.example.com:5432/app",
-    "aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-    "OPENAI_API_KEY=abc123def456ghi789",
-    "DATABASE_PASSWORD=hunter2hunter2x9",
-    "GITHUB_TOKEN: 9f8e7d6c5b4a3f2e1d0c",
-    "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1b2c3\n-----END RSA PRIVATE KEY-----",
-]
-# The credential inside each planted text: it must never appear anywhere.
-_PREFIXED = {
-    "Bearer ": "",
-    "aws_secret_access_key=": "",
-    "OPENAI_API_KEY=": "",
-    "DATABASE_PASSWORD=": "",
-    "GITHUB_TOKEN: ": "",
-}
-NEEDLES = [next((s.removeprefix(p) for p in _PREFIXED if s.startswith(p)), s) for s in SECRETS]
-NEEDLES = [n if not n.startswith("postgres://") else "S3cretPassw0rd" for n in NEEDLES]
+from support.reflection_kit import NEEDLES, SECRETS, add_turn, message, new_store
 
 
 def test_planted_secrets_are_all_detected_by_the_scanner():

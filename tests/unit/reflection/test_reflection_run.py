@@ -21,6 +21,8 @@ from mini_letta.reflection.watermark import (
 from mini_letta.reflection.worktree import create_worktree
 from mini_letta.workspace import new_agent, resolve_conversation
 from support.reflection_kit import (
+    NEEDLES,
+    SECRETS,
     ScriptedProvider,
     SideEffectProvider,
     add_turn,
@@ -364,3 +366,19 @@ def test_steps_since_counts_only_after_the_watermark(world, agent, store):
     _launch(world, agent, store)
     _chat(store, world.clock, "one", "two")
     assert steps_since_last_reflection(store) == 2
+
+
+def test_planted_secrets_never_reach_the_payload_the_agent_or_memory(world, agent, store, parent):
+    for secret in SECRETS:
+        _chat(store, world.clock, f"我更喜欢用 tabs 缩进，我的凭据是 {secret}")
+        _chat(store, world.clock, f"From now on deploy with {secret}")
+    outcome = _launch(world, agent, store, max_payload_chars=400_000)
+    assert outcome.status == "merged"
+    history = git(parent.path, "log", "-p", "--all")
+    files = "".join(p.read_text() for p in parent.path.rglob("*.md"))
+    folder = world.home.reflections_dir(agent.id)
+    transcripts = "".join(p.read_text() for p in folder.glob("*.jsonl"))
+    payload = (store.dir / "payloads" / f"{outcome.run_id}.json").read_text()
+    for text in (history, files, transcripts, payload):
+        assert [needle for needle in NEEDLES if needle in text] == []
+    assert "<redacted:" in files
