@@ -89,7 +89,7 @@ def build_memory_section(blobs: Mapping[str, bytes]) -> str:
     if system.files or system.folders:
         sections.append(f"<system_memory>\n{_render_folder(system)}</system_memory>")
     if external:
-        tree = "\n".join(_tree_lines([(e.path, e.description) for e in external]))
+        tree = "\n".join(render_tree_lines([(e.path, e.description) for e in external]))
         sections.append(f"<external_memory>\n{tree}\n</external_memory>")
     if skills:
         lines = "\n".join(f"- {name}: {desc} ({path})" for name, desc, path in skills)
@@ -219,7 +219,7 @@ def _render_folder(folder: _Folder, prefix: str = "system/") -> str:
     return "".join(out)
 
 
-def _tree_lines(entries: list[tuple[str, str]]) -> list[str]:
+def render_tree_lines(entries: list[tuple[str, str]]) -> list[str]:
     """A box-drawing tree of paths, folders first, each file followed by its description."""
     root: dict[str, object] = {}
     for path, description in entries:

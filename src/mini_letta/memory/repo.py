@@ -64,6 +64,11 @@ DEFAULT_HUMAN_DESCRIPTION = (
 DEFAULT_HUMAN = "Nothing yet; I have not got to know this person.\n"
 
 
+def memory_lock_path(memory_dir: Path) -> Path:
+    """The lock every memory writer holds: `agents/<id>/memory` -> `agents/<id>/memory.lock`."""
+    return memory_dir.with_name(memory_dir.name + ".lock")
+
+
 def ensure_git_available() -> str:
     """The git executable's path; a clear GitError when git is missing."""
     found = shutil.which("git")
@@ -120,6 +125,11 @@ class GitRepo:
     def returncode(self, *args: str) -> int:
         """Run a git command whose exit status is the answer (e.g. `diff --quiet`)."""
         return self._run(args, check=False).returncode
+
+    def try_run(self, *args: str) -> tuple[int, str]:
+        """(exit status, first line git printed) without raising on failure."""
+        proc = self._run(args, check=False)
+        return proc.returncode, _first_line(proc)
 
     def _run(
         self, args: Sequence[str], *, check: bool, stdin: bytes | None = None

@@ -58,16 +58,11 @@ class MemoryTool:
         return ToolResult(apply_and_commit(ctx.memory_dir, command, args, reason))
 
 
-def memory_lock_path(memory_dir: Path) -> Path:
-    """The lock beside the repo: `agents/<id>/memory` -> `agents/<id>/memory.lock`."""
-    return memory_dir.with_name(memory_dir.name + ".lock")
-
-
 def apply_and_commit(memory_dir: Path, command: str, args: dict[str, Any], reason: str) -> str:
     """Validate, write and commit one edit under the repo lock; returns the result line."""
     from mini_letta.errors import MemoryEditError
     from mini_letta.memory.edits import plan_memory_edit, restore_snapshot, write_memory_plan
-    from mini_letta.memory.repo import GitRepo
+    from mini_letta.memory.repo import GitRepo, memory_lock_path
     from mini_letta.storage.locks import exclusive_lock
 
     repo = GitRepo(memory_dir)

@@ -7,6 +7,7 @@ import click
 from mini_letta.cli.commands.agents import agents
 from mini_letta.cli.commands.chat import chat
 from mini_letta.cli.commands.conversations import conversations
+from mini_letta.cli.commands.memory import memory
 from mini_letta.cli.commands.reflect import dream, reflect
 from mini_letta.cli.commands.reflections import reflections
 from mini_letta.cli.commands.sleeptime import sleeptime
@@ -15,6 +16,7 @@ COMMANDS: tuple[click.Command, ...] = (
     chat,
     agents,
     conversations,
+    memory,
     sleeptime,
     reflect,
     dream,

@@ -1,0 +1,168 @@
+"""`mini-letta memory path|tree|show|log|diff|status|validate|undo|edit`: an agent's memory repo."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mini_letta.cli.options import agent_option
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+
+
+def _memory_dir(agent: str | None) -> tuple[str, Path]:
+    from mini_letta.cli.world import current_world
+    from mini_letta.workspace import resolve_agent
+
+    world = current_world()
+    record = resolve_agent(world, agent)
+    return record.id, world.home.memory_dir(record.id)
+
+
+def _dump(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+@click.group()
+def memory() -> None:
+    """Inspect and edit an agent's memory (a git repository of markdown files)."""
+
+
+@memory.command("path")
+@agent_option
+def path_cmd(agent: str | None) -> None:
+    """Print the memory folder."""
+    click.echo(str(_memory_dir(agent)[1]))
+
+
+@memory.command("tree")
+@agent_option
+@json_option
+def tree_cmd(agent: str | None, as_json: bool) -> None:
+    """List the memory files with their descriptions."""
+    from mini_letta.memory.compile import render_tree_lines
+    from mini_letta.memory.edits import list_memory_tree
+
+    _, folder = _memory_dir(agent)
+    entries = list_memory_tree(folder)
+    if as_json:
+        _dump([{"path": path, "description": desc} for path, desc in entries])
+        return
+    click.echo(f"{folder}/")
+    for line in render_tree_lines(entries):
+        click.echo(line)
+
+
+@memory.command("show")
+@click.argument("path")
+@agent_option
+@click.option("--rev", metavar="REV", help="Show the file as it was at this git revision.")
+def show_cmd(path: str, agent: str | None, rev: str | None) -> None:
+    """Print one memory file."""
+    from mini_letta.memory.history import show_memory_file
+
+    click.echo(show_memory_file(_memory_dir(agent)[1], path, rev), nl=False)
+
+
+@memory.command("log")
+@agent_option
+@click.option("-n", "limit", type=click.IntRange(min=1), default=20, show_default=True)
+@json_option
+def log_cmd(agent: str | None, limit: int, as_json: bool) -> None:
+    """List memory commits, newest first."""
+    from mini_letta.memory.history import load_log
+
+    entries = load_log(_memory_dir(agent)[1], limit)
+    if as_json:
+        _dump([{"sha": e.sha, "date": e.date, "author": e.author, "subject": e.subject}
+               for e in entries])  # fmt: skip
+        return
+    for e in entries:
+        click.echo(f"{e.sha[:7]}  {e.date[:16].replace('T', ' ')}  {e.subject}")
+
+
+@memory.command("diff")
+@click.argument("rev", required=False, default="HEAD")
+@agent_option
+def diff_cmd(rev: str, agent: str | None) -> None:
+    """Show changes in the memory folder since REV (default HEAD: what is uncommitted)."""
+    from mini_letta.memory.history import load_diff
+
+    text = load_diff(_memory_dir(agent)[1], rev)
+    if text:
+        click.echo(text, nl=False)
+    else:
+        click.echo("No changes.")
+
+
+@memory.command("status")
+@agent_option
+@json_option
+def status_cmd(agent: str | None, as_json: bool) -> None:
+    """Show the memory branch, HEAD and any uncommitted changes."""
+    from mini_letta.memory.history import load_status
+
+    agent_id, folder = _memory_dir(agent)
+    status = load_status(folder)
+    if as_json:
+        changes = [{"status": code, "path": path} for code, path in status.changes]
+        _dump({"agentId": agent_id, "path": status.path, "branch": status.branch,
+               "head": status.head, "clean": status.clean, "changes": changes})  # fmt: skip
+        return
+    click.echo(f"memory: {status.path}")
+    click.echo(f"branch: {status.branch or '(detached)'} at {(status.head or 'no commits')[:7]}")
+    if status.clean:
+        click.echo("clean")
+    for code, path in status.changes:
+        click.echo(f"  {code} {path}")
+
+
+@memory.command("validate")
+@agent_option
+@json_option
+def validate_cmd(agent: str | None, as_json: bool) -> None:
+    """Check every memory file's frontmatter, the skill layout, and for secrets."""
+    from mini_letta.memory.history import validate_memory
+
+    checked, problems = validate_memory(_memory_dir(agent)[1])
+    if as_json:
+        _dump({"valid": not problems, "files": checked,
+               "problems": [{"path": p.path, "problem": p.problem} for p in problems]})  # fmt: skip
+    else:
+        for problem in problems:
+            click.echo(f"{problem.path}: {problem.problem}")
+        click.echo(f"{checked} files checked, {len(problems)} problems")
+    if problems:
+        raise click.exceptions.Exit(1)
+
+
+@memory.command("undo")
+@click.argument("ref", metavar="[REV]", required=False)
+@agent_option
+def undo_cmd(ref: str | None, agent: str | None) -> None:
+    """Revert one memory commit (default: the last) as a new commit."""
+    from mini_letta.memory.history import resolve_undo_rev, undo_commit
+
+    folder = _memory_dir(agent)[1]
+    sha = resolve_undo_rev(folder, ref)
+    new = undo_commit(folder, sha)
+    click.echo(f"reverted {sha[:7]} as {new[:7]}")
+
+
+@memory.command("edit")
+@click.argument("path")
+@agent_option
+def edit_cmd(path: str, agent: str | None) -> None:
+    """Open a memory file in $EDITOR; it is validated and committed when you save."""
+    from mini_letta.memory.history import save_hand_edit
+
+    sha = save_hand_edit(_memory_dir(agent)[1], path, _edit_in_editor)
+    click.echo(f"committed {sha[:7]}" if sha else "no changes")
+
+
+def _edit_in_editor(text: str) -> str:
+    edited = click.edit(text, extension=".md", require_save=False)
+    return text if edited is None else edited

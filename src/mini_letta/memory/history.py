@@ -1,0 +1,220 @@
+"""Memory history for people: status, log, diff, undo, validate and hand edits.
+
+The core of `mini-letta memory ...`: each function takes the memory folder and returns data or
+text; the CLI only renders. Writes (undo, hand edits) hold the same per-repo lock as the memory
+tool and leave memory exactly as before when they are refused or fail.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from mini_letta.errors import FrontmatterError, MemfsError, NotFoundError, SecretDetectedError
+from mini_letta.memory.edits import resolve_memory_path
+from mini_letta.memory.frontmatter import decode_memory_bytes, parse_memory_file
+from mini_letta.memory.repo import GitRepo, memory_lock_path
+from mini_letta.memory.secrets import find_secret, iter_secrets, secret_values
+
+LOCK_TIMEOUT = 30.0
+_FIELD = "\x1f"
+_RECORD = "\x1e"
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    sha: str
+    date: str
+    author: str
+    subject: str
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryStatus:
+    path: str
+    branch: str | None
+    head: str | None
+    changes: tuple[tuple[str, str], ...]  # (porcelain XY, path)
+
+    @property
+    def clean(self) -> bool:
+        return not self.changes
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    path: str
+    problem: str
+
+
+def load_status(memory_dir: Path) -> MemoryStatus:
+    repo = _repo(memory_dir)
+    return MemoryStatus(
+        str(memory_dir), repo.current_branch(), repo.head_sha_or_none(),
+        tuple(repo.status_entries()),
+    )  # fmt: skip
+
+
+def load_log(memory_dir: Path, limit: int) -> list[LogEntry]:
+    """The newest `limit` commits, newest first."""
+    repo = _repo(memory_dir)
+    if repo.head_sha_or_none() is None:
+        return []
+    fmt = _FIELD.join(("%H", "%aI", "%an", "%s")) + _RECORD
+    raw = repo.run("log", f"-n{limit}", f"--format={fmt}")
+    entries = []
+    for record in raw.split(_RECORD):
+        fields = record.strip("\n").split(_FIELD)
+        if len(fields) == 4:
+            entries.append(LogEntry(*fields))
+    return entries
+
+
+def load_diff(memory_dir: Path, rev: str = "HEAD") -> str:
+    """The working tree's changes since `rev` (default HEAD: what is not committed yet)."""
+    repo = _repo(memory_dir)
+    sha = repo.rev_parse(rev)
+    diff = repo.run("diff", "--no-color", "--no-ext-diff", sha, "--")
+    untracked = [path for code, path in repo.status_entries() if code == "??"]
+    if untracked:
+        diff += "".join(f"untracked: {path}\n" for path in untracked)
+    return diff
+
+
+def resolve_undo_rev(memory_dir: Path, ref: str | None) -> str:
+    """The commit `memory undo REF` reverts: a git revision (default HEAD).
+
+    A reflection run id is resolved by the reflection layer before this is called.
+    """
+    return _repo(memory_dir).rev_parse(ref or "HEAD")
+
+
+def undo_commit(memory_dir: Path, sha: str) -> str:
+    """Revert one commit as a new commit; returns the new sha. A conflict changes nothing."""
+    from mini_letta.storage.locks import exclusive_lock
+
+    repo = _repo(memory_dir)
+    with exclusive_lock(memory_lock_path(memory_dir), timeout=LOCK_TIMEOUT, what="memory"):
+        _require_clean(repo, "undo")
+        parents = repo.run("rev-list", "--parents", "-n1", sha).split()[1:]
+        if not parents:
+            raise MemfsError(f"{sha[:7]} is the first memory commit; there is nothing before it")
+        args = ["revert", "--no-edit"] + (["-m", "1"] if len(parents) > 1 else []) + [sha]
+        code, said = repo.try_run(*args)
+        if code != 0:
+            conflicted = repo.run("diff", "--name-only", "--diff-filter=U").split()
+            repo.returncode("revert", "--abort")
+            repo.returncode("reset", "-q", "--hard", "HEAD")
+            if not conflicted:
+                raise MemfsError(f"undoing {sha[:7]} did not work ({said}); nothing was changed")
+            raise MemfsError(
+                f"undoing {sha[:7]} conflicts with later memory changes in "
+                f"{', '.join(conflicted)}; nothing was changed (edit the files by hand with "
+                "`mini-letta memory edit PATH`)"
+            )
+        return repo.head_sha()
+
+
+def validate_memory(memory_dir: Path) -> tuple[int, list[Problem]]:
+    """(files checked, problems) for the working tree: frontmatter, skill layout, secrets."""
+    checked = 0
+    problems: list[Problem] = []
+    for folder, dirs, files in os.walk(memory_dir):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            rel = (Path(folder) / name).relative_to(memory_dir).as_posix()
+            if not name.endswith(".md"):
+                continue
+            checked += 1
+            problems += _file_problems(memory_dir, rel)
+    return checked, sorted(problems, key=lambda p: p.path)
+
+
+def save_hand_edit(
+    memory_dir: Path, path: str, edit: Callable[[str], str], message: str | None = None
+) -> str | None:
+    """Let a person edit one file (`edit` gets the text, returns the new text), then commit.
+
+    The new text must be a valid memory file without new secrets; otherwise MemfsError and
+    memory is untouched. Returns the new sha, or None when the text did not change.
+    """
+    from mini_letta.storage.atomic import save_bytes
+    from mini_letta.storage.locks import exclusive_lock
+
+    rel = resolve_memory_path(memory_dir, path)
+    repo = _repo(memory_dir)
+    target = memory_dir / rel
+    with exclusive_lock(memory_lock_path(memory_dir), timeout=LOCK_TIMEOUT, what="memory"):
+        _require_clean(repo, "edit", [rel])
+        before = target.read_bytes() if target.exists() else None
+        old_text = before.decode("utf-8", "replace") if before is not None else _TEMPLATE
+        new_text = edit(old_text)
+        if new_text == old_text:
+            return None
+        parse_memory_file(new_text, rel)
+        known = secret_values(old_text)
+        for found in iter_secrets(new_text):
+            if new_text[found.start : found.end] not in known:
+                raise SecretDetectedError(found.kind, f"the edited {rel}")
+        try:
+            save_bytes(target, new_text.encode("utf-8"))
+            return repo.commit_paths([rel], message or f"Edit {rel} by hand")
+        except BaseException:
+            if before is None:
+                with contextlib.suppress(FileNotFoundError):
+                    target.unlink()
+            else:
+                save_bytes(target, before)
+            raise
+
+
+_TEMPLATE = "---\ndescription: \n---\n"
+
+
+def show_memory_file(memory_dir: Path, path: str, rev: str | None = None) -> str:
+    """One file's text from the working tree, or as it was at `rev`."""
+    rel = resolve_memory_path(memory_dir, path)
+    if rev is None:
+        target = memory_dir / rel
+        if not target.is_file():
+            raise NotFoundError(f"{rel} is not in memory (see `mini-letta memory tree`)")
+        return target.read_bytes().decode("utf-8", "replace")
+    repo = _repo(memory_dir)
+    text = repo.show_file(repo.rev_parse(rev), rel)
+    if text is None:
+        raise NotFoundError(f"{rel} is not in memory at {rev}")
+    return text
+
+
+def _file_problems(memory_dir: Path, rel: str) -> list[Problem]:
+    parts = rel.split("/")
+    if parts[0] == "skills" and len(parts) == 2:
+        return [Problem(rel, "skills are folders: use skills/<name>/SKILL.md")]
+    try:
+        text = decode_memory_bytes((memory_dir / rel).read_bytes(), rel)
+        parse_memory_file(text, rel)
+    except FrontmatterError as exc:
+        return [Problem(rel, str(exc).removeprefix(f"{rel}: "))]
+    kind = find_secret(text)
+    if kind:
+        return [Problem(rel, f"contains what looks like a secret ({kind})")]
+    return []
+
+
+def _repo(memory_dir: Path) -> GitRepo:
+    repo = GitRepo(memory_dir)
+    if not repo.exists():
+        raise MemfsError(f"{memory_dir} is not a memory repository")
+    return repo
+
+
+def _require_clean(repo: GitRepo, action: str, paths: list[str] | None = None) -> None:
+    changed = repo.changed_paths(paths or ())
+    if changed:
+        raise MemfsError(
+            f"cannot {action}: memory has uncommitted changes ({', '.join(changed[:5])}); "
+            "commit or discard them first (see `mini-letta memory status`)"
+        )

@@ -1,0 +1,232 @@
+"""`mini-letta memory ...` and the mock's 记住 flow, end to end as subprocesses."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HUMAN = "system/human.md"
+
+
+def _memory_dir(cli) -> Path:
+    return Path(cli("memory", "path").stdout.strip())
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def test_remember_flow_end_to_end(cli):
+    result = cli("chat", "-p", "请记住我喜欢用 vim 写代码。")
+    assert result.code == 0, result.stderr
+    assert result.stdout == "（mock）我记住了：我喜欢用 vim 写代码\n"
+    assert "⚙ memory" in result.stderr
+    shown = cli("memory", "show", HUMAN)
+    assert shown.code == 0 and "- 我喜欢用 vim 写代码\n" in shown.stdout
+    assert "Nothing yet" not in shown.stdout  # the placeholder was replaced
+    again = cli("chat", "-p", "remember that I prefer short answers")
+    assert again.stdout == "（mock）我记住了：I prefer short answers\n"
+    body = cli("memory", "show", HUMAN).stdout
+    assert body.index("vim") < body.index("- I prefer short answers")
+    log = json.loads(cli("memory", "log", "--json").stdout)
+    assert [e["subject"] for e in log] == [
+        "Remember: I prefer short answers", "Remember: 我喜欢用 vim 写代码", "Initialize memory",
+    ]  # fmt: skip
+    assert cli("chat", "-p", "hello").stdout == "（mock）我听到了：hello\n"
+
+
+def test_remember_flow_stream_json_shows_the_tool_call(cli):
+    result = cli("chat", "-p", "记住：周五发布", "--output-format", "stream-json")
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    kinds = [e["type"] for e in events]
+    assert kinds == ["init", "message", "message", "tool_call", "tool_result", "message",
+                     "message", "result"]  # fmt: skip
+    call = json.loads(events[3]["toolCall"]["arguments"])
+    assert call["command"] == "str_replace" and call["path"] == HUMAN
+    assert events[4]["isError"] is False and "committed" in events[4]["content"]
+    assert events[-1]["result"] == "（mock）我记住了：周五发布"
+    assert events[-1]["steps"] == 2
+
+
+def test_remember_a_secret_is_refused_and_never_stored(cli):
+    secret = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    result = cli("chat", "-p", f"记住我的 token 是 {secret}")
+    assert result.code == 0
+    assert result.stdout.startswith("（mock）没能记住：SecretDetectedError")
+    assert "GitHub token" in result.stdout and secret not in result.stdout
+    root = _memory_dir(cli)
+    objects = subprocess.run(
+        ["git", "-C", str(root), "cat-file", "--batch-all-objects", "--batch"],
+        capture_output=True, check=True,
+    ).stdout  # fmt: skip
+    assert secret.encode() not in objects
+    assert secret not in (root / HUMAN).read_text(encoding="utf-8")
+    assert json.loads(cli("memory", "status", "--json").stdout)["clean"] is True
+
+
+def test_memory_path_tree_status(cli, home):
+    root = _memory_dir(cli)
+    assert root.parent.parent == home.root / "agents"
+    tree = cli("memory", "tree")
+    assert tree.stdout.startswith(f"{root}/\n└── system/\n")
+    assert "human.md — What I know" in tree.stdout
+    entries = json.loads(cli("memory", "tree", "--json").stdout)
+    assert [e["path"] for e in entries] == [HUMAN, "system/persona.md"]
+    status = json.loads(cli("memory", "status", "--json").stdout)
+    assert status["branch"] == "main" and status["clean"] and status["path"] == str(root)
+    (root / "notes.md").write_text("x", encoding="utf-8")
+    text = cli("memory", "status").stdout
+    assert "?? notes.md" in text and "branch: main at " in text
+
+
+def test_memory_diff_shows_uncommitted_changes(cli):
+    root = _memory_dir(cli)
+    assert cli("memory", "diff").stdout == "No changes.\n"
+    with (root / HUMAN).open("a", encoding="utf-8") as handle:
+        handle.write("- typed by hand\n")
+    diff = cli("memory", "diff").stdout
+    assert "+- typed by hand" in diff
+    cli("chat", "-p", "hello")
+    assert cli("memory", "diff", "nope-rev").code == 1
+
+
+def test_memory_show_at_a_revision_and_errors(cli):
+    cli("chat", "-p", "记住 tea")
+    old = cli("memory", "show", HUMAN, "--rev", "HEAD~1")
+    assert "Nothing yet" in old.stdout
+    missing = cli("memory", "show", "nope.md")
+    assert missing.code == 1 and "nope.md is not in memory" in missing.stderr
+    escape = cli("memory", "show", "../agent.json")
+    assert escape.code == 1 and "'..'" in escape.stderr
+
+
+def test_memory_validate_reports_each_problem(cli):
+    root = _memory_dir(cli)
+    assert cli("memory", "validate").stdout == "2 files checked, 0 problems\n"
+    (root / "bad.md").write_text("no frontmatter\n", encoding="utf-8")
+    (root / "empty.md").write_text("---\ndescription: ''\n---\n", encoding="utf-8")
+    (root / "leak.md").write_text("---\ndescription: x\n---\nAKIAIOSFODNN7EXAMPLE\n")
+    (root / "skills").mkdir()
+    (root / "skills" / "flat.md").write_text("---\ndescription: x\n---\n")
+    result = cli("memory", "validate", "--json")
+    assert result.code == 1
+    data = json.loads(result.stdout)
+    assert data["valid"] is False and data["files"] == 6
+    problems = {p["path"]: p["problem"] for p in data["problems"]}
+    assert problems["bad.md"].startswith("missing frontmatter")
+    assert "must not be empty" in problems["empty.md"]
+    assert problems["leak.md"] == "contains what looks like a secret (AWS access key)"
+    assert "SKILL.md" in problems["skills/flat.md"]
+    assert "AKIA" not in result.stdout
+
+
+def test_memory_undo_reverts_and_refuses_conflicts(cli):
+    cli("chat", "-p", "记住 one")
+    cli("chat", "-p", "记住 two")
+    root = _memory_dir(cli)
+    result = cli("memory", "undo")
+    assert result.code == 0 and result.stdout.startswith("reverted ")
+    assert "- two" not in (root / HUMAN).read_text(encoding="utf-8")
+    # Undoing the first remember now conflicts: the placeholder line it replaced was edited.
+    cli("chat", "-p", "记住 three")
+    first = json.loads(cli("memory", "log", "--json").stdout)[-2]["sha"]
+    before = (_git(root, "rev-parse", "HEAD"), (root / HUMAN).read_bytes())
+    conflict = cli("memory", "undo", first)
+    assert conflict.code == 1, conflict.stdout
+    assert "conflicts with later memory changes in system/human.md" in conflict.stderr
+    assert (_git(root, "rev-parse", "HEAD"), (root / HUMAN).read_bytes()) == before
+    assert _git(root, "status", "--porcelain") == ""
+    assert cli("memory", "undo", "not-a-rev").code == 1
+
+
+def test_memory_undo_refuses_a_dirty_repo(cli):
+    root = _memory_dir(cli)
+    (root / "x.md").write_text("x")
+    result = cli("memory", "undo")
+    assert result.code == 1 and "uncommitted changes (x.md)" in result.stderr
+
+
+def _editor(tmp_path: Path, new_text: str) -> dict[str, str]:
+    script = tmp_path / "editor.py"
+    script.write_text(
+        "import sys, pathlib\n"
+        f"pathlib.Path(sys.argv[1]).write_text({new_text!r}, encoding='utf-8')\n"
+    )
+    return {"EDITOR": f"{sys.executable} {script}"}
+
+
+def test_memory_edit_validates_and_commits(cli, tmp_path):
+    root = _memory_dir(cli)
+    text = "---\ndescription: The user\n---\nSam, by hand\n"
+    result = cli("memory", "edit", HUMAN, env=_editor(tmp_path, text))
+    assert result.code == 0 and result.stdout.startswith("committed ")
+    assert (root / HUMAN).read_text(encoding="utf-8") == text
+    assert (
+        json.loads(cli("memory", "log", "--json").stdout)[0]["subject"] == f"Edit {HUMAN} by hand"
+    )
+    new = cli("memory", "edit", "notes/new.md", env=_editor(tmp_path, "---\ndescription: N\n---\n"))
+    assert new.code == 0 and (root / "notes" / "new.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("no frontmatter\n", "missing frontmatter"),
+        ("---\ndescription: x\n---\nsk-proj-abc123DEF456ghi789JKL012mno\n", "OpenAI API key"),
+    ],
+    ids=["invalid", "secret"],
+)
+def test_memory_edit_refuses_and_keeps_memory(cli, tmp_path, text, needle):
+    root = _memory_dir(cli)
+    before = ((root / HUMAN).read_bytes(), _git(root, "rev-parse", "HEAD"))
+    result = cli("memory", "edit", HUMAN, env=_editor(tmp_path, text))
+    assert result.code == 1 and needle in result.stderr
+    assert ((root / HUMAN).read_bytes(), _git(root, "rev-parse", "HEAD")) == before
+    assert _git(root, "status", "--porcelain") == ""
+
+
+def test_missing_memory_is_recreated_on_open(cli):
+    root = _memory_dir(cli)
+    shutil.rmtree(root)
+    status = json.loads(cli("memory", "status", "--json").stdout)
+    assert status["clean"] and (root / HUMAN).exists()
+
+
+def test_missing_git_is_a_clear_start_up_error(cli, tmp_path):
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    result = cli("chat", "-p", "hi", env={"PATH": str(empty)})
+    assert result.code == 1
+    assert "git is not installed or not on PATH; install git" in result.stderr
+
+
+NO_YAML = """
+import sys
+from mini_letta.cli.main import main
+code = main(sys.argv[1:])
+heavy = sorted(m for m in ("yaml", "openai", "anthropic", "httpx") if m in sys.modules)
+print("HEAVY=" + ",".join(heavy), file=sys.stderr)
+sys.exit(code)
+"""
+
+
+@pytest.mark.parametrize(
+    "args", [["--version"], ["chat", "-p", "hello"]], ids=["version", "plain-chat"]
+)
+def test_plain_commands_do_not_import_yaml(cli, args):
+    from support.cli import cli_env
+
+    for _ in range(2):  # the first chat also creates the agent and its memory
+        proc = subprocess.run(
+            [sys.executable, "-c", NO_YAML, *args], cwd=cli.cwd, env=cli_env(cli.home),
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        assert "HEAVY=\n" in proc.stderr, proc.stderr

@@ -1,0 +1,190 @@
+"""The compiled system prompt: golden output, HEAD not the working tree, caching by sha."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mini_letta.errors import GitError
+from mini_letta.memory.compile import (
+    PromptCompiler,
+    compile_system_prompt,
+    render_memory_snapshot,
+)
+from support.memory import commit_all, write_file
+
+
+def _md(description: str, body: str = "") -> str:
+    return f"---\ndescription: {description}\n---\n{body}"
+
+
+@pytest.fixture
+def rich_repo(memory_repo):
+    root = memory_repo.path
+    write_file(root, "system/persona.md", _md("Who I am", "I am Ada, a careful helper.\n"))
+    write_file(root, "system/human.md", _md("The user", "Sam. Likes tea.\n"))
+    write_file(root, "system/project/overview.md", _md("Project X", "We build X.\n"))
+    write_file(root, "system/project/deep/notes.md", _md("Deep notes", "deep\n"))
+    write_file(root, "system/Alpha.md", _md("Capital first", "alpha\n"))
+    write_file(root, "reference/letta/arch.md", _md("Architecture", "long text\n"))
+    write_file(root, "notes.md", _md("Loose notes", "n\n"))
+    write_file(root, "ARCHIVE.md", _md("Retired context"))
+    write_file(
+        root, "skills/git-flow/SKILL.md", "---\nname: git-flow\ndescription: Git flow\n---\n"
+    )
+    write_file(root, "skills/git-flow/scripts/run.md", _md("helper, not listed"))
+    write_file(root, "image.png", "not markdown")
+    (root / "win.md").write_bytes(b"\xef\xbb\xbf---\r\ndescription: Windows file\r\n---\r\nx\r\n")
+    commit_all(root)
+    return memory_repo
+
+
+GOLDEN = """BASE PROMPT
+
+<self path="system/persona.md">
+I am Ada, a careful helper.
+</self>
+
+<system_memory>
+<file path="system/Alpha.md" description="Capital first">
+alpha
+</file>
+<file path="system/human.md" description="The user">
+Sam. Likes tea.
+</file>
+<folder path="system/project/">
+<file path="system/project/overview.md" description="Project X">
+We build X.
+</file>
+<folder path="system/project/deep/">
+<file path="system/project/deep/notes.md" description="Deep notes">
+deep
+</file>
+</folder>
+</folder>
+</system_memory>
+
+<external_memory>
+├── reference/
+│   └── letta/
+│       └── arch.md — Architecture
+├── ARCHIVE.md — Retired context
+├── notes.md — Loose notes
+└── win.md — Windows file
+</external_memory>
+
+<available_skills>
+- git-flow: Git flow (skills/git-flow/SKILL.md)
+</available_skills>
+
+<memory_metadata>
+- agent id: agent-1
+- conversation id: conv-1
+- stored messages: 7
+- memory path: /m
+</memory_metadata>
+"""
+
+META = {"agent id": "agent-1", "conversation id": "conv-1", "stored messages": "7",
+        "memory path": "/m"}  # fmt: skip
+
+
+def test_compile_golden(rich_repo):
+    assert compile_system_prompt("BASE PROMPT\n", rich_repo.path, META) == GOLDEN
+
+
+def test_compile_is_deterministic_and_matches_the_snapshot(rich_repo):
+    first = compile_system_prompt("BASE PROMPT", rich_repo.path, META)
+    assert compile_system_prompt("BASE PROMPT", rich_repo.path, META) == first
+    assert render_memory_snapshot(rich_repo.path) in first
+
+
+def test_compile_default_memory(memory_repo):
+    prompt = compile_system_prompt("B", memory_repo.path, {})
+    assert prompt.startswith('B\n\n<self path="system/persona.md">\nI am a mini-letta agent')
+    assert '<file path="system/human.md" description="What I know about' in prompt
+    assert "<external_memory>" not in prompt and "<memory_metadata>" not in prompt
+
+
+def test_compile_reads_head_not_the_working_tree(rich_repo):
+    root = rich_repo.path
+    write_file(root, "system/human.md", _md("The user", "UNCOMMITTED\n"))
+    write_file(root, "system/new.md", _md("New", "untracked\n"))
+    prompt = compile_system_prompt("B", root, {})
+    assert "UNCOMMITTED" not in prompt and "untracked" not in prompt
+    assert "Sam. Likes tea." in prompt
+
+
+def test_compile_shows_broken_files_instead_of_failing(memory_repo):
+    root = memory_repo.path
+    write_file(root, "system/broken.md", "no frontmatter\nstill text\n")
+    write_file(root, "ext/broken.md", "---\ndescription: [unclosed\n---\n")
+    commit_all(root)
+    prompt = compile_system_prompt("B", root, {})
+    assert 'description="(invalid frontmatter: missing frontmatter' in prompt
+    assert "no frontmatter\nstill text\n</file>" in prompt
+    assert "broken.md — (invalid frontmatter: invalid YAML" in prompt
+
+
+def test_compile_escapes_attribute_values(memory_repo):
+    root = memory_repo.path
+    write_file(root, "system/q.md", "---\ndescription: 'say \"hi\" & <wave>'\n---\nx\n")
+    commit_all(root)
+    assert 'description="say &quot;hi&quot; &amp; &lt;wave>"' in compile_system_prompt(
+        "B", root, {}
+    )
+
+
+def test_compile_missing_repo_is_a_clear_error(tmp_path):
+    with pytest.raises(GitError, match="memory repository .* is missing"):
+        compile_system_prompt("B", tmp_path / "nowhere", {})
+
+
+def test_compiler_caches_by_head_and_sees_the_next_commit(rich_repo):
+    compiler = PromptCompiler(rich_repo.path)
+    calls = []
+
+    def metadata():
+        calls.append(1)
+        return {"stored messages": str(len(calls))}
+
+    first = compiler.compile("B", metadata)
+    assert compiler.compile("B", metadata) == first
+    assert compiler.compiles == 1 and len(calls) == 1
+    write_file(rich_repo.path, "system/human.md", _md("The user", "Sam. Likes coffee now.\n"))
+    assert compiler.compile("B", metadata) == first  # not committed: invisible
+    commit_all(rich_repo.path)
+    second = compiler.compile("B", metadata)
+    assert "Likes coffee now." in second and "- stored messages: 2" in second
+    assert compiler.compiles == 2
+    assert compiler.compile("other base", metadata).startswith("other base")
+    assert compiler.compiles == 2  # the memory section is reused for a new base
+
+
+def test_compiler_disk_cache_skips_parsing_in_a_new_process(rich_repo, tmp_path):
+    cache = tmp_path / "prompt-cache.json"
+    first = PromptCompiler(rich_repo.path, cache)
+    text = first.compile("B", {})
+    data = json.loads(cache.read_text(encoding="utf-8"))
+    assert data["schemaVersion"] == 1 and data["head"] == rich_repo.head_sha()
+    second = PromptCompiler(rich_repo.path, cache)
+    assert second.compile("B", {}) == text and second.compiles == 0
+    write_file(rich_repo.path, "notes.md", _md("Changed notes"))
+    commit_all(rich_repo.path)
+    third = PromptCompiler(rich_repo.path, cache)
+    assert "Changed notes" in third.compile("B", {}) and third.compiles == 1
+
+
+@pytest.mark.parametrize(
+    "content",
+    ['{"head": 1', "[]", '{"schemaVersion": 1, "head": "x", "memory": "stale"}'],
+    ids=["torn", "not-an-object", "other-head"],
+)
+def test_compiler_rebuilds_a_bad_disk_cache(rich_repo, tmp_path, content):
+    cache = tmp_path / "prompt-cache.json"
+    cache.write_text(content, encoding="utf-8")
+    compiler = PromptCompiler(rich_repo.path, cache)
+    assert compiler.compile("B", {}) == compile_system_prompt("B", rich_repo.path, {})
+    assert compiler.compiles == 1
+    assert json.loads(cache.read_text(encoding="utf-8"))["head"] == rich_repo.head_sha()
