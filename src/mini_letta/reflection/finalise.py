@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from mini_letta.memory.repo import GitRepo
+from mini_letta.memory.repo import GitRepo, memory_lock_path
 from mini_letta.reflection.outcome import Status, status_message
 from mini_letta.reflection.settings import MergeMode
 from mini_letta.reflection.worktree import (
@@ -22,7 +22,6 @@ from mini_letta.reflection.worktree import (
     is_merged,
 )
 from mini_letta.storage.locks import exclusive_lock
-from mini_letta.tools.memory_tool import memory_lock_path
 
 
 @dataclass(frozen=True, slots=True)
