@@ -56,8 +56,10 @@ class Payload:
 
 
 def payload_budget(context_window: int) -> int:
-    """Characters of payload for a model: half its window at one character per token (CJK)."""
-    return max(MIN_MAX_CHARS * 4, min(DEFAULT_MAX_CHARS, context_window // 2))
+    """Characters of payload for a model: a quarter of its window at one token per character
+    (the CJK worst case), leaving room for the prompt, the memory snapshot and the agent's steps.
+    """
+    return max(MIN_MAX_CHARS * 4, min(DEFAULT_MAX_CHARS, context_window // 4))
 
 
 def build_payload(
