@@ -249,11 +249,10 @@ def _normal(text: str) -> str:
 
 
 def _transcript(task: str) -> list[dict[str, Any]]:
-    block = _TRANSCRIPT.search(task)
-    if block is None:
-        return []
+    """The messages of every `<transcript>` block, in order (replay blocks too: they dedupe)."""
     messages = []
-    for line in block.group(1).splitlines():
+    lines = [line for block in _TRANSCRIPT.finditer(task) for line in block.group(1).splitlines()]
+    for line in lines:
         try:
             value = json.loads(line)
         except ValueError:

@@ -22,12 +22,12 @@ def retry_delay(failures: int) -> timedelta:
     """How long after the last attempt the next automatic one may start."""
     if failures <= 0:
         return timedelta(0)
-    return min(MAX_DELAY, BASE_DELAY * 2 ** min(failures - 1, 10))
+    return min(MAX_DELAY, BASE_DELAY * (1 << min(failures - 1, 10)))
 
 
 def step_threshold(settings: ReflectionSettings, failures: int) -> int:
     """Steps since the last success a step-count launch needs after `failures` failures."""
-    return settings.step_count * 2 ** min(max(failures, 0), MAX_DOUBLINGS)
+    return settings.step_count * (1 << min(max(failures, 0), MAX_DOUBLINGS))
 
 
 def is_backing_off(state: ReflectionState, now: datetime) -> bool:

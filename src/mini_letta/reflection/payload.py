@@ -30,10 +30,12 @@ from mini_letta.storage.atomic import load_json, save_json
 SCHEMA_VERSION = 1
 PAYLOADS_DIR = "payloads"
 PAYLOAD_TYPE = "reflection_payload"
+MANIFEST_TYPE = "multi_transcript_reflection_payload"
 TOOL_ARGS_CAP = 300
 TOOL_RESULT_CAP = 2_500
 DEFAULT_MAX_CHARS = 100_000
 MIN_MAX_CHARS = 1_000
+REPLAY_USER_TURNS = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +51,7 @@ class Payload:
     steps: int  # assistant messages in the slice
     watermark_lost: bool
     chars: int
+    mode: str = "unreflected"  # or "replay": already reflected, shown again for context
 
     @property
     def truncated(self) -> bool:
@@ -99,6 +102,92 @@ def build_payload(
     )
     save_json(path, _payload_json(store, payload, format_timestamp(clock.now())))
     return payload
+
+
+def build_replay_payload(
+    store: ConversationStore,
+    *,
+    name: str,
+    clock: Clock,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    max_user_turns: int = REPLAY_USER_TURNS,
+) -> Payload | None:
+    """The latest turns of an already reflected conversation (mode `replay`), newest kept.
+
+    Used by multi-conversation runs for deduplication and cross-conversation patterns; a
+    replay slice never moves a watermark. Reads backwards only as far as the budget allows.
+    """
+    picked: list[_Entry] = []
+    total, turns = 1, 0
+    for line, message in store.iter_reverse():
+        data = normalise_message(message)
+        size = _entry_size(data) if data is not None else 0
+        if data is not None and total + size > max_chars:
+            break
+        picked.append(_Entry(line, message.id, message.role, data, size))
+        total += size
+        if message.role == "user":
+            turns += 1
+            if turns >= max_user_turns:
+                break
+    while picked and picked[-1].role != "user":  # start the replay at a user message
+        picked.pop()
+    picked.reverse()
+    kept = [e for e in picked if e.data is not None]
+    if not kept:
+        return None
+    messages = tuple(e.data for e in kept if e.data is not None)
+    end = picked[-1].line + 1
+    payload = Payload(
+        path=store.dir / PAYLOADS_DIR / f"{name}.json",
+        messages=messages,
+        start_line=picked[0].line,
+        end_snapshot_line=end,
+        snapshot_line=end,
+        start_message_id=kept[0].message_id,
+        end_message_id=kept[-1].message_id,
+        end=Watermark(picked[-1].line, picked[-1].message_id),
+        steps=sum(1 for e in picked if e.role == "assistant"),
+        watermark_lost=False,
+        chars=_list_size(messages),
+        mode="replay",
+    )
+    save_json(payload.path, _payload_json(store, payload, format_timestamp(clock.now())))
+    return payload
+
+
+def save_manifest(
+    path: Path,
+    *,
+    agent_id: str,
+    run_id: str,
+    created_at: str,
+    instruction: str | None,
+    slices: list[tuple[str, Payload]],
+) -> None:
+    """The manifest of a multi-conversation run: one entry per (conversation id, payload)."""
+    data: dict[str, Any] = {
+        "schemaVersion": SCHEMA_VERSION,
+        "type": MANIFEST_TYPE,
+        "agentId": agent_id,
+        "runId": run_id,
+        "createdAt": created_at,
+        "transcripts": [
+            {
+                "conversationId": conversation_id,
+                "mode": payload.mode,
+                "payloadPath": str(payload.path),
+                "startMessageId": payload.start_message_id,
+                "endMessageId": payload.end_message_id,
+                "startLine": payload.start_line,
+                "endSnapshotLine": payload.end_snapshot_line,
+            }
+            for conversation_id, payload in slices
+        ],
+    }
+    if instruction and instruction.strip():
+        data["userInstruction"] = instruction.strip()
+    save_json(path, data)
 
 
 def normalise_message(message: Message) -> dict[str, Any] | None:
@@ -255,6 +344,7 @@ def _payload_json(store: ConversationStore, payload: Payload, created_at: str) -
         "agentId": store.agent_id,
         "conversationId": store.conversation_id,
         "createdAt": created_at,
+        "mode": payload.mode,
         "startLine": payload.start_line,
         "endSnapshotLine": payload.end_snapshot_line,
         "startMessageId": payload.start_message_id,

@@ -1,16 +1,18 @@
 """A reflection run, SPEC §7.5 steps 1-7 in order: `launch_reflection` is the one entry point.
 
-lease → memory repo on main → stale leftovers cleaned → parent dirty? skip → payload? else skip
-→ worktree → reflection agent → finalise → worktree and branch removed (always) → state and
-record settled → lease released. Only `merged` and `no_changes` move the watermark, to the end
-of the launch snapshot, never backwards; every other status counts a failure. Manual runs and
-(next) post-turn runs differ only in `LaunchOptions.trigger`. User-caused failures inside the
-run become a `failed` outcome; an interrupt cleans up, records `interrupted` and propagates.
+lease → memory repo on main → stale leftovers cleaned → parent dirty? skip → payload(s)? else
+skip → worktree → reflection agent → finalise → worktree and branch removed (always) → states
+and record settled (`settlement`) → lease released. Manual runs and (next) post-turn runs differ
+only in `LaunchOptions.trigger`; `launch_multi_reflection` is the same run over several
+conversations, with a manifest and `replay` slices for conversations with nothing new.
+User-caused failures inside the run become a `failed` outcome; an interrupt cleans up, records
+`interrupted` and propagates.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import format_timestamp
@@ -31,35 +33,36 @@ from mini_letta.reflection.agent import (
 from mini_letta.reflection.finalise import Finalised, Reviewer, finalise_worktree
 from mini_letta.reflection.lease import LeaseBusyError, ReflectionLease, acquire_lease
 from mini_letta.reflection.outcome import (
-    CONSUMING,
     ReflectionOutcome,
     SkipReason,
     skip_message,
     status_message,
 )
 from mini_letta.reflection.payload import (
+    MIN_MAX_CHARS,
     Payload,
     build_payload,
+    build_replay_payload,
     clear_payloads,
     load_payload,
     payload_budget,
+    save_manifest,
 )
-from mini_letta.reflection.records import RunRecord, SliceInfo, mark_interrupted, save_run_record
+from mini_letta.reflection.records import mark_interrupted, save_run_record
 from mini_letta.reflection.review import ReviewSetup, build_reviewer
 from mini_letta.reflection.settings import ReflectionSettings, load_reflection_settings
+from mini_letta.reflection.settlement import (
+    RunFacts,
+    Slice,
+    finish_record,
+    interrupted_record,
+    mark_started,
+    settle_slices,
+    start_record,
+)
 from mini_letta.reflection.task import build_reflection_task, reflection_system_prompt
 from mini_letta.reflection.tools import reflection_tools
-from mini_letta.reflection.watermark import (
-    ReflectionState,
-    Watermark,
-    advance_watermark,
-    count_steps,
-    locate_watermark,
-    read_reflection_state,
-    steps_since_last_reflection,
-    update_reflection_state,
-    with_step_counters,
-)
+from mini_letta.reflection.watermark import read_reflection_state
 from mini_letta.reflection.worktree import (
     Worktree,
     check_memory_repo,
@@ -86,7 +89,7 @@ class LaunchOptions:
 class _Run:
     world: World
     agent: AgentRecord
-    store: ConversationStore
+    store: ConversationStore  # the first conversation: the outcome's and the review's
     options: LaunchOptions
     settings: ReflectionSettings
     provider: Provider
@@ -99,33 +102,20 @@ def launch_reflection(
     world: World, agent: AgentRecord, store: ConversationStore, options: LaunchOptions
 ) -> ReflectionOutcome:
     """Run one reflection on `store` now, or say why it was skipped."""
-    run_id = new_run_id(world.clock.now())
-    try:
-        lease = acquire_lease(world.home, agent.id, run_id, world.clock)
-    except LeaseBusyError as exc:
-        holder = exc.holder
-        return _skip("busy", store, f"run {holder.run_id}, pid {holder.pid} on {holder.host}")
-    with lease:
-        if lease.reaped is not None:
-            mark_interrupted(world.home, agent.id, lease.reaped.run_id, world.clock)
-        parent = GitRepo(world.home.memory_dir(agent.id))
-        problem = check_memory_repo(parent)
-        if problem is not None:
-            return _skip("memory_not_ready", store, problem)
-        clean_stale_worktrees(parent, world.home.memory_worktrees_dir(agent.id))
-        changes = parent.changed_paths()
-        if changes:
-            return _skip("parent_dirty", store, ", ".join(changes[:3]))
-        clear_payloads(store)
-        settings = options.settings or load_reflection_settings(world.home, world.cwd, agent)
-        provider = options.provider or build_agent_provider(world, agent, TurnOptions())
-        run = _Run(world, agent, store, options, settings, provider, parent, run_id, lease)
-        state = read_reflection_state(store, clock=world.clock)
-        budget = options.max_payload_chars or payload_budget(provider.context_window)
-        payload = build_payload(store, state, name=run_id, clock=world.clock, max_chars=budget)
-        if payload is None:
-            return _skip("no_payload", store)
-        return _run(run, state, payload)
+    return _launch(world, agent, [store], options, multi=False)
+
+
+def launch_multi_reflection(
+    world: World,
+    agent: AgentRecord,
+    stores: Sequence[ConversationStore],
+    options: LaunchOptions,
+) -> ReflectionOutcome:
+    """One run over several conversations (SPEC §7.4): unreflected slices where there is new
+    content, replay slices where there is not; only the unreflected watermarks move."""
+    if not stores:
+        raise ValueError("launch_multi_reflection needs at least one conversation")
+    return _launch(world, agent, list(stores), options, multi=True)
 
 
 def preview_reflection(
@@ -140,22 +130,87 @@ def preview_reflection(
     return build_payload(store, state, name=name, clock=world.clock, max_chars=max_chars)
 
 
-def _run(run: _Run, state: ReflectionState, payload: Payload) -> ReflectionOutcome:
+def _launch(
+    world: World,
+    agent: AgentRecord,
+    stores: list[ConversationStore],
+    options: LaunchOptions,
+    *,
+    multi: bool,
+) -> ReflectionOutcome:
+    run_id = new_run_id(world.clock.now())
+    try:
+        lease = acquire_lease(world.home, agent.id, run_id, world.clock)
+    except LeaseBusyError as exc:
+        holder = exc.holder
+        return _skip("busy", stores, f"run {holder.run_id}, pid {holder.pid} on {holder.host}")
+    with lease:
+        if lease.reaped is not None:
+            mark_interrupted(world.home, agent.id, lease.reaped.run_id, world.clock)
+        parent = GitRepo(world.home.memory_dir(agent.id))
+        problem = check_memory_repo(parent)
+        if problem is not None:
+            return _skip("memory_not_ready", stores, problem)
+        clean_stale_worktrees(parent, world.home.memory_worktrees_dir(agent.id))
+        changes = parent.changed_paths()
+        if changes:
+            return _skip("parent_dirty", stores, ", ".join(changes[:3]))
+        for store in stores:
+            clear_payloads(store)
+        settings = options.settings or load_reflection_settings(world.home, world.cwd, agent)
+        provider = options.provider or build_agent_provider(world, agent, TurnOptions())
+        budget = options.max_payload_chars or payload_budget(provider.context_window)
+        slices = _build_slices(world, stores, run_id, budget, replay=multi)
+        if not slices:
+            return _skip("no_payload", stores)
+        run = _Run(world, agent, stores[0], options, settings, provider, parent, run_id, lease)
+        return _run(run, slices, multi=multi)
+
+
+def _build_slices(
+    world: World, stores: list[ConversationStore], run_id: str, budget: int, *, replay: bool
+) -> list[Slice]:
+    """One payload per conversation while the budget lasts (the first gets all of it)."""
+    slices: list[Slice] = []
+    remaining = budget
+    for store in stores:
+        if remaining < MIN_MAX_CHARS:
+            break
+        state = read_reflection_state(store, clock=world.clock)
+        payload = build_payload(store, state, name=run_id, clock=world.clock, max_chars=remaining)
+        if payload is None and replay:
+            payload = build_replay_payload(
+                store, name=run_id, clock=world.clock, max_chars=remaining
+            )
+        if payload is not None:
+            slices.append(Slice(store, state, payload))
+            remaining -= payload.chars
+    return slices
+
+
+def _run(run: _Run, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
     clock = run.world.clock
     started = clock.monotonic()
-    record = _start_record(run, state, payload)
-    save_run_record(run.world.home, record)
-    now = format_timestamp(clock.now())
-    update_reflection_state(
-        run.store, lambda s: replace(s, last_reflection_started_at=now), clock=clock
+    facts = RunFacts(
+        run_id=run.run_id,
+        agent=run.agent,
+        trigger=run.options.trigger,
+        instruction=run.options.instruction,
+        merge_mode=run.settings.merge,
+        parent_head=run.parent.head_sha(),
+        model=run.provider.handle,
     )
+    record = start_record(facts, slices, format_timestamp(clock.now()))
+    save_run_record(run.world.home, record)
+    payload_path = _manifest(run, slices) if multi else str(slices[0].payload.path)
+    mark_started(slices, clock)
     worktree: Worktree | None = None
     agent_result: SideAgentResult | None = None
     try:
         worktree = create_worktree(
             run.parent, run.world.home.memory_worktrees_dir(run.agent.id), run.run_id
         )
-        agent_result = _run_agent(run, worktree, payload)
+        agent_result = _run_agent(run, worktree, slices)
         final = finalise_worktree(
             run.parent,
             worktree,
@@ -166,14 +221,16 @@ def _run(run: _Run, state: ReflectionState, payload: Payload) -> ReflectionOutco
     except MiniLettaError as exc:
         final = Finalised("failed", status_message("failed", detail=str(exc)))
     except BaseException:
-        save_run_record(run.world.home, _interrupted(record, run))
+        save_run_record(run.world.home, interrupted_record(record, format_timestamp(clock.now())))
         raise
     finally:
         if worktree is not None:
             remove_worktree(run.parent, worktree)
-    settled = _settle_state(run, payload, final)
+    states = settle_slices(slices, final, clock)
     duration = int((clock.monotonic() - started) * 1000)
-    record = _finish_record(record, run, final, settled, agent_result, duration)
+    record = finish_record(
+        record, final, states, agent_result, format_timestamp(clock.now()), duration
+    )
     path = save_run_record(run.world.home, record)
     return ReflectionOutcome(
         message=final.message,
@@ -183,17 +240,29 @@ def _run(run: _Run, state: ReflectionState, payload: Payload) -> ReflectionOutco
         conversation_id=run.store.conversation_id,
         commit_count=final.commit_count,
         merge_commit=final.merge_commit,
-        payload_path=str(payload.path),
+        payload_path=payload_path,
         record_path=str(path),
-        consecutive_failures=settled.consecutive_failures,
+        consecutive_failures=max((s.consecutive_failures for s in states.values()), default=0),
     )
 
 
-def _run_agent(run: _Run, worktree: Worktree, payload: Payload) -> SideAgentResult:
-    data = load_payload(payload.path)
-    task = build_reflection_task(
-        data, render_memory_snapshot(worktree.path), run.options.instruction
+def _manifest(run: _Run, slices: list[Slice]) -> str:
+    path = run.world.home.reflections_dir(run.agent.id) / f"{run.run_id}.manifest.json"
+    save_manifest(
+        path,
+        agent_id=run.agent.id,
+        run_id=run.run_id,
+        created_at=format_timestamp(run.world.clock.now()),
+        instruction=run.options.instruction,
+        slices=[(piece.store.conversation_id, piece.payload) for piece in slices],
     )
+    return str(path)
+
+
+def _run_agent(run: _Run, worktree: Worktree, slices: list[Slice]) -> SideAgentResult:
+    payloads = [load_payload(piece.payload.path) for piece in slices]
+    snapshot = render_memory_snapshot(worktree.path)
+    task = build_reflection_task(payloads, snapshot, run.options.instruction)
     context = ToolContext(
         cwd=worktree.path,
         clock=run.world.clock,
@@ -231,102 +300,11 @@ def _reviewer(run: _Run) -> Reviewer:
     return build_reviewer(setup, run.parent)
 
 
-def _settle_state(run: _Run, payload: Payload, final: Finalised) -> ReflectionState:
-    """Advance (consumed) or count a failure, and refresh the step counters, under the lock."""
-    store = run.store
-    now = format_timestamp(run.world.clock.now())
-
-    def change(state: ReflectionState) -> ReflectionState:
-        if final.status in CONSUMING:
-            current = locate_watermark(store, state)
-            if current.line == payload.start_line - 1 and not current.lost:
-                reflected = state.reflected_completed_steps + payload.steps
-            else:
-                reflected = count_steps(store, 0, payload.end.line + 1)
-            state = advance_watermark(
-                state, current, payload.end, reflected_steps=reflected, succeeded_at=now
-            )
-            state = replace(state, consecutive_failures=0)
-        else:
-            state = replace(state, consecutive_failures=state.consecutive_failures + 1)
-        state = replace(state, last_reflection_status=final.status)
-        return with_step_counters(state, steps_since_last_reflection(store, state))
-
-    return update_reflection_state(store, change, clock=run.world.clock)
-
-
-def _start_record(run: _Run, state: ReflectionState, payload: Payload) -> RunRecord:
-    before = locate_watermark(run.store, state)
-    slice_info = SliceInfo(
-        conversation_id=run.store.conversation_id,
-        start_line=payload.start_line,
-        end_snapshot_line=payload.end_snapshot_line,
-        start_message_id=payload.start_message_id,
-        end_message_id=payload.end_message_id,
-        message_count=len(payload.messages),
-        truncated=payload.truncated,
-        watermark_lost=payload.watermark_lost,
-        payload_path=str(payload.path),
-    )
-    return RunRecord(
-        run_id=run.run_id,
-        agent_id=run.agent.id,
-        trigger=run.options.trigger,
-        conversation_id=run.store.conversation_id,
-        status="running",
-        started_at=format_timestamp(run.world.clock.now()),
-        slices=(slice_info,),
-        instruction=run.options.instruction,
-        merge_mode=run.settings.merge,
-        parent_head_before=run.parent.head_sha(),
-        branch=f"reflection/{run.run_id}",
-        watermark_before=_marks(run.store.conversation_id, before),
-        model=run.provider.handle,
-    )
-
-
-def _finish_record(
-    record: RunRecord,
-    run: _Run,
-    final: Finalised,
-    state: ReflectionState,
-    agent_result: SideAgentResult | None,
-    duration_ms: int,
-) -> RunRecord:
-    line = state.reflected_through_line
-    after = Watermark(-1 if line is None else line, state.reflected_through_message_id)
-    usage = agent_result.usage.to_json() if agent_result else {"inputTokens": 0, "outputTokens": 0}
-    return record.with_updates(
-        status=final.status,
-        message=final.message,
-        commit_count=final.commit_count,
-        merge_commit=final.merge_commit,
-        watermark_after=_marks(run.store.conversation_id, after),
-        finished_at=format_timestamp(run.world.clock.now()),
-        duration_ms=duration_ms,
-        usage=dict(usage),
-        steps=agent_result.steps if agent_result else 0,
-        error=None if final.status in CONSUMING else final.message,
-    )
-
-
-def _interrupted(record: RunRecord, run: _Run) -> RunRecord:
-    return record.with_updates(
-        status="interrupted",
-        message="The run was interrupted before it finished.",
-        finished_at=format_timestamp(run.world.clock.now()),
-    )
-
-
-def _marks(conversation_id: str, mark: Watermark) -> dict[str, object] | None:
-    if mark.message_id is None:
-        return {conversation_id: None}
-    return {conversation_id: {"messageId": mark.message_id, "line": mark.line}}
-
-
-def _skip(reason: SkipReason, store: ConversationStore, detail: str = "") -> ReflectionOutcome:
+def _skip(
+    reason: SkipReason, stores: list[ConversationStore], detail: str = ""
+) -> ReflectionOutcome:
     return ReflectionOutcome(
         message=skip_message(reason, detail),
         skip_reason=reason,
-        conversation_id=store.conversation_id,
+        conversation_id=stores[0].conversation_id,
     )

@@ -8,7 +8,7 @@ the text, so a real model and the mock read the same thing.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,27 +25,45 @@ def merge_review_prompt() -> str:
 
 
 def build_reflection_task(
-    payload: Mapping[str, Any], snapshot: str, instruction: str | None
+    payloads: Sequence[Mapping[str, Any]], snapshot: str, instruction: str | None
 ) -> str:
+    """The reflection agent's first message: notes, the memory snapshot, then each transcript."""
+    parts = [
+        "Review this transcript and update memory."
+        if len(payloads) == 1
+        else f"Review these {len(payloads)} conversation transcripts and update memory."
+    ]
+    if any(p.get("mode") == "replay" for p in payloads):
+        parts.append(
+            'Transcripts with mode="replay" were reflected on before; they are here to avoid '
+            "duplicates and to show patterns across conversations."
+        )
+    if instruction and instruction.strip():
+        parts.append(f"Additional instruction from the user: {instruction.strip()}")
+    parts.append(f"<memory_snapshot>\n{snapshot.strip()}\n</memory_snapshot>")
+    parts.extend(_transcript(payload) for payload in payloads)
+    return "\n\n".join(parts)
+
+
+def _transcript(payload: Mapping[str, Any]) -> str:
     messages = payload["messages"]
     conversation = payload.get("conversationId", "")
-    notes = [f"Conversation {conversation}: {len(messages)} message(s) to review."]
+    mode = payload.get("mode", "unreflected")
+    notes = [f"{len(messages)} message(s)."]
     if payload.get("watermarkLost"):
         notes.append(
             "The record of what was already reflected on was lost, so this replays the "
             "conversation from its start; skip what memory already holds."
         )
-    elif payload.get("startLine", 0) > 0:
+    elif mode == "unreflected" and payload.get("startLine", 0) > 0:
         notes.append("Earlier messages of this conversation were reflected on before.")
     if payload.get("truncated"):
         notes.append("More messages follow; they wait for the next reflection.")
-    parts = ["Review this transcript and update memory.", " ".join(notes)]
-    if instruction and instruction.strip():
-        parts.append(f"Additional instruction from the user: {instruction.strip()}")
     lines = "\n".join(json.dumps(m, ensure_ascii=False, separators=(",", ":")) for m in messages)
-    parts.append(f"<memory_snapshot>\n{snapshot.strip()}\n</memory_snapshot>")
-    parts.append(f'<{TRANSCRIPT_TAG} conversation="{conversation}">\n{lines}\n</{TRANSCRIPT_TAG}>')
-    return "\n\n".join(parts)
+    return (
+        f'<{TRANSCRIPT_TAG} conversation="{conversation}" mode="{mode}">\n'
+        f"<!-- {' '.join(notes)} -->\n{lines}\n</{TRANSCRIPT_TAG}>"
+    )
 
 
 def build_merge_task(
