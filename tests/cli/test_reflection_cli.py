@@ -178,3 +178,20 @@ def test_reflections_list_and_show(cli):
 def test_reflections_show_unknown_run(cli, run_id):
     result = cli("reflections", "show", run_id)
     assert result.code == 1 and "reflections list" in result.stderr
+
+
+def test_reflect_recent_runs_over_several_conversations(cli):
+    cli("chat", "-p", "我更喜欢用 tabs 缩进")
+    cli("chat", "-p", "我叫李雷", "--new")
+    result, match = _reflect(cli, "--recent", "2")
+    assert result.code == 0 and match.group(2) == "merged", result.stderr
+    record = json.loads(cli("reflections", "show", match.group(1), "--json").stdout)
+    assert len(record["slices"]) == 2
+    human = cli("memory", "show", "system/human.md").stdout
+    assert "tabs" in human and "我叫李雷" in human
+
+
+def test_reflect_flags_that_do_not_combine_are_usage_errors(cli):
+    assert cli("reflect", "--recent", "2", "--conversation", "conv-x").code == 2
+    assert cli("reflect", "--recent", "2", "--dry-run").code == 2
+    assert cli("reflect", "--recent", "0").code == 2
