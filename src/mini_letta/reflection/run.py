@@ -204,28 +204,11 @@ def _run(run: _Run, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
     save_run_record(run.world.home, record)
     payload_path = _manifest(run, slices) if multi else str(slices[0].payload.path)
     mark_started(slices, clock)
-    worktree: Worktree | None = None
-    agent_result: SideAgentResult | None = None
     try:
-        worktree = create_worktree(
-            run.parent, run.world.home.memory_worktrees_dir(run.agent.id), run.run_id
-        )
-        agent_result = _run_agent(run, worktree, slices)
-        final = finalise_worktree(
-            run.parent,
-            worktree,
-            agent_error=agent_result.error,
-            merge=run.settings.merge,
-            review=_reviewer(run) if run.settings.merge == "explicit" else None,
-        )
-    except MiniLettaError as exc:
-        final = Finalised("failed", status_message("failed", detail=str(exc)))
+        final, agent_result = _execute(run, slices)
     except BaseException:
         save_run_record(run.world.home, interrupted_record(record, format_timestamp(clock.now())))
         raise
-    finally:
-        if worktree is not None:
-            remove_worktree(run.parent, worktree)
     states = settle_slices(slices, final, clock)
     duration = int((clock.monotonic() - started) * 1000)
     record = finish_record(
@@ -244,6 +227,30 @@ def _run(run: _Run, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
         record_path=str(path),
         consecutive_failures=max((s.consecutive_failures for s in states.values()), default=0),
     )
+
+
+def _execute(run: _Run, slices: list[Slice]) -> tuple[Finalised, SideAgentResult | None]:
+    """Worktree, agent, finalisation; the worktree and its branch are removed whatever happens."""
+    worktree: Worktree | None = None
+    agent_result: SideAgentResult | None = None
+    try:
+        worktree = create_worktree(
+            run.parent, run.world.home.memory_worktrees_dir(run.agent.id), run.run_id
+        )
+        agent_result = _run_agent(run, worktree, slices)
+        final = finalise_worktree(
+            run.parent,
+            worktree,
+            agent_error=agent_result.error,
+            merge=run.settings.merge,
+            review=_reviewer(run) if run.settings.merge == "explicit" else None,
+        )
+    except MiniLettaError as exc:
+        final = Finalised("failed", status_message("failed", detail=str(exc)))
+    finally:
+        if worktree is not None:
+            remove_worktree(run.parent, worktree)
+    return final, agent_result
 
 
 def _manifest(run: _Run, slices: list[Slice]) -> str:
