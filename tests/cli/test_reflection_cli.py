@@ -195,3 +195,15 @@ def test_reflect_flags_that_do_not_combine_are_usage_errors(cli):
     assert cli("reflect", "--recent", "2", "--conversation", "conv-x").code == 2
     assert cli("reflect", "--recent", "2", "--dry-run").code == 2
     assert cli("reflect", "--recent", "0").code == 2
+
+
+def test_reflections_undo(cli):
+    cli("chat", "-p", "我更喜欢用 tabs 缩进")
+    _, match = _reflect(cli)
+    undone = cli("reflections", "undo", match.group(1))
+    assert undone.code == 0 and undone.stdout.startswith(f"Undid reflection run {match.group(1)}")
+    assert "tabs" not in cli("memory", "show", "system/human.md").stdout
+    twice = cli("reflections", "undo", match.group(1))
+    assert twice.code == 1 and "is undone, not merged" in twice.stderr
+    _, again = _reflect(cli)
+    assert again.group(2) == "merged"

@@ -1,4 +1,4 @@
-"""`mini-letta reflections list|show RUN-ID`: the run records and the memory diff of each."""
+"""`mini-letta reflections list|show RUN-ID|undo RUN-ID`: run records, their diffs, undo."""
 
 from __future__ import annotations
 
@@ -55,3 +55,17 @@ def show_cmd(run_id: str, agent: str | None, as_json: bool) -> None:
         click.echo(json.dumps(record.to_json(), ensure_ascii=False, indent=2))
         return
     click.echo(describe_run(world.home, record), nl=False)
+
+
+@reflections.command("undo")
+@click.argument("run_id", metavar="RUN-ID")
+@agent_option
+def undo_cmd(run_id: str, agent: str | None) -> None:
+    """Revert a merged run and let reflection reconsider its messages."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.reflection.undo import undo_reflection_run
+    from mini_letta.workspace import resolve_agent
+
+    world = current_world()
+    reverts = undo_reflection_run(world.home, resolve_agent(world, agent).id, run_id, world.clock)
+    click.echo(f"Undid reflection run {run_id} ({len(reverts)} revert commit(s)).")
