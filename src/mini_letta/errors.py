@@ -4,6 +4,7 @@ MiniLettaError (exit 1)        one line naming the file/flag/variable, and the f
 ├─ InvalidValueError (exit 2)  a flag or argument value rejected after parsing
 ├─ NotFoundError               unknown agent, conversation, run or memory path
 ├─ ConfigError                 unusable settings or agent records
+├─ ContextWindowTooSmallError  the window cannot hold the system prompt and the message
 ├─ StorageError                CorruptFileError(path), LockTimeoutError, UnwritableError
 ├─ MemfsError                  FrontmatterError, SecretDetectedError, GitError,
 │                              MemoryEditError
@@ -42,6 +43,19 @@ class ConfigError(MiniLettaError):
 
 class StorageError(MiniLettaError):
     pass
+
+
+class ContextWindowTooSmallError(MiniLettaError):
+    """Not a provider overflow: compacting cannot help, so the turn stops instead of looping."""
+
+    def __init__(self, window: int, needed: int, what: str) -> None:
+        self.window = window
+        self.needed = needed
+        super().__init__(
+            f"the context window of {window} tokens is too small for {what} "
+            f"(about {needed} tokens needed); use a larger --context-window "
+            "(or agent.json contextWindow)"
+        )
 
 
 class CorruptFileError(StorageError):

@@ -26,6 +26,7 @@ class SessionRequest:
     model: str | None = None
     output_format: OutputFormat = "text"
     max_steps: int = DEFAULT_MAX_STEPS
+    context_window: int | None = None
 
 
 class ChatSession:
@@ -36,7 +37,11 @@ class ChatSession:
         self.store = resolve_conversation(
             world, self.agent, request.conversation_id, new=request.new
         )
-        self.options = TurnOptions(model=request.model, max_steps=request.max_steps)
+        self.options = TurnOptions(
+            model=request.model,
+            max_steps=request.max_steps,
+            context_window=request.context_window,
+        )
         self.setup: TurnSetup = build_turn_setup(world, self.agent, self.store, self.options)
         self.err = err
         self.renderer = Renderer(request.output_format, out, err, stream_text=out.isatty())

@@ -48,3 +48,12 @@ def read_prompt(prompt: str, stdin: TextIO) -> str:
     if not text.strip():
         raise click.UsageError("the prompt is empty; give some text with -p (or pipe it with -p -)")
     return text.strip("\n") if prompt == "-" else text
+
+
+def context_window_option(func: F) -> F:
+    return click.option(
+        "--context-window",
+        type=click.IntRange(min=1),
+        metavar="TOKENS",
+        help="Context window in tokens for this run (default: the agent's, else the model's).",
+    )(func)

@@ -1,8 +1,12 @@
-"""The in-context view of a conversation and the model request built from it.
+"""The in-context view of a conversation: derived from the log plus conversation.json `context`.
 
-The view is the log from conversation.json's `context.startLine` on, read backwards from the end
-and never past what the window can hold, so its cost follows the window, not the log length.
-It always starts at a user or summary message, so no tool result is sent without its call.
+The view is the newest compaction summary, then the log from the line that summary keeps from
+(older summaries left out, they are folded into the newer one), in log order. The log is read
+backwards from the end and never past what the budget can hold, so the cost follows the window,
+not the log length. A summary appended after the pointer (a crash between compaction's two
+writes) is recognised, because the summary itself records the line it keeps from; without any
+summary the pointer's `startLine` is the floor. The view starts at a user message after the
+summary, so no tool result is sent without its call.
 """
 
 from __future__ import annotations
@@ -11,35 +15,87 @@ from dataclasses import dataclass
 
 from mini_letta.context.tokens import estimate_message_tokens
 from mini_letta.conversations.messages import Message
+from mini_letta.conversations.records import ConversationRecord
 from mini_letta.conversations.store import ConversationStore
 
 
 @dataclass(frozen=True, slots=True)
 class ContextView:
     messages: tuple[Message, ...]
-    first_line: int
+    lines: tuple[int, ...]
+    first_line: int  # log line of the oldest non-summary message in the view
     tokens: int
     truncated: bool
+    record: ConversationRecord
+    summary: Message | None = None
+
+    @property
+    def fresh_from(self) -> int:
+        """Index of the first message appended after the summary (usage before it is stale)."""
+        if self.summary is None:
+            return 0
+        summary_line = self.lines[0]
+        for index, line in enumerate(self.lines[1:], start=1):
+            if line > summary_line:
+                return index
+        return len(self.lines)
+
+    def last_user_index(self) -> int | None:
+        for index in range(len(self.messages) - 1, -1, -1):
+            if self.messages[index].role == "user":
+                return index
+        return None
+
+
+@dataclass
+class _Scan:
+    budget: int
+    tokens: int = 0
+    truncated: bool = False
+    summary: tuple[int, Message] | None = None
+
+    def fits(self, cost: int, have_any: bool) -> bool:
+        if have_any and self.tokens + cost > self.budget:
+            self.truncated = True
+            return False
+        self.tokens += cost
+        return True
 
 
 def load_context_view(store: ConversationStore, budget_tokens: int) -> ContextView:
-    """The in-context messages, newest kept first when the budget cannot hold them all."""
-    start = store.load_record().context.start_line
-    picked: list[tuple[int, Message]] = []
-    tokens = 0
-    truncated = False
+    """The in-context messages; when the budget cannot hold them all, the newest are kept."""
+    record = store.load_record()
+    floor = record.context.start_line
+    if floor and floor >= store.count():
+        floor = 0  # a pointer past the end belongs to another log (restored from a backup)
+    scan = _Scan(budget_tokens)
+    newer: list[tuple[int, Message]] = []  # after the summary, newest first
+    kept: list[tuple[int, Message]] = []  # before the summary, kept by it, newest first
     for line, message in store.iter_reverse():
-        if line < start:
+        if line < floor:
             break
-        cost = estimate_message_tokens(message)
-        if picked and tokens + cost > budget_tokens:
-            truncated = True
+        if message.role == "summary":
+            if scan.summary is None and message.compaction is not None:
+                scan.tokens += estimate_message_tokens(message)
+                scan.summary = (line, message)
+                floor = min(message.compaction.kept_from_line, line)
+            continue  # an older summary is folded into the newer one
+        if not scan.fits(estimate_message_tokens(message), bool(newer or kept)):
             break
-        picked.append((line, message))
-        tokens += cost
-    picked.reverse()
-    # A summary stands for everything before it; a tool result needs its call.
-    while picked and picked[0][1].role not in ("user", "summary") and len(picked) > 1:
-        tokens -= estimate_message_tokens(picked.pop(0)[1])
-    first_line = picked[0][0] if picked else store.count()
-    return ContextView(tuple(m for _, m in picked), first_line, tokens, truncated)
+        (kept if scan.summary is not None else newer).append((line, message))
+    body = [*reversed(kept), *reversed(newer)]
+    tokens = scan.tokens
+    while body and body[0][1].role != "user":
+        tokens -= estimate_message_tokens(body.pop(0)[1])
+    first_line = body[0][0] if body else store.count()
+    if scan.summary is not None:
+        body.insert(0, scan.summary)
+    return ContextView(
+        messages=tuple(message for _, message in body),
+        lines=tuple(line for line, _ in body),
+        first_line=first_line,
+        tokens=tokens,
+        truncated=scan.truncated,
+        record=record,
+        summary=scan.summary[1] if scan.summary is not None else None,
+    )

@@ -1,45 +1,67 @@
-"""A CJK-aware token estimate that needs no tokenizer files.
+"""A CJK-aware token estimate that needs no tokenizer files, and its usage correction.
 
 About one token per CJK character (Han, kana, hangul, fullwidth punctuation) and about four
-characters per token for everything else. The estimate only grows as text is appended, which
-is what compaction thresholds need. Providers' reported usage corrects it where available.
+characters per token for everything else; every message, tool call and tool schema adds a small
+overhead. The estimate only grows as text is appended, which is what compaction thresholds need.
+`corrected_tokens` anchors it on the provider's reported usage where there is some.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-from mini_letta.conversations.messages import Message
+from mini_letta.conversations.messages import Message, ToolCall
 
-MESSAGE_OVERHEAD = 4  # role markers and separators around every message
+if TYPE_CHECKING:
+    from mini_letta.llm.base import ToolSpec
 
-_CJK_RANGES = (
-    (0x2E80, 0x9FFF),  # CJK radicals, kana, bopomofo, unified ideographs
-    (0xA960, 0xA97F),
-    (0xAC00, 0xD7FF),  # hangul
-    (0xF900, 0xFAFF),
-    (0xFE30, 0xFE4F),
-    (0xFF00, 0xFFEF),  # fullwidth forms, incl. （ ） and ：
-    (0x20000, 0x3FFFF),
+MESSAGE_OVERHEAD = 4  # role markers and separators around every message, call and schema
+# Below this share of our own estimate a reported usage is not believed (for example a provider
+# that reports only the uncached part of the prompt); the estimate is used instead.
+_MIN_TRUSTED_USAGE = 0.5
+
+_CJK = re.compile(
+    "[\u2e80-\u9fff"  # CJK radicals, kana, bopomofo, unified ideographs
+    "\ua960-\ua97f"
+    "\uac00-\ud7ff"  # hangul
+    "\uf900-\ufaff"
+    "\ufe30-\ufe4f"
+    "\uff00-\uffef"  # fullwidth forms, incl. （ ） and ：
+    "\U00020000-\U0003ffff]"
 )
 
 
-def _is_cjk(code: int) -> bool:
-    return any(low <= code <= high for low, high in _CJK_RANGES)
-
-
 def estimate_tokens(text: str) -> int:
-    cjk = sum(1 for char in text if ord(char) >= 0x2E80 and _is_cjk(ord(char)))
-    other = len(text) - cjk
-    return cjk + (other + 3) // 4
+    if not text:
+        return 0
+    other = len(_CJK.sub("", text))
+    return (len(text) - other) + (other + 3) // 4
+
+
+def estimate_call_tokens(call: ToolCall) -> int:
+    return (
+        MESSAGE_OVERHEAD
+        + estimate_tokens(call.id)
+        + estimate_tokens(call.name)
+        + estimate_tokens(call.arguments)
+    )
 
 
 def estimate_message_tokens(message: Message) -> int:
     total = MESSAGE_OVERHEAD + estimate_tokens(message.content)
-    for call in message.tool_calls:
-        total += MESSAGE_OVERHEAD + estimate_tokens(call.name) + estimate_tokens(call.arguments)
-    return total
+    if message.tool_call_id:
+        total += estimate_tokens(message.tool_call_id)
+    if message.name and message.role == "tool":
+        total += estimate_tokens(message.name)
+    return total + sum(estimate_call_tokens(call) for call in message.tool_calls)
+
+
+def estimate_response_tokens(text: str, calls: Iterable[ToolCall]) -> int:
+    """What an assistant message with this text and these calls will cost in the next request."""
+    return MESSAGE_OVERHEAD + estimate_tokens(text) + sum(estimate_call_tokens(c) for c in calls)
 
 
 def estimate_messages_tokens(messages: Iterable[Message]) -> int:
@@ -48,3 +70,48 @@ def estimate_messages_tokens(messages: Iterable[Message]) -> int:
 
 def estimate_schema_tokens(schema: object) -> int:
     return estimate_tokens(json.dumps(schema, ensure_ascii=False, separators=(",", ":")))
+
+
+def estimate_tool_tokens(spec: ToolSpec) -> int:
+    return (
+        MESSAGE_OVERHEAD
+        + estimate_tokens(spec.name)
+        + estimate_tokens(spec.description)
+        + estimate_schema_tokens(spec.parameters)
+    )
+
+
+def estimate_prompt_tokens(system: str, tools: Iterable[ToolSpec]) -> int:
+    """The fixed part of every request: the system prompt and the tool schemas."""
+    return estimate_tokens(system) + sum(estimate_tool_tokens(spec) for spec in tools)
+
+
+def estimate_request_tokens(
+    system: str, messages: Iterable[Message], tools: Iterable[ToolSpec]
+) -> int:
+    return estimate_prompt_tokens(system, tools) + estimate_messages_tokens(messages)
+
+
+def corrected_tokens(prompt_tokens: int, messages: Sequence[Message], anchor_from: int = 0) -> int:
+    """The context's size, anchored on the last reported usage at or after `anchor_from`.
+
+    The anchor is the newest assistant message (at index >= `anchor_from`) that finished
+    normally and carries usage: its input + output tokens are what the provider counted for
+    everything up to and including it; only the messages after it are estimated. Messages before
+    `anchor_from` were sent in another context (before a compaction), so their usage is stale.
+    """
+    plain = [estimate_message_tokens(message) for message in messages]
+    estimate = prompt_tokens + sum(plain)
+    for index in range(len(messages) - 1, anchor_from - 1, -1):
+        message = messages[index]
+        usage = message.usage
+        if message.role != "assistant" or message.stop_reason in ("error", "interrupted"):
+            continue
+        if usage is None or usage.input_tokens <= 0:
+            continue
+        reported = usage.input_tokens + usage.output_tokens
+        up_to = prompt_tokens + sum(plain[: index + 1])
+        if reported < _MIN_TRUSTED_USAGE * up_to:
+            return estimate
+        return reported + sum(plain[index + 1 :])
+    return estimate

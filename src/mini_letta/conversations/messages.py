@@ -29,6 +29,15 @@ class ToolCallJson(TypedDict):
     arguments: str
 
 
+class CompactionJson(TypedDict):
+    keptFromLine: int
+    keptFromMessageId: NotRequired[str]
+    messagesCompacted: int
+    tokensBefore: int
+    tokensAfter: int
+    trigger: str
+
+
 class MessageJson(TypedDict):
     id: str
     role: str
@@ -41,6 +50,7 @@ class MessageJson(TypedDict):
     model: NotRequired[str]
     usage: NotRequired[UsageJson]
     stopReason: NotRequired[str]
+    compaction: NotRequired[CompactionJson]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +97,47 @@ class ToolCall:
 
 
 @dataclass(frozen=True, slots=True)
+class CompactionInfo:
+    """On a `summary` message: what it replaces. The in-context view is this summary, then the
+    log from `kept_from_line` on (other summaries left out), so the log alone defines the view."""
+
+    kept_from_line: int
+    kept_from_message_id: str | None
+    messages_compacted: int
+    tokens_before: int
+    tokens_after: int
+    trigger: str
+
+    def to_json(self) -> CompactionJson:
+        data: CompactionJson = {
+            "keptFromLine": self.kept_from_line,
+            "messagesCompacted": self.messages_compacted,
+            "tokensBefore": self.tokens_before,
+            "tokensAfter": self.tokens_after,
+            "trigger": self.trigger,
+        }
+        if self.kept_from_message_id is not None:
+            data["keptFromMessageId"] = self.kept_from_message_id
+        return data
+
+    @classmethod
+    def from_json(cls, data: object) -> CompactionInfo:
+        if not isinstance(data, dict):
+            raise ValueError("compaction must be an object")
+        kept = optional_int(data, "keptFromLine", minimum=0)
+        if kept is None:
+            raise ValueError("compaction.keptFromLine must be an integer")
+        return cls(
+            kept_from_line=kept,
+            kept_from_message_id=optional_str(data, "keptFromMessageId"),
+            messages_compacted=optional_int(data, "messagesCompacted", minimum=0) or 0,
+            tokens_before=optional_int(data, "tokensBefore", minimum=0) or 0,
+            tokens_after=optional_int(data, "tokensAfter", minimum=0) or 0,
+            trigger=optional_str(data, "trigger") or "",
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class Message:
     id: str
     role: Role
@@ -99,6 +150,7 @@ class Message:
     model: str | None = None
     usage: Usage | None = None
     stop_reason: str | None = None
+    compaction: CompactionInfo | None = None
 
     def to_json(self) -> MessageJson:
         data: MessageJson = {
@@ -121,6 +173,8 @@ class Message:
             data["usage"] = self.usage.to_json()
         if self.stop_reason is not None:
             data["stopReason"] = self.stop_reason
+        if self.compaction is not None:
+            data["compaction"] = self.compaction.to_json()
         return data
 
     @classmethod
@@ -134,6 +188,7 @@ class Message:
         if not isinstance(calls, list):
             raise ValueError("toolCalls must be a list")
         usage = data.get("usage")
+        compaction = data.get("compaction")
         return cls(
             id=require_str(data, "id"),
             role=role,
@@ -146,4 +201,5 @@ class Message:
             model=optional_str(data, "model"),
             usage=None if usage is None else Usage.from_json(usage),
             stop_reason=optional_str(data, "stopReason"),
+            compaction=None if compaction is None else CompactionInfo.from_json(compaction),
         )

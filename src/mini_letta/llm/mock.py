@@ -11,11 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from mini_letta.context.tokens import (
-    estimate_messages_tokens,
-    estimate_schema_tokens,
-    estimate_tokens,
-)
+from mini_letta.context.tokens import estimate_request_tokens, estimate_response_tokens
 from mini_letta.conversations.messages import Usage
 from mini_letta.llm.base import (
     ModelEvent,
@@ -29,6 +25,7 @@ from mini_letta.llm.base import (
 )
 from mini_letta.llm.mock_memory import respond_remember
 from mini_letta.llm.mock_reflection import respond_merge, respond_reflection
+from mini_letta.llm.mock_summary import respond_summary
 
 MOCK_CONTEXT_WINDOW = 8192
 CHAT_PREFIX = "（mock）我听到了："
@@ -52,6 +49,7 @@ def respond_chat(request: ModelRequest) -> ModelResponse:
 
 _RESPONDERS: dict[Purpose, Responder] = {
     "chat": respond_chat,
+    "summary": respond_summary,
     "reflection": respond_reflection,
     "merge": respond_merge,
 }
@@ -77,15 +75,9 @@ class MockProvider:
 
 
 def _usage(request: ModelRequest, response: ModelResponse) -> Usage:
-    prompt = (
-        estimate_tokens(request.system)
-        + estimate_messages_tokens(request.messages)
-        + sum(estimate_schema_tokens(tool.parameters) for tool in request.tools)
-    )
-    output = estimate_tokens(response.text) + sum(
-        estimate_tokens(call.arguments) for call in response.tool_calls
-    )
-    return Usage(prompt, output)
+    """The mock's tokenizer is our estimate, so its usage and the estimate agree exactly."""
+    prompt = estimate_request_tokens(request.system, request.messages, request.tools)
+    return Usage(prompt, estimate_response_tokens(response.text, response.tool_calls))
 
 
 def build_mock_provider(handle: object, options: object) -> MockProvider:

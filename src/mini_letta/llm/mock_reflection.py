@@ -126,7 +126,10 @@ def plan_human_edits(body: str, statements: list[Statement]) -> list[dict[str, A
 
 
 def respond_reflection(request: ModelRequest) -> ModelResponse:
-    task = next((m.content for m in request.messages if m.role == "user"), "")
+    # The task is the user message holding the transcripts (a harness reminder may precede it).
+    task = next(
+        (m.content for m in request.messages if m.role == "user" and "<transcript" in m.content), ""
+    )
     history = _tool_history(request.messages)
     reads = [result for call, result in history if call.name == "memory_read"]
     if not reads:

@@ -4,20 +4,25 @@ Every message is appended durably before it is reported, so an interrupt or cras
 everything already shown. Each assistant message is one step. The turn holds the
 conversation's lock from the user message to the last append, so two processes chatting in
 one conversation take turns instead of interleaving. The stop reason goes on the last assistant
-message and into conversation.json `lastTurn`.
+message and into conversation.json `lastTurn`. Context pressure (loop/pressure.py) is checked
+before each model call and after the final response, and a provider overflow is retried there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock, format_timestamp
-from mini_letta.context.builder import load_context_view
 from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
 from mini_letta.conversations.store import ConversationStore
-from mini_letta.errors import InvalidValueError, ProviderError
+from mini_letta.errors import (
+    ContextOverflowError,
+    ContextWindowTooSmallError,
+    InvalidValueError,
+    ProviderError,
+)
 from mini_letta.ids import new_message_id
 from mini_letta.llm.base import (
     ModelRequest,
@@ -35,6 +40,12 @@ from mini_letta.loop.events import (
     ToolResultEvent,
     TurnEvent,
     TurnResult,
+)
+from mini_letta.loop.pressure import (
+    Pressure,
+    check_after_response,
+    request_after_overflow,
+    request_before_call,
 )
 from mini_letta.tools.base import ToolContext, Toolset, execute_tool_call
 
@@ -80,26 +91,21 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
     stop: StopReason = "end_turn"
     error: str | None = None
     partial: list[str] = []
+    pressure = Pressure()
     try:
         while True:
             last_step = steps + 1 >= setup.max_steps
-            request = _build_request(setup)
-            partial = []
-            calls: list[ToolCall] = []
-            step_usage: Usage | None = None
-            model_stop: StopReason = "end_turn"
-            for event in setup.provider.stream(request):
-                if isinstance(event, TextDelta):
-                    partial.append(event.text)
-                    yield AssistantDelta(event.text)
-                elif isinstance(event, ModelToolCall):
-                    calls.append(event.call)
-                elif isinstance(event, UsageEvent):
-                    step_usage = event.usage
-                elif isinstance(event, StopEvent):
-                    model_stop = event.reason
+            request = yield from request_before_call(setup, pressure)
+            while True:
+                try:
+                    calls, step_usage, model_stop = yield from _stream(setup, request, partial)
+                    break
+                except ContextOverflowError as exc:
+                    if partial:  # text already shown cannot be taken back
+                        raise
+                    request = yield from request_after_overflow(setup, pressure, exc)
             text = "".join(partial)
-            partial = []
+            partial.clear()
             if calls:
                 model_stop = "max_steps" if last_step else "tool_use"
             assistant = _message(
@@ -118,12 +124,13 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
                 final_text = text
             if not calls:
                 stop = model_stop
+                yield from check_after_response(setup, pressure)
                 break
             yield from _run_tools(setup, calls)
             if last_step:
                 stop = "max_steps"
                 break
-    except ProviderError as exc:
+    except (ProviderError, ContextWindowTooSmallError) as exc:
         stop, error = "error", str(exc)
     except KeyboardInterrupt:
         if partial:
@@ -161,17 +168,24 @@ def _run_tools(setup: TurnSetup, calls: list[ToolCall]) -> Iterator[TurnEvent]:
         yield MessageEvent(tool_message, line)
 
 
-def _build_request(setup: TurnSetup) -> ModelRequest:
-    system = setup.system_prompt()
-    view = load_context_view(setup.store, setup.provider.context_window)
-    return ModelRequest(
-        system=system,
-        messages=view.messages,
-        tools=setup.toolset.specs,
-        purpose=setup.purpose,
-        max_output_tokens=setup.agent.max_output_tokens,
-        temperature=setup.agent.temperature,
-    )
+def _stream(
+    setup: TurnSetup, request: ModelRequest, partial: list[str]
+) -> Generator[TurnEvent, None, tuple[list[ToolCall], Usage | None, StopReason]]:
+    """One model call; text goes into `partial` as it streams (kept if interrupted)."""
+    calls: list[ToolCall] = []
+    usage: Usage | None = None
+    stop: StopReason = "end_turn"
+    for event in setup.provider.stream(request):
+        if isinstance(event, TextDelta):
+            partial.append(event.text)
+            yield AssistantDelta(event.text)
+        elif isinstance(event, ModelToolCall):
+            calls.append(event.call)
+        elif isinstance(event, UsageEvent):
+            usage = event.usage
+        elif isinstance(event, StopEvent):
+            stop = event.reason
+    return calls, usage, stop
 
 
 def _message(setup: TurnSetup, role: str, content: str, **fields: object) -> Message:

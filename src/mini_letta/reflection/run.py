@@ -73,6 +73,8 @@ from mini_letta.reflection.worktree import (
 from mini_letta.tools.base import ToolContext, Toolset
 from mini_letta.workspace import World
 
+MIN_SIDE_WINDOW = 8_192
+
 
 @dataclass(frozen=True, slots=True)
 class LaunchOptions:
@@ -124,10 +126,23 @@ def preview_reflection(
     """What the next run would reflect on, written as a payload file; runs nothing."""
     state = read_reflection_state(store, clock=world.clock)
     if max_chars is None:
-        provider = build_agent_provider(world, agent, TurnOptions())
+        provider = side_agent_provider(world, agent)
         max_chars = payload_budget(provider.context_window)
     name = "preview-" + new_run_id(world.clock.now())
     return build_payload(store, state, name=name, clock=world.clock, max_chars=max_chars)
+
+
+def side_agent_provider(world: World, agent: AgentRecord) -> Provider:
+    """The agent's model for its reflection and merge review.
+
+    A chat window override smaller than MIN_SIDE_WINDOW (like the chapter's 1,200 tokens,
+    there to exercise compaction) cannot hold a reflection task, so the model's own window
+    is used instead; a larger override (a local server's real limit) is kept.
+    """
+    window = agent.context_window
+    if window is not None and window < MIN_SIDE_WINDOW:
+        agent = agent.with_updates(context_window=None)
+    return build_agent_provider(world, agent, TurnOptions())
 
 
 def _launch(
@@ -158,7 +173,7 @@ def _launch(
         for store in stores:
             clear_payloads(store)
         settings = options.settings or load_reflection_settings(world.home, world.cwd, agent)
-        provider = options.provider or build_agent_provider(world, agent, TurnOptions())
+        provider = options.provider or side_agent_provider(world, agent)
         budget = options.max_payload_chars or payload_budget(provider.context_window)
         slices = _build_slices(world, stores, run_id, budget, replay=multi)
         if not slices:
@@ -292,9 +307,7 @@ def _run_agent(run: _Run, worktree: Worktree, slices: list[Slice]) -> SideAgentR
 
 
 def _reviewer(run: _Run) -> Reviewer:
-    provider = run.options.merge_provider or build_agent_provider(
-        run.world, run.agent, TurnOptions()
-    )
+    provider = run.options.merge_provider or side_agent_provider(run.world, run.agent)
     setup = ReviewSetup(
         home=run.world.home,
         agent=run.agent,

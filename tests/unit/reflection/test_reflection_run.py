@@ -382,3 +382,10 @@ def test_planted_secrets_never_reach_the_payload_the_agent_or_memory(world, agen
     for text in (history, files, transcripts, payload):
         assert [needle for needle in NEEDLES if needle in text] == []
     assert "<redacted:" in files
+
+
+def test_a_tiny_chat_window_does_not_starve_the_reflection(world, store):
+    small = new_agent(world, name="tiny", context_window=1200)
+    conversation = resolve_conversation(world, small, None, new=True)
+    _chat(conversation, world.clock, *CHAPTER)
+    assert _launch(world, small, conversation).status == "merged"

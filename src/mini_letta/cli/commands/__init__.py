@@ -6,6 +6,7 @@ import click
 
 from mini_letta.cli.commands.agents import agents
 from mini_letta.cli.commands.chat import chat
+from mini_letta.cli.commands.compact import compact
 from mini_letta.cli.commands.conversations import conversations
 from mini_letta.cli.commands.memory import memory
 from mini_letta.cli.commands.reflect import dream, reflect
@@ -16,6 +17,7 @@ COMMANDS: tuple[click.Command, ...] = (
     chat,
     agents,
     conversations,
+    compact,
     memory,
     sleeptime,
     reflect,

@@ -9,6 +9,7 @@ import click
 from mini_letta.cli.options import (
     OUTPUT_FORMAT_CHOICE,
     agent_options,
+    context_window_option,
     max_steps_option,
     read_prompt,
 )
@@ -25,6 +26,7 @@ from mini_letta.cli.options import (
     help="How to print the turn.",
 )
 @max_steps_option
+@context_window_option
 def chat(
     prompt: str | None,
     agent: str | None,
@@ -33,6 +35,7 @@ def chat(
     model: str | None,
     output_format: str,
     max_steps: int,
+    context_window: int | None,
 ) -> None:
     """Run one headless turn and print the answer."""
     from mini_letta.cli.headless import ChatSession, SessionRequest, exit_code
@@ -52,6 +55,7 @@ def chat(
         model=model,
         output_format=output_format,  # type: ignore[arg-type]
         max_steps=max_steps,
+        context_window=context_window,
     )
     code = exit_code(ChatSession(request, sys.stdout, sys.stderr).turn(text))
     if code:

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
 
 from mini_letta.cli.options import agent_option
+
+if TYPE_CHECKING:
+    from mini_letta.agents.records import AgentRecord
+    from mini_letta.conversations.store import ConversationStore
+    from mini_letta.workspace import World
 
 
 @click.group()
@@ -66,10 +72,13 @@ def show_cmd(conversation_id: str, agent: str | None, as_json: bool, last: int) 
     store = open_conversation(world.home, record.id, conversation_id)
     conv = store.load_record()
     tail = store.tail(last) if last else []
+    size = _context_size(world, record, store)
     if as_json:
         data = {
             **conv.to_json(),
             "messageCount": store.count(),
+            "contextTokens": size[0] if isinstance(size, tuple) else None,
+            "contextWindow": size[1] if isinstance(size, tuple) else None,
             "messages": [message.to_json() for _, message in tail],
         }
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
@@ -78,8 +87,27 @@ def show_cmd(conversation_id: str, agent: str | None, as_json: bool, last: int) 
     click.echo(f"title:    {conv.title}")
     click.echo(f"created:  {conv.created_at}")
     click.echo(f"messages: {store.count()}")
+    if isinstance(size, tuple):
+        click.echo(f"context:  about {size[0]} tokens in context, window {size[1]} tokens")
+    else:
+        click.echo(f"context:  unknown ({size})")
     for _, message in tail:
         text = message.content.replace("\n", " ")
         if message.tool_calls:
             text += " " + " ".join(f"[{call.name}]" for call in message.tool_calls)
         click.echo(f"  {message.role:>9}: {text[:200]}")
+
+
+def _context_size(
+    world: World, agent: AgentRecord, store: ConversationStore
+) -> tuple[int, int] | str:
+    """(estimated in-context tokens, window), or why they cannot be known (say, a missing key)."""
+    from mini_letta.errors import MiniLettaError
+    from mini_letta.loop.pressure import measure_context
+    from mini_letta.loop.setup import TurnOptions, build_turn_setup
+
+    try:
+        measure = measure_context(build_turn_setup(world, agent, store, TurnOptions()))
+    except MiniLettaError as exc:
+        return str(exc)
+    return measure.tokens, measure.window

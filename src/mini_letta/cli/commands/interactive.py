@@ -5,14 +5,19 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from mini_letta.home import ensure_dir
 
+if TYPE_CHECKING:
+    from mini_letta.cli.headless import ChatSession
+
 HELP = """Commands:
   /help        this list
   /new         start a new conversation
+  /compact     summarise the oldest messages of this conversation now
   /exit        leave (Ctrl-D works too)"""
 
 
@@ -64,6 +69,9 @@ def open_interactive(ctx: click.Context) -> None:
             session = ChatSession(SessionRequest(world=world, new=True), sys.stdout, sys.stderr)
             click.echo(f"New conversation {session.store.conversation_id}.", err=True)
             continue
+        if line == "/compact":
+            _compact(session)
+            continue
         if line.startswith("/"):
             click.echo(f"Unknown command {line.split()[0]}; /help lists them.", err=True)
             continue
@@ -71,3 +79,22 @@ def open_interactive(ctx: click.Context) -> None:
             session.turn(line)
         except KeyboardInterrupt:
             click.echo("(interrupted)", err=True)
+
+
+def _compact(session: ChatSession) -> None:
+    from mini_letta.errors import MiniLettaError
+    from mini_letta.loop.pressure import compact_now
+
+    try:
+        result = compact_now(session.setup)
+    except MiniLettaError as exc:
+        click.echo(f"mini-letta: {exc}", err=True)
+        return
+    if result is None:
+        click.echo("Nothing to compact yet.", err=True)
+    else:
+        click.echo(
+            f"  ↻ compacted {result.messages_compacted} messages "
+            f"({result.tokens_before} → {result.tokens_after} tokens)",
+            err=True,
+        )

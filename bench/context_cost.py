@@ -1,0 +1,131 @@
+"""Per-turn cost of context accounting at 10, 1,000 and 100,000 messages in the log.
+
+Builds the conversations by appending messages directly with ConversationStore.append, in
+batches, then times in-process: `load_context_view` alone; `measure_context` (view, reminder and
+usage-corrected estimate: all the accounting a model call does); and full mock turns. The two
+long logs start uncompacted, so their first turn compacts; the later turns are the steady state.
+
+    python bench/context_cost.py [--messages 100000] [--window 8192] [--repeat 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+
+from mini_letta.clock import SystemClock, format_timestamp  # noqa: E402
+from mini_letta.context.builder import load_context_view  # noqa: E402
+from mini_letta.conversations.messages import Message, Usage  # noqa: E402
+from mini_letta.conversations.registry import create_conversation  # noqa: E402
+from mini_letta.home import Home  # noqa: E402
+from mini_letta.ids import new_message_id  # noqa: E402
+from mini_letta.llm.mock import MockProvider  # noqa: E402
+from mini_letta.loop.events import CompactionEvent  # noqa: E402
+from mini_letta.loop.pressure import measure_context  # noqa: E402
+from mini_letta.loop.setup import TurnOptions, build_turn_setup  # noqa: E402
+from mini_letta.loop.turn import TurnSetup, run_turn  # noqa: E402
+from mini_letta.workspace import World, new_agent  # noqa: E402
+
+SENTENCE = "今天我们讨论了部署流程，决定以后所有服务都用容器发布，并且每周五做一次回顾。"
+BATCH = 1000
+
+
+def _fill(setup: TurnSetup, count: int) -> None:
+    clock = SystemClock()
+    pending: list[Message] = []
+    for i in range(count):
+        now = clock.now()
+        if i % 2 == 0:
+            message = Message(new_message_id(now), "user", f"{i} {SENTENCE}", format_timestamp(now))
+        else:
+            message = Message(
+                new_message_id(now),
+                "assistant",
+                f"（mock）我听到了：{i - 1} {SENTENCE}",
+                format_timestamp(now),
+                usage=Usage(1, 1),  # implausibly low: ignored, so the estimate is what counts
+                stop_reason="end_turn",
+                model="mock",
+            )
+        pending.append(message)
+        if len(pending) == BATCH:
+            setup.store.append(pending)
+            pending = []
+    if pending:
+        setup.store.append(pending)
+
+
+def _median_ms(action: Callable[[], object], repeat: int) -> float:
+    samples = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        action()
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples)
+
+
+def _turn(setup: TurnSetup) -> int:
+    return sum(isinstance(e, CompactionEvent) for e in run_turn(setup, "再说一句：" + SENTENCE))
+
+
+def _conversation(world: World, name: str, count: int, window: int) -> TurnSetup:
+    agent = new_agent(world, name=name)
+    store = create_conversation(world.home, agent.id, world.clock)
+    setup = build_turn_setup(world, agent, store, TurnOptions(context_window=window))
+    setup = replace(setup, provider=MockProvider(context_window=window))
+    started = time.perf_counter()
+    _fill(setup, count)
+    print(f"{name}: built {count:,} messages in {time.perf_counter() - started:.1f} s")
+    return setup
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=100_000)
+    parser.add_argument("--window", type=int, default=8192)
+    parser.add_argument("--repeat", type=int, default=30)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "project").mkdir()
+        world = World(Home(root / "home"), root / "project", {}, SystemClock())
+        rows = []
+        for name, count in (("small", 10), ("medium", 1000), ("big", args.messages)):
+            setup = _conversation(world, name, count, args.window)
+            budget = args.window
+            view_cold = _median_ms(lambda s=setup: load_context_view(s.store, budget), 5)
+            started = time.perf_counter()
+            compacted = _turn(setup)
+            first = (time.perf_counter() - started) * 1000
+            view = _median_ms(lambda s=setup: load_context_view(s.store, budget), args.repeat)
+            measure = _median_ms(lambda s=setup: measure_context(s), args.repeat)
+            turn = _median_ms(lambda s=setup: _turn(s), args.repeat)
+            size = measure_context(setup)
+            rows.append((name, count, view_cold, first, compacted, view, measure, turn, size))
+    print(f"\nwindow {args.window} tokens, mock model, median of {args.repeat} (ms)")
+    header = (
+        f"{'log':>6} {'messages':>9} {'view, no ptr':>13} {'1st turn':>9} {'compacted':>9} "
+        f"{'view':>7} {'accounting':>11} {'turn':>7} {'in context':>11}"
+    )
+    print(header)
+    for name, count, cold, first, compacted, view, measure, turn, size in rows:
+        print(
+            f"{name:>6} {count:>9,} {cold:>13.2f} {first:>9.1f} {compacted:>9} "
+            f"{view:>7.2f} {measure:>11.2f} {turn:>7.2f} {size.tokens:>6} tok"
+        )
+    _, medium, big = rows
+    print("\nboth compacted on their first turn, so their in-context views are alike:")
+    print(f"steady-state turn, big / medium: {big[7] / medium[7]:.2f}x")
+    print(f"accounting per model call, big / medium: {big[6] / medium[6]:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

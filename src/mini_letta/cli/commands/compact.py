@@ -1,0 +1,61 @@
+"""`mini-letta compact`: summarise the oldest in-context messages of a conversation now."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from mini_letta.cli.options import agent_option, context_window_option
+
+
+@click.command()
+@agent_option
+@click.option(
+    "--conversation", metavar="ID", help="The conversation (default: this project's current one)."
+)
+@context_window_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def compact(
+    agent: str | None, conversation: str | None, context_window: int | None, as_json: bool
+) -> None:
+    """Compact a conversation's context (the full log is kept)."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.conversations.registry import open_conversation
+    from mini_letta.errors import NotFoundError
+    from mini_letta.loop.pressure import compact_now
+    from mini_letta.loop.setup import TurnOptions, build_turn_setup
+    from mini_letta.settings import load_project_settings, project_agent_settings
+    from mini_letta.workspace import resolve_agent
+
+    world = current_world()
+    record = resolve_agent(world, agent)
+    if conversation is None:
+        settings = project_agent_settings(load_project_settings(world.cwd), record.id)
+        conversation = settings.get("conversationId") or None
+        if conversation is None:
+            raise NotFoundError(
+                f"agent {record.name} has no current conversation here; pass --conversation ID"
+            )
+    store = open_conversation(world.home, record.id, conversation)
+    setup = build_turn_setup(world, record, store, TurnOptions(context_window=context_window))
+    result = compact_now(setup)
+    if as_json:
+        data: dict[str, object] = {"conversationId": store.conversation_id, "compacted": False}
+        if result is not None:
+            data.update(
+                compacted=True,
+                messagesCompacted=result.messages_compacted,
+                tokensBefore=result.tokens_before,
+                tokensAfter=result.tokens_after,
+                summaryMessageId=result.summary.id,
+            )
+        click.echo(json.dumps(data, ensure_ascii=False))
+    elif result is None:
+        click.echo("Nothing to compact: the context holds only the latest exchange.")
+    else:
+        click.echo(
+            f"Compacted {result.messages_compacted} messages "
+            f"({result.tokens_before} → {result.tokens_after} tokens); "
+            f"summary {result.summary.id}."
+        )

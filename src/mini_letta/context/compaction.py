@@ -1,0 +1,186 @@
+"""compact_conversation: summarise the oldest in-context messages, keep the recent ones.
+
+messages.jsonl stays the full append-only record. Compaction writes, in this order: (1) a
+`summary` message appended to the log, recording the line it keeps from; (2) conversation.json
+`context` moved to that line; (3) `compaction-event.json` with `pending: true`, which the
+post-turn reflection decision consumes. A crash after (1) leaves a view the reader already
+derives from the log; `settle_compaction` writes (2) and (3) on the next turn. The kept part
+starts at a user message, so no kept tool result loses its call. Callers hold the lock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from mini_letta.clock import Clock, format_timestamp
+from mini_letta.context.builder import ContextView, load_context_view
+from mini_letta.context.summariser import render_summary_content, render_transcript, summarise
+from mini_letta.context.tokens import estimate_message_tokens, estimate_messages_tokens
+from mini_letta.conversations.messages import CompactionInfo, Message
+from mini_letta.conversations.records import ContextPointer
+from mini_letta.conversations.store import ConversationStore
+from mini_letta.ids import new_message_id
+from mini_letta.llm.base import Provider
+
+CompactionTrigger = Literal["before-call", "after-response", "overflow", "manual"]
+COMPACTION_EVENT_FILE = "compaction-event.json"
+EVENT_SCHEMA_VERSION = 1
+KEEP_SHARE = 0.3  # of the window, kept verbatim after a compaction
+READ_WINDOWS = 2  # compaction reads up to this many windows of in-context messages
+SUMMARY_MIN_TOKENS = 48
+SUMMARY_MAX_TOKENS = 4096
+
+
+def compaction_threshold(window: int) -> int:
+    """Compact when the context exceeds this: the window less min(16384, 20% of it)."""
+    return max(0, window - min(16384, max(1, window // 5)))
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionBudget:
+    window: int
+    prompt_tokens: int  # system prompt, tool schemas and reminders of the chat request
+    keep_tokens: int
+    summary_tokens: int
+
+
+def plan_budget(window: int, prompt_tokens: int, shrink: int = 1) -> CompactionBudget:
+    """Room after the prompt: a quarter for the summary, up to half (and 30% of the window)
+    kept, so a compacted context sits well under the threshold. `shrink` > 1 keeps less (used
+    when the provider overflowed even though our estimate said it fits)."""
+    room = max(0, compaction_threshold(window) - prompt_tokens)
+    summary = min(SUMMARY_MAX_TOKENS, max(SUMMARY_MIN_TOKENS, room // 4))
+    keep = min(int(window * KEEP_SHARE), room // 2) // max(1, shrink)
+    return CompactionBudget(window, prompt_tokens, keep, summary)
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionResult:
+    summary: Message
+    line: int
+    messages_compacted: int
+    tokens_before: int
+    tokens_after: int
+    trigger: CompactionTrigger
+
+
+def choose_cut(view: ContextView, keep_tokens: int) -> int | None:
+    """Index of the first kept message: a user message, with something real before it.
+
+    The oldest cut whose suffix fits `keep_tokens`; if none fits, the current (last) user
+    message, so everything before it is summarised. None when there is nothing to summarise.
+    """
+    messages = view.messages
+    candidates: list[int] = []
+    seen_real = False
+    for index, message in enumerate(messages):
+        if message.role == "user" and seen_real:
+            candidates.append(index)
+        if message.role != "summary":
+            seen_real = True
+    if not candidates:
+        return None
+    allowed = set(candidates)
+    suffix = 0
+    fitting: int | None = None
+    for index in range(len(messages) - 1, candidates[0] - 1, -1):
+        suffix += estimate_message_tokens(messages[index])
+        if suffix > keep_tokens:
+            break
+        if index in allowed:
+            fitting = index
+    return fitting if fitting is not None else candidates[-1]
+
+
+def compact_conversation(
+    store: ConversationStore,
+    provider: Provider,
+    clock: Clock,
+    budget: CompactionBudget,
+    trigger: CompactionTrigger,
+    tokens_before: int | None = None,
+) -> CompactionResult | None:
+    """Compact the conversation's context; None when there is nothing to summarise.
+
+    Raises the summariser's errors (ProviderError kinds, ContextWindowTooSmallError) before
+    anything is written.
+    """
+    view = load_context_view(store, READ_WINDOWS * budget.window)
+    keep = budget.keep_tokens
+    if trigger == "manual":  # asked for: compact even a context that fits the window easily
+        keep = min(keep, int(view.tokens * KEEP_SHARE))
+    cut = choose_cut(view, keep)
+    if cut is None:
+        return None
+    old, kept = view.messages[:cut], view.messages[cut:]
+    text = summarise(
+        provider,
+        render_transcript(old),
+        window=budget.window,
+        summary_tokens=budget.summary_tokens,
+        clock=clock,
+    )
+    if tokens_before is None:
+        tokens_before = budget.prompt_tokens + view.tokens
+    now = clock.now()
+    draft = Message(
+        id=new_message_id(now),
+        role="summary",
+        content=render_summary_content(text),
+        created_at=format_timestamp(now),
+        model=provider.handle,
+    )
+    info = CompactionInfo(
+        kept_from_line=view.lines[cut],
+        kept_from_message_id=kept[0].id,
+        messages_compacted=sum(1 for message in old if message.role != "summary"),
+        tokens_before=tokens_before,
+        tokens_after=budget.prompt_tokens
+        + estimate_message_tokens(draft)
+        + estimate_messages_tokens(kept),
+        trigger=trigger,
+    )
+    summary = replace(draft, compaction=info)
+    line = store.append(summary)[0]
+    _record_compaction(store, summary, info)
+    return CompactionResult(
+        summary, line, info.messages_compacted, info.tokens_before, info.tokens_after, trigger
+    )
+
+
+def settle_compaction(store: ConversationStore, view: ContextView) -> bool:
+    """Finish a compaction a crash interrupted after its summary reached the log.
+
+    True when the pointer had to be moved (and the event written); cheap when nothing is due.
+    """
+    summary = view.summary
+    if summary is None or summary.compaction is None:
+        return False
+    if view.record.context.summary_message_id == summary.id:
+        return False
+    _record_compaction(store, summary, summary.compaction)
+    return True
+
+
+def read_compaction_event(store: ConversationStore) -> dict[str, object] | None:
+    return store.read_json(COMPACTION_EVENT_FILE)
+
+
+def _record_compaction(store: ConversationStore, summary: Message, info: CompactionInfo) -> None:
+    record = store.load_record()
+    pointer = ContextPointer(info.kept_from_line, info.kept_from_message_id, summary.id)
+    store.save_record(record.with_updates(context=pointer, updated_at=summary.created_at))
+    store.write_json(
+        COMPACTION_EVENT_FILE,
+        {
+            "schemaVersion": EVENT_SCHEMA_VERSION,
+            "pending": True,
+            "compactedAt": summary.created_at,
+            "summaryMessageId": summary.id,
+            "tokensBefore": info.tokens_before,
+            "tokensAfter": info.tokens_after,
+            "trigger": info.trigger,
+            "messagesCompacted": info.messages_compacted,
+        },
+    )
