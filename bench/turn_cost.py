@@ -37,7 +37,10 @@ def _time(args: list[str], home: Path, cwd: Path, runs: int) -> float:
         started = time.perf_counter()
         subprocess.run(
             [sys.executable, "-m", "mini_letta", *args],
-            cwd=cwd, env=_env(home), check=True, capture_output=True,
+            cwd=cwd,
+            env=_env(home),
+            check=True,
+            capture_output=True,
         )
         samples.append(time.perf_counter() - started)
     return statistics.median(samples) * 1000
@@ -69,14 +72,31 @@ def main() -> None:
         version = _time(["--version"], home, cwd, opts.runs)
         first = subprocess.run(
             [sys.executable, "-m", "mini_letta", "chat", "-p", "hi", "--output-format", "json"],
-            cwd=cwd, env=_env(home), check=True, capture_output=True, text=True,
+            cwd=cwd,
+            env=_env(home),
+            check=True,
+            capture_output=True,
+            text=True,
         )
         info = json.loads(first.stdout)
         fresh = _time(["chat", "-p", "你好"], home, cwd, opts.runs)
         big = subprocess.run(
-            [sys.executable, "-m", "mini_letta", "chat", "-p", "hi", "--new",
-             "--output-format", "json"],
-            cwd=cwd, env=_env(home), check=True, capture_output=True, text=True,
+            [
+                sys.executable,
+                "-m",
+                "mini_letta",
+                "chat",
+                "-p",
+                "hi",
+                "--new",
+                "--output-format",
+                "json",
+            ],
+            cwd=cwd,
+            env=_env(home),
+            check=True,
+            capture_output=True,
+            text=True,
         )
         big_id = json.loads(big.stdout)["conversationId"]
         store = ConversationStore(info["agentId"], big_id, Home(home))

@@ -54,7 +54,7 @@ def new_agent(
 
     handle = model or default_model(world.home, world.environ)
     parse_handle(handle)  # an unknown handle is refused before anything is created
-    ensure_git_available()  # so is a machine without git: memory needs it
+    ensure_git_available(world.environ.get("PATH"))  # so is a machine without git
     spec = NewAgent(
         name=name or unique_agent_name(world.home, world.cwd.name),
         model=handle,

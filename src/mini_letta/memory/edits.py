@@ -30,6 +30,7 @@ from mini_letta.memory.frontmatter import (
     parse_memory_file,
     render_memory_file,
 )
+from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.secrets import find_secret, iter_secrets, secret_values
 from mini_letta.storage.atomic import save_bytes
 
@@ -168,43 +169,6 @@ def list_memory_tree(root: Path) -> list[tuple[str, str]]:
                 description = f"(invalid: {str(exc).removeprefix(rel + ': ')})"
             found.append((rel, description))
     return sorted(found)
-
-
-def resolve_memory_path(root: Path, path: object, name: str = "path") -> str:
-    """A memory-relative POSIX path, refused unless it stays a real file path inside `root`."""
-    if not isinstance(path, str) or not path.strip():
-        raise MemoryEditError(f"{name!r} must be a memory path such as system/notes.md")
-    text = path.strip()
-    if "\0" in text:
-        raise MemoryEditError(f"{name!r} contains a NUL byte")
-    if "\\" in text:
-        raise MemoryEditError(f"{name!r} must use '/' between folders, not '\\'")
-    if text.startswith(("/", "~")) or (len(text) > 1 and text[1] == ":"):
-        raise MemoryEditError(
-            f"{name!r} must be relative to the memory folder (like system/notes.md), not {text!r}"
-        )
-    parts = text.split("/")
-    for part in parts:
-        if part in ("", ".", ".."):
-            raise MemoryEditError(
-                f"{name} {text!r} has an empty, '.' or '..' segment; paths stay inside memory"
-            )
-        if part.startswith("."):
-            raise MemoryEditError(f"{name} {text!r}: hidden names (like .git) are not memory")
-    if not text.endswith(".md") or parts[-1] == ".md":
-        raise MemoryEditError(
-            f"{name} {text!r} must be a markdown file ending in .md (e.g. {text}.md)"
-        )
-    if parts[0] == "skills" and len(parts) == 2:
-        raise MemoryEditError(f"{name} {text!r}: skills are folders, use skills/<name>/SKILL.md")
-    base = root.resolve()
-    resolved = (base / text).resolve()
-    if resolved != base.joinpath(*parts):
-        raise MemoryEditError(
-            f"{name} {text!r} goes through a symlink; memory paths must be real files inside "
-            "the memory folder"
-        )
-    return text
 
 
 class _Editor:

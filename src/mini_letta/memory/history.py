@@ -7,15 +7,20 @@ tool and leave memory exactly as before when they are refused or fail.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from mini_letta.errors import FrontmatterError, MemfsError, NotFoundError, SecretDetectedError
-from mini_letta.memory.edits import resolve_memory_path
+from mini_letta.memory.edits import (
+    EditOutcome,
+    MemoryEditPlan,
+    restore_snapshot,
+    write_memory_plan,
+)
 from mini_letta.memory.frontmatter import decode_memory_bytes, parse_memory_file
+from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.repo import GitRepo, memory_lock_path
 from mini_letta.memory.secrets import find_secret, iter_secrets, secret_values
 
@@ -84,12 +89,20 @@ def load_diff(memory_dir: Path, rev: str = "HEAD") -> str:
     return diff
 
 
-def resolve_undo_rev(memory_dir: Path, ref: str | None) -> str:
-    """The commit `memory undo REF` reverts: a git revision (default HEAD).
+def resolve_undo_rev(
+    memory_dir: Path, ref: str | None, run_lookup: Callable[[str], str | None] | None = None
+) -> str:
+    """The commit `memory undo REF` reverts (default HEAD).
 
-    A reflection run id is resolved by the reflection layer before this is called.
+    `run_lookup` maps a reference that is not a git revision (a reflection run id) to the
+    commit to revert, or None when it does not know it; the reflection layer supplies it.
     """
-    return _repo(memory_dir).rev_parse(ref or "HEAD")
+    repo = _repo(memory_dir)
+    if ref and run_lookup is not None:
+        found = run_lookup(ref)
+        if found is not None:
+            return repo.rev_parse(found)
+    return repo.rev_parse(ref or "HEAD")
 
 
 def undo_commit(memory_dir: Path, sha: str) -> str:
@@ -141,34 +154,45 @@ def save_hand_edit(
     The new text must be a valid memory file without new secrets; otherwise MemfsError and
     memory is untouched. Returns the new sha, or None when the text did not change.
     """
-    from mini_letta.storage.atomic import save_bytes
     from mini_letta.storage.locks import exclusive_lock
 
     rel = resolve_memory_path(memory_dir, path)
     repo = _repo(memory_dir)
     target = memory_dir / rel
+    _require_clean(repo, "edit", [rel])
+    before = target.read_bytes() if target.exists() else None
+    old_text = before.decode("utf-8", "replace") if before is not None else _TEMPLATE
+    new_text = edit(old_text)  # outside the lock: a person may take minutes
+    if new_text == old_text:
+        return None
+    parse_memory_file(new_text, rel)
+    known = secret_values(old_text)
+    for found in iter_secrets(new_text):
+        if new_text[found.start : found.end] not in known:
+            raise SecretDetectedError(found.kind, f"the edited {rel}")
+    plan = MemoryEditPlan("edit", {rel: new_text.encode("utf-8")}, (), f"edited {rel}")
     with exclusive_lock(memory_lock_path(memory_dir), timeout=LOCK_TIMEOUT, what="memory"):
         _require_clean(repo, "edit", [rel])
-        before = target.read_bytes() if target.exists() else None
-        old_text = before.decode("utf-8", "replace") if before is not None else _TEMPLATE
-        new_text = edit(old_text)
-        if new_text == old_text:
-            return None
-        parse_memory_file(new_text, rel)
-        known = secret_values(old_text)
-        for found in iter_secrets(new_text):
-            if new_text[found.start : found.end] not in known:
-                raise SecretDetectedError(found.kind, f"the edited {rel}")
-        try:
-            save_bytes(target, new_text.encode("utf-8"))
-            return repo.commit_paths([rel], message or f"Edit {rel} by hand")
-        except BaseException:
-            if before is None:
-                with contextlib.suppress(FileNotFoundError):
-                    target.unlink()
-            else:
-                save_bytes(target, before)
-            raise
+        now = target.read_bytes() if target.exists() else None
+        if now != before:
+            raise MemfsError(f"{rel} changed while it was being edited; nothing was saved")
+        return write_and_commit(memory_dir, plan, message or f"Edit {rel} by hand")[1]
+
+
+def write_and_commit(
+    memory_dir: Path, plan: MemoryEditPlan, message: str
+) -> tuple[EditOutcome, str | None]:
+    """Write a checked plan and commit exactly its paths; a failed commit puts the files back.
+
+    The caller holds the memory lock and has checked that the touched paths are clean.
+    """
+    outcome = write_memory_plan(memory_dir, plan)
+    try:
+        sha = GitRepo(memory_dir).commit_paths(outcome.touched, message)
+    except BaseException:
+        restore_snapshot(memory_dir, outcome.snapshot)
+        raise
+    return outcome, sha
 
 
 _TEMPLATE = "---\ndescription: \n---\n"

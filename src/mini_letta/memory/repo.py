@@ -51,16 +51,9 @@ _DROPPED_ENV = (
     "GIT_CONFIG_COUNT",
 )
 
-DEFAULT_PERSONA_DESCRIPTION = (
-    "Who I am, what I value and how I work with people; I revise it as I learn."
-)
-DEFAULT_PERSONA = (
-    "I am a mini-letta agent: a long-lived assistant that works with one person in their "
-    "terminal. I learn how they like to work and keep what matters in my memory.\n"
-)
-DEFAULT_HUMAN_DESCRIPTION = (
-    "What I know about the person I work with (name, preferences, projects, habits)."
-)
+DEFAULT_PERSONA_DESCRIPTION = "Who I am and how I work; I revise it as I learn."
+DEFAULT_PERSONA = "I am a mini-letta agent, a long-lived assistant for one person.\n"
+DEFAULT_HUMAN_DESCRIPTION = "What I know about the person I work with."
 DEFAULT_HUMAN = "Nothing yet; I have not got to know this person.\n"
 
 
@@ -69,9 +62,9 @@ def memory_lock_path(memory_dir: Path) -> Path:
     return memory_dir.with_name(memory_dir.name + ".lock")
 
 
-def ensure_git_available() -> str:
-    """The git executable's path; a clear GitError when git is missing."""
-    found = shutil.which("git")
+def ensure_git_available(search_path: str | None = None) -> str:
+    """The git executable's path (on `search_path`, default PATH); GitError when missing."""
+    found = shutil.which("git", path=search_path)
     if found is None:
         raise GitError("git is not installed or not on PATH; install git")
     return found
@@ -299,7 +292,7 @@ class GitRepo:
         if not entries:
             return {}
         request = "".join(f"{sha}\n" for _, sha in entries).encode("ascii")
-        output = self.run_bytes("cat-file", "--batch", stdin=request)
+        output = self.run_bytes("cat-file", "--batch", "--buffer", stdin=request)
         return dict(zip((path for path, _ in entries), _parse_batch(output), strict=True))
 
 

@@ -18,23 +18,22 @@ LOCK_TIMEOUT = 30.0
 _COMMANDS = ["view", "create", "str_replace", "insert", "delete", "rename", "update_description"]
 
 DESCRIPTION = (
-    "Read or change your memory (markdown files with a one-line 'description' frontmatter, "
-    "kept in git). Each change is committed with `reason` as its message and is in your prompt "
-    "from the next call. view: a file's text, or the file list without path."
+    "Read or change your memory files. Changes are committed with `reason`. view: a file, or "
+    "the file list without path."
 )
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "command": {"type": "string", "enum": _COMMANDS},
-        "path": {"type": "string", "description": "e.g. system/human.md"},
-        "reason": {"type": "string", "description": "why; the commit message"},
-        "description": {"type": "string", "description": "create, update_description"},
+        "path": {"type": "string"},
+        "reason": {"type": "string"},
+        "description": {"type": "string"},
         "content": {"type": "string", "description": "create: body; insert: text"},
-        "old_str": {"type": "string", "description": "exact text matching once"},
-        "new_str": {"type": "string", "description": "replacement, may be empty"},
+        "old_str": {"type": "string", "description": "must match once"},
+        "new_str": {"type": "string"},
         "insert_line": {"type": "integer", "description": "after body line N; 0 top; omit: end"},
-        "new_path": {"type": "string", "description": "rename target"},
+        "new_path": {"type": "string"},
     },
     "required": ["command", "reason"],
 }
@@ -61,7 +60,8 @@ class MemoryTool:
 def apply_and_commit(memory_dir: Path, command: str, args: dict[str, Any], reason: str) -> str:
     """Validate, write and commit one edit under the repo lock; returns the result line."""
     from mini_letta.errors import MemoryEditError
-    from mini_letta.memory.edits import plan_memory_edit, restore_snapshot, write_memory_plan
+    from mini_letta.memory.edits import plan_memory_edit
+    from mini_letta.memory.history import write_and_commit
     from mini_letta.memory.repo import GitRepo, memory_lock_path
     from mini_letta.storage.locks import exclusive_lock
 
@@ -77,12 +77,7 @@ def apply_and_commit(memory_dir: Path, command: str, args: dict[str, Any], reaso
                 f"memory {command}: {', '.join(dirty)} has uncommitted changes; ask the user to "
                 "commit or discard them (`mini-letta memory status`)"
             )
-        outcome = write_memory_plan(memory_dir, plan)
-        try:
-            sha = repo.commit_paths(outcome.touched, reason)
-        except BaseException:
-            restore_snapshot(memory_dir, outcome.snapshot)
-            raise
+        outcome, sha = write_and_commit(memory_dir, plan, reason)
     if sha is None:  # the plan refused no-op edits, so only an outside change gets here
         return f"{outcome.message}; nothing to commit"
     return f"{outcome.message} (committed {sha[:7]})"

@@ -139,10 +139,6 @@ def test_repo_errors_are_one_line(memory_repo, tmp_path):
 
 
 def test_repo_missing_git_is_a_clear_error(tmp_path):
-    path = os.environ.get("PATH")
-    os.environ["PATH"] = str(tmp_path)
-    try:
-        with pytest.raises(GitError, match="git is not installed or not on PATH; install git"):
-            ensure_git_available()
-    finally:
-        os.environ["PATH"] = path or ""
+    with pytest.raises(GitError, match="^git is not installed or not on PATH; install git$"):
+        ensure_git_available(str(tmp_path))
+    assert ensure_git_available().endswith("git")

@@ -147,7 +147,7 @@ def undo_cmd(ref: str | None, agent: str | None) -> None:
     from mini_letta.memory.history import resolve_undo_rev, undo_commit
 
     folder = _memory_dir(agent)[1]
-    sha = resolve_undo_rev(folder, ref)
+    sha = resolve_undo_rev(folder, ref)  # reflection adds run_lookup= for run ids
     new = undo_commit(folder, sha)
     click.echo(f"reverted {sha[:7]} as {new[:7]}")
 

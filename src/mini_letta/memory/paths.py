@@ -1,0 +1,49 @@
+"""Memory paths: the one check that a path named by a model or a person stays inside memory.
+
+A memory path is relative, uses '/', ends in `.md`, has no empty, '.', '..' or hidden segment
+(so never `.git`), puts skills in folders (`skills/<name>/SKILL.md`), and resolves to the same
+place without following a symlink, so every write lands on a real file inside the repo.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mini_letta.errors import MemoryEditError
+
+
+def resolve_memory_path(root: Path, path: object, name: str = "path") -> str:
+    """A memory-relative POSIX path, refused unless it stays a real file path inside `root`."""
+    if not isinstance(path, str) or not path.strip():
+        raise MemoryEditError(f"{name!r} must be a memory path such as system/notes.md")
+    text = path.strip()
+    if "\0" in text:
+        raise MemoryEditError(f"{name!r} contains a NUL byte")
+    if "\\" in text:
+        raise MemoryEditError(f"{name!r} must use '/' between folders, not '\\'")
+    if text.startswith(("/", "~")) or (len(text) > 1 and text[1] == ":"):
+        raise MemoryEditError(
+            f"{name!r} must be relative to the memory folder (like system/notes.md), not {text!r}"
+        )
+    parts = text.split("/")
+    for part in parts:
+        if part in ("", ".", ".."):
+            raise MemoryEditError(
+                f"{name} {text!r} has an empty, '.' or '..' segment; paths stay inside memory"
+            )
+        if part.startswith("."):
+            raise MemoryEditError(f"{name} {text!r}: hidden names (like .git) are not memory")
+    if not text.endswith(".md") or parts[-1] == ".md":
+        raise MemoryEditError(
+            f"{name} {text!r} must be a markdown file ending in .md (e.g. {text}.md)"
+        )
+    if parts[0] == "skills" and len(parts) == 2:
+        raise MemoryEditError(f"{name} {text!r}: skills are folders, use skills/<name>/SKILL.md")
+    base = root.resolve()
+    resolved = (base / text).resolve()
+    if resolved != base.joinpath(*parts):
+        raise MemoryEditError(
+            f"{name} {text!r} goes through a symlink; memory paths must be real files inside "
+            "the memory folder"
+        )
+    return text
