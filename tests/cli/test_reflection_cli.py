@@ -207,3 +207,16 @@ def test_reflections_undo(cli):
     assert twice.code == 1 and "is undone, not merged" in twice.stderr
     _, again = _reflect(cli)
     assert again.group(2) == "merged"
+
+
+def test_memory_undo_of_a_run_id_rewinds_the_watermark(cli):
+    cli("chat", "-p", "我更喜欢用 tabs 缩进")
+    _, match = _reflect(cli)
+    undone = cli("memory", "undo", match.group(1))
+    assert undone.code == 0 and undone.stdout.startswith(
+        f"reverted reflection run {match.group(1)}"
+    )
+    assert "tabs" not in cli("memory", "show", "system/human.md").stdout
+    _, again = _reflect(cli)  # the slice is offered again
+    assert again.group(2) == "merged"
+    assert "tabs" in cli("memory", "show", "system/human.md").stdout

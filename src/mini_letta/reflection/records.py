@@ -171,6 +171,11 @@ class ConsumedWatermark:
     finished_at: str | None
 
 
+def is_run_id(text: str) -> bool:
+    """True for `YYYYMMDDHHMMSS-<8 hex>`, the shape of a reflection run id."""
+    return _RUN_ID.match(text.strip()) is not None
+
+
 def record_path(home: Home, agent_id: str, run_id: str) -> Path:
     return home.reflections_dir(agent_id) / f"{run_id}.json"
 
