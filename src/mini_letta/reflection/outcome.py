@@ -20,6 +20,7 @@ Status = Literal[
     "not_merged",
 ]
 SkipReason = Literal["no_payload", "parent_dirty", "busy", "memory_not_ready"]
+RunTrigger = Literal["manual", "step-count", "compaction-event"]
 CONSUMING: tuple[Status, ...] = ("merged", "no_changes")
 
 RETRY = "this slice will be offered again next time"
@@ -78,7 +79,7 @@ class ReflectionOutcome:
     status: Status | None = None
     skip_reason: SkipReason | None = None
     run_id: str | None = None
-    trigger: str = "manual"
+    trigger: RunTrigger = "manual"
     conversation_id: str | None = None
     commit_count: int = 0
     merge_commit: str | None = None
@@ -101,7 +102,7 @@ class ReflectionOutcome:
         return self.status is not None and not self.ok and self.consecutive_failures == 1
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
+        return {
             "launched": self.launched,
             "status": self.status,
             "skipReason": self.skip_reason,
@@ -114,4 +115,3 @@ class ReflectionOutcome:
             "payloadPath": self.payload_path,
             "consecutiveFailures": self.consecutive_failures,
         }
-        return data

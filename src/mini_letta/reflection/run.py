@@ -34,6 +34,7 @@ from mini_letta.reflection.finalise import Finalised, Reviewer, finalise_worktre
 from mini_letta.reflection.lease import LeaseBusyError, ReflectionLease, acquire_lease
 from mini_letta.reflection.outcome import (
     ReflectionOutcome,
+    RunTrigger,
     SkipReason,
     skip_message,
     status_message,
@@ -78,7 +79,7 @@ MIN_SIDE_WINDOW = 8_192
 
 @dataclass(frozen=True, slots=True)
 class LaunchOptions:
-    trigger: str = "manual"  # "manual", "step-count" or "compaction-event"
+    trigger: RunTrigger = "manual"
     instruction: str | None = None
     provider: Provider | None = None  # default: the agent's model
     merge_provider: Provider | None = None  # default: the agent's model

@@ -11,7 +11,7 @@ from mini_letta.llm.mock import MockProvider
 from mini_letta.memory.repo import GitRepo
 from mini_letta.reflection.lease import acquire_lease, lease_path
 from mini_letta.reflection.records import list_run_records, load_run_record, save_run_record
-from mini_letta.reflection.run import LaunchOptions, launch_reflection
+from mini_letta.reflection.run import LaunchOptions, launch_reflection, preview_reflection
 from mini_letta.reflection.settings import ReflectionSettings
 from mini_letta.reflection.watermark import (
     STATE_FILE,
@@ -58,6 +58,17 @@ def _chat(store, clock, *texts):
 
 def _launch(world, agent, store, **options):
     return launch_reflection(world, agent, store, LaunchOptions(**options))
+
+
+def _offered_again(world, agent, store) -> bool:
+    """The next run would get the same slice: nothing was consumed."""
+    again = preview_reflection(world, agent, store)
+    state = read_reflection_state(store)
+    return (
+        state.reflected_through_message_id is None
+        and again is not None
+        and (again.start_line, again.end_snapshot_line) == (0, 6)
+    )
 
 
 def _leftovers(world, agent, parent):
@@ -151,7 +162,7 @@ def test_a_failing_model_is_failed_and_the_same_slice_is_offered_again(world, ag
     assert first.status == "failed" and "server overloaded" in first.message
     assert not first.ok and first.first_failure
     state = read_reflection_state(store)
-    assert state.reflected_through_message_id is None and state.consecutive_failures == 1
+    assert state.consecutive_failures == 1 and _offered_again(world, agent, store)
     second = _launch(world, agent, store, provider=ScriptedProvider([TransientError("again")]))
     assert second.consecutive_failures == 2 and not second.first_failure
     records = {r.run_id: r for r in list_run_records(world.home, agent.id)}
@@ -173,7 +184,7 @@ def test_edits_left_uncommitted_are_dirty_uncommitted(world, agent, store, paren
     outcome = _launch(world, agent, store, provider=provider)
     assert outcome.status == "dirty_uncommitted" and HUMAN in outcome.message
     assert parent.head_sha() == head and "never committed" not in (parent.path / HUMAN).read_text()
-    assert read_reflection_state(store).reflected_through_message_id is None
+    assert _offered_again(world, agent, store)
     assert _leftovers(world, agent, parent) == ([], [])
 
 
@@ -194,7 +205,7 @@ def test_memory_changed_during_the_run_is_parent_dirty(world, agent, store, pare
     touch = {2: lambda: (parent.path / "draft.md").write_text("typed while it ran")}
     outcome = _launch(world, agent, store, provider=SideEffectProvider(MockProvider(), touch))
     assert outcome.status == "parent_dirty" and "draft.md" in outcome.message
-    assert read_reflection_state(store).reflected_through_message_id is None
+    assert _offered_again(world, agent, store)
     assert (parent.path / "draft.md").read_text() == "typed while it ran"
 
 
@@ -211,7 +222,7 @@ def test_both_sides_editing_one_line_is_a_merge_conflict(world, agent, store, pa
     assert outcome.status == "merge_conflict" and HUMAN in outcome.message
     assert "The user is called Li" in (parent.path / HUMAN).read_text()
     assert not parent.is_dirty() and _leftovers(world, agent, parent) == ([], [])
-    assert read_reflection_state(store).reflected_through_message_id is None
+    assert _offered_again(world, agent, store)
 
 
 def test_explicit_merge_done_by_the_primary_agent(world, agent, store, parent):
@@ -234,8 +245,7 @@ def test_explicit_merge_not_done_leaves_memory_and_the_watermark(world, agent, s
         world, agent, store, settings=ReflectionSettings(merge="explicit"), merge_provider=declines
     )
     assert outcome.status == "not_merged" and "rather not merge" in outcome.message
-    assert parent.head_sha() == head
-    assert read_reflection_state(store).reflected_through_message_id is None
+    assert parent.head_sha() == head and _offered_again(world, agent, store)
     assert _leftovers(world, agent, parent) == ([], [])
 
 
@@ -357,8 +367,7 @@ def test_an_interrupt_cleans_up_and_propagates(world, agent, store, parent):
     assert _leftovers(world, agent, parent) == ([], [])
     assert not lease_path(world.home, agent.id).exists()
     (record,) = list_run_records(world.home, agent.id)
-    assert record.status == "interrupted"
-    assert read_reflection_state(store).reflected_through_message_id is None
+    assert record.status == "interrupted" and _offered_again(world, agent, store)
 
 
 def test_steps_since_counts_only_after_the_watermark(world, agent, store):

@@ -152,7 +152,8 @@ def undo_cmd(ref: str | None, agent: str | None) -> None:
         from mini_letta.cli.world import current_world
         from mini_letta.reflection.undo import undo_reflection_run
 
-        reverts = undo_reflection_run(current_world().home, agent_id, ref, current_world().clock)
+        world = current_world()
+        reverts = undo_reflection_run(world.home, agent_id, ref, world.clock)
         click.echo(f"reverted reflection run {ref.strip()} as {reverts[-1][:7]}")
         return
     sha = resolve_undo_rev(folder, ref)  # reflection adds run_lookup= for run ids
