@@ -2,8 +2,8 @@
 
 Usage: python bench/memory_compile.py [--files N] [--system N] [--runs N]
 Prints medians of: a cold compile (git ls-tree + cat-file, parse every file, render) with loose
-and with packed objects, the parse/render part alone, the in-process cached compile (one
-`git rev-parse`), and a new compiler that finds the compiled section in its disk cache.
+and with packed objects, the parse/render part alone, the in-process cached compile (HEAD read
+from .git), and a new compiler that finds the compiled section in its disk cache.
 """
 
 from __future__ import annotations
@@ -88,8 +88,8 @@ def main() -> None:
     print(f"  git ls-tree + cat-file {read:8.1f} ms")
     print(f"  parse + render         {render:8.1f} ms")
     print(f"cold compile, packed     {packed:8.1f} ms  (after git gc)")
-    print(f"cached (same process)    {cached:8.2f} ms  (one git rev-parse)")
-    print(f"cached (disk, new owner) {from_disk:8.2f} ms  (rev-parse + prompt-cache.json)")
+    print(f"cached (same process)    {cached:8.2f} ms  (HEAD read from .git)")
+    print(f"cached (disk, new owner) {from_disk:8.2f} ms  (HEAD + prompt-cache.json)")
 
 
 if __name__ == "__main__":

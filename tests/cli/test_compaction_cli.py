@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from mini_letta.llm.mock_memory import remembered_fact
 from support.compaction_fakes import CHINESE_TURNS
 
 LINE = re.compile(r"^  ↻ compacted (\d+) messages \((\d+) → (\d+) tokens\)$", re.MULTILINE)
@@ -32,7 +33,9 @@ def test_twelve_turns_in_a_1200_token_window(cli, home):
     for text in CHINESE_TURNS[1:]:
         result = cli("chat", "-p", text, "--context-window", "1200")
         assert result.code == 0, result.stderr
-        assert result.stdout == f"（mock）我听到了：{text}\n"
+        fact = remembered_fact(text)  # "请记住…" makes the mock call the memory tool first
+        expected = f"（mock）我记住了：{fact}" if fact else f"（mock）我听到了：{text}"
+        assert result.stdout == expected + "\n"
         lines = LINE.findall(result.stderr)
         for _, before, after in lines:
             assert int(after) < int(before)
@@ -53,7 +56,7 @@ def test_twelve_turns_in_a_1200_token_window(cli, home):
 def test_stream_json_and_json_report_compactions(cli):
     events = []
     for index, text in enumerate(CHINESE_TURNS[:6]):
-        args = ["chat", "-p", text, "--context-window", "700", "--output-format", "stream-json"]
+        args = ["chat", "-p", text, "--context-window", "1000", "--output-format", "stream-json"]
         result = cli(*args, *(["--new"] if index == 0 else []))
         assert result.code == 0, result.stderr
         events += [json.loads(line) for line in result.stdout.splitlines()]

@@ -16,7 +16,7 @@ from mini_letta.conversations.store import ConversationStore
 from mini_letta.home import Home
 from support.cli import cli_env
 
-WINDOW = "400"  # compacts about every other turn
+WINDOW = "900"  # compacts every few turns (the memory prompt and tool take ~530 tokens)
 TURN_LOOP = """
 import sys
 from mini_letta.cli.main import main

@@ -158,7 +158,10 @@ def settle_compaction(store: ConversationStore, view: ContextView) -> bool:
     if summary is None or summary.compaction is None:
         return False
     if view.record.context.summary_message_id == summary.id:
-        return False
+        event = read_compaction_event(store)
+        if event is not None and event.get("summaryMessageId") == summary.id:
+            return False
+        # Killed between moving the pointer (2) and writing the event (3): write both again.
     _record_compaction(store, summary, summary.compaction)
     return True
 

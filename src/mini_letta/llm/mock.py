@@ -24,6 +24,7 @@ from mini_letta.llm.base import (
     UsageEvent,
 )
 from mini_letta.llm.mock_memory import respond_remember
+from mini_letta.llm.mock_reflection import respond_merge, respond_reflection
 from mini_letta.llm.mock_summary import respond_summary
 
 MOCK_CONTEXT_WINDOW = 8192
@@ -46,7 +47,12 @@ def respond_chat(request: ModelRequest) -> ModelResponse:
     return ModelResponse(CHAT_PREFIX + last_user_text(request), (), None, "end_turn")
 
 
-_RESPONDERS: dict[Purpose, Responder] = {"chat": respond_chat, "summary": respond_summary}
+_RESPONDERS: dict[Purpose, Responder] = {
+    "chat": respond_chat,
+    "summary": respond_summary,
+    "reflection": respond_reflection,
+    "merge": respond_merge,
+}
 
 
 class MockProvider:

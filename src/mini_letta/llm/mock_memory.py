@@ -3,7 +3,7 @@
 "记住…", "请记住…" or "remember that …" makes the mock call the memory tool to add the line to
 system/human.md (replacing the default placeholder if the compiled prompt still shows it). On
 the next step it sees the tool result in the request and answers, saying so if the tool failed.
-It acts only through the tool call, like any model, so the loop and its checks apply.
+It acts only through the tool call, and only when the tool is offered, like any model.
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ def remembered_fact(text: str) -> str | None:
 
 def respond_remember(request: ModelRequest) -> ModelResponse | None:
     """The mock's step for a remember request, or None when this is not one."""
+    if not any(tool.name == "memory" for tool in request.tools):
+        return None  # like any model, it only calls tools it is offered
     user, after = _last_user_turn(request.messages)
     if user is None:
         return None

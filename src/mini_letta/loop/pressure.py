@@ -83,7 +83,7 @@ def measure_context(setup: TurnSetup) -> ContextMeasure:
         system=system,
         messages=attached.messages,
         tools=tools,
-        purpose="chat",
+        purpose=setup.purpose,
         max_output_tokens=setup.agent.max_output_tokens,
         temperature=setup.agent.temperature,
     )

@@ -24,7 +24,14 @@ from mini_letta.errors import (
     ProviderError,
 )
 from mini_letta.ids import new_message_id
-from mini_letta.llm.base import ModelRequest, Provider, StopEvent, TextDelta, UsageEvent
+from mini_letta.llm.base import (
+    ModelRequest,
+    Provider,
+    Purpose,
+    StopEvent,
+    TextDelta,
+    UsageEvent,
+)
 from mini_letta.llm.base import ToolCallEvent as ModelToolCall
 from mini_letta.loop.events import (
     AssistantDelta,
@@ -56,6 +63,7 @@ class TurnSetup:
     clock: Clock
     system_prompt: Callable[[], str]
     max_steps: int = DEFAULT_MAX_STEPS
+    purpose: Purpose = "chat"  # the reflection and merge-review agents run this loop too
 
 
 def run_turn(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:

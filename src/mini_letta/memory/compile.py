@@ -4,7 +4,7 @@ Order (deterministic, locale-independent): base prompt, `<self>` from system/per
 other system/**.md inlined (folders as nested sections, each file with its description), the
 external memory as a tree with descriptions, the skills (skills/<name>/SKILL.md), then a short
 metadata block. Uncommitted edits are invisible. `PromptCompiler` owns the cache (in memory and,
-optionally, a JSON file keyed by sha), so an unchanged memory costs one `git rev-parse` per call.
+optionally, a JSON file keyed by sha), so an unchanged memory costs one HEAD lookup per call.
 """
 
 from __future__ import annotations

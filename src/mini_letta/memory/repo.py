@@ -10,6 +10,7 @@ hooks path, signing or autocrlf cannot change what memory commits do, while the 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -18,6 +19,7 @@ from pathlib import Path
 from mini_letta.errors import GitError
 
 GIT_TIMEOUT = 60.0
+_SHA_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 HARNESS_NAME = "mini-letta"
 HARNESS_EMAIL = "mini-letta@localhost"
 _CONFIG = (
@@ -51,16 +53,9 @@ _DROPPED_ENV = (
     "GIT_CONFIG_COUNT",
 )
 
-DEFAULT_PERSONA_DESCRIPTION = (
-    "Who I am, what I value and how I work with people; I revise it as I learn."
-)
-DEFAULT_PERSONA = (
-    "I am a mini-letta agent: a long-lived assistant that works with one person in their "
-    "terminal. I learn how they like to work and keep what matters in my memory.\n"
-)
-DEFAULT_HUMAN_DESCRIPTION = (
-    "What I know about the person I work with (name, preferences, projects, habits)."
-)
+DEFAULT_PERSONA_DESCRIPTION = "Who I am and how I work; I revise it as I learn."
+DEFAULT_PERSONA = "I am a mini-letta agent, a long-lived assistant for one person.\n"
+DEFAULT_HUMAN_DESCRIPTION = "What I know about the person I work with."
 DEFAULT_HUMAN = "Nothing yet; I have not got to know this person.\n"
 
 
@@ -169,7 +164,15 @@ class GitRepo:
         return self.rev_parse("HEAD")
 
     def head_sha_or_none(self) -> str | None:
-        """HEAD's sha, or None for a repository without commits (one git process)."""
+        """HEAD's sha, or None for a repository without commits.
+
+        Read from `.git/HEAD` and its ref (loose or packed) when those are plain files, since
+        this runs before every model call; anything unusual (a worktree's `.git` file, reftable,
+        a missing ref) is asked of git itself.
+        """
+        found = _read_head(self.path / ".git")
+        if found is not None:
+            return found
         proc = self._run(("rev-parse", "--verify", "-q", "HEAD^{commit}"), check=False)
         if proc.returncode != 0:
             return None
@@ -301,6 +304,29 @@ class GitRepo:
         request = "".join(f"{sha}\n" for _, sha in entries).encode("ascii")
         output = self.run_bytes("cat-file", "--batch", "--buffer", stdin=request)
         return dict(zip((path for path, _ in entries), _parse_batch(output), strict=True))
+
+
+def _read_head(git_dir: Path) -> str | None:
+    """HEAD's sha from the files git keeps it in, or None when that needs git to answer."""
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="ascii").strip()
+        if not head.startswith("ref: "):
+            return head if _SHA_RE.fullmatch(head) else None
+        ref = head[5:]
+        if not ref.startswith("refs/heads/"):
+            return None
+        loose = git_dir / ref
+        if loose.is_file():
+            sha = loose.read_text(encoding="ascii").strip()
+            return sha if _SHA_RE.fullmatch(sha) else None
+        packed = (git_dir / "packed-refs").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    for line in packed.splitlines():
+        sha, _, name = line.partition(" ")
+        if name == ref and _SHA_RE.fullmatch(sha):
+            return sha
+    return None
 
 
 def _parse_batch(output: bytes) -> list[bytes]:

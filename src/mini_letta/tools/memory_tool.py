@@ -18,23 +18,22 @@ LOCK_TIMEOUT = 30.0
 _COMMANDS = ["view", "create", "str_replace", "insert", "delete", "rename", "update_description"]
 
 DESCRIPTION = (
-    "Read or change your memory (markdown files with a one-line 'description' frontmatter, "
-    "kept in git). Each change is committed with `reason` as its message and is in your prompt "
-    "from the next call. view: a file's text, or the file list without path."
+    "Read or change your memory files. Changes are committed with `reason`. view: a file, or "
+    "the file list without path."
 )
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "command": {"type": "string", "enum": _COMMANDS},
-        "path": {"type": "string", "description": "e.g. system/human.md"},
-        "reason": {"type": "string", "description": "why; the commit message"},
-        "description": {"type": "string", "description": "create, update_description"},
+        "path": {"type": "string"},
+        "reason": {"type": "string"},
+        "description": {"type": "string"},
         "content": {"type": "string", "description": "create: body; insert: text"},
-        "old_str": {"type": "string", "description": "exact text matching once"},
-        "new_str": {"type": "string", "description": "replacement, may be empty"},
+        "old_str": {"type": "string", "description": "must match once"},
+        "new_str": {"type": "string"},
         "insert_line": {"type": "integer", "description": "after body line N; 0 top; omit: end"},
-        "new_path": {"type": "string", "description": "rename target"},
+        "new_path": {"type": "string"},
     },
     "required": ["command", "reason"],
 }

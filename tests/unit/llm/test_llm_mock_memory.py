@@ -7,7 +7,7 @@ import json
 import pytest
 
 from mini_letta.conversations.messages import Message, ToolCall
-from mini_letta.llm.base import ModelRequest
+from mini_letta.llm.base import ModelRequest, ToolSpec
 from mini_letta.llm.mock import respond_chat
 from mini_letta.llm.mock_memory import remembered_fact
 from mini_letta.memory.repo import DEFAULT_HUMAN
@@ -33,21 +33,23 @@ def test_mock_remembered_fact(text, fact):
     assert remembered_fact(text) == fact
 
 
+MEMORY = (ToolSpec("memory", "memory tool", {"type": "object"}),)
+
+
 def _msg(role, content="", **fields):
     return Message(id=f"msg-{role}", role=role, content=content, created_at="t", **fields)
 
 
 def test_mock_remember_first_replaces_the_placeholder_then_inserts():
-    with_placeholder = ModelRequest(
-        system=f"... {DEFAULT_HUMAN} ...", messages=(_msg("user", "记住 A"),)
-    )
+    user = (_msg("user", "记住 A"),)
+    with_placeholder = ModelRequest(f"... {DEFAULT_HUMAN} ...", user, MEMORY)
     (call,) = respond_chat(with_placeholder).tool_calls
     args = json.loads(call.arguments)
     assert (call.name, args["command"], args["old_str"]) == (
         "memory", "str_replace", DEFAULT_HUMAN.strip(),
     )  # fmt: skip
     assert args["new_str"] == "- A" and args["reason"] == "Remember: A"
-    later = ModelRequest(system="- A", messages=(_msg("user", "记住 B"),))
+    later = ModelRequest(system="- A", messages=(_msg("user", "记住 B"),), tools=MEMORY)
     args = json.loads(respond_chat(later).tool_calls[0].arguments)
     assert args == {"command": "insert", "path": "system/human.md", "content": "- B",
                     "reason": "Remember: B"}  # fmt: skip
@@ -66,8 +68,13 @@ def test_mock_remember_answers_after_the_tool_result(is_error, content, answer):
         _msg("assistant", tool_calls=(call,)),
         _msg("tool", content, tool_call_id="c1", name="memory", is_error=is_error),
     )
-    response = respond_chat(ModelRequest(system="", messages=messages))
+    response = respond_chat(ModelRequest(system="", messages=messages, tools=MEMORY))
     assert (response.text, response.tool_calls) == (answer, ())
+
+
+def test_mock_remember_without_the_memory_tool_is_a_plain_answer():
+    response = respond_chat(ModelRequest(system="", messages=(_msg("user", "记住 A"),)))
+    assert response.text == "（mock）我听到了：记住 A" and not response.tool_calls
 
 
 def test_mock_plain_answer_is_unchanged():

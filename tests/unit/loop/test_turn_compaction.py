@@ -26,6 +26,10 @@ from support.compaction_fakes import (
     request_tokens,
 )
 
+# These window sizes were chosen for a two-line system prompt; the compiled memory prompt
+# (persona, human, metadata: about 300 tokens) would not leave room for the turns.
+SMALL_SYSTEM = "You are a mini-letta test agent. Be direct and concise."
+
 
 def _turn(setup, text):
     events = list(run_turn(setup, text))
@@ -129,7 +133,7 @@ def test_kept_tool_results_always_have_their_calls(world):
 
 def test_a_summary_of_a_summary_does_not_nest(world):
     provider = RecordingProvider(MockProvider(context_window=700))
-    setup = make_setup(world, provider)
+    setup = make_setup(world, provider, system=SMALL_SYSTEM)  # tiny-window arithmetic
     for text in CHINESE_TURNS:
         _turn(setup, text)
     summaries = [m for m in setup.store.all() if m.role == "summary"]
@@ -263,7 +267,7 @@ def test_summaries_never_split_a_tool_call_from_its_result_in_the_log(world):
 
 def test_too_small_to_summarise_in_but_the_request_fits(world):
     provider = RecordingProvider(MockProvider(context_window=280))
-    setup = make_setup(world, provider)
+    setup = make_setup(world, provider, system=SMALL_SYSTEM)  # tiny-window arithmetic
     results = []
     for _ in range(30):
         compactions, result = _turn(setup, "好")

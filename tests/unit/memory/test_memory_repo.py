@@ -142,3 +142,23 @@ def test_repo_missing_git_is_a_clear_error(tmp_path):
     with pytest.raises(GitError, match="^git is not installed or not on PATH; install git$"):
         ensure_git_available(str(tmp_path))
     assert ensure_git_available().endswith("git")
+
+
+def test_repo_head_read_from_files_matches_git(memory_repo, tmp_path):
+    root = memory_repo.path
+    asked = memory_repo.run("rev-parse", "HEAD").strip()
+    assert memory_repo.head_sha_or_none() == asked
+    memory_repo.run("pack-refs", "--all")  # refs/heads/main moves into packed-refs
+    assert not (root / ".git" / "refs" / "heads" / "main").exists()
+    assert memory_repo.head_sha_or_none() == asked
+    (root / "b.md").write_text("b")
+    new = memory_repo.commit_paths(["b.md"], "b")
+    assert memory_repo.head_sha_or_none() == new == memory_repo.run("rev-parse", "HEAD").strip()
+    memory_repo.run("checkout", "-q", "--detach")
+    assert memory_repo.head_sha_or_none() == new
+    worktree = tmp_path / "wt"
+    memory_repo.run("worktree", "add", "-q", "-b", "side", str(worktree))
+    assert GitRepo(worktree).head_sha_or_none() == new  # a worktree's .git is a file: ask git
+    fresh = tmp_path / "fresh"
+    subprocess.run(["git", "init", "-q", str(fresh)], check=True)
+    assert GitRepo(fresh).head_sha_or_none() is None

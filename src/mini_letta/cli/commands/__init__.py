@@ -9,5 +9,18 @@ from mini_letta.cli.commands.chat import chat
 from mini_letta.cli.commands.compact import compact
 from mini_letta.cli.commands.conversations import conversations
 from mini_letta.cli.commands.memory import memory
+from mini_letta.cli.commands.reflect import dream, reflect
+from mini_letta.cli.commands.reflections import reflections
+from mini_letta.cli.commands.sleeptime import sleeptime
 
-COMMANDS: tuple[click.Command, ...] = (chat, agents, conversations, memory, compact)
+COMMANDS: tuple[click.Command, ...] = (
+    chat,
+    agents,
+    conversations,
+    compact,
+    memory,
+    sleeptime,
+    reflect,
+    dream,
+    reflections,
+)

@@ -140,13 +140,22 @@ def validate_cmd(agent: str | None, as_json: bool) -> None:
 
 
 @memory.command("undo")
-@click.argument("ref", metavar="[REV]", required=False)
+@click.argument("ref", metavar="[RUN-ID|REV]", required=False)
 @agent_option
 def undo_cmd(ref: str | None, agent: str | None) -> None:
-    """Revert one memory commit (default: the last) as a new commit."""
+    """Revert one memory commit (default: the last), or a reflection run, as a new commit."""
     from mini_letta.memory.history import resolve_undo_rev, undo_commit
+    from mini_letta.reflection.records import is_run_id
 
-    folder = _memory_dir(agent)[1]
+    agent_id, folder = _memory_dir(agent)
+    if ref and is_run_id(ref):  # a reflection run: revert its merge and rewind its watermark
+        from mini_letta.cli.world import current_world
+        from mini_letta.reflection.undo import undo_reflection_run
+
+        world = current_world()
+        reverts = undo_reflection_run(world.home, agent_id, ref, world.clock)
+        click.echo(f"reverted reflection run {ref.strip()} as {reverts[-1][:7]}")
+        return
     sha = resolve_undo_rev(folder, ref)  # reflection adds run_lookup= for run ids
     new = undo_commit(folder, sha)
     click.echo(f"reverted {sha[:7]} as {new[:7]}")

@@ -1,0 +1,123 @@
+"""Cost of the reflection hot paths at 10 vs 100,000 messages, and of a whole mock run.
+
+Usage: python bench/reflection_cost.py [--runs N] [--messages N]
+For a small and a large conversation it times (median of N): `steps_since_last_reflection`
+with the watermark near the end, from no watermark with the post-turn limit (25) and without
+a limit; building a payload with the watermark near the end and with everything unreflected
+(bounded by the budget); and a whole mock reflection run (lease, worktree, agent, merge).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+sys.path.insert(0, str(SRC))
+
+from mini_letta.clock import SystemClock, format_timestamp  # noqa: E402
+from mini_letta.conversations.messages import Message  # noqa: E402
+from mini_letta.conversations.store import ConversationStore  # noqa: E402
+from mini_letta.home import Home  # noqa: E402
+from mini_letta.ids import new_message_id  # noqa: E402
+from mini_letta.reflection.payload import build_payload, clear_payloads  # noqa: E402
+from mini_letta.reflection.run import LaunchOptions, launch_reflection  # noqa: E402
+from mini_letta.reflection.watermark import (  # noqa: E402
+    ReflectionState,
+    save_reflection_state,
+    steps_since_last_reflection,
+)
+from mini_letta.workspace import World, new_agent, resolve_conversation  # noqa: E402
+
+
+def _fill(store: ConversationStore, count: int) -> None:
+    clock = SystemClock()
+    batch: list[Message] = []
+    for i in range(count):
+        now = clock.now()
+        role = "user" if i % 2 == 0 else "assistant"
+        text = f"message number {i} 这是一条用来测试的消息"
+        batch.append(Message(new_message_id(now), role, text, format_timestamp(now)))
+        if len(batch) == 5000:
+            store.append(batch)
+            batch = []
+    if batch:
+        store.append(batch)
+
+
+def _median_ms(action: Callable[[], object], runs: int) -> float:
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        action()
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples) * 1000
+
+
+def _near_end(store: ConversationStore, back: int) -> ReflectionState:
+    line = store.count() - 1 - back
+    found = store.at_line(line)
+    assert found is not None
+    return ReflectionState(reflected_through_message_id=found.id, reflected_through_line=line)
+
+
+def _measure(world: World, count: int, runs: int) -> dict[str, float]:
+    agent = new_agent(world, name=f"bench-{count}")
+    store = resolve_conversation(world, agent, None, new=True)
+    _fill(store, count)
+    near = _near_end(store, 9)  # ten unreflected messages, five steps
+    empty = ReflectionState()
+    clock = world.clock
+    figures = {
+        "steps, watermark near the end": _median_ms(
+            lambda: steps_since_last_reflection(store, near), runs
+        ),
+        "steps, no watermark, limit 25": _median_ms(
+            lambda: steps_since_last_reflection(store, empty, limit=25), runs
+        ),
+        "steps, no watermark, no limit": _median_ms(
+            lambda: steps_since_last_reflection(store, empty), max(1, runs // 3)
+        ),
+        "payload, watermark near the end": _median_ms(
+            lambda: build_payload(store, near, name="bench", clock=clock), runs
+        ),
+        "payload, all unreflected (100k-char budget)": _median_ms(
+            lambda: build_payload(store, empty, name="bench", clock=clock), runs
+        ),
+    }
+    clear_payloads(store)
+
+    def one_run() -> None:
+        save_reflection_state(store, _near_end(store, 9))
+        outcome = launch_reflection(world, agent, store, LaunchOptions())
+        assert outcome.status in ("merged", "no_changes"), outcome
+
+    figures["whole mock run, watermark near the end"] = _median_ms(one_run, max(1, runs // 3))
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--messages", type=int, default=100_000)
+    opts = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "project").mkdir()
+        world = World(Home(root / "home"), root / "project", {}, SystemClock())
+        small = _measure(world, 10, opts.runs)
+        large = _measure(world, opts.messages, opts.runs)
+    width = max(len(name) for name in small)
+    print(f"{'':{width}}  {'10 msgs':>10}  {f'{opts.messages:,} msgs':>13}  ratio")
+    for name, fast in small.items():
+        slow = large[name]
+        print(f"{name:{width}}  {fast:8.2f}ms  {slow:11.2f}ms  {slow / fast:5.2f}")
+
+
+if __name__ == "__main__":
+    main()

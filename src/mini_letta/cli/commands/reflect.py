@@ -1,0 +1,115 @@
+"""`mini-letta reflect` (alias `dream`): reflect on a conversation now (SPEC §7.6).
+
+Prints one `☾ reflection` line on stderr. Exit 0 for merged, no_changes and no_payload, else 1.
+Several `--conversation`s or `--recent N` make one multi-conversation run (SPEC §7.4).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from mini_letta.cli.options import agent_option
+
+if TYPE_CHECKING:
+    from mini_letta.agents.records import AgentRecord
+    from mini_letta.conversations.store import ConversationStore
+    from mini_letta.workspace import World
+
+_HELP = "Reflect now on the current conversation (or --conversation ID) and merge into memory."
+
+
+@click.command("reflect", help=_HELP)
+@agent_option
+@click.option(
+    "--conversation",
+    "conversations",
+    metavar="ID",
+    multiple=True,
+    help="Reflect on this conversation (repeat it for several in one run).",
+)
+@click.option("--recent", type=click.IntRange(min=1), metavar="N", help="The N latest ones.")
+@click.option("-i", "--instruction", metavar="TEXT", help="An extra instruction for this run.")
+@click.option("--dry-run", is_flag=True, help="Print the slice and its payload path; run nothing.")
+def reflect(
+    agent: str | None,
+    conversations: tuple[str, ...],
+    recent: int | None,
+    instruction: str | None,
+    dry_run: bool,
+) -> None:
+    from mini_letta.cli.reflection_view import render_outcome_line
+    from mini_letta.cli.world import current_world
+    from mini_letta.reflection.outcome import ReflectionOutcome, skip_message
+    from mini_letta.reflection.run import (
+        LaunchOptions,
+        launch_multi_reflection,
+        launch_reflection,
+    )
+    from mini_letta.workspace import resolve_agent
+
+    if recent is not None and conversations:
+        raise click.UsageError("use --recent or --conversation, not both")
+    multi = recent is not None or len(conversations) > 1
+    if dry_run and multi:
+        raise click.UsageError("--dry-run works on one conversation")
+    world = current_world()
+    record = resolve_agent(world, agent)
+    stores = _conversations(world, record.id, conversations, recent)
+    options = LaunchOptions(trigger="manual", instruction=instruction)
+    if not stores:
+        outcome = ReflectionOutcome(skip_message("no_payload"), skip_reason="no_payload")
+    elif dry_run:
+        if _print_preview(world, record, stores[0]):
+            return
+        outcome = ReflectionOutcome(skip_message("no_payload"), skip_reason="no_payload")
+    elif multi:
+        outcome = launch_multi_reflection(world, record, stores, options)
+    else:
+        outcome = launch_reflection(world, record, stores[0], options)
+    click.echo(render_outcome_line(outcome), err=True)
+    if not outcome.ok:
+        raise click.exceptions.Exit(1)
+
+
+def _print_preview(world: World, agent: AgentRecord, store: ConversationStore) -> bool:
+    from mini_letta.reflection.run import preview_reflection
+
+    payload = preview_reflection(world, agent, store)
+    if payload is None:
+        return False
+    click.echo(
+        f"conversation {store.conversation_id}: lines {payload.start_line}-"
+        f"{payload.end_snapshot_line - 1}, {len(payload.messages)} message(s), "
+        f"{payload.steps} step(s), {payload.start_message_id} .. {payload.end_message_id}"
+        + (" (the rest waits for the next run)" if payload.truncated else "")
+    )
+    click.echo(f"payload: {payload.path}")
+    return True
+
+
+dream = click.Command(
+    "dream", callback=reflect.callback, params=reflect.params, help="Alias of reflect. " + _HELP
+)
+
+
+def _conversations(
+    world: World, agent_id: str, ids: tuple[str, ...], recent: int | None
+) -> list[ConversationStore]:
+    """The conversations to reflect on, without creating one (nothing to reflect on is fine)."""
+    from mini_letta.conversations.registry import list_conversations, open_conversation
+    from mini_letta.conversations.store import ConversationStore
+    from mini_letta.settings import load_project_settings, project_agent_settings
+
+    if recent is not None:
+        found = list_conversations(world.home, agent_id)[:recent]
+        return [ConversationStore(agent_id, conv.id, world.home) for conv in found]
+    if ids:
+        unique = list(dict.fromkeys(i.strip() for i in ids))
+        return [open_conversation(world.home, agent_id, i) for i in unique]
+    current = project_agent_settings(load_project_settings(world.cwd), agent_id).get(
+        "conversationId"
+    )
+    store = ConversationStore(agent_id, current, world.home) if current else None
+    return [store] if store is not None and store.exists() else []

@@ -1,0 +1,71 @@
+"""`mini-letta reflections list|show RUN-ID|undo RUN-ID`: run records, their diffs, undo."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from mini_letta.cli.options import agent_option
+
+
+@click.group()
+def reflections() -> None:
+    """Inspect past reflection runs."""
+
+
+@reflections.command("list")
+@agent_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def list_cmd(agent: str | None, as_json: bool) -> None:
+    """List reflection runs, newest first."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.reflection.records import list_run_records
+    from mini_letta.workspace import resolve_agent
+
+    world = current_world()
+    found = list_run_records(world.home, resolve_agent(world, agent).id)
+    if as_json:
+        click.echo(json.dumps([r.to_json() for r in found], ensure_ascii=False, indent=2))
+        return
+    if not found:
+        click.echo("No reflection runs yet; `mini-letta reflect` starts one.")
+        return
+    for record in found:
+        click.echo(
+            f"{record.run_id}  {record.status:<17} {record.trigger:<16} "
+            f"{record.commit_count} commit(s)  {record.message}"
+        )
+
+
+@reflections.command("show")
+@click.argument("run_id", metavar="RUN-ID")
+@agent_option
+@click.option("--json", "as_json", is_flag=True, help="Print the record as JSON.")
+def show_cmd(run_id: str, agent: str | None, as_json: bool) -> None:
+    """Show one run: its record and the memory diff it made."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.reflection.records import load_run_record
+    from mini_letta.reflection.report import describe_run
+    from mini_letta.workspace import resolve_agent
+
+    world = current_world()
+    record = load_run_record(world.home, resolve_agent(world, agent).id, run_id)
+    if as_json:
+        click.echo(json.dumps(record.to_json(), ensure_ascii=False, indent=2))
+        return
+    click.echo(describe_run(world.home, record), nl=False)
+
+
+@reflections.command("undo")
+@click.argument("run_id", metavar="RUN-ID")
+@agent_option
+def undo_cmd(run_id: str, agent: str | None) -> None:
+    """Revert a merged run and let reflection reconsider its messages."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.reflection.undo import undo_reflection_run
+    from mini_letta.workspace import resolve_agent
+
+    world = current_world()
+    reverts = undo_reflection_run(world.home, resolve_agent(world, agent).id, run_id, world.clock)
+    click.echo(f"Undid reflection run {run_id} ({len(reverts)} revert commit(s)).")

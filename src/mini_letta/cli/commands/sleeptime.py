@@ -1,0 +1,52 @@
+"""`mini-letta sleeptime`: show or change when reflection runs (SPEC §7.1)."""
+
+from __future__ import annotations
+
+import click
+
+from mini_letta.cli.options import agent_option
+
+
+@click.command()
+@click.option("--trigger", metavar="off|step-count|compaction-event", help="When to reflect.")
+@click.option("--steps", metavar="N", help="Assistant steps between reflections (step-count).")
+@click.option(
+    "--merge", metavar="auto|explicit", help="Merge memory edits yourself or review them."
+)
+@click.option("--merge-instructions", metavar="TEXT", help="What the review should look for.")
+@click.option("--global", "to_global", is_flag=True, help="Save as the default for every agent.")
+@click.option("--local", "to_local", is_flag=True, help="Save for this agent in this project only.")
+@agent_option
+def sleeptime(
+    trigger: str | None,
+    steps: str | None,
+    merge: str | None,
+    merge_instructions: str | None,
+    to_global: bool,
+    to_local: bool,
+    agent: str | None,
+) -> None:
+    """Save reflection settings (to agent.json by default) and print the effective ones."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.reflection.settings import (
+        Scope,
+        build_settings_patch,
+        load_reflection_settings,
+        render_settings_json,
+        save_reflection_settings,
+    )
+    from mini_letta.workspace import resolve_agent
+
+    if to_global and to_local:
+        raise click.UsageError("use --global or --local, not both")
+    patch = build_settings_patch(
+        trigger=trigger, steps=steps, merge=merge, merge_instructions=merge_instructions
+    )
+    world = current_world()
+    record = resolve_agent(world, agent)
+    if patch:
+        scope: Scope = "global" if to_global else "local" if to_local else "agent"
+        settings = save_reflection_settings(world.home, world.cwd, record, patch, scope)
+    else:
+        settings = load_reflection_settings(world.home, world.cwd, record)
+    click.echo(render_settings_json(settings))

@@ -1,0 +1,295 @@
+"""The mock as reflection agent and as merge reviewer: deterministic, and only through tools.
+
+Reflection: from the user messages in the request's `<transcript>` it extracts lasting
+statements (preferences, decisions, corrections, identity facts; Chinese and English), reads
+`system/human.md` with `memory_read`, then writes one concise line per new statement with one
+`memory` call per model call (skipping what memory already says, replacing the line a statement
+contradicts, or the empty-memory placeholder), and commits once. Requests, questions, small
+talk and one-off plans are skipped. Each call decides only from the request, like a model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
+
+from mini_letta.conversations.messages import Message, ToolCall
+from mini_letta.errors import MiniLettaError
+from mini_letta.llm.base import ModelRequest, ModelResponse
+from mini_letta.memory.repo import DEFAULT_HUMAN
+
+HUMAN = "system/human.md"
+PLACEHOLDER = DEFAULT_HUMAN.strip()  # memfs's text for a human.md that knows nothing yet
+_TRANSCRIPT = re.compile(r"<transcript[^>]*>\n(.*?)\n</transcript>", re.S)
+_SPLIT = re.compile(r"(?<=[。！？!?；;\n])|(?<=\.)\s+")
+_I = re.IGNORECASE
+
+_CORRECTION = re.compile(r"^(?:(?:不对|不是的|其实|actually\b|no\b)[，,。.\s]*)+", _I)
+_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "About",
+        re.compile(
+            r"我叫|我是(?!说|不是)|我在\S+工作|我负责|\bmy name is\b|\bcall me\b"
+            r"|\bi work (?:on|at)\b|\bi(?:'m| am) an? ",
+            _I,
+        ),
+    ),
+    (
+        "Decision",
+        re.compile(
+            r"决定|以后一律|一律|从现在起|从今以后|以后都|\bfrom now on\b"
+            r"|\bwe(?:'ve| have)? decided\b|\balways\b|\bnever\b",
+            _I,
+        ),
+    ),
+    (
+        "Preference",
+        re.compile(
+            r"我更喜欢|我喜欢|喜欢用|偏好|更习惯|\bi (?:really )?prefer\b"
+            r"|\bprefer\b|\bi like\b|\bi'd rather\b|\bi love\b",
+            _I,
+        ),
+    ),
+)
+_STRONG = re.compile(r"以后一律|以后都|从现在起|从今以后|\bfrom now on\b|\balways\b|\bnever\b", _I)
+_REQUEST = re.compile(
+    r"^(?:帮我|请|麻烦|能不能|可以帮|你能|看下|看看|\bcan you\b|\bcould you\b"
+    r"|\bplease\b|\bhelp me\b)",
+    _I,
+)
+_EPHEMERAL = re.compile(r"这次|这一次|暂时|先用|\bfor now\b|\bthis time\b|\bright now\b", _I)
+_DEMONSTRATIVE = re.compile(
+    r"(?:我喜欢|\bi like|\bi love)\s*(?:这个|那个|它|\bthis\b|\bthat\b"
+    r"|\bit\b)",
+    _I,
+)
+_FILLER = re.compile(r"^(?:嗯|对了|另外|哦|ok|so|btw)[，,\s]+", _I)
+_RELATIVE = {"今天": 0, "昨天": -1, "today": 0, "yesterday": -1}
+_RELATIVE_RE = re.compile(r"(?:今天|昨天|\btoday\b|\byesterday\b)[，,\s]*", _I)
+_NEGATION = re.compile(
+    r"(?:不用|不要|别用|而不是|\bnot\b|\bno\b|\binstead of\b|\brather than\b"
+    r"|\bover\b)\s*$",
+    _I,
+)
+_GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
+    "indentation": {"tabs": ("tabs", "tab", "制表符"), "spaces": ("spaces", "space", "空格")},
+    "package-manager": {"pnpm": ("pnpm",), "npm": ("npm",), "yarn": ("yarn",), "bun": ("bun",)},
+    "quotes": {"single": ("single quotes", "单引号"), "double": ("double quotes", "双引号")},
+    "editor": {"vim": ("vim", "neovim"), "emacs": ("emacs",), "vscode": ("vscode", "vs code")},
+}
+_NAME = re.compile(r"(?:我叫|\bmy name is\s+|\bcall me\s+)([^\s，,。.!！]+)", _I)
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    label: str
+    text: str
+    topic: tuple[str, str] | None  # (group, choice): two choices of one group contradict
+
+    def line(self) -> str:
+        return f"- {self.label}: {self.text}"
+
+
+def extract_statements(text: str, created_at: str | None = None) -> list[Statement]:
+    """The lasting statements in one user message, in order."""
+    found: list[Statement] = []
+    for raw in _SPLIT.split(text):
+        statement = _classify(raw.strip(), created_at)
+        if statement is not None:
+            found.append(statement)
+    return found
+
+
+def plan_human_edits(body: str, statements: list[Statement]) -> list[dict[str, Any]]:
+    """The `memory` tool calls that bring `statements` into a human.md body, in order."""
+    lines = [line for line in body.split("\n") if line.strip()]
+    edits: list[dict[str, Any]] = []
+    for statement in statements:
+        if _known(lines, statement):
+            continue
+        target = _contradicted(lines, statement)
+        if target is None and PLACEHOLDER in lines:
+            target = lines.index(PLACEHOLDER)
+        new = statement.line()
+        if target is not None:
+            edits.append(
+                {"command": "str_replace", "path": HUMAN, "old_str": lines[target], "new_str": new}
+            )
+            lines[target] = new
+        else:
+            edits.append({"command": "insert", "path": HUMAN, "content": new})
+            lines.append(new)
+    return edits
+
+
+def respond_reflection(request: ModelRequest) -> ModelResponse:
+    # The task is the user message holding the transcripts (a harness reminder may precede it).
+    task = next(
+        (m.content for m in request.messages if m.role == "user" and "<transcript" in m.content), ""
+    )
+    history = _tool_history(request.messages)
+    reads = [result for call, result in history if call.name == "memory_read"]
+    if not reads:
+        return _call(len(history), "memory_read", {"path": HUMAN})
+    if reads[0].is_error:
+        return _done("Could not read system/human.md; changed nothing.")
+    statements = [
+        statement
+        for message in _transcript(task)
+        if message.get("role") == "user"
+        for statement in extract_statements(
+            str(message.get("content", "")), message.get("createdAt")
+        )
+    ]
+    plan = plan_human_edits(_body(reads[0].content), statements)
+    edits = [(call, result) for call, result in history if call.name == "memory"]
+    if len(edits) < len(plan):
+        return _call(len(history), "memory", plan[len(edits)])
+    applied = sum(1 for _, result in edits if not result.is_error)
+    committed = any(call.name == "memory_commit" for call, _ in history)
+    if applied and not committed:
+        message = f"reflection: remember {applied} statement(s) about the user"
+        return _call(len(history), "memory_commit", {"message": message})
+    skipped = len(statements) - len(plan)
+    return _done(
+        f"Reflected on the transcript: {applied} change(s) to {HUMAN}, {skipped} statement(s) "
+        "already known, the rest was not lasting."
+    )
+
+
+def respond_merge(request: ModelRequest) -> ModelResponse:
+    history = _tool_history(request.messages)
+    if not history:
+        note = "The reflection's changes are accurate and belong in memory."
+        return _call(0, "reflection_merge", {"decision": "merge", "note": note})
+    outcome = history[-1][1]
+    return _done(("Could not merge: " if outcome.is_error else "") + outcome.content)
+
+
+# ----- extraction ------------------------------------------------------------------------------
+
+
+def _classify(sentence: str, created_at: str | None) -> Statement | None:
+    text = _FILLER.sub("", sentence).strip().rstrip("。.!！；;").strip()
+    if len(text) < 2 or text.endswith(("?", "？")) or re.search(r"[吗呢]$", text):
+        return None
+    corrected = _CORRECTION.match(text)
+    core = text[corrected.end() :].strip() if corrected else text
+    label = next((name for name, pattern in _KINDS if pattern.search(core)), None)
+    if label is None and corrected and len(core) >= 4:
+        label = "Correction"
+    if label is None or _EPHEMERAL.search(core) or _DEMONSTRATIVE.search(core):
+        return None
+    if _REQUEST.match(core) and not _STRONG.search(core):
+        return None
+    core, day = _absolute_dates(core, created_at)
+    if day is not None:
+        label = f"{label} ({day})"
+    return Statement(label, core, _topic(core))
+
+
+def _absolute_dates(text: str, created_at: str | None) -> tuple[str, str | None]:
+    found = _RELATIVE_RE.search(text)
+    if found is None or not created_at:
+        return text, None
+    try:
+        day = date.fromisoformat(created_at[:10])
+    except ValueError:
+        return text, None
+    offset = _RELATIVE[found.group(0).strip("，, ").lower()]
+    cleaned = (text[: found.start()] + text[found.end() :]).strip()
+    return cleaned, (day + timedelta(days=offset)).isoformat()
+
+
+def _topic(text: str) -> tuple[str, str] | None:
+    named = _NAME.search(text)
+    if named:
+        return ("name", named.group(1).lower())
+    lowered = text.lower()
+    for group, choices in _GROUPS.items():
+        chosen = {
+            choice
+            for choice, words in choices.items()
+            for word in words
+            for hit in re.finditer(rf"(?<![a-z]){re.escape(word)}(?![a-z])", lowered)
+            if not _NEGATION.search(lowered[: hit.start()])
+        }
+        if len(chosen) == 1:
+            return (group, chosen.pop())
+    return None
+
+
+def _known(lines: list[str], statement: Statement) -> bool:
+    if statement.topic is not None:
+        return any(_topic(_line_text(line)) == statement.topic for line in lines)
+    needle = _normal(statement.text)
+    return any(needle in _normal(line) for line in lines)
+
+
+def _contradicted(lines: list[str], statement: Statement) -> int | None:
+    if statement.topic is None:
+        return None
+    for index, line in enumerate(lines):
+        topic = _topic(_line_text(line))
+        if topic is not None and topic[0] == statement.topic[0]:
+            return index
+    return None
+
+
+def _line_text(line: str) -> str:
+    _, sep, rest = line.partition(": ")
+    return rest if sep else line
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.lower())
+
+
+# ----- the request -----------------------------------------------------------------------------
+
+
+def _transcript(task: str) -> list[dict[str, Any]]:
+    """The messages of every `<transcript>` block, in order (replay blocks too: they dedupe)."""
+    messages = []
+    lines = [line for block in _TRANSCRIPT.finditer(task) for line in block.group(1).splitlines()]
+    for line in lines:
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            messages.append(value)
+    return messages
+
+
+def _tool_history(messages: tuple[Message, ...]) -> list[tuple[ToolCall, Message]]:
+    results = {m.tool_call_id: m for m in messages if m.role == "tool" and m.tool_call_id}
+    return [
+        (call, results[call.id])
+        for message in messages
+        if message.role == "assistant"
+        for call in message.tool_calls
+        if call.id in results
+    ]
+
+
+def _body(text: str) -> str:
+    """The body after the frontmatter of a file as `memory_read` returned it."""
+    from mini_letta.memory.frontmatter import parse_memory_file
+
+    try:
+        return parse_memory_file(text, HUMAN).body
+    except MiniLettaError:
+        return text
+
+
+def _call(step: int, name: str, arguments: dict[str, Any]) -> ModelResponse:
+    call = ToolCall(f"mock-call-{step + 1}", name, json.dumps(arguments, ensure_ascii=False))
+    return ModelResponse("", (call,), None, "tool_use")
+
+
+def _done(text: str) -> ModelResponse:
+    return ModelResponse(text, (), None, "end_turn")

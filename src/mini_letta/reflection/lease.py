@@ -1,0 +1,204 @@
+"""One reflection per agent at a time, across processes: `agents/<id>/reflection.lease`.
+
+The lease is a JSON file {runId, pid, host, startedAt, expiresAt}, read and written only under
+`storage.locks.exclusive_lock`, so taking it is atomic. A holder whose pid is gone on this host,
+or whose lease expired (the only test for another host), is reaped: its lease is replaced and
+its run id reported so the caller can mark that run's record. A live holder means
+`LeaseHeldError`. A long run renews its lease; release removes it only if it is still ours.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from mini_letta.clock import Clock, format_timestamp
+from mini_letta.errors import CorruptFileError, LeaseHeldError
+from mini_letta.home import Home
+from mini_letta.storage.atomic import load_json, quarantine_file, save_json
+from mini_letta.storage.fields import optional_int, require_str
+from mini_letta.storage.locks import exclusive_lock
+
+_log = logging.getLogger("mini_letta")
+
+SCHEMA_VERSION = 1
+LEASE_FILE = "reflection.lease"
+DEFAULT_TTL = timedelta(minutes=30)
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseHolder:
+    run_id: str
+    pid: int
+    host: str
+    started_at: str
+    expires_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schemaVersion": SCHEMA_VERSION,
+            "runId": self.run_id,
+            "pid": self.pid,
+            "host": self.host,
+            "startedAt": self.started_at,
+            "expiresAt": self.expires_at,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LeaseHolder:
+        holder = cls(
+            run_id=require_str(data, "runId", non_empty=True),
+            pid=_require_int(data, "pid"),
+            host=require_str(data, "host"),
+            started_at=require_str(data, "startedAt"),
+            expires_at=require_str(data, "expiresAt"),
+        )
+        _parse_time(holder.expires_at)
+        return holder
+
+
+class LeaseBusyError(LeaseHeldError):
+    """The lease is held by a live run; `holder` says which."""
+
+    def __init__(self, holder: LeaseHolder, path: Path) -> None:
+        self.holder = holder
+        super().__init__(
+            f"reflection run {holder.run_id} (pid {holder.pid} on {holder.host}) holds {path} "
+            f"until {holder.expires_at}; try again when it finishes"
+        )
+
+
+class ReflectionLease:
+    """A held lease. Use as a context manager, or call `release()` in a finally."""
+
+    def __init__(
+        self, home: Home, agent_id: str, holder: LeaseHolder, reaped: LeaseHolder | None
+    ) -> None:
+        self.home = home
+        self.agent_id = agent_id
+        self.holder = holder
+        self.reaped = reaped  # the dead or expired holder this lease replaced, if any
+        self._held = True
+
+    def renew(self, clock: Clock, ttl: timedelta = DEFAULT_TTL) -> None:
+        with _lock(self.home, self.agent_id):
+            current = _read(self.home, self.agent_id, clock)
+            if current is None or current.run_id != self.holder.run_id:
+                return  # reaped by someone who thought we were gone; nothing to renew
+            expires = format_timestamp(clock.now() + ttl)
+            self.holder = replace(self.holder, expires_at=expires)
+            save_json(lease_path(self.home, self.agent_id), self.holder.to_json())
+
+    def release(self) -> None:
+        if not self._held:
+            return
+        self._held = False
+        with _lock(self.home, self.agent_id):
+            path = lease_path(self.home, self.agent_id)
+            try:
+                data = load_json(path)
+            except CorruptFileError:
+                data = None
+            if data is not None and data.get("runId") == self.holder.run_id:
+                path.unlink(missing_ok=True)
+
+    def __enter__(self) -> ReflectionLease:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def lease_path(home: Home, agent_id: str) -> Path:
+    return home.agent_dir(agent_id) / LEASE_FILE
+
+
+def acquire_lease(
+    home: Home,
+    agent_id: str,
+    run_id: str,
+    clock: Clock,
+    *,
+    ttl: timedelta = DEFAULT_TTL,
+) -> ReflectionLease:
+    """Take the agent's reflection lease; raises LeaseBusyError while a live run holds it."""
+    now = clock.now()
+    holder = LeaseHolder(
+        run_id=run_id,
+        pid=os.getpid(),
+        host=socket.gethostname(),
+        started_at=format_timestamp(now),
+        expires_at=format_timestamp(now + ttl),
+    )
+    with _lock(home, agent_id):
+        current = _read(home, agent_id, clock)
+        if current is not None and is_alive(current, now):
+            raise LeaseBusyError(current, lease_path(home, agent_id))
+        if current is not None:
+            _log.debug("reaping the reflection lease of run %s", current.run_id)
+        save_json(lease_path(home, agent_id), holder.to_json())
+    return ReflectionLease(home, agent_id, holder, current)
+
+
+def read_lease(home: Home, agent_id: str, clock: Clock) -> LeaseHolder | None:
+    """The current holder as recorded (alive or not), for status displays."""
+    with _lock(home, agent_id):
+        return _read(home, agent_id, clock)
+
+
+def is_alive(holder: LeaseHolder, now: datetime) -> bool:
+    """Not expired and, on this host, its process still exists."""
+    if _parse_time(holder.expires_at) <= now:
+        return False
+    if holder.host != socket.gethostname():
+        return True  # cannot see another machine's processes; the expiry decides
+    return _pid_alive(holder.pid)
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by someone else
+    except OSError:
+        return True  # unknown: trust the expiry rather than steal a live lease
+    return True
+
+
+def _read(home: Home, agent_id: str, clock: Clock) -> LeaseHolder | None:
+    path = lease_path(home, agent_id)
+    try:
+        data = load_json(path)
+        return None if data is None else LeaseHolder.from_json(data)
+    except (CorruptFileError, ValueError) as exc:
+        moved = quarantine_file(path, clock.now())
+        _log.warning("the reflection lease %s was unreadable (%s); kept it as %s", path, exc, moved)
+        return None
+
+
+def _lock(home: Home, agent_id: str) -> Any:
+    path = home.agent_dir(agent_id) / (LEASE_FILE + ".lock")
+    return exclusive_lock(path, timeout=10.0, what=f"the reflection lease of {agent_id}")
+
+
+def _parse_time(text: str) -> datetime:
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise ValueError(f"{text!r} is not a timestamp") from exc
+
+
+def _require_int(data: dict[str, Any], key: str) -> int:
+    value = optional_int(data, key)
+    if value is None:
+        raise ValueError(f"{key} must be an integer")
+    return value

@@ -1,0 +1,117 @@
+"""What a reflection launch reports: a finished run's status or a skipped launch's reason.
+
+Every status and skip reason has one sentence, defined here and nowhere else, so the CLI, the
+run records and (later) the post-turn line all say the same thing. Only `merged` and
+`no_changes` consume the slice; `no_payload` is a success too, as there was nothing to do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Status = Literal[
+    "merged",
+    "no_changes",
+    "dirty_uncommitted",
+    "failed",
+    "parent_dirty",
+    "merge_conflict",
+    "not_merged",
+]
+SkipReason = Literal["no_payload", "parent_dirty", "busy", "memory_not_ready"]
+RunTrigger = Literal["manual", "step-count", "compaction-event"]
+CONSUMING: tuple[Status, ...] = ("merged", "no_changes")
+
+RETRY = "this slice will be offered again next time"
+
+
+def status_message(status: Status, *, commits: int = 0, detail: str = "") -> str:
+    """The one sentence for a finished run's status (`detail` adds the specific cause)."""
+    if status == "merged":
+        return f"Merged {commits} reflection commit(s)."
+    if status == "no_changes":
+        return "No memory changes were needed."
+    because = f" ({detail})" if detail else ""
+    if status == "dirty_uncommitted":
+        return (
+            f"The reflection agent left edits it did not commit{because}; nothing was merged "
+            f"and {RETRY}."
+        )
+    if status == "failed":
+        return f"The reflection did not finish{because}; nothing was merged and {RETRY}."
+    if status == "parent_dirty":
+        return (
+            f"Memory got uncommitted changes during the reflection{because}; nothing was merged "
+            f"and {RETRY}."
+        )
+    if status == "merge_conflict":
+        return (
+            f"The reflection's edits conflict with newer memory changes{because}; the merge was "
+            f"aborted and {RETRY}."
+        )
+    return (
+        f"The primary agent reviewed the reflection but did not merge it{because}; memory is "
+        f"unchanged and {RETRY}."
+    )
+
+
+def skip_message(reason: SkipReason, detail: str = "") -> str:
+    if reason == "no_payload":
+        return "No new messages to reflect on."
+    if reason == "parent_dirty":
+        return (
+            f"Memory has uncommitted changes ({detail}); commit or discard them, then reflect "
+            "again."
+        )
+    if reason == "busy":
+        return (
+            f"Another reflection of this agent is running ({detail}); try again when it finishes."
+        )
+    return f"{detail}."
+
+
+@dataclass(frozen=True, slots=True)
+class ReflectionOutcome:
+    """The result of `launch_reflection`: either a run (`status`) or a skip (`skip_reason`)."""
+
+    message: str
+    status: Status | None = None
+    skip_reason: SkipReason | None = None
+    run_id: str | None = None
+    trigger: RunTrigger = "manual"
+    conversation_id: str | None = None
+    commit_count: int = 0
+    merge_commit: str | None = None
+    payload_path: str | None = None
+    record_path: str | None = None
+    consecutive_failures: int = 0
+
+    @property
+    def launched(self) -> bool:
+        return self.status is not None
+
+    @property
+    def ok(self) -> bool:
+        """Merged, no changes needed, or nothing to do: the exit-0 outcomes."""
+        return self.status in CONSUMING or self.skip_reason == "no_payload"
+
+    @property
+    def first_failure(self) -> bool:
+        """True once per failure streak, so automatic runs report a streak only once."""
+        return self.status is not None and not self.ok and self.consecutive_failures == 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "launched": self.launched,
+            "status": self.status,
+            "skipReason": self.skip_reason,
+            "message": self.message,
+            "runId": self.run_id,
+            "trigger": self.trigger,
+            "conversationId": self.conversation_id,
+            "commitCount": self.commit_count,
+            "mergeCommit": self.merge_commit,
+            "payloadPath": self.payload_path,
+            "consecutiveFailures": self.consecutive_failures,
+        }

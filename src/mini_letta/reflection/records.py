@@ -1,0 +1,270 @@
+"""Run records: `agents/<id>/reflections/<run-id>.json`, one per reflection run (SPEC §7.7).
+
+A record is written when a run starts (status `running`) and rewritten when it ends, so a crash
+leaves a `running` record that the next run marks `interrupted`. Records are the durable history
+that a corrupt reflection-state.json is rebuilt from (`find_consumed_watermark`), so they are
+never deleted here. The reflection agent's own messages sit beside each record, in
+`<run-id>.messages.jsonl`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from mini_letta.clock import Clock, format_timestamp
+from mini_letta.errors import CorruptFileError, NotFoundError
+from mini_letta.home import Home
+from mini_letta.storage.atomic import load_json, save_json
+from mini_letta.storage.fields import optional_dict, optional_int, optional_str, require_str
+
+SCHEMA_VERSION = 1
+CONSUMING_STATUSES = ("merged", "no_changes")
+_RUN_ID = re.compile(r"^\d{14}-[0-9a-f]{8}$")
+
+
+@dataclass(frozen=True, slots=True)
+class SliceInfo:
+    """Which part of a conversation a run reflected on (lines are 0-based, end exclusive)."""
+
+    conversation_id: str
+    start_line: int
+    end_snapshot_line: int
+    start_message_id: str | None
+    end_message_id: str | None
+    message_count: int
+    mode: str = "unreflected"
+    truncated: bool = False
+    watermark_lost: bool = False
+    payload_path: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "conversationId": self.conversation_id,
+            "mode": self.mode,
+            "startLine": self.start_line,
+            "endSnapshotLine": self.end_snapshot_line,
+            "startMessageId": self.start_message_id,
+            "endMessageId": self.end_message_id,
+            "messageCount": self.message_count,
+            "truncated": self.truncated,
+            "watermarkLost": self.watermark_lost,
+            "payloadPath": self.payload_path,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SliceInfo:
+        return cls(
+            conversation_id=require_str(data, "conversationId", non_empty=True),
+            start_line=optional_int(data, "startLine", minimum=0) or 0,
+            end_snapshot_line=optional_int(data, "endSnapshotLine", minimum=0) or 0,
+            start_message_id=optional_str(data, "startMessageId"),
+            end_message_id=optional_str(data, "endMessageId"),
+            message_count=optional_int(data, "messageCount", minimum=0) or 0,
+            mode=optional_str(data, "mode") or "unreflected",
+            truncated=data.get("truncated") is True,
+            watermark_lost=data.get("watermarkLost") is True,
+            payload_path=optional_str(data, "payloadPath"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    run_id: str
+    agent_id: str
+    trigger: str
+    conversation_id: str
+    status: str
+    started_at: str
+    message: str = ""
+    slices: tuple[SliceInfo, ...] = ()
+    instruction: str | None = None
+    merge_mode: str = "auto"
+    commit_count: int = 0
+    merge_commit: str | None = None
+    parent_head_before: str | None = None
+    branch: str | None = None
+    watermark_before: dict[str, Any] | None = None
+    watermark_after: dict[str, Any] | None = None
+    finished_at: str | None = None
+    duration_ms: int | None = None
+    model: str | None = None
+    usage: dict[str, int] = field(default_factory=lambda: {"inputTokens": 0, "outputTokens": 0})
+    steps: int = 0
+    error: str | None = None
+
+    def with_updates(self, **changes: Any) -> RunRecord:
+        return replace(self, **changes)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schemaVersion": SCHEMA_VERSION,
+            "runId": self.run_id,
+            "agentId": self.agent_id,
+            "trigger": self.trigger,
+            "conversationId": self.conversation_id,
+            "status": self.status,
+            "message": self.message,
+            "slices": [s.to_json() for s in self.slices],
+            "instruction": self.instruction,
+            "mergeMode": self.merge_mode,
+            "commitCount": self.commit_count,
+            "mergeCommit": self.merge_commit,
+            "parentHeadBefore": self.parent_head_before,
+            "branch": self.branch,
+            "watermarkBefore": self.watermark_before,
+            "watermarkAfter": self.watermark_after,
+            "startedAt": self.started_at,
+            "finishedAt": self.finished_at,
+            "durationMs": self.duration_ms,
+            "model": self.model,
+            "usage": self.usage,
+            "steps": self.steps,
+            "error": self.error,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], path: Path) -> RunRecord:
+        try:
+            if data.get("schemaVersion") != SCHEMA_VERSION:
+                raise ValueError(f"schemaVersion {data.get('schemaVersion')!r} is not 1")
+            slices = data.get("slices") or []
+            if not isinstance(slices, list) or not all(isinstance(s, dict) for s in slices):
+                raise ValueError("slices must be a list of objects")
+            usage = optional_dict(data, "usage") or {}
+            return cls(
+                run_id=require_str(data, "runId", non_empty=True),
+                agent_id=require_str(data, "agentId", non_empty=True),
+                trigger=require_str(data, "trigger"),
+                conversation_id=require_str(data, "conversationId"),
+                status=require_str(data, "status", non_empty=True),
+                started_at=require_str(data, "startedAt"),
+                message=optional_str(data, "message") or "",
+                slices=tuple(SliceInfo.from_json(s) for s in slices),
+                instruction=optional_str(data, "instruction"),
+                merge_mode=optional_str(data, "mergeMode") or "auto",
+                commit_count=optional_int(data, "commitCount", minimum=0) or 0,
+                merge_commit=optional_str(data, "mergeCommit"),
+                parent_head_before=optional_str(data, "parentHeadBefore"),
+                branch=optional_str(data, "branch"),
+                watermark_before=optional_dict(data, "watermarkBefore"),
+                watermark_after=optional_dict(data, "watermarkAfter"),
+                finished_at=optional_str(data, "finishedAt"),
+                duration_ms=optional_int(data, "durationMs", minimum=0),
+                model=optional_str(data, "model"),
+                usage={key: optional_int(usage, key, minimum=0) or 0 for key in usage},
+                steps=optional_int(data, "steps", minimum=0) or 0,
+                error=optional_str(data, "error"),
+            )
+        except ValueError as exc:
+            raise CorruptFileError(path, f"not a run record ({exc})") from exc
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumedWatermark:
+    message_id: str
+    line: int | None
+    status: str
+    started_at: str | None
+    finished_at: str | None
+
+
+def is_run_id(text: str) -> bool:
+    """True for `YYYYMMDDHHMMSS-<8 hex>`, the shape of a reflection run id."""
+    return _RUN_ID.match(text.strip()) is not None
+
+
+def record_path(home: Home, agent_id: str, run_id: str) -> Path:
+    return home.reflections_dir(agent_id) / f"{run_id}.json"
+
+
+def messages_path(home: Home, agent_id: str, run_id: str) -> Path:
+    return home.reflections_dir(agent_id) / f"{run_id}.messages.jsonl"
+
+
+def save_run_record(home: Home, record: RunRecord) -> Path:
+    path = record_path(home, record.agent_id, record.run_id)
+    save_json(path, record.to_json())
+    return path
+
+
+def load_run_record(home: Home, agent_id: str, run_id: str) -> RunRecord:
+    run_id = run_id.strip()
+    if not _RUN_ID.match(run_id):
+        raise NotFoundError(
+            f"{run_id!r} is not a reflection run id (like 20261008160658-c0ef7940; "
+            "see `mini-letta reflections list`)"
+        )
+    path = record_path(home, agent_id, run_id)
+    data = load_json(path)
+    if data is None:
+        raise NotFoundError(
+            f"no reflection run {run_id} for this agent (see `mini-letta reflections list`)"
+        )
+    return RunRecord.from_json(data, path)
+
+
+def list_run_records(home: Home, agent_id: str) -> list[RunRecord]:
+    """All run records, newest first; a corrupt one raises (it is never silently hidden)."""
+    folder = home.reflections_dir(agent_id)
+    if not folder.is_dir():
+        return []
+    records = []
+    for path in sorted(folder.glob("*.json"), reverse=True):
+        if not _RUN_ID.match(path.stem):
+            continue
+        data = load_json(path)
+        if data is not None:
+            records.append(RunRecord.from_json(data, path))
+    return records
+
+
+def mark_interrupted(home: Home, agent_id: str, run_id: str, clock: Clock) -> None:
+    """Mark the record of a run whose process died (its lease was reaped) as interrupted."""
+    try:
+        record = load_run_record(home, agent_id, run_id)
+    except (NotFoundError, CorruptFileError):
+        return
+    if record.status != "running":
+        return
+    save_run_record(
+        home,
+        record.with_updates(
+            status="interrupted",
+            message="The run's process ended before it finished; its worktree was cleaned up.",
+            finished_at=format_timestamp(clock.now()),
+        ),
+    )
+
+
+def find_consumed_watermark(
+    home: Home, agent_id: str, conversation_id: str
+) -> ConsumedWatermark | None:
+    """The furthest watermark a consumed run left in this conversation, from the records.
+
+    Raises CorruptFileError if a record cannot be read, because then the answer is unknown.
+    """
+    best: ConsumedWatermark | None = None
+    best_line = -1
+    for record in list_run_records(home, agent_id):
+        if record.status not in CONSUMING_STATUSES or record.watermark_after is None:
+            continue
+        for mark in _watermarks_for(record, conversation_id):
+            line = mark.get("line")
+            line = line if isinstance(line, int) else -1
+            message_id = mark.get("messageId")
+            if isinstance(message_id, str) and message_id and line >= best_line:
+                best_line = line
+                best = ConsumedWatermark(
+                    message_id, line, record.status, record.started_at, record.finished_at
+                )
+    return best
+
+
+def _watermarks_for(record: RunRecord, conversation_id: str) -> list[dict[str, Any]]:
+    """A record's watermarkAfter is {conversationId: {messageId, line}} for every slice."""
+    after = record.watermark_after or {}
+    mark = after.get(conversation_id)
+    return [mark] if isinstance(mark, dict) else []

@@ -1,0 +1,49 @@
+"""A run record as text, with the memory diff its merge made (for `reflections show`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mini_letta.errors import GitError
+from mini_letta.home import Home
+from mini_letta.memory.repo import GitRepo
+from mini_letta.reflection.records import RunRecord, messages_path
+
+
+def describe_run(home: Home, record: RunRecord) -> str:
+    lines = [
+        f"run:          {record.run_id}",
+        f"status:       {record.status} — {record.message}",
+        f"trigger:      {record.trigger}",
+        f"started:      {record.started_at}",
+        f"finished:     {record.finished_at or '(not finished)'}",
+        f"model:        {record.model or '-'}",
+        f"usage:        {record.usage.get('inputTokens', 0)} in, "
+        f"{record.usage.get('outputTokens', 0)} out, {record.steps} step(s)",
+        f"commits:      {record.commit_count}",
+        f"merge commit: {record.merge_commit or '-'}",
+    ]
+    for piece in record.slices:
+        payload = piece.payload_path or "-"
+        if piece.payload_path and not Path(piece.payload_path).exists():
+            payload += " (removed by a later run)"
+        lines += [
+            f"conversation: {piece.conversation_id} lines {piece.start_line}-"
+            f"{piece.end_snapshot_line - 1} ({piece.message_count} message(s))",
+            f"payload:      {payload}",
+        ]
+    transcript = messages_path(home, record.agent_id, record.run_id)
+    lines.append(f"transcript:   {transcript if transcript.exists() else '-'}")
+    lines.append("")
+    lines.append(_diff(home, record))
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _diff(home: Home, record: RunRecord) -> str:
+    if record.status != "merged" or not record.merge_commit or not record.parent_head_before:
+        return "(no memory changes were merged)"
+    repo = GitRepo(home.memory_dir(record.agent_id))
+    try:
+        return repo.run("diff", "--stat", "-p", record.parent_head_before, record.merge_commit)
+    except GitError:
+        return "(the merged commits are no longer in the memory repository)"

@@ -1,0 +1,331 @@
+"""A reflection run, SPEC §7.5 steps 1-7 in order: `launch_reflection` is the one entry point.
+
+lease → memory repo on main → stale leftovers cleaned → parent dirty? skip → payload(s)? else
+skip → worktree → reflection agent → finalise → worktree and branch removed (always) → states
+and record settled (`settlement`) → lease released. Manual runs and (next) post-turn runs differ
+only in `LaunchOptions.trigger`; `launch_multi_reflection` is the same run over several
+conversations, with a manifest and `replay` slices for conversations with nothing new.
+User-caused failures inside the run become a `failed` outcome; an interrupt cleans up, records
+`interrupted` and propagates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mini_letta.agents.records import AgentRecord
+from mini_letta.clock import format_timestamp
+from mini_letta.conversations.store import ConversationStore
+from mini_letta.errors import MiniLettaError
+from mini_letta.ids import new_run_id
+from mini_letta.llm.base import Provider
+from mini_letta.loop.setup import TurnOptions, build_agent_provider, build_system_prompt
+from mini_letta.memory.compile import render_memory_snapshot
+from mini_letta.memory.repo import GitRepo
+from mini_letta.reflection.agent import (
+    DEFAULT_REFLECTION_STEPS,
+    RunTranscript,
+    SideAgentResult,
+    SideAgentSpec,
+    run_side_agent,
+)
+from mini_letta.reflection.finalise import Finalised, Reviewer, finalise_worktree
+from mini_letta.reflection.lease import LeaseBusyError, ReflectionLease, acquire_lease
+from mini_letta.reflection.outcome import (
+    ReflectionOutcome,
+    RunTrigger,
+    SkipReason,
+    skip_message,
+    status_message,
+)
+from mini_letta.reflection.payload import (
+    MIN_MAX_CHARS,
+    Payload,
+    build_payload,
+    build_replay_payload,
+    clear_payloads,
+    load_payload,
+    payload_budget,
+    save_manifest,
+)
+from mini_letta.reflection.records import mark_interrupted, save_run_record
+from mini_letta.reflection.review import ReviewSetup, build_reviewer
+from mini_letta.reflection.settings import ReflectionSettings, load_reflection_settings
+from mini_letta.reflection.settlement import (
+    RunFacts,
+    Slice,
+    finish_record,
+    interrupted_record,
+    mark_started,
+    settle_slices,
+    start_record,
+)
+from mini_letta.reflection.task import build_reflection_task, reflection_system_prompt
+from mini_letta.reflection.tools import reflection_tools
+from mini_letta.reflection.watermark import read_reflection_state
+from mini_letta.reflection.worktree import (
+    Worktree,
+    check_memory_repo,
+    clean_stale_worktrees,
+    create_worktree,
+    remove_worktree,
+)
+from mini_letta.tools.base import ToolContext, Toolset
+from mini_letta.workspace import World
+
+MIN_SIDE_WINDOW = 8_192
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchOptions:
+    trigger: RunTrigger = "manual"
+    instruction: str | None = None
+    provider: Provider | None = None  # default: the agent's model
+    merge_provider: Provider | None = None  # default: the agent's model
+    settings: ReflectionSettings | None = None  # default: the layered settings
+    max_steps: int = DEFAULT_REFLECTION_STEPS
+    max_payload_chars: int | None = None  # default: from the model's context window
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    world: World
+    agent: AgentRecord
+    store: ConversationStore  # the first conversation: the outcome's and the review's
+    options: LaunchOptions
+    settings: ReflectionSettings
+    provider: Provider
+    parent: GitRepo
+    run_id: str
+    lease: ReflectionLease
+
+
+def launch_reflection(
+    world: World, agent: AgentRecord, store: ConversationStore, options: LaunchOptions
+) -> ReflectionOutcome:
+    """Run one reflection on `store` now, or say why it was skipped."""
+    return _launch(world, agent, [store], options, multi=False)
+
+
+def launch_multi_reflection(
+    world: World,
+    agent: AgentRecord,
+    stores: Sequence[ConversationStore],
+    options: LaunchOptions,
+) -> ReflectionOutcome:
+    """One run over several conversations (SPEC §7.4): unreflected slices where there is new
+    content, replay slices where there is not; only the unreflected watermarks move."""
+    if not stores:
+        raise ValueError("launch_multi_reflection needs at least one conversation")
+    return _launch(world, agent, list(stores), options, multi=True)
+
+
+def preview_reflection(
+    world: World, agent: AgentRecord, store: ConversationStore, max_chars: int | None = None
+) -> Payload | None:
+    """What the next run would reflect on, written as a payload file; runs nothing."""
+    state = read_reflection_state(store, clock=world.clock)
+    if max_chars is None:
+        provider = side_agent_provider(world, agent)
+        max_chars = payload_budget(provider.context_window)
+    name = "preview-" + new_run_id(world.clock.now())
+    return build_payload(store, state, name=name, clock=world.clock, max_chars=max_chars)
+
+
+def side_agent_provider(world: World, agent: AgentRecord) -> Provider:
+    """The agent's model for its reflection and merge review.
+
+    A chat window override smaller than MIN_SIDE_WINDOW (like the chapter's 1,200 tokens,
+    there to exercise compaction) cannot hold a reflection task, so the model's own window
+    is used instead; a larger override (a local server's real limit) is kept.
+    """
+    window = agent.context_window
+    if window is not None and window < MIN_SIDE_WINDOW:
+        agent = agent.with_updates(context_window=None)
+    return build_agent_provider(world, agent, TurnOptions())
+
+
+def _launch(
+    world: World,
+    agent: AgentRecord,
+    stores: list[ConversationStore],
+    options: LaunchOptions,
+    *,
+    multi: bool,
+) -> ReflectionOutcome:
+    run_id = new_run_id(world.clock.now())
+    try:
+        lease = acquire_lease(world.home, agent.id, run_id, world.clock)
+    except LeaseBusyError as exc:
+        holder = exc.holder
+        return _skip("busy", stores, f"run {holder.run_id}, pid {holder.pid} on {holder.host}")
+    with lease:
+        if lease.reaped is not None:
+            mark_interrupted(world.home, agent.id, lease.reaped.run_id, world.clock)
+        parent = GitRepo(world.home.memory_dir(agent.id))
+        problem = check_memory_repo(parent)
+        if problem is not None:
+            return _skip("memory_not_ready", stores, problem)
+        clean_stale_worktrees(parent, world.home.memory_worktrees_dir(agent.id))
+        changes = parent.changed_paths()
+        if changes:
+            return _skip("parent_dirty", stores, ", ".join(changes[:3]))
+        for store in stores:
+            clear_payloads(store)
+        settings = options.settings or load_reflection_settings(world.home, world.cwd, agent)
+        provider = options.provider or side_agent_provider(world, agent)
+        budget = options.max_payload_chars or payload_budget(provider.context_window)
+        slices = _build_slices(world, stores, run_id, budget, replay=multi)
+        if not slices:
+            return _skip("no_payload", stores)
+        run = _Run(world, agent, stores[0], options, settings, provider, parent, run_id, lease)
+        return _run(run, slices, multi=multi)
+
+
+def _build_slices(
+    world: World, stores: list[ConversationStore], run_id: str, budget: int, *, replay: bool
+) -> list[Slice]:
+    """One payload per conversation while the budget lasts (the first gets all of it)."""
+    slices: list[Slice] = []
+    remaining = budget
+    for store in stores:
+        if remaining < MIN_MAX_CHARS:
+            break
+        state = read_reflection_state(store, clock=world.clock)
+        payload = build_payload(store, state, name=run_id, clock=world.clock, max_chars=remaining)
+        if payload is None and replay:
+            payload = build_replay_payload(
+                store, name=run_id, clock=world.clock, max_chars=remaining
+            )
+        if payload is not None:
+            slices.append(Slice(store, state, payload))
+            remaining -= payload.chars
+    return slices
+
+
+def _run(run: _Run, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
+    clock = run.world.clock
+    started = clock.monotonic()
+    facts = RunFacts(
+        run_id=run.run_id,
+        agent=run.agent,
+        trigger=run.options.trigger,
+        instruction=run.options.instruction,
+        merge_mode=run.settings.merge,
+        parent_head=run.parent.head_sha(),
+        model=run.provider.handle,
+    )
+    record = start_record(facts, slices, format_timestamp(clock.now()))
+    save_run_record(run.world.home, record)
+    payload_path = _manifest(run, slices) if multi else str(slices[0].payload.path)
+    mark_started(slices, clock)
+    try:
+        final, agent_result = _execute(run, slices)
+    except BaseException:
+        save_run_record(run.world.home, interrupted_record(record, format_timestamp(clock.now())))
+        raise
+    states = settle_slices(slices, final, clock)
+    duration = int((clock.monotonic() - started) * 1000)
+    record = finish_record(
+        record, final, states, agent_result, format_timestamp(clock.now()), duration
+    )
+    path = save_run_record(run.world.home, record)
+    return ReflectionOutcome(
+        message=final.message,
+        status=final.status,
+        run_id=run.run_id,
+        trigger=run.options.trigger,
+        conversation_id=run.store.conversation_id,
+        commit_count=final.commit_count,
+        merge_commit=final.merge_commit,
+        payload_path=payload_path,
+        record_path=str(path),
+        consecutive_failures=max((s.consecutive_failures for s in states.values()), default=0),
+    )
+
+
+def _execute(run: _Run, slices: list[Slice]) -> tuple[Finalised, SideAgentResult | None]:
+    """Worktree, agent, finalisation; the worktree and its branch are removed whatever happens."""
+    worktree: Worktree | None = None
+    agent_result: SideAgentResult | None = None
+    try:
+        worktree = create_worktree(
+            run.parent, run.world.home.memory_worktrees_dir(run.agent.id), run.run_id
+        )
+        agent_result = _run_agent(run, worktree, slices)
+        final = finalise_worktree(
+            run.parent,
+            worktree,
+            agent_error=agent_result.error,
+            merge=run.settings.merge,
+            review=_reviewer(run) if run.settings.merge == "explicit" else None,
+        )
+    except MiniLettaError as exc:
+        final = Finalised("failed", status_message("failed", detail=str(exc)))
+    finally:
+        if worktree is not None:
+            remove_worktree(run.parent, worktree)
+    return final, agent_result
+
+
+def _manifest(run: _Run, slices: list[Slice]) -> str:
+    path = run.world.home.reflections_dir(run.agent.id) / f"{run.run_id}.manifest.json"
+    save_manifest(
+        path,
+        agent_id=run.agent.id,
+        run_id=run.run_id,
+        created_at=format_timestamp(run.world.clock.now()),
+        instruction=run.options.instruction,
+        slices=[(piece.store.conversation_id, piece.payload) for piece in slices],
+    )
+    return str(path)
+
+
+def _run_agent(run: _Run, worktree: Worktree, slices: list[Slice]) -> SideAgentResult:
+    payloads = [load_payload(piece.payload.path) for piece in slices]
+    snapshot = render_memory_snapshot(worktree.path)
+    task = build_reflection_task(payloads, snapshot, run.options.instruction)
+    context = ToolContext(
+        cwd=worktree.path,
+        clock=run.world.clock,
+        agent_id=run.agent.id,
+        memory_dir=worktree.path,
+    )
+    spec = SideAgentSpec(
+        purpose="reflection",
+        agent=run.agent,
+        provider=run.provider,
+        toolset=Toolset(reflection_tools()),
+        tool_context=context,
+        system_prompt=reflection_system_prompt(),
+        max_steps=run.options.max_steps,
+    )
+    transcript = RunTranscript(run.world.home, run.agent.id, run.run_id)
+    return run_side_agent(
+        spec, transcript, task, run.world.clock, on_step=lambda: run.lease.renew(run.world.clock)
+    )
+
+
+def _reviewer(run: _Run) -> Reviewer:
+    provider = run.options.merge_provider or side_agent_provider(run.world, run.agent)
+    setup = ReviewSetup(
+        home=run.world.home,
+        agent=run.agent,
+        provider=provider,
+        clock=run.world.clock,
+        run_id=run.run_id,
+        merge_instructions=run.settings.merge_instructions,
+        system_prompt=build_system_prompt(run.agent, run.store)(),
+    )
+    return build_reviewer(setup, run.parent)
+
+
+def _skip(
+    reason: SkipReason, stores: list[ConversationStore], detail: str = ""
+) -> ReflectionOutcome:
+    return ReflectionOutcome(
+        message=skip_message(reason, detail),
+        skip_reason=reason,
+        conversation_id=stores[0].conversation_id,
+    )

@@ -1,0 +1,229 @@
+"""Reflection settings (SPEC §7.1): the type, the one layering function, validation, rendering.
+
+Effective settings = defaults ← global settings.json `reflection` ← agent.json `reflection` ←
+project-local `agents.<id>.reflection`. In a layer, a missing key means "not set here" (inherit)
+and `null` means "back to the default" (it overrides the layers below). A bad value in a file is
+a `ConfigError` naming the file; a bad flag value is an `InvalidValueError` (exit 2). Both name
+the allowed values.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, TypedDict, cast
+
+from mini_letta.agents.records import AgentRecord
+from mini_letta.agents.registry import update_agent
+from mini_letta.errors import ConfigError, InvalidValueError
+from mini_letta.home import Home, project_settings_file
+from mini_letta.settings import (
+    SCHEMA_VERSION,
+    load_global_settings,
+    load_project_settings,
+    project_agent_settings,
+    update_global_settings,
+    update_project_settings,
+)
+
+Trigger = Literal["off", "step-count", "compaction-event"]
+MergeMode = Literal["auto", "explicit"]
+Scope = Literal["agent", "global", "local"]
+TRIGGERS: tuple[Trigger, ...] = ("off", "step-count", "compaction-event")
+MERGE_MODES: tuple[MergeMode, ...] = ("auto", "explicit")
+KEYS = ("trigger", "stepCount", "merge", "mergeInstructions")
+
+
+class ReflectionSettingsJson(TypedDict, total=False):
+    trigger: str
+    stepCount: int
+    merge: str
+    mergeInstructions: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReflectionSettings:
+    trigger: Trigger = "compaction-event"
+    step_count: int = 25
+    merge: MergeMode = "auto"
+    merge_instructions: str = ""
+
+    def to_json(self) -> ReflectionSettingsJson:
+        return {
+            "trigger": self.trigger,
+            "stepCount": self.step_count,
+            "merge": self.merge,
+            "mergeInstructions": self.merge_instructions,
+        }
+
+
+DEFAULT_SETTINGS = ReflectionSettings()
+
+# One layer: where it came from (for error messages) and its `reflection` object, or None.
+Layer = tuple[str, Mapping[str, Any] | None]
+
+
+def layer_settings(layers: Sequence[Layer]) -> ReflectionSettings:
+    """Apply each layer over the defaults, lowest first; pure, raises ConfigError on bad values."""
+    values: dict[str, Any] = dict(DEFAULT_SETTINGS.to_json())
+    defaults = DEFAULT_SETTINGS.to_json()
+    for source, layer in layers:
+        if layer is None:
+            continue
+        for key in KEYS:
+            if key not in layer:
+                continue
+            raw = layer[key]
+            if raw is None:
+                values[key] = defaults[key]  # type: ignore[literal-required]
+                continue
+            try:
+                values[key] = validate_value(key, raw)
+            except InvalidValueError as exc:
+                raise ConfigError(f"{source}: reflection.{exc}") from exc
+    return ReflectionSettings(
+        trigger=cast(Trigger, values["trigger"]),
+        step_count=int(values["stepCount"]),
+        merge=cast(MergeMode, values["merge"]),
+        merge_instructions=str(values["mergeInstructions"]),
+    )
+
+
+def validate_value(key: str, value: object) -> object:
+    """One setting's value, checked (and trimmed for instructions); InvalidValueError if not."""
+    if key == "trigger":
+        if value not in TRIGGERS:
+            raise InvalidValueError(
+                f"trigger {value!r} is not allowed (allowed: {', '.join(TRIGGERS)})"
+            )
+        return value
+    if key == "stepCount":
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            raise InvalidValueError(f"stepCount {value!r} is not allowed (allowed: an integer > 0)")
+        return value
+    if key == "merge":
+        if value not in MERGE_MODES:
+            raise InvalidValueError(
+                f"merge {value!r} is not allowed (allowed: {', '.join(MERGE_MODES)})"
+            )
+        return value
+    if key == "mergeInstructions":
+        if not isinstance(value, str):
+            raise InvalidValueError(f"mergeInstructions {value!r} is not allowed (allowed: text)")
+        return value.strip()
+    raise KeyError(key)
+
+
+def build_settings_patch(
+    *,
+    trigger: str | None = None,
+    steps: str | None = None,
+    merge: str | None = None,
+    merge_instructions: str | None = None,
+) -> dict[str, Any]:
+    """The camelCase changes requested by `sleeptime` flags, validated (exit 2 when not)."""
+    patch: dict[str, Any] = {}
+    if trigger is not None:
+        if trigger not in TRIGGERS:
+            raise InvalidValueError(
+                f"invalid --trigger {trigger!r} (allowed: {', '.join(TRIGGERS)})"
+            )
+        patch["trigger"] = trigger
+    if steps is not None:
+        text = steps.strip()
+        if not text.isdigit() or int(text) <= 0:
+            raise InvalidValueError(f"invalid --steps {steps!r} (allowed: an integer > 0)")
+        patch["stepCount"] = int(text)
+    if merge is not None:
+        if merge not in MERGE_MODES:
+            raise InvalidValueError(
+                f"invalid --merge {merge!r} (allowed: {', '.join(MERGE_MODES)})"
+            )
+        patch["merge"] = merge
+    if merge_instructions is not None:
+        patch["mergeInstructions"] = merge_instructions.strip()
+    return patch
+
+
+def render_settings_json(settings: ReflectionSettings) -> str:
+    """Compact JSON; the merge keys appear only when they differ from the default."""
+    data: dict[str, Any] = {"trigger": settings.trigger, "stepCount": settings.step_count}
+    if settings.merge != DEFAULT_SETTINGS.merge:
+        data["merge"] = settings.merge
+    if settings.merge_instructions != DEFAULT_SETTINGS.merge_instructions:
+        data["mergeInstructions"] = settings.merge_instructions
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+# ----- the files -----------------------------------------------------------------------------
+
+
+def load_settings_layers(home: Home, project_dir: Path, agent: AgentRecord) -> list[Layer]:
+    """The three stored layers for `agent`, lowest first (not validated yet)."""
+    global_layer = _as_layer(load_global_settings(home).get("reflection"), home.settings_file)
+    project = load_project_settings(project_dir)
+    local_path = project_settings_file(project_dir)
+    local_layer = _as_layer(project_agent_settings(project, agent.id).get("reflection"), local_path)
+    return [
+        (str(home.settings_file), global_layer),
+        (str(home.agent_file(agent.id)), agent.reflection),
+        (str(local_path), local_layer),
+    ]
+
+
+def load_reflection_settings(
+    home: Home, project_dir: Path, agent: AgentRecord
+) -> ReflectionSettings:
+    return layer_settings(load_settings_layers(home, project_dir, agent))
+
+
+def is_auto_reflection_enabled(platform: str, environ: Mapping[str, str]) -> bool:
+    """Automatic reflection is off on native Windows unless explicitly enabled (SPEC §7.1)."""
+    if platform != "win32":
+        return True
+    return environ.get("MINI_LETTA_ENABLE_WINDOWS_AUTO_REFLECTION", "").strip() == "1"
+
+
+def save_reflection_settings(
+    home: Home, project_dir: Path, agent: AgentRecord, patch: Mapping[str, Any], scope: Scope
+) -> ReflectionSettings:
+    """Merge `patch` into one layer (agent.json by default) and return the effective settings."""
+    if scope == "agent":
+        agent = update_agent(
+            home,
+            agent.id,
+            lambda record: record.with_updates(reflection={**(record.reflection or {}), **patch}),
+        )
+    elif scope == "global":
+        update_global_settings(home, lambda data: _merged_global(data, patch, home.settings_file))
+    else:
+        local_path = project_settings_file(project_dir)
+        update_project_settings(
+            project_dir, lambda data: _merged_local(data, agent.id, patch, local_path)
+        )
+    return load_reflection_settings(home, project_dir, agent)
+
+
+def _merged_global(data: dict[str, Any], patch: Mapping[str, Any], path: Path) -> dict[str, Any]:
+    current = _as_layer(data.get("reflection"), path) or {}
+    return {**data, "schemaVersion": SCHEMA_VERSION, "reflection": {**current, **patch}}
+
+
+def _merged_local(
+    data: dict[str, Any], agent_id: str, patch: Mapping[str, Any], path: Path
+) -> dict[str, Any]:
+    agents = dict(data.get("agents", {}))
+    entry = dict(agents.get(agent_id, {}))
+    entry["reflection"] = {**(_as_layer(entry.get("reflection"), path) or {}), **patch}
+    agents[agent_id] = entry
+    return {**data, "schemaVersion": SCHEMA_VERSION, "agents": agents}
+
+
+def _as_layer(value: object, path: Path) -> Mapping[str, Any] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ConfigError(f'{path}: reflection must be an object like {{"trigger": "off"}}')
+    return value

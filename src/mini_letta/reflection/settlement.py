@@ -1,0 +1,183 @@
+"""What a reflection run leaves behind: each conversation's state and the run record.
+
+`settle_slices` is the only place a run moves a watermark: for every `unreflected` slice, a
+consumed run (`merged`, `no_changes`) advances it to the end of that slice's snapshot, never
+backwards, and resets the failure count; any other status adds one failure. `replay` slices are
+never touched. The record is written `running` at the start and completed at the end.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from mini_letta.agents.records import AgentRecord
+from mini_letta.clock import Clock, format_timestamp
+from mini_letta.conversations.store import ConversationStore
+from mini_letta.reflection.agent import SideAgentResult
+from mini_letta.reflection.finalise import Finalised
+from mini_letta.reflection.outcome import CONSUMING
+from mini_letta.reflection.payload import Payload
+from mini_letta.reflection.records import RunRecord, SliceInfo
+from mini_letta.reflection.watermark import (
+    ReflectionState,
+    Watermark,
+    advance_watermark,
+    count_steps,
+    locate_watermark,
+    steps_since_last_reflection,
+    update_reflection_state,
+    with_step_counters,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Slice:
+    """One conversation's part of a run: its state at launch and its payload."""
+
+    store: ConversationStore
+    state: ReflectionState
+    payload: Payload
+
+    @property
+    def unreflected(self) -> bool:
+        return self.payload.mode == "unreflected"
+
+
+@dataclass(frozen=True, slots=True)
+class RunFacts:
+    """What the record needs to know about a run that is not in its slices."""
+
+    run_id: str
+    agent: AgentRecord
+    trigger: str
+    instruction: str | None
+    merge_mode: str
+    parent_head: str
+    model: str
+
+
+def mark_started(slices: list[Slice], clock: Clock) -> None:
+    now = format_timestamp(clock.now())
+    for piece in slices:
+        if piece.unreflected:
+            update_reflection_state(
+                piece.store, lambda s: replace(s, last_reflection_started_at=now), clock=clock
+            )
+
+
+def settle_slices(
+    slices: list[Slice], final: Finalised, clock: Clock
+) -> dict[str, ReflectionState]:
+    """Advance or count a failure for each unreflected slice; returns the new states."""
+    settled: dict[str, ReflectionState] = {}
+    for piece in slices:
+        if piece.unreflected:
+            settled[piece.store.conversation_id] = _settle(piece, final, clock)
+    return settled
+
+
+def _settle(piece: Slice, final: Finalised, clock: Clock) -> ReflectionState:
+    store, payload = piece.store, piece.payload
+    now = format_timestamp(clock.now())
+
+    def change(state: ReflectionState) -> ReflectionState:
+        if final.status in CONSUMING:
+            current = locate_watermark(store, state)
+            if current.line == payload.start_line - 1 and not current.lost:
+                reflected = state.reflected_completed_steps + payload.steps
+            else:  # the watermark moved or was lost meanwhile: count instead of adding
+                reflected = count_steps(store, 0, payload.end.line + 1)
+            state = advance_watermark(
+                state, current, payload.end, reflected_steps=reflected, succeeded_at=now
+            )
+            state = replace(state, consecutive_failures=0)
+        else:
+            state = replace(state, consecutive_failures=state.consecutive_failures + 1)
+        state = replace(state, last_reflection_status=final.status)
+        return with_step_counters(state, steps_since_last_reflection(store, state))
+
+    return update_reflection_state(store, change, clock=clock)
+
+
+def start_record(facts: RunFacts, slices: list[Slice], started_at: str) -> RunRecord:
+    before: dict[str, object] = {}
+    for piece in slices:
+        if piece.unreflected:
+            before.update(_mark(piece.store, locate_watermark(piece.store, piece.state)))
+    return RunRecord(
+        run_id=facts.run_id,
+        agent_id=facts.agent.id,
+        trigger=facts.trigger,
+        conversation_id=slices[0].store.conversation_id,
+        status="running",
+        started_at=started_at,
+        slices=tuple(_slice_info(piece) for piece in slices),
+        instruction=facts.instruction,
+        merge_mode=facts.merge_mode,
+        parent_head_before=facts.parent_head,
+        branch=f"reflection/{facts.run_id}",
+        watermark_before=before,
+        model=facts.model,
+    )
+
+
+def finish_record(
+    record: RunRecord,
+    final: Finalised,
+    states: dict[str, ReflectionState],
+    agent_result: SideAgentResult | None,
+    finished_at: str,
+    duration_ms: int,
+) -> RunRecord:
+    after: dict[str, object] = {}
+    for conversation_id, state in states.items():
+        line = state.reflected_through_line
+        mark = Watermark(-1 if line is None else line, state.reflected_through_message_id)
+        after[conversation_id] = _mark_json(mark)
+    usage = agent_result.usage.to_json() if agent_result else {"inputTokens": 0, "outputTokens": 0}
+    return record.with_updates(
+        status=final.status,
+        message=final.message,
+        commit_count=final.commit_count,
+        merge_commit=final.merge_commit,
+        watermark_after=after,
+        finished_at=finished_at,
+        duration_ms=duration_ms,
+        usage=dict(usage),
+        steps=agent_result.steps if agent_result else 0,
+        error=None if final.status in CONSUMING else final.message,
+    )
+
+
+def interrupted_record(record: RunRecord, finished_at: str) -> RunRecord:
+    return record.with_updates(
+        status="interrupted",
+        message="The run was interrupted before it finished.",
+        finished_at=finished_at,
+    )
+
+
+def _slice_info(piece: Slice) -> SliceInfo:
+    payload = piece.payload
+    return SliceInfo(
+        conversation_id=piece.store.conversation_id,
+        start_line=payload.start_line,
+        end_snapshot_line=payload.end_snapshot_line,
+        start_message_id=payload.start_message_id,
+        end_message_id=payload.end_message_id,
+        message_count=len(payload.messages),
+        mode=payload.mode,
+        truncated=payload.truncated,
+        watermark_lost=payload.watermark_lost,
+        payload_path=str(payload.path),
+    )
+
+
+def _mark(store: ConversationStore, mark: Watermark) -> dict[str, object]:
+    return {store.conversation_id: _mark_json(mark)}
+
+
+def _mark_json(mark: Watermark) -> dict[str, object] | None:
+    if mark.message_id is None:
+        return None
+    return {"messageId": mark.message_id, "line": mark.line}

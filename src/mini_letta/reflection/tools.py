@@ -1,0 +1,120 @@
+"""The reflection agent's tools, confined to its worktree (`ToolContext.memory_dir`).
+
+list, read, the memory edit operations and commit. Every path goes through memfs's one
+resolver and validator (`memory.edits`), which refuses `..`, absolute paths, hidden names and
+symlinks out of the root; edits are not committed one by one: `memory_commit` makes the run's
+single commit of everything changed. Nothing here can reach the parent memory checkout.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mini_letta.errors import SecretDetectedError
+from mini_letta.llm.base import ToolSpec
+from mini_letta.memory.edits import COMMANDS, apply_memory_edit, list_memory_tree, read_memory_file
+from mini_letta.memory.repo import GitRepo
+from mini_letta.memory.secrets import find_secret
+from mini_letta.tools.base import (
+    Tool,
+    ToolContext,
+    ToolInputError,
+    ToolKind,
+    ToolResult,
+    require_str,
+)
+
+_STR = {"type": "string"}
+
+
+def _root(ctx: ToolContext) -> Path:
+    if ctx.memory_dir is None:
+        raise ToolInputError("no memory worktree is attached to this run")
+    return ctx.memory_dir
+
+
+class MemoryListTool:
+    spec = ToolSpec(
+        "memory_list",
+        "List every memory file with its description.",
+        {"type": "object", "properties": {}},
+    )
+    kind: ToolKind = "read"
+
+    def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        entries = list_memory_tree(_root(ctx))
+        if not entries:
+            return ToolResult("(memory is empty)")
+        return ToolResult("\n".join(f"{path} — {description}" for path, description in entries))
+
+
+class MemoryReadTool:
+    spec = ToolSpec(
+        "memory_read",
+        "Read one memory file (frontmatter and body), e.g. system/human.md.",
+        {"type": "object", "properties": {"path": _STR}, "required": ["path"]},
+    )
+    kind: ToolKind = "read"
+
+    def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        return ToolResult(read_memory_file(_root(ctx), require_str(args, "path")))
+
+
+class MemoryEditTool:
+    spec = ToolSpec(
+        "memory",
+        "Edit memory: create (path, description, content), str_replace (path, old_str, "
+        "new_str), insert (path, content, insert_line; omit it to append), delete (path), "
+        "rename (path, new_path), update_description (path, description). Edits are not "
+        "committed until memory_commit.",
+        {
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "enum": list(COMMANDS)},
+                "path": _STR,
+                "description": _STR,
+                "content": _STR,
+                "old_str": _STR,
+                "new_str": _STR,
+                "insert_line": {"type": "integer"},
+                "new_path": _STR,
+            },
+            "required": ["command", "path"],
+        },
+    )
+    kind: ToolKind = "memory"
+
+    def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        command = require_str(args, "command")
+        rest = {key: value for key, value in args.items() if key != "command"}
+        return ToolResult(apply_memory_edit(_root(ctx), command, rest).message)
+
+
+class MemoryCommitTool:
+    spec = ToolSpec(
+        "memory_commit",
+        "Commit every memory change made so far as one commit. Call it once, when done.",
+        {"type": "object", "properties": {"message": _STR}, "required": ["message"]},
+    )
+    kind: ToolKind = "memory"
+
+    def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        message = " ".join(require_str(args, "message").split("\n", 1)[0].split())
+        if not message:
+            raise ToolInputError("'message' must say what changed")
+        secret = find_secret(message)
+        if secret:
+            raise SecretDetectedError(secret, "the commit message")
+        repo = GitRepo(_root(ctx))
+        changed = repo.changed_paths()
+        if not changed:
+            return ToolResult("Nothing to commit: memory has no changes.")
+        sha = repo.commit_paths(changed, message)
+        if sha is None:
+            return ToolResult("Nothing to commit: memory has no changes.")
+        return ToolResult(f"Committed {sha[:12]}: {len(changed)} file(s) ({', '.join(changed)}).")
+
+
+def reflection_tools() -> tuple[Tool, ...]:
+    return (MemoryListTool(), MemoryReadTool(), MemoryEditTool(), MemoryCommitTool())

@@ -1,0 +1,46 @@
+"""Property: whatever the messages, a payload's JSON stays within its character bound."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mini_letta.conversations.messages import ToolCall
+from mini_letta.home import Home
+from mini_letta.reflection.payload import build_payload, truncate_middle
+from mini_letta.reflection.watermark import ReflectionState
+from support.clock import FakeClock
+from support.reflection_kit import message, new_store
+
+TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=3_000)
+MESSAGE = st.tuples(st.sampled_from(["user", "assistant", "tool"]), TEXT, st.integers(0, 2))
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(items=st.lists(MESSAGE, min_size=1, max_size=25), budget=st.integers(1_000, 20_000))
+def test_payload_stays_within_its_bound(tmp_path_factory, items, budget):
+    clock = FakeClock()
+    store = new_store(Home(tmp_path_factory.mktemp("home")), clock)
+    for role, text, calls in items:
+        tool_calls = tuple(ToolCall(f"c{n}", "Bash", text) for n in range(calls))
+        if role == "tool":
+            store.append(message(clock, "tool", text, tool_call_id="c0", name="Bash"))
+        else:
+            store.append(
+                message(clock, role, text, tool_calls=tool_calls if role == "assistant" else ())
+            )
+    payload = build_payload(store, ReflectionState(), name="p", clock=clock, max_chars=budget)
+    if payload is None:
+        return
+    compact = json.dumps(list(payload.messages), ensure_ascii=False, separators=(",", ":"))
+    assert len(compact) == payload.chars <= budget
+    assert payload.start_line == 0 and 0 < payload.end_snapshot_line <= store.count()
+
+
+@given(text=TEXT, cap=st.integers(0, 3_000))
+def test_truncate_middle_never_exceeds_its_cap(text, cap):
+    assert len(truncate_middle(text, cap)) <= cap

@@ -1,0 +1,220 @@
+"""The mock reflection agent's extraction: lasting vs ephemeral, and how memory is edited."""
+
+from __future__ import annotations
+
+import pytest
+
+from mini_letta.llm.mock_reflection import PLACEHOLDER, extract_statements, plan_human_edits
+
+AT = "2026-10-08T16:06:58.000Z"
+
+LASTING = [
+    ("我更喜欢用 tabs 缩进", "- Preference: 我更喜欢用 tabs 缩进"),
+    ("今天我们决定以后一律用 pnpm", "- Decision (2026-10-08): 我们决定以后一律用 pnpm"),
+    (
+        "昨天我们决定从现在起用 Python 3.12",
+        "- Decision (2026-10-07): 我们决定从现在起用 Python 3.12",
+    ),
+    ("我偏好函数式写法。", "- Preference: 我偏好函数式写法"),
+    ("我喜欢用 vim 写代码", "- Preference: 我喜欢用 vim 写代码"),
+    ("我叫李雷", "- About: 我叫李雷"),
+    ("我是后端工程师", "- About: 我是后端工程师"),
+    ("不对，其实我更喜欢空格缩进", "- Preference: 我更喜欢空格缩进"),
+    ("其实数据库是 PostgreSQL 16", "- Correction: 数据库是 PostgreSQL 16"),
+    ("请以后都用 pnpm", "- Decision: 请以后都用 pnpm"),
+    ("I prefer single quotes in Python.", "- Preference: I prefer single quotes in Python"),
+    ("I like short commit messages", "- Preference: I like short commit messages"),
+    (
+        "From now on, run the tests before every commit.",
+        "- Decision: From now on, run the tests before every commit",
+    ),
+    (
+        "We decided to use PostgreSQL for the new service",
+        "- Decision: We decided to use PostgreSQL for the new service",
+    ),
+    ("Never push directly to main!", "- Decision: Never push directly to main"),
+    ("Please always use tabs", "- Decision: Please always use tabs"),
+    ("My name is Alice.", "- About: My name is Alice"),
+    ("I work on the billing service", "- About: I work on the billing service"),
+    ("Actually, I prefer spaces.", "- Preference: I prefer spaces"),
+    ("No, we always deploy on Fridays", "- Decision: we always deploy on Fridays"),
+    (
+        "Today we decided to drop Python 3.9",
+        "- Decision (2026-10-08): we decided to drop Python 3.9",
+    ),
+]
+
+
+LASTING_IDS = [
+    "zh-prefer-tabs",
+    "zh-decided-pnpm-today",
+    "zh-yesterday-from-now-on",
+    "zh-prefer-functional",
+    "zh-like-vim",
+    "zh-my-name",
+    "zh-i-am",
+    "zh-correction-spaces",
+    "zh-correction-fact",
+    "zh-please-from-now-on",
+    "en-prefer",
+    "en-like",
+    "en-from-now-on",
+    "en-we-decided",
+    "en-never",
+    "en-please-always",
+    "en-name",
+    "en-work-on",
+    "en-actually",
+    "en-no-always",
+    "en-today-decided",
+]
+
+
+@pytest.mark.parametrize(("text", "line"), LASTING, ids=LASTING_IDS)
+def test_lasting_statements_become_one_concise_line(text, line):
+    found = extract_statements(text, AT)
+    assert [s.line() for s in found] == [line]
+
+
+EPHEMERAL = [
+    "帮我看下这个报错",
+    "嗯",
+    "好的",
+    "谢谢！",
+    "这次先用 npm 吧",
+    "你喜欢用什么编辑器？",
+    "这个函数为什么报错呢",
+    "帮我决定一下用哪个库",
+    "ok",
+    "thanks!",
+    "Can you fix this bug?",
+    "Could you run the tests",
+    "I like this idea",
+    "Let's use npm for now",
+    "please look at line 40",
+    "what do you prefer?",
+    "hello",
+]
+
+
+EPHEMERAL_IDS = [
+    "zh-look-at-error",
+    "zh-hmm",
+    "zh-ok",
+    "zh-thanks",
+    "zh-this-time",
+    "zh-question",
+    "zh-why-question",
+    "zh-help-decide",
+    "en-ok",
+    "en-thanks",
+    "en-can-you",
+    "en-could-you",
+    "en-like-this",
+    "en-for-now",
+    "en-please-look",
+    "en-question",
+    "en-hello",
+]
+
+
+@pytest.mark.parametrize("text", EPHEMERAL, ids=EPHEMERAL_IDS)
+def test_requests_small_talk_and_one_offs_are_skipped(text):
+    assert extract_statements(text, AT) == []
+
+
+def test_several_sentences_in_one_message():
+    found = extract_statements("帮我看下这个报错。另外，我更喜欢用 tabs 缩进。谢谢", AT)
+    assert [s.line() for s in found] == ["- Preference: 我更喜欢用 tabs 缩进"]
+
+
+def _plan(body: str, *texts: str) -> list[dict]:
+    statements = [s for text in texts for s in extract_statements(text, AT)]
+    return plan_human_edits(body, statements)
+
+
+def test_the_chapters_two_lines_replace_the_placeholder_then_append():
+    edits = _plan(
+        PLACEHOLDER + "\n",
+        "帮我看下这个报错",
+        "我更喜欢用 tabs 缩进",
+        "今天我们决定以后一律用 pnpm",
+    )
+    assert edits == [
+        {
+            "command": "str_replace",
+            "path": "system/human.md",
+            "old_str": PLACEHOLDER,
+            "new_str": "- Preference: 我更喜欢用 tabs 缩进",
+        },
+        {
+            "command": "insert",
+            "path": "system/human.md",
+            "content": "- Decision (2026-10-08): 我们决定以后一律用 pnpm",
+        },
+    ]
+
+
+KNOWN = [
+    pytest.param(
+        "- Preference: 我更喜欢用 tabs 缩进\n", "I prefer tabs", id="same-choice-other-words"
+    ),
+    pytest.param(
+        "- Preference: I like short commit messages\n",
+        "I like short commit messages",
+        id="same-text",
+    ),
+    pytest.param("- About: My name is Alice\n", "my name is alice", id="same-name"),
+]
+
+
+@pytest.mark.parametrize(("body", "text"), KNOWN)
+def test_what_memory_already_says_is_skipped(body, text):
+    assert _plan(body, text) == []
+
+
+CONTRADICTIONS = [
+    pytest.param(
+        "- Preference: 我更喜欢用 tabs 缩进\n",
+        "不对，其实我更喜欢空格缩进",
+        "- Preference: 我更喜欢用 tabs 缩进",
+        "- Preference: 我更喜欢空格缩进",
+        id="tabs-to-spaces-zh",
+    ),
+    pytest.param(
+        "- Decision: we use npm\n- Preference: I like short commit messages\n",
+        "From now on we use pnpm",
+        "- Decision: we use npm",
+        "- Decision: From now on we use pnpm",
+        id="npm-to-pnpm",
+    ),
+    pytest.param(
+        "- About: 我叫李雷\n",
+        "我叫韩梅梅",
+        "- About: 我叫李雷",
+        "- About: 我叫韩梅梅",
+        id="name",
+    ),
+    pytest.param(
+        "- Preference: I prefer spaces\n",
+        "I prefer tabs over spaces",
+        "- Preference: I prefer spaces",
+        "- Preference: I prefer tabs over spaces",
+        id="negated-choice-ignored",
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "text", "old", "new"), CONTRADICTIONS)
+def test_a_contradicted_line_is_replaced_not_appended(body, text, old, new):
+    assert _plan(body, text) == [
+        {"command": "str_replace", "path": "system/human.md", "old_str": old, "new_str": new}
+    ]
+
+
+def test_a_later_statement_in_the_same_transcript_wins():
+    edits = _plan(
+        "- About: I work on billing\n", "我更喜欢用 tabs 缩进", "不对，其实我更喜欢空格缩进"
+    )
+    assert [e["command"] for e in edits] == ["insert", "str_replace"]
+    assert edits[1]["old_str"] == "- Preference: 我更喜欢用 tabs 缩进"

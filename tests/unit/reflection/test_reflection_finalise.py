@@ -1,0 +1,290 @@
+"""Finalising a reflection worktree: every status reached for real, in the SPEC's order."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mini_letta.memory.repo import GitRepo
+from mini_letta.reflection.finalise import (
+    MergeAttempt,
+    ReviewReport,
+    finalise_worktree,
+    merge_branch,
+)
+from mini_letta.reflection.worktree import (
+    check_memory_repo,
+    clean_stale_worktrees,
+    create_worktree,
+    remove_worktree,
+)
+from support.reflection_kit import git
+
+HUMAN = "system/human.md"
+
+
+@pytest.fixture
+def worktrees(tmp_path) -> Path:
+    return tmp_path / "memory-worktrees"
+
+
+def _edit(repo: GitRepo, rel: str, old: str, new: str) -> None:
+    path = repo.path / rel
+    path.write_text(path.read_text().replace(old, new))
+
+
+def _commit(repo: GitRepo, message: str = "reflection: update") -> None:
+    repo.commit_paths(repo.changed_paths(), message)
+
+
+def _append(repo: GitRepo, line: str, rel: str = HUMAN) -> None:
+    path = repo.path / rel
+    path.write_text(path.read_text() + line + "\n")
+
+
+def _gone(parent: GitRepo, wt) -> bool:
+    branches = git(parent.path, "branch", "--list", wt.branch).strip()
+    return not wt.path.exists() and branches == ""
+
+
+def _finalise(parent, wt, **kwargs):
+    kwargs.setdefault("agent_error", None)
+    kwargs.setdefault("merge", "auto")
+    try:
+        return finalise_worktree(parent, wt, **kwargs)
+    finally:
+        remove_worktree(parent, wt)
+
+
+def test_dirty_worktree_comes_first(memory_repo, worktrees):
+    wt = create_worktree(memory_repo, worktrees, "20261008160658-00000001")
+    _append(wt.repo, "- Preference: tabs")
+    _commit(wt.repo)
+    (wt.path / "system" / "notes.md").write_text("---\ndescription: x\n---\nuncommitted\n")
+    done = _finalise(memory_repo, wt, agent_error="the model failed")
+    assert done.status == "dirty_uncommitted"
+    assert "system/notes.md" in done.message
+    assert _gone(memory_repo, wt)
+    assert "tabs" not in (memory_repo.path / HUMAN).read_text()
+
+
+@pytest.mark.parametrize("with_commit", [False, True], ids=["clean", "with-commit"])
+def test_failed_agent_is_failed_even_when_clean(memory_repo, worktrees, with_commit):
+    wt = create_worktree(memory_repo, worktrees, "20261008160658-00000002")
+    if with_commit:
+        _append(wt.repo, "- half done")
+        _commit(wt.repo)
+    done = _finalise(memory_repo, wt, agent_error="the model failed: boom")
+    assert done.status == "failed"
+    assert "the model failed: boom" in done.message
+    assert _gone(memory_repo, wt)
+    assert "half done" not in (memory_repo.path / HUMAN).read_text()
+
+
+def test_no_commits_is_no_changes(memory_repo, worktrees):
+    wt = create_worktree(memory_repo, worktrees, "20261008160658-00000003")
+    done = _finalise(memory_repo, wt)
+    assert (done.status, done.message, done.commit_count) == (
+        "no_changes",
+        "No memory changes were needed.",
+        0,
+    )
+    assert _gone(memory_repo, wt)
+
+
+def test_parent_with_an_untracked_file_is_parent_dirty(memory_repo, worktrees):
+    wt = create_worktree(memory_repo, worktrees, "20261008160658-00000004")
+    _append(wt.repo, "- Preference: tabs")
+    _commit(wt.repo)
+    (memory_repo.path / "scratch.md").write_text("mine")
+    done = _finalise(memory_repo, wt)
+    assert done.status == "parent_dirty" and "scratch.md" in done.message
+    assert (memory_repo.path / "scratch.md").read_text() == "mine"
+    assert git(memory_repo.path, "status", "--porcelain").strip() == "?? scratch.md"
+    assert _gone(memory_repo, wt)
+
+
+def test_auto_merge_fast_forwards(memory_repo, worktrees):
+    wt = create_worktree(memory_repo, worktrees, "20261008160658-00000005")
+    _append(wt.repo, "- Preference: tabs")
+    _commit(wt.repo)
+    tip = wt.repo.head_sha()
+    done = _finalise(memory_repo, wt)
+    assert (done.status, done.message) == ("merged", "Merged 1 reflection commit(s).")
+    assert memory_repo.head_sha() == tip == done.merge_commit
+    assert not memory_repo.is_dirty() and _gone(memory_repo, wt)
+
+
+def test_auto_merge_makes_a_merge_commit_when_main_moved(memory_repo, worktrees):
+    wt = create_worktree(memory_repo, worktrees, "20261008160658-00000006")
+    _append(wt.repo, "- Preference: tabs")
+    _commit(wt.repo, "reflection: one")
+    _append(wt.repo, "- Decision: pnpm")
+    _commit(wt.repo, "reflection: two")
+    _append(memory_repo, "persona note", "system/persona.md")
+    _commit(memory_repo, "primary agent edit")
+    done = _finalise(memory_repo, wt)
+    assert done.message == "Merged 2 reflection commit(s)."
+    parents = git(memory_repo.path, "log", "-1", "--format=%P").split()
+    assert len(parents) == 2
+    assert git(memory_repo.path, "log", "-1", "--format=%s").strip() == "merge(reflection): two"
+    human = (memory_repo.path / HUMAN).read_text()
+    assert "tabs" in human and "pnpm" in human
+    assert "persona note" in (memory_repo.path / "system/persona.md").read_text()
+
+
+def test_both_sides_editing_one_line_is_a_conflict_and_is_aborted(memory_repo, worktrees):
+    original = (memory_repo.path / HUMAN).read_text()
+    wt = create_worktree(memory_repo, worktrees, "20261008160658-00000007")
+    _edit(wt.repo, HUMAN, "Nothing yet", "The reflection says")
+    _commit(wt.repo)
+    _edit(memory_repo, HUMAN, "Nothing yet", "The user says")
+    _commit(memory_repo, "primary agent edit")
+    mine = (memory_repo.path / HUMAN).read_text()
+    head = memory_repo.head_sha()
+    done = _finalise(memory_repo, wt)
+    assert done.status == "merge_conflict" and HUMAN in done.message
+    assert memory_repo.head_sha() == head and (memory_repo.path / HUMAN).read_text() == mine
+    assert mine != original
+    assert not memory_repo.is_dirty() and _gone(memory_repo, wt)
+
+
+def _reviewer(action):
+    calls = []
+
+    def review(wt, commits):
+        calls.append(commits)
+        return action(wt)
+
+    return review, calls
+
+
+def test_explicit_merge_done_by_the_reviewer(memory_repo, worktrees):
+    wt = create_worktree(memory_repo, worktrees, "20261008160658-00000008")
+    _append(wt.repo, "- Preference: tabs")
+    _commit(wt.repo)
+    review, calls = _reviewer(lambda w: ReviewReport(merge_branch(memory_repo, w), "fine"))
+    done = _finalise(memory_repo, wt, merge="explicit", review=review)
+    assert calls == [1]
+    assert (done.status, done.message) == ("merged", "Merged 1 reflection commit(s).")
+
+
+def test_explicit_merge_not_done_is_not_merged(memory_repo, worktrees):
+    wt = create_worktree(memory_repo, worktrees, "20261008160658-00000009")
+    _append(wt.repo, "- Preference: tabs")
+    _commit(wt.repo)
+    head = memory_repo.head_sha()
+    review, _ = _reviewer(lambda w: ReviewReport(None, "not convinced"))
+    done = _finalise(memory_repo, wt, merge="explicit", review=review)
+    assert done.status == "not_merged" and "not convinced" in done.message
+    assert memory_repo.head_sha() == head and _gone(memory_repo, wt)
+
+
+def test_explicit_claimed_merge_is_verified(memory_repo, worktrees):
+    wt = create_worktree(memory_repo, worktrees, "20261008160658-00000010")
+    _append(wt.repo, "- Preference: tabs")
+    _commit(wt.repo)
+    review, _ = _reviewer(lambda w: ReviewReport(MergeAttempt(True), "merged it, honest"))
+    done = _finalise(memory_repo, wt, merge="explicit", review=review)
+    assert done.status == "not_merged"
+
+
+def test_explicit_merge_that_reported_an_error_but_merged_is_merged(memory_repo, worktrees):
+    wt = create_worktree(memory_repo, worktrees, "20261008160658-00000011")
+    _append(wt.repo, "- Preference: tabs")
+    _commit(wt.repo)
+
+    def action(w):
+        merge_branch(memory_repo, w)
+        return ReviewReport(None, error="the model failed after merging")
+
+    review, _ = _reviewer(action)
+    assert _finalise(memory_repo, wt, merge="explicit", review=review).status == "merged"
+
+
+def test_explicit_review_that_failed_is_failed(memory_repo, worktrees):
+    wt = create_worktree(memory_repo, worktrees, "20261008160658-00000012")
+    _append(wt.repo, "- Preference: tabs")
+    _commit(wt.repo)
+    review, _ = _reviewer(lambda w: ReviewReport(None, error="the model failed: 500"))
+    done = _finalise(memory_repo, wt, merge="explicit", review=review)
+    assert done.status == "failed" and "merge review failed" in done.message
+
+
+def test_explicit_review_that_dirtied_the_parent_is_parent_dirty(memory_repo, worktrees):
+    wt = create_worktree(memory_repo, worktrees, "20261008160658-00000013")
+    _append(wt.repo, "- Preference: tabs")
+    _commit(wt.repo)
+
+    def action(w):
+        (memory_repo.path / "stray.md").write_text("x")
+        return ReviewReport(None)
+
+    review, _ = _reviewer(action)
+    assert _finalise(memory_repo, wt, merge="explicit", review=review).status == "parent_dirty"
+
+
+def test_parent_dirty_is_checked_before_the_review(memory_repo, worktrees):
+    wt = create_worktree(memory_repo, worktrees, "20261008160658-00000014")
+    _append(wt.repo, "- Preference: tabs")
+    _commit(wt.repo)
+    (memory_repo.path / "scratch.md").write_text("x")
+    review, calls = _reviewer(lambda w: ReviewReport(None))
+    assert _finalise(memory_repo, wt, merge="explicit", review=review).status == "parent_dirty"
+    assert calls == []
+
+
+# ----- the parent repository and leftovers --------------------------------------------------
+
+
+def test_detached_head_at_main_is_reattached(memory_repo):
+    git(memory_repo.path, "checkout", "-q", "--detach", "main")
+    assert check_memory_repo(memory_repo) is None
+    assert memory_repo.current_branch() == "main"
+
+
+def test_detached_head_elsewhere_is_refused_and_left_alone(memory_repo):
+    _append(memory_repo, "extra")
+    _commit(memory_repo, "second")
+    git(memory_repo.path, "checkout", "-q", "--detach", "HEAD~1")
+    problem = check_memory_repo(memory_repo)
+    assert problem is not None and "detached HEAD" in problem and "switch main" in problem
+    assert memory_repo.current_branch() is None
+
+
+def test_missing_main_is_refused(memory_repo):
+    git(memory_repo.path, "branch", "-m", "main", "master")
+    problem = check_memory_repo(memory_repo)
+    assert problem is not None and "no branch main" in problem and "branch -m main" in problem
+
+
+def test_other_branch_is_refused(memory_repo):
+    git(memory_repo.path, "switch", "-q", "-c", "experiment")
+    problem = check_memory_repo(memory_repo)
+    assert problem is not None and "on branch experiment" in problem
+
+
+def test_no_repository_is_refused(tmp_path):
+    problem = check_memory_repo(GitRepo(tmp_path / "nowhere"))
+    assert problem is not None and "no memory repository" in problem
+
+
+def test_stale_worktrees_and_branches_are_cleaned(memory_repo, worktrees):
+    wt = create_worktree(memory_repo, worktrees, "20261008160658-00000015")
+    _append(wt.repo, "- crashed mid-run")
+    other = create_worktree(memory_repo, worktrees, "20261008160658-00000016")
+    shutil.rmtree(other.path)  # a folder deleted by hand, its branch and registration left
+    removed = clean_stale_worktrees(memory_repo, worktrees)
+    assert f"reflection-{wt.run_id}" in removed and other.branch in removed
+    assert _gone(memory_repo, wt) and _gone(memory_repo, other)
+    listed = git(memory_repo.path, "worktree", "list", "--porcelain")
+    assert "memory-worktrees" not in listed
+
+
+def test_remove_worktree_tolerates_missing_pieces(memory_repo, worktrees):
+    wt = create_worktree(memory_repo, worktrees, "20261008160658-00000017")
+    remove_worktree(memory_repo, wt)
+    remove_worktree(memory_repo, wt)  # twice: nothing left to remove, no error
+    assert _gone(memory_repo, wt)
