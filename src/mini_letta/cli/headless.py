@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from mini_letta.cli.render import OutputFormat, Renderer, SessionInfo
+from mini_letta.llm.base import close_provider
 from mini_letta.loop.events import TurnResult
 from mini_letta.loop.setup import TurnOptions, build_turn_setup
 from mini_letta.loop.turn import DEFAULT_MAX_STEPS, TurnSetup, run_turn
@@ -71,6 +72,10 @@ class ChatSession:
                 request.permission_mode,
             )
         )
+
+    def close(self) -> None:
+        """Release the model's connections (the SDK clients keep a pool)."""
+        close_provider(self.setup.provider)
 
     def turn(self, text: str) -> TurnResult:
         """Run and render one turn; provider failures come back as stop reason `error`."""

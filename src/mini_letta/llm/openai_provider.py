@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import weakref
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -152,10 +153,16 @@ class OpenAIProvider:
         self.context_window = config.context_window
         self._client = client
         self._sdk = sdk
+        # The SDK client pools connections; release them when the provider is dropped (or
+        # closed), so no socket is left for the garbage collector to complain about.
+        self._release = weakref.finalize(self, client.close)
         self._errors: tuple[type[BaseException], ...] = (
             sdk.OpenAIError,
             transport_of(sdk).HTTPError,
         )
+
+    def close(self) -> None:
+        self._release()
 
     def stream(self, request: ModelRequest) -> Iterator[ModelEvent]:
         body = build_openai_request(self.config, request)

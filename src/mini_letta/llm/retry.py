@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from mini_letta.clock import Clock
 from mini_letta.errors import TransientError
-from mini_letta.llm.base import ModelEvent, ModelRequest, Provider
+from mini_letta.llm.base import ModelEvent, ModelRequest, Provider, close_provider
 
 logger = logging.getLogger("mini_letta")
 
@@ -45,6 +45,9 @@ class RetryingProvider:
         self.policy = policy or RetryPolicy()
         self.handle = inner.handle
         self.context_window = inner.context_window
+
+    def close(self) -> None:
+        close_provider(self.inner)
 
     def stream(self, request: ModelRequest) -> Iterator[ModelEvent]:
         attempt = 0

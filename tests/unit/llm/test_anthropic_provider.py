@@ -15,7 +15,7 @@ from mini_letta.errors import (
     UnknownModelError,
 )
 from mini_letta.llm.anthropic_provider import resolve_anthropic_config
-from mini_letta.llm.base import ModelRequest, TextDelta, ToolSpec, collect
+from mini_letta.llm.base import ModelRequest, TextDelta, ToolSpec, close_provider, collect
 from mini_letta.llm.handles import parse_handle
 from mini_letta.llm.registry import ProviderOptions, build_provider
 from support.scripted_server import (
@@ -43,10 +43,12 @@ def _request(*messages: Message, purpose: str = "chat") -> ModelRequest:
 
 @pytest.fixture
 def provider(scripted_server, clock):
-    return build_provider(
+    built = build_provider(
         "anthropic/claude-sonnet-4-5",
         ProviderOptions(environ=KEY_ENV, base_url=scripted_server.url, clock=clock),
     )
+    yield built
+    close_provider(built)
 
 
 def test_anthropic_streams_text_tool_use_and_usage(provider, scripted_server):

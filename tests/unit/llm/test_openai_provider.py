@@ -16,7 +16,7 @@ from mini_letta.errors import (
     UnknownModelError,
     UnreachableError,
 )
-from mini_letta.llm.base import ModelRequest, TextDelta, ToolSpec, collect
+from mini_letta.llm.base import ModelRequest, TextDelta, ToolSpec, close_provider, collect
 from mini_letta.llm.handles import parse_handle
 from mini_letta.llm.openai_provider import resolve_openai_config
 from mini_letta.llm.registry import ProviderOptions, build_provider
@@ -46,10 +46,12 @@ def _request(*messages: Message, purpose: str = "chat", tools=(READ,)) -> ModelR
 
 @pytest.fixture
 def provider(scripted_server, clock):
-    return build_provider(
+    built = build_provider(
         "openai/gpt-4o",
         ProviderOptions(environ=KEY_ENV, base_url=scripted_server.url, clock=clock),
     )
+    yield built
+    close_provider(built)
 
 
 def test_openai_streams_text_tool_calls_and_usage(provider, scripted_server):

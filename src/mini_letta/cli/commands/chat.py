@@ -78,12 +78,15 @@ def chat(
         disallowed_tools=frozenset(parse_tool_flag(disallowed_tools, "--disallowed-tools") or ()),
     )
     session = ChatSession(request, sys.stdout, sys.stderr)
-    if streaming_input:
-        from mini_letta.cli.stream_input import run_stream_input
+    try:
+        if streaming_input:
+            from mini_letta.cli.stream_input import run_stream_input
 
-        code = run_stream_input(session, sys.stdin)
-    else:
-        code = exit_code(session.turn(text))
+            code = run_stream_input(session, sys.stdin)
+        else:
+            code = exit_code(session.turn(text))
+    finally:
+        session.close()
     if code:
         raise click.exceptions.Exit(code)
 
