@@ -95,6 +95,7 @@ def test_usage_errors_exit_2(cli, args, needle):
     result = cli(*args)
     assert result.code == 2
     assert needle in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
 
 
 def test_unknown_model_lists_providers(cli):

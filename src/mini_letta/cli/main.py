@@ -61,9 +61,11 @@ def main(argv: list[str] | None = None) -> int:
         rc = app.main(args=argv, prog_name="mini-letta", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except click.ClickException as exc:  # UsageError / BadParameter carry exit 2
-        exc.show()
-        return exc.exit_code
+    except click.UsageError as exc:  # exit 2; one line, with where to find help
+        command = exc.ctx.command_path if exc.ctx else "mini-letta"
+        return _fail(f"{exc.format_message()} (see `{command} --help`)", exc.exit_code)
+    except click.ClickException as exc:
+        return _fail(exc.format_message(), exc.exit_code)
     except (click.Abort, KeyboardInterrupt):
         return _fail("interrupted", 130)
     except MiniLettaError as exc:
