@@ -27,6 +27,11 @@ from mini_letta.cli.options import (
 )
 @max_steps_option
 @context_window_option
+@click.option(
+    "--background-reflection",
+    is_flag=True,
+    help="Run a triggered reflection in a detached process; the next command shows its outcome.",
+)
 def chat(
     prompt: str | None,
     agent: str | None,
@@ -36,6 +41,7 @@ def chat(
     output_format: str,
     max_steps: int,
     context_window: int | None,
+    background_reflection: bool,
 ) -> None:
     """Run one headless turn and print the answer."""
     from mini_letta.cli.headless import ChatSession, SessionRequest, exit_code
@@ -56,6 +62,7 @@ def chat(
         output_format=output_format,  # type: ignore[arg-type]
         max_steps=max_steps,
         context_window=context_window,
+        background_reflection=background_reflection,
     )
     code = exit_code(ChatSession(request, sys.stdout, sys.stderr).turn(text))
     if code:
