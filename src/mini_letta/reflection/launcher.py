@@ -102,13 +102,20 @@ class Queued:
 
 
 def launch_automatic(
-    world: World, agent: AgentRecord, store: ConversationStore, trigger: AutoTrigger
+    world: World,
+    agent: AgentRecord,
+    store: ConversationStore,
+    trigger: AutoTrigger,
+    options: LaunchOptions | None = None,
 ) -> ReflectionOutcome | Queued:
     """Run a triggered reflection now, or queue it when another run holds the lease.
 
     The caller drains the queue afterwards (`drain_queued_launches`), in either case.
+    `options` (models, budgets) is for tests and benches; its trigger is replaced.
     """
-    outcome = _launch_once(world, agent, store, trigger)
+    outcome = _launch_once(
+        world, agent, store, replace(options or LaunchOptions(), trigger=trigger)
+    )
     if outcome.skip_reason != "busy":
         return outcome
     entry = QueuedLaunch(
@@ -128,11 +135,13 @@ def drain_queued_launches(
     world: World,
     agent: AgentRecord,
     on_outcome: Callable[[ReflectionOutcome], None] | None = None,
+    options: LaunchOptions | None = None,
 ) -> int:
     """Run what was queued while a reflection ran; returns how many runs were started.
 
     Each outcome goes to `on_outcome`, by default to the outbox (once per failure streak).
     """
+    base = options or LaunchOptions()
     if on_outcome is None:
         on_outcome = partial(post_automatic_outcome, world.home, agent.id, clock=world.clock)
     started = 0
@@ -143,7 +152,7 @@ def drain_queued_launches(
         store = ConversationStore(agent.id, entry.conversation_id, world.home)
         if not store.exists() or not _still_due(world, agent, store, entry):
             continue
-        outcome = _launch_once(world, agent, store, entry.trigger)
+        outcome = _launch_once(world, agent, store, replace(base, trigger=entry.trigger))
         if outcome.skip_reason == "busy":
             restore_queued_launch(world.home, agent.id, entry, world.clock)
             if is_lease_held(world, agent.id):
@@ -171,15 +180,15 @@ def _still_due(
 
 
 def _launch_once(
-    world: World, agent: AgentRecord, store: ConversationStore, trigger: AutoTrigger
+    world: World, agent: AgentRecord, store: ConversationStore, options: LaunchOptions
 ) -> ReflectionOutcome:
     try:
-        outcome = launch_reflection(world, agent, store, LaunchOptions(trigger=trigger))
+        outcome = launch_reflection(world, agent, store, options)
     except MiniLettaError as exc:  # e.g. the model cannot be used: the turn itself was fine
         outcome = ReflectionOutcome(
             message=skip_message("error", str(exc)),
             skip_reason="error",
-            trigger=trigger,
+            trigger=options.trigger,
             conversation_id=store.conversation_id,
         )
     if outcome.skip_reason in COUNTED_SKIPS:
