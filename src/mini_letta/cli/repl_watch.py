@@ -52,7 +52,6 @@ class ReflectionWatch:
         self.live = live  # print from the waiting thread (a terminal with a prompt proxy)
         self._lock = threading.Lock()
         self._running: list[subprocess.Popen[bytes]] = []
-        self._finished = threading.Event()
 
     def __call__(self, proc: subprocess.Popen[bytes]) -> None:
         """Watch a started worker."""
@@ -66,11 +65,9 @@ class ReflectionWatch:
             return sum(1 for proc in self._running if proc.poll() is None)
 
     def print_finished(self) -> None:
-        """Print the lines of finished workers (and of anything else waiting in the outbox)."""
-        if not self._finished.is_set():
-            return
+        """Print the outcomes waiting in the outbox: finished workers', or other processes'
+        (one directory listing when there are none)."""
         with self._lock:
-            self._finished.clear()
             self._running = [proc for proc in self._running if proc.poll() is None]
             if not self.agent_id:
                 return
@@ -93,11 +90,9 @@ class ReflectionWatch:
                 proc.wait(timeout=EXIT_WAIT)
             except subprocess.TimeoutExpired:
                 self.out.write(f"  ☾ reflection (pid {proc.pid}) is still running; left it.\n")
-        self._finished.set()
         self.print_finished()
 
     def _wait(self, proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
-        self._finished.set()
         if self.live:
             self.print_finished()

@@ -76,6 +76,7 @@ def _loop(world: World, watch: ReflectionWatch) -> None:
             return
         except KeyboardInterrupt:
             continue
+        watch.print_finished()  # a reflection that ended while we waited for this line
         if not line:
             continue
         if line in ("/exit", "/quit"):
