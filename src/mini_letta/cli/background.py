@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from typing import TYPE_CHECKING
 
-from mini_letta.reflection.outcome import RunTrigger
-from mini_letta.workspace import World
+from mini_letta.cli.commands.reflect_worker import WORKER_COMMAND
 
-WORKER_COMMAND = "_reflect-worker"
+if TYPE_CHECKING:
+    from mini_letta.reflection.outcome import RunTrigger
+    from mini_letta.workspace import World
 
 
 def spawn_reflection_worker(

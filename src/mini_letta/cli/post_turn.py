@@ -22,9 +22,8 @@ from mini_letta.cli.render import Renderer
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import MiniLettaError
 from mini_letta.loop.events import TurnResult
-from mini_letta.reflection.launcher import AutoTrigger, Queued, drain_queued_launches
 from mini_letta.reflection.outbox import take_outcomes
-from mini_letta.reflection.outcome import ReflectionOutcome
+from mini_letta.reflection.outcome import AutoTrigger, Queued, ReflectionOutcome
 from mini_letta.reflection.settings import load_reflection_mode
 from mini_letta.reflection.trigger import (
     BackgroundLaunch,
@@ -96,6 +95,8 @@ class SessionReflection:
         if not self._ran_here:
             return
         self._ran_here = False
+        from mini_letta.reflection.launcher import drain_queued_launches
+
         try:
             agent = load_agent(self.world.home, self.agent_id)
             drain_queued_launches(self.world, agent)

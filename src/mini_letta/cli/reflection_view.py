@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import click
 
-from mini_letta.reflection.launcher import Queued
 from mini_letta.reflection.outbox import take_outcomes
-from mini_letta.reflection.outcome import ReflectionOutcome
+from mini_letta.reflection.outcome import Queued, ReflectionOutcome
 from mini_letta.reflection.trigger import BackgroundLaunch, PostTurnOutcome
 from mini_letta.workspace import World
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock, format_timestamp
@@ -29,7 +29,7 @@ from mini_letta.home import Home
 from mini_letta.reflection.backoff import is_step_count_due
 from mini_letta.reflection.lease import is_alive, read_lease
 from mini_letta.reflection.outbox import post_automatic_outcome
-from mini_letta.reflection.outcome import ReflectionOutcome, skip_message
+from mini_letta.reflection.outcome import AutoTrigger, Queued, ReflectionOutcome, skip_message
 from mini_letta.reflection.run import LaunchOptions, launch_reflection
 from mini_letta.reflection.settings import load_reflection_settings
 from mini_letta.reflection.watermark import read_reflection_state, update_reflection_state
@@ -40,7 +40,6 @@ from mini_letta.workspace import World
 
 _log = logging.getLogger("mini_letta")
 
-AutoTrigger = Literal["step-count", "compaction-event"]
 QUEUE_FILE = "reflection-queue.json"
 SCHEMA_VERSION = 1
 MAX_DRAINED = 8  # runs one drain may start: a bound, should launches keep arriving
@@ -75,27 +74,6 @@ class QueuedLaunch:
             queued_at=require_str(data, "queuedAt"),
             pid=pid if isinstance(pid, int) and not isinstance(pid, bool) else 0,
         )
-
-
-@dataclass(frozen=True, slots=True)
-class Queued:
-    """A launch that waits for the running reflection; its outcome goes to the outbox."""
-
-    trigger: AutoTrigger
-    conversation_id: str
-    message: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "launched": False,
-            "queued": True,
-            "status": None,
-            "skipReason": None,
-            "message": self.message,
-            "runId": None,
-            "trigger": self.trigger,
-            "conversationId": self.conversation_id,
-        }
 
 
 # ----- launching -------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ Status = Literal[
     "not_merged",
 ]
 RunTrigger = Literal["manual", "step-count", "compaction-event"]
+AutoTrigger = Literal["step-count", "compaction-event"]
 SkipReason = Literal["no_payload", "parent_dirty", "busy", "memory_not_ready", "error"]
 STATUSES: tuple[str, ...] = get_args(Status)
 SKIP_REASONS: tuple[str, ...] = get_args(SkipReason)
@@ -154,3 +155,24 @@ class ReflectionOutcome:
             payload_path=optional_str(data, "payloadPath"),
             consecutive_failures=optional_int(data, "consecutiveFailures", minimum=0) or 0,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Queued:
+    """A launch that waits for the running reflection; its outcome goes to the outbox."""
+
+    trigger: AutoTrigger
+    conversation_id: str
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "launched": False,
+            "queued": True,
+            "status": None,
+            "skipReason": None,
+            "message": self.message,
+            "runId": None,
+            "trigger": self.trigger,
+            "conversationId": self.conversation_id,
+        }

@@ -21,15 +21,12 @@ from mini_letta.context.compaction import COMPACTION_EVENT_FILE, read_compaction
 from mini_letta.conversations.messages import StopReason
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import LockTimeoutError
-from mini_letta.reflection.backoff import is_backing_off, is_step_count_due
-from mini_letta.reflection.launcher import AutoTrigger, Queued, launch_automatic
-from mini_letta.reflection.outcome import ReflectionOutcome
+from mini_letta.reflection.outcome import AutoTrigger, Queued, ReflectionOutcome
 from mini_letta.reflection.settings import (
     ReflectionSettings,
     is_auto_reflection_enabled,
     load_reflection_settings,
 )
-from mini_letta.reflection.watermark import read_reflection_state
 from mini_letta.workspace import World
 
 DecisionReason = Literal[
@@ -101,6 +98,10 @@ def decide_after_turn(
         return Decision(None, "auto_disabled", consumed)
     if settings.trigger == "compaction-event" and not consumed:
         return Decision(None, "no_compaction", consumed)
+    # Imported here: the default case (compaction-event, no flag) never reads the state.
+    from mini_letta.reflection.backoff import is_backing_off, is_step_count_due
+    from mini_letta.reflection.watermark import read_reflection_state
+
     state = read_reflection_state(store, clock=world.clock)
     if is_backing_off(state, world.clock.now()):
         return Decision(None, "backing_off", consumed)
@@ -130,6 +131,8 @@ def maybe_reflect_after_turn(
     if decision.trigger is None:
         return None
     if launch is None:
+        from mini_letta.reflection.launcher import launch_automatic  # the run: only when due
+
         return launch_automatic(world, agent, store, decision.trigger)
     return launch(decision.trigger)
 

@@ -11,7 +11,6 @@ from mini_letta.errors import TransientError
 from mini_letta.llm.mock import MockProvider
 from mini_letta.reflection.launcher import (
     QUEUE_FILE,
-    Queued,
     QueuedLaunch,
     drain_queued_launches,
     launch_automatic,
@@ -25,7 +24,7 @@ from mini_letta.reflection.outbox import (
     post_outcome,
     take_outcomes,
 )
-from mini_letta.reflection.outcome import ReflectionOutcome
+from mini_letta.reflection.outcome import Queued, ReflectionOutcome
 from mini_letta.reflection.records import list_run_records
 from mini_letta.reflection.run import LaunchOptions
 from mini_letta.reflection.settings import ReflectionSettings

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import click
 
-from mini_letta.cli.background import WORKER_COMMAND
+WORKER_COMMAND = "_reflect-worker"
 
 
 @click.command(WORKER_COMMAND, hidden=True)
