@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from mini_letta.home import Home  # noqa: E402
 from mini_letta.workspace import World  # noqa: E402
 from support.cli import CliResult, run_cli  # noqa: E402
 from support.clock import FakeClock  # noqa: E402
+from support.scripted_server import ScriptedServer  # noqa: E402
 
 
 @pytest.fixture
@@ -51,6 +53,22 @@ class Cli:
 @pytest.fixture
 def cli(home: Home, project: Path) -> Cli:
     return Cli(home.root, project)
+
+
+@pytest.fixture(scope="session")
+def _scripted_server_process() -> Iterator[ScriptedServer]:
+    server = ScriptedServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def scripted_server(_scripted_server_process: ScriptedServer) -> Iterator[ScriptedServer]:
+    """The session's scripted HTTP server, emptied for this test and checked after it."""
+    server = _scripted_server_process
+    server.reset()
+    yield server
+    server.check()
 
 
 @pytest.fixture

@@ -9,7 +9,8 @@ MiniLettaError (exit 1)        one line naming the file/flag/variable, and the f
 ├─ MemfsError                  FrontmatterError, SecretDetectedError, GitError,
 │                              MemoryEditError
 ├─ ProviderError               UnknownModelError, MissingKeyError, AuthError, QuotaError,
-│                              BadRequestError, TransientError, ContextOverflowError
+│                              BadRequestError, TransientError, ContextOverflowError,
+│                              UnreachableError
 └─ ReflectionError             LeaseHeldError, MergeConflictError
 
 Exceptions carry context as attributes and have no side effects. Only `cli/main.py` turns them
@@ -152,6 +153,16 @@ class TransientError(ProviderError):
 
 class ContextOverflowError(ProviderError):
     kind = "overflow"
+
+
+class UnreachableError(ProviderError):
+    """Nothing answers at the server's address (refused, unknown host); retrying won't help."""
+
+    kind = "unreachable"
+
+    def __init__(self, message: str, url: str) -> None:
+        self.url = url
+        super().__init__(message)
 
 
 class ReflectionError(MiniLettaError):

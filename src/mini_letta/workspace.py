@@ -38,6 +38,15 @@ class World:
     clock: Clock
 
 
+@dataclass(frozen=True, slots=True)
+class ModelSettings:
+    """Optional per-agent model settings beyond the handle, window and URL."""
+
+    tools: tuple[str, ...] | None = None
+    max_output_tokens: int | None = None
+    temperature: float | None = None
+
+
 def base_system_prompt() -> str:
     return _BASE_PROMPT.read_text(encoding="utf-8").strip()
 
@@ -49,18 +58,23 @@ def new_agent(
     model: str | None = None,
     context_window: int | None = None,
     base_url: str | None = None,
+    settings: ModelSettings | None = None,
 ) -> AgentRecord:
     from mini_letta.memory.repo import ensure_git_available
 
     handle = model or default_model(world.home, world.environ)
     parse_handle(handle)  # an unknown handle is refused before anything is created
     ensure_git_available(world.environ.get("PATH"))  # so is a machine without git
+    extra = settings or ModelSettings()
     spec = NewAgent(
         name=name or unique_agent_name(world.home, world.cwd.name),
         model=handle,
         system=base_system_prompt(),
         context_window=context_window,
         base_url=base_url,
+        tools=extra.tools,
+        max_output_tokens=extra.max_output_tokens,
+        temperature=extra.temperature,
     )
     agent = create_agent(world.home, spec, world.clock)
     ensure_agent_memory(world.home, agent)

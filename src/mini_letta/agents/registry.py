@@ -30,6 +30,8 @@ class NewAgent:
     context_window: int | None = None
     base_url: str | None = None
     tools: tuple[str, ...] | None = None
+    max_output_tokens: int | None = None
+    temperature: float | None = None
 
 
 def validate_agent_name(name: str) -> str:
@@ -55,6 +57,8 @@ def create_agent(home: Home, spec: NewAgent, clock: Clock) -> AgentRecord:
         context_window=spec.context_window,
         base_url=spec.base_url,
         tools=spec.tools,
+        max_output_tokens=spec.max_output_tokens,
+        temperature=spec.temperature,
     )
     ensure_dir(home.agent_dir(record.id))
     save_agent(home, record)

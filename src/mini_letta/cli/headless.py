@@ -13,9 +13,12 @@ from typing import TextIO
 
 from mini_letta.cli.post_turn import SessionReflection, Watch
 from mini_letta.cli.render import OutputFormat, Renderer, SessionInfo
+from mini_letta.llm.base import close_provider
 from mini_letta.loop.events import TurnResult
 from mini_letta.loop.setup import TurnOptions, build_turn_setup
 from mini_letta.loop.turn import DEFAULT_MAX_STEPS, TurnSetup, run_turn
+from mini_letta.tools.base import Approver
+from mini_letta.tools.permissions import PermissionMode
 from mini_letta.workspace import World, resolve_agent, resolve_conversation
 
 
@@ -28,9 +31,28 @@ class SessionRequest:
     model: str | None = None
     output_format: OutputFormat = "text"
     max_steps: int = DEFAULT_MAX_STEPS
+    base_url: str | None = None
     context_window: int | None = None
+    permission_mode: PermissionMode = "default"
+    tools: tuple[str, ...] | None = None
+    allowed_tools: frozenset[str] = frozenset()
+    disallowed_tools: frozenset[str] = frozenset()
+    approve: Approver | None = None
     background_reflection: bool = False  # detach triggered reflections (`--background-reflection`)
     reflection_watch: Watch | None = None  # the interactive session watches its workers
+
+    def turn_options(self) -> TurnOptions:
+        return TurnOptions(
+            model=self.model,
+            base_url=self.base_url,
+            context_window=self.context_window,
+            max_steps=self.max_steps,
+            permission_mode=self.permission_mode,
+            approve=self.approve,
+            tools=self.tools,
+            allowed_tools=self.allowed_tools,
+            disallowed_tools=self.disallowed_tools,
+        )
 
 
 class ChatSession:
@@ -41,16 +63,18 @@ class ChatSession:
         self.store = resolve_conversation(
             world, self.agent, request.conversation_id, new=request.new
         )
-        self.options = TurnOptions(
-            model=request.model,
-            max_steps=request.max_steps,
-            context_window=request.context_window,
-        )
+        self.options = request.turn_options()
         self.setup: TurnSetup = build_turn_setup(world, self.agent, self.store, self.options)
         self.err = err
         self.renderer = Renderer(request.output_format, out, err, stream_text=out.isatty())
         self.renderer.start(
-            SessionInfo(self.agent.id, self.store.conversation_id, self.setup.provider.handle)
+            SessionInfo(
+                self.agent.id,
+                self.store.conversation_id,
+                self.setup.provider.handle,
+                tuple(self.setup.toolset.names()),
+                request.permission_mode,
+            )
         )
         self.reflection = SessionReflection(
             world,
@@ -61,6 +85,10 @@ class ChatSession:
             watch=request.reflection_watch,
         )
         self.reflection.show_waiting()
+
+    def close(self) -> None:
+        """Release the model's connections (the SDK clients keep a pool)."""
+        close_provider(self.setup.provider)
 
     def turn(self, text: str) -> TurnResult:
         """Run and render one turn; provider failures come back as stop reason `error`."""

@@ -8,6 +8,7 @@ from typing import TextIO, TypeVar
 import click
 
 from mini_letta.cli.render import OUTPUT_FORMATS
+from mini_letta.tools.permissions import PERMISSION_MODES
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -57,3 +58,41 @@ def context_window_option(func: F) -> F:
         metavar="TOKENS",
         help="Context window in tokens for this run (default: the agent's, else the model's).",
     )(func)
+
+
+def base_url_option(func: F) -> F:
+    return click.option(
+        "--base-url", metavar="URL", help="Server URL for an OpenAI-compatible or Anthropic model."
+    )(func)
+
+
+def tool_options(func: F) -> F:
+    """--tools, --allowed-tools, --disallowed-tools, --permission-mode."""
+    func = click.option(
+        "--permission-mode",
+        type=click.Choice(PERMISSION_MODES),
+        default="default",
+        show_default=True,
+        help="default asks before edits and commands (headless: refuses them); acceptEdits; "
+        "bypassPermissions; plan (read-only).",
+    )(func)
+    func = click.option(
+        "--disallowed-tools", metavar="NAMES", help="Tools this run may not use (comma-separated)."
+    )(func)
+    func = click.option(
+        "--allowed-tools", metavar="NAMES", help="Tools that run without asking (comma-separated)."
+    )(func)
+    return click.option(
+        "--tools",
+        metavar="NAMES",
+        help='The toolset, comma-separated (default: agent.json, else by model; "" for none).',
+    )(func)
+
+
+def parse_tool_flag(value: str | None, flag: str) -> tuple[str, ...] | None:
+    """A comma-separated tool list from a flag; an unknown name is a usage error (exit 2)."""
+    if value is None:
+        return None
+    from mini_letta.tools.registry import parse_tool_names, split_tool_list
+
+    return parse_tool_names(split_tool_list(value), flag)

@@ -31,6 +31,8 @@ class SessionInfo:
     agent_id: str
     conversation_id: str
     model: str
+    tools: tuple[str, ...] = ()
+    permission_mode: str = "default"
 
 
 def _dumps(data: object) -> str:
@@ -52,7 +54,15 @@ class Renderer:
     def start(self, info: SessionInfo) -> None:
         self.info = info
         if self.fmt == "stream-json":
-            self._line({"type": "init", **self._ids(), "model": info.model})
+            self._line(
+                {
+                    "type": "init",
+                    **self._ids(),
+                    "model": info.model,
+                    "tools": list(info.tools),
+                    "permissionMode": info.permission_mode,
+                }
+            )
 
     def event(self, event: TurnEvent) -> None:
         if isinstance(event, CompactionEvent):

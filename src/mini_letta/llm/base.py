@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
 
@@ -67,6 +67,17 @@ class Provider(Protocol):
     def stream(self, request: ModelRequest) -> Iterator[ModelEvent]:
         """Stream one model response; raises ProviderError kinds on failure."""
         ...
+
+
+@runtime_checkable
+class Closeable(Protocol):
+    def close(self) -> None: ...
+
+
+def close_provider(provider: Provider) -> None:
+    """Release a provider's connections now; providers that hold none have no `close`."""
+    if isinstance(provider, Closeable):
+        provider.close()
 
 
 @dataclass(frozen=True, slots=True)

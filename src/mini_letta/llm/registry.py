@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import cast
 
 from mini_letta.clock import Clock, SystemClock
@@ -16,8 +17,16 @@ from mini_letta.errors import UnknownModelError
 from mini_letta.llm.base import Provider
 from mini_letta.llm.handles import ModelHandle, parse_handle
 
+_OPENAI = "mini_letta.llm.openai_provider:build_openai_provider"
 _FACTORIES: Mapping[str, str] = {
     "mock": "mini_letta.llm.mock:build_mock_provider",
+    "script": "mini_letta.llm.script:build_script_provider",
+    "openai": _OPENAI,
+    "ollama": _OPENAI,
+    "llamacpp": _OPENAI,
+    "lmstudio": _OPENAI,
+    "vllm": _OPENAI,
+    "anthropic": "mini_letta.llm.anthropic_provider:build_anthropic_provider",
 }
 
 
@@ -29,6 +38,7 @@ class ProviderOptions:
     max_output_tokens: int | None = None
     temperature: float | None = None
     clock: Clock = field(default_factory=SystemClock)
+    cwd: Path | None = None  # where a relative script:<path> is found
 
 
 def build_provider(handle: str | ModelHandle, options: ProviderOptions) -> Provider:

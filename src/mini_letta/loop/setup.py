@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from mini_letta.agents.records import AgentRecord
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.llm.base import Provider
+from mini_letta.llm.handles import parse_handle
 from mini_letta.llm.registry import ProviderOptions, build_provider
 from mini_letta.loop.turn import DEFAULT_MAX_STEPS, TurnSetup
 from mini_letta.memory.compile import PromptCompiler
-from mini_letta.tools.base import Approver, ToolContext, Toolset
-from mini_letta.tools.memory_tool import MemoryTool
+from mini_letta.tools.base import Approver, ToolContext
 from mini_letta.tools.permissions import PermissionMode
+from mini_letta.tools.registry import build_toolset, choose_tool_names
 from mini_letta.workspace import World
 
 
@@ -29,18 +30,31 @@ class TurnOptions:
     max_steps: int = DEFAULT_MAX_STEPS
     permission_mode: PermissionMode = "default"
     approve: Approver | None = None
+    tools: tuple[str, ...] | None = None  # --tools; None = agent.json, else the default
+    allowed_tools: frozenset[str] = frozenset()
+    disallowed_tools: frozenset[str] = frozenset()
 
 
 def build_agent_provider(world: World, agent: AgentRecord, options: TurnOptions) -> Provider:
+    """The run's model: --model (this run only) or agent.json's, with the agent's settings.
+
+    The agent's base URL carries over to a --model of the same provider, its window and output
+    limit only to the same model; a flag always wins.
+    """
+    handle = parse_handle(options.model or agent.model)
+    own = parse_handle(agent.model)
+    same_provider = handle.provider == own.provider
+    same_model = same_provider and handle.model == own.model
     return build_provider(
-        options.model or agent.model,
+        handle,
         ProviderOptions(
             environ=world.environ,
-            base_url=options.base_url or agent.base_url,
-            context_window=options.context_window or agent.context_window,
-            max_output_tokens=agent.max_output_tokens,
+            base_url=options.base_url or (agent.base_url if same_provider else None),
+            context_window=options.context_window or (agent.context_window if same_model else None),
+            max_output_tokens=agent.max_output_tokens if same_model else None,
             temperature=agent.temperature,
             clock=world.clock,
+            cwd=world.cwd,
         ),
     )
 
@@ -71,19 +85,28 @@ def build_turn_setup(
     world: World, agent: AgentRecord, store: ConversationStore, options: TurnOptions
 ) -> TurnSetup:
     provider = build_agent_provider(world, agent, options)
+    names = choose_tool_names(
+        parse_handle(options.model or agent.model).provider,
+        explicit=options.tools,
+        configured=agent.tools,
+        disallowed=options.disallowed_tools,
+    )
     context = ToolContext(
         cwd=world.cwd,
         clock=world.clock,
         agent_id=agent.id,
         memory_dir=world.home.memory_dir(agent.id),
         permission_mode=options.permission_mode,
+        allowed_tools=options.allowed_tools,
+        disallowed_tools=options.disallowed_tools,
         approve=options.approve,
+        extra={"environ": world.environ},
     )
     return TurnSetup(
         agent=agent,
         store=store,
         provider=provider,
-        toolset=Toolset((MemoryTool(),)),
+        toolset=build_toolset(names),
         tool_context=context,
         clock=world.clock,
         system_prompt=build_system_prompt(agent, store),

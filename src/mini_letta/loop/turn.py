@@ -132,6 +132,15 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
                 break
     except (ProviderError, ContextWindowTooSmallError) as exc:
         stop, error = "error", str(exc)
+        if partial:  # the stream broke after text was shown: keep what the user saw
+            kept = _message(
+                setup,
+                "assistant",
+                "".join(partial),
+                stop_reason="error",
+                model=setup.provider.handle,
+            )
+            yield MessageEvent(kept, store.append(kept)[0])
     except KeyboardInterrupt:
         if partial:
             kept = _message(

@@ -2,8 +2,8 @@
 
 A tool is a `ToolSpec` (what the model sees) plus `run(args, ctx)`. The runner parses the
 model's JSON arguments, checks permissions, and converts bad arguments, unknown tools,
-refusals and exceptions into `ToolResult(is_error=True)` the model can read and recover from.
-Only KeyboardInterrupt escapes.
+refusals and exceptions into `ToolResult(is_error=True)` the model can read and recover from,
+and caps every result at `ctx.output_cap`. Only KeyboardInterrupt escapes.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from mini_letta.clock import Clock
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.errors import MiniLettaError
 from mini_letta.llm.base import ToolSpec
-from mini_letta.tools.permissions import PermissionMode, decide
+from mini_letta.tools.output import cap_text
+from mini_letta.tools.permissions import PermissionMode, Refusal, decide
+from mini_letta.tools.schema import argument_problem
 
 ToolKind = Literal["read", "edit", "execute", "memory"]
 Approver = Callable[[ToolCall, str], bool]
@@ -41,6 +43,8 @@ class ToolContext:
     agent_id: str = ""
     memory_dir: Path | None = None
     permission_mode: PermissionMode = "default"
+    allowed_tools: frozenset[str] = frozenset()
+    disallowed_tools: frozenset[str] = frozenset()
     approve: Approver | None = None
     output_cap: int = 30_000
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -82,28 +86,52 @@ def execute_tool_call(call: ToolCall, toolset: Toolset, ctx: ToolContext) -> Too
         args = parse_arguments(call.arguments)
     except ToolInputError as exc:
         return ToolResult(f"ToolInputError: {exc}", True)
-    decision = decide(ctx.permission_mode, tool.kind)
-    if decision == "deny":
-        return ToolResult(
-            f"PermissionDenied: {call.name} is not allowed in {ctx.permission_mode} mode", True
-        )
-    if decision == "ask":
-        summary = f"{call.name} {call.arguments[:200]}"
-        if ctx.approve is None or not ctx.approve(call, summary):
-            how = "the user declined" if ctx.approve else "it needs approval in a headless run"
-            return ToolResult(
-                f"PermissionDenied: {call.name} was not run because {how} "
-                "(use --permission-mode acceptEdits or bypassPermissions to allow it)",
-                True,
-            )
+    problem = argument_problem(tool.spec.parameters, args)
+    if problem is not None:
+        return ToolResult(f"ToolInputError: {problem}", True)
+    refusal = _check_permission(call, tool, args, ctx)
+    if refusal is not None:
+        return ToolResult(refusal, True)
     try:
-        return tool.run(args, ctx)
+        result = tool.run(args, ctx)
     except KeyboardInterrupt:
         raise
     except MiniLettaError as exc:
         return ToolResult(f"{type(exc).__name__}: {exc}", True)
     except Exception as exc:  # a tool bug must not end the turn; the model sees it
         return ToolResult(f"{type(exc).__name__}: {exc}", True)
+    if len(result.content) > ctx.output_cap:  # the backstop; tools cap their own output first
+        return ToolResult(cap_text(result.content, ctx.output_cap), result.is_error)
+    return result
+
+
+def _check_permission(
+    call: ToolCall, tool: Tool, args: Mapping[str, Any], ctx: ToolContext
+) -> str | None:
+    """None if the call may run; else the refusal the model sees."""
+    name = call.name
+    decision = decide(ctx.permission_mode, tool.kind, name, ctx.allowed_tools, ctx.disallowed_tools)
+    refusal = Refusal(name, tool.kind, ctx.permission_mode)
+    if decision == "deny":
+        return refusal.denied(ctx.disallowed_tools)
+    if decision == "ask":
+        if ctx.approve is None:
+            return refusal.unanswered()
+        if not ctx.approve(call, describe_call(name, args)):
+            return refusal.declined()
+    return None
+
+
+def describe_call(name: str, args: Mapping[str, Any]) -> str:
+    """One line for an approval prompt: the command, or the path and what happens to it."""
+    if isinstance(args.get("command"), str):
+        return f"{name}: {args['command']}"
+    path = args.get("path")
+    if isinstance(path, str):
+        if isinstance(args.get("content"), str):
+            return f"{name} {path} ({len(args['content'])} characters)"
+        return f"{name} {path}"
+    return f"{name} {json.dumps(dict(args), ensure_ascii=False)[:200]}"
 
 
 def parse_arguments(raw: str) -> dict[str, Any]:

@@ -1,12 +1,16 @@
-"""Permission modes: which tool kinds run, which ask, which are refused.
+"""Permission modes and per-run tool rules: which calls run, which ask, which are refused.
 
 `default` asks before edits and commands (and, headless, refuses them because nobody can
 answer); `acceptEdits` lets file edits through; `bypassPermissions` allows everything; `plan` is
 read-only. Memory edits are the agent's own notebook and always allowed outside `plan`.
+Per run, `--disallowed-tools` refuses by name (first), then `plan` refuses anything but reads,
+then `--allowed-tools` allows by name, then the mode's table decides.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Literal
 
 from mini_letta.errors import InvalidValueError
@@ -36,6 +40,46 @@ def parse_permission_mode(value: str) -> PermissionMode:
     return value
 
 
-def decide(mode: PermissionMode, kind: str) -> Decision:
+def decide(
+    mode: PermissionMode,
+    kind: str,
+    name: str = "",
+    allowed: Iterable[str] = (),
+    disallowed: Iterable[str] = (),
+) -> Decision:
     """`ask` means the caller needs an approver; with none (headless), it must refuse."""
-    return _TABLE[mode].get(kind, "ask")
+    if name and name in disallowed:
+        return "deny"
+    table = _TABLE[mode]
+    if mode == "plan" and table.get(kind, "deny") == "deny":
+        return "deny"
+    if name and name in allowed:
+        return "allow"
+    return table.get(kind, "ask")
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why a call did not run, phrased for the model (and the user reading the log)."""
+
+    name: str
+    kind: str
+    mode: PermissionMode
+
+    def denied(self, disallowed: Iterable[str]) -> str:
+        if self.name in disallowed:
+            return f"PermissionDenied: {self.name} is disallowed for this run (--disallowed-tools)"
+        return (
+            f"PermissionDenied: {self.name} is not allowed in {self.mode} mode "
+            "(read-only; switch --permission-mode to let it change things)"
+        )
+
+    def unanswered(self) -> str:
+        mode = "acceptEdits or bypassPermissions" if self.kind == "edit" else "bypassPermissions"
+        return (
+            f"PermissionDenied: {self.name} needs approval and this run is headless, so nobody "
+            f"can give it; allow it with --allowed-tools {self.name} or --permission-mode {mode}"
+        )
+
+    def declined(self) -> str:
+        return f"PermissionDenied: the user declined to run {self.name}"

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import TypeVar
 
 import click
 
 from mini_letta.cli.options import agent_option
+
+F = TypeVar("F", bound=Callable[..., object])
 
 
 def _dump(data: object) -> None:
@@ -40,33 +44,96 @@ def list_cmd(as_json: bool) -> None:
         click.echo(f"{mark} {agent.name:<24} {agent.id}  {agent.model}")
 
 
+def _settings_options(func: F) -> F:
+    """The model settings an agent keeps in agent.json (create and set share them)."""
+    func = click.option(
+        "--tools", metavar="NAMES", help='Toolset, comma-separated ("default" resets it).'
+    )(func)
+    func = click.option(
+        "--temperature", type=click.FloatRange(min=0, max=2), help="Sampling temperature."
+    )(func)
+    func = click.option(
+        "--max-output-tokens", type=click.IntRange(min=1), help="Most tokens per model answer."
+    )(func)
+    func = click.option(
+        "--context-window", type=click.IntRange(min=1), help="Context window in tokens."
+    )(func)
+    func = click.option(
+        "--base-url", help='Server URL of an OpenAI-compatible or Anthropic model ("" clears).'
+    )(func)
+    return click.option("--model", metavar="HANDLE", help="Model handle (default: mock).")(func)
+
+
+def _tools_value(value: str | None) -> tuple[str, ...] | None:
+    from mini_letta.cli.options import parse_tool_flag
+
+    return None if value in (None, "default") else parse_tool_flag(value, "--tools")
+
+
 @agents.command("create")
 @click.option("--name", help="A unique name (default: from this folder).")
-@click.option("--model", metavar="HANDLE", help="Model handle (default: mock).")
-@click.option("--base-url", help="Base URL of an OpenAI-compatible server.")
-@click.option("--context-window", type=click.IntRange(min=1), help="Context window in tokens.")
+@_settings_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def create_cmd(
     name: str | None,
     model: str | None,
     base_url: str | None,
     context_window: int | None,
+    max_output_tokens: int | None,
+    temperature: float | None,
+    tools: str | None,
     as_json: bool,
 ) -> None:
     """Create an agent and make it this project's current one."""
     from mini_letta.cli.world import current_world
     from mini_letta.settings import remember_current
-    from mini_letta.workspace import new_agent
+    from mini_letta.workspace import ModelSettings, new_agent
 
     world = current_world()
+    settings = ModelSettings(_tools_value(tools), max_output_tokens, temperature)
     agent = new_agent(
-        world, name=name, model=model, context_window=context_window, base_url=base_url
+        world,
+        name=name,
+        model=model,
+        context_window=context_window,
+        base_url=base_url or None,
+        settings=settings,
     )
     remember_current(world.cwd, agent.id, "")
     if as_json:
         _dump(agent.to_json())
     else:
         click.echo(f"Created agent {agent.name} ({agent.id}) on {agent.model}.")
+
+
+@agents.command("set")
+@agent_option
+@_settings_options
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def set_cmd(agent: str | None, as_json: bool, **values: object) -> None:
+    """Change an agent's model settings in agent.json (default: this project's agent)."""
+    from mini_letta.agents.registry import update_agent
+    from mini_letta.cli.world import current_world
+    from mini_letta.llm.handles import parse_handle
+    from mini_letta.workspace import resolve_agent
+
+    world = current_world()
+    record = resolve_agent(world, agent)
+    changes = {key: value for key, value in values.items() if value is not None}
+    if not changes:
+        raise click.UsageError("nothing to change; give --model, --base-url, --tools, …")
+    if isinstance(changes.get("model"), str):
+        parse_handle(str(changes["model"]))
+    if "base_url" in changes:
+        changes["base_url"] = changes["base_url"] or None
+    if "tools" in changes:
+        changes["tools"] = _tools_value(str(changes["tools"]))
+    updated = update_agent(world.home, record.id, lambda current: current.with_updates(**changes))
+    if as_json:
+        _dump(updated.to_json())
+    else:
+        flags = ", ".join("--" + key.replace("_", "-") for key in sorted(changes))
+        click.echo(f"Updated agent {updated.name} ({updated.id}): {flags}.")
 
 
 @agents.command("show")
@@ -88,6 +155,10 @@ def show_cmd(agent: str | None, as_json: bool) -> None:
     click.echo(f"id:             {record.id}")
     click.echo(f"model:          {record.model}")
     click.echo(f"context window: {record.context_window or 'from the model'}")
+    if record.base_url:
+        click.echo(f"base URL:       {record.base_url}")
+    if record.tools is not None:
+        click.echo(f"tools:          {', '.join(record.tools) or '(none)'}")
     click.echo(f"created:        {record.created_at}")
     click.echo(f"conversations:  {count}")
     click.echo(f"memory:         {world.home.memory_dir(record.id)}")

@@ -9,21 +9,33 @@ import click
 from mini_letta.cli.options import (
     OUTPUT_FORMAT_CHOICE,
     agent_options,
+    base_url_option,
     context_window_option,
     max_steps_option,
+    parse_tool_flag,
     read_prompt,
+    tool_options,
 )
+
+INPUT_FORMATS = ("text", "stream-json")
 
 
 @click.command()
 @click.option("-p", "--prompt", help="The message to send; '-' reads it from standard input.")
 @agent_options
+@base_url_option
+@tool_options
 @click.option(
     "--output-format",
     type=OUTPUT_FORMAT_CHOICE,
+    help="How to print the turn: text (default), json, stream-json.",
+)
+@click.option(
+    "--input-format",
+    type=click.Choice(INPUT_FORMATS),
     default="text",
     show_default=True,
-    help="How to print the turn.",
+    help="stream-json: keep running and read one JSON user message per stdin line.",
 )
 @max_steps_option
 @context_window_option
@@ -38,7 +50,13 @@ def chat(
     conversation: str | None,
     new: bool,
     model: str | None,
-    output_format: str,
+    base_url: str | None,
+    tools: str | None,
+    allowed_tools: str | None,
+    disallowed_tools: str | None,
+    permission_mode: str,
+    output_format: str | None,
+    input_format: str,
     max_steps: int,
     context_window: int | None,
     background_reflection: bool,
@@ -47,23 +65,46 @@ def chat(
     from mini_letta.cli.headless import ChatSession, SessionRequest, exit_code
     from mini_letta.cli.world import current_world
 
-    if prompt is None:
-        raise click.UsageError(
-            "chat needs -p TEXT (or -p - to read standard input); "
-            "run `mini-letta` with no command for the interactive session"
-        )
-    text = read_prompt(prompt, sys.stdin)
+    streaming_input = input_format == "stream-json"
+    _check_input(prompt, streaming_input, output_format)
+    text = read_prompt(prompt, sys.stdin) if prompt is not None else ""
     request = SessionRequest(
         world=current_world(),
         agent_ref=agent,
         conversation_id=conversation,
         new=new,
         model=model,
-        output_format=output_format,  # type: ignore[arg-type]
+        output_format=output_format or ("stream-json" if streaming_input else "text"),  # type: ignore[arg-type]
         max_steps=max_steps,
+        base_url=base_url,
         context_window=context_window,
+        permission_mode=permission_mode,  # type: ignore[arg-type]
+        tools=parse_tool_flag(tools, "--tools"),
+        allowed_tools=frozenset(parse_tool_flag(allowed_tools, "--allowed-tools") or ()),
+        disallowed_tools=frozenset(parse_tool_flag(disallowed_tools, "--disallowed-tools") or ()),
         background_reflection=background_reflection,
     )
-    code = exit_code(ChatSession(request, sys.stdout, sys.stderr).turn(text))
+    session = ChatSession(request, sys.stdout, sys.stderr)
+    try:
+        if streaming_input:
+            from mini_letta.cli.stream_input import run_stream_input
+
+            code = run_stream_input(session, sys.stdin)
+        else:
+            code = exit_code(session.turn(text))
+    finally:
+        session.close()
     if code:
         raise click.exceptions.Exit(code)
+
+
+def _check_input(prompt: str | None, streaming_input: bool, output_format: str | None) -> None:
+    if streaming_input and prompt is not None:
+        raise click.UsageError("-p and --input-format stream-json exclude each other")
+    if streaming_input and output_format not in (None, "stream-json"):
+        raise click.UsageError("--input-format stream-json needs --output-format stream-json")
+    if prompt is None and not streaming_input:
+        raise click.UsageError(
+            "chat needs -p TEXT (or -p - to read standard input, or --input-format stream-json); "
+            "run `mini-letta` with no command for the interactive session"
+        )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -56,10 +57,13 @@ def open_interactive(ctx: click.Context) -> None:
 
 
 def _loop(world: World, watch: ReflectionWatch) -> None:
+    from mini_letta.cli.approval import build_terminal_approver
     from mini_letta.cli.headless import ChatSession, SessionRequest
     from mini_letta.cli.slash import HELP_LINES, run_slash_command
 
-    request = SessionRequest(world=world, reflection_watch=watch)
+    read_line = _read_line_factory(world.home.root / "history")
+    approve = build_terminal_approver(read_line, sys.stderr)
+    request = SessionRequest(world=world, approve=approve, reflection_watch=watch)
     session = ChatSession(request, sys.stdout, sys.stderr)
     watch.agent_id = session.agent.id
     click.echo(
@@ -67,7 +71,6 @@ def _loop(world: World, watch: ReflectionWatch) -> None:
         "/help for commands, Ctrl-D to leave",
         err=True,
     )
-    read_line = _read_line_factory(world.home.root / "history")
     while True:
         watch.print_finished()
         try:
@@ -85,8 +88,7 @@ def _loop(world: World, watch: ReflectionWatch) -> None:
             click.echo(HELP.format(reflection=HELP_LINES))
             continue
         if line == "/new":
-            request = SessionRequest(world=world, new=True, reflection_watch=watch)
-            session = ChatSession(request, sys.stdout, sys.stderr)
+            session = ChatSession(replace(request, new=True), sys.stdout, sys.stderr)
             click.echo(f"New conversation {session.store.conversation_id}.", err=True)
             continue
         if line == "/compact":

@@ -1,0 +1,284 @@
+"""`anthropic/<model>` through the official `anthropic` SDK (Messages API with tool use).
+
+Chat turns stream the raw event sequence (message_start, content blocks with text and
+tool-input deltas, message_delta, message_stop); other purposes use one non-streamed call.
+Our history maps onto alternating user/assistant turns: tool results travel as `tool_result`
+blocks in a user turn. The SDK is imported when the provider is built; its retries are off and
+every SDK or transport exception is mapped to our kinds here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import weakref
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
+from mini_letta.errors import MissingKeyError, ProviderError
+from mini_letta.llm.base import (
+    ModelEvent,
+    ModelRequest,
+    Provider,
+    StopEvent,
+    TextDelta,
+    ToolCallEvent,
+    UsageEvent,
+)
+from mini_letta.llm.catalog import (
+    ANTHROPIC_BASE_URL,
+    CONNECT_TIMEOUT,
+    NO_KEY,
+    READ_TIMEOUT,
+    anthropic_max_output,
+    context_window_for,
+    normalize_base_url,
+)
+from mini_letta.llm.failures import Failure, classify, connection_failure, one_line, transport_of
+from mini_letta.llm.handles import ModelHandle
+from mini_letta.llm.history import arguments_object, normalize_history
+from mini_letta.llm.registry import ProviderOptions
+from mini_letta.llm.retry import with_retries
+
+KEY_ENV = "ANTHROPIC_API_KEY"
+_ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+_STOPS: Mapping[str, StopReason] = {
+    "end_turn": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "model_context_window_exceeded": "max_tokens",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class AnthropicConfig:
+    handle: str
+    model: str
+    base_url: str
+    api_key: str
+    context_window: int
+    max_output_tokens: int
+    temperature: float | None = None
+
+
+def resolve_anthropic_config(handle: ModelHandle, options: ProviderOptions) -> AnthropicConfig:
+    """Base URL: --base-url / agent.json, else ANTHROPIC_BASE_URL, else api.anthropic.com."""
+    env = options.environ
+    raw_url = options.base_url or env.get("ANTHROPIC_BASE_URL", "").strip() or ANTHROPIC_BASE_URL
+    base_url = normalize_base_url(raw_url, f"the base URL for {handle.raw}")
+    key = env.get(KEY_ENV, "").strip()
+    if not key:
+        if base_url == ANTHROPIC_BASE_URL:
+            raise MissingKeyError(KEY_ENV, handle.raw)
+        key = NO_KEY
+    return AnthropicConfig(
+        handle=handle.raw,
+        model=handle.model,
+        base_url=base_url,
+        api_key=key,
+        context_window=options.context_window or context_window_for("anthropic", handle.model),
+        max_output_tokens=options.max_output_tokens or anthropic_max_output(handle.model),
+        temperature=options.temperature,
+    )
+
+
+def build_anthropic_request(config: AnthropicConfig, request: ModelRequest) -> dict[str, Any]:
+    """The Messages body (without `stream`), a pure function of config and request."""
+    body: dict[str, Any] = {
+        "model": config.model,
+        "max_tokens": request.max_output_tokens or config.max_output_tokens,
+        "messages": _wire_messages(normalize_history(request.messages)),
+    }
+    if request.system:
+        body["system"] = request.system
+    if request.tools:
+        body["tools"] = [
+            {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
+            for tool in request.tools
+        ]
+    temperature = request.temperature if request.temperature is not None else config.temperature
+    if temperature is not None:
+        body["temperature"] = temperature
+    return body
+
+
+def _wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
+    """Consecutive messages of one side merge into one turn, as the API wants alternation."""
+    turns: list[dict[str, Any]] = []
+    for message in messages:
+        role = "assistant" if message.role == "assistant" else "user"
+        blocks = _blocks(message)
+        if not blocks:
+            continue
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"].extend(blocks)
+        else:
+            turns.append({"role": role, "content": blocks})
+    return turns
+
+
+def _blocks(message: Message) -> list[dict[str, Any]]:
+    if message.role == "tool":
+        return [
+            {
+                "type": "tool_result",
+                "tool_use_id": _safe_id(message.tool_call_id or ""),
+                "content": message.content or "(no output)",
+                "is_error": message.is_error,
+            }
+        ]
+    blocks: list[dict[str, Any]] = []
+    if message.content.strip():
+        blocks.append({"type": "text", "text": message.content})
+    for call in message.tool_calls:
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": _safe_id(call.id),
+                "name": call.name,
+                "input": arguments_object(call.arguments),
+            }
+        )
+    return blocks
+
+
+def _safe_id(call_id: str) -> str:
+    """Anthropic ids allow [A-Za-z0-9_-]; ids from other providers are made to fit, stably."""
+    return _ID_UNSAFE.sub("_", call_id) or "call"
+
+
+class AnthropicProvider:
+    def __init__(self, config: AnthropicConfig, client: Any, sdk: Any) -> None:
+        self.config = config
+        self.handle = config.handle
+        self.context_window = config.context_window
+        self._client = client
+        self._sdk = sdk
+        # The SDK client pools connections; release them when the provider is dropped (or
+        # closed), so no socket is left for the garbage collector to complain about.
+        self._release = weakref.finalize(self, client.close)
+        self._errors: tuple[type[BaseException], ...] = (
+            sdk.AnthropicError,
+            transport_of(sdk).HTTPError,
+        )
+
+    def close(self) -> None:
+        self._release()
+
+    def stream(self, request: ModelRequest) -> Iterator[ModelEvent]:
+        body = build_anthropic_request(self.config, request)
+        try:
+            if request.purpose == "chat":
+                yield from self._stream(body)
+            else:
+                yield from self._complete(body)
+        except self._errors as exc:
+            raise self._map_error(exc) from exc
+
+    def _stream(self, body: dict[str, Any]) -> Iterator[ModelEvent]:
+        usage = Usage()
+        stop: str | None = None
+        tools: dict[int, list[str]] = {}  # block index -> [id, name, json fragments...]
+        saw_call = False
+        with self._client.messages.create(**body, stream=True) as events:
+            for event in events:
+                kind = event.type
+                if kind == "message_start":
+                    usage = _usage(event.message.usage)
+                elif kind == "content_block_start" and event.content_block.type == "tool_use":
+                    block = event.content_block
+                    tools[event.index] = [block.id, block.name]
+                elif kind == "content_block_delta":
+                    delta = event.delta
+                    if delta.type == "text_delta" and delta.text:
+                        yield TextDelta(delta.text)
+                    elif delta.type == "input_json_delta" and event.index in tools:
+                        tools[event.index].append(delta.partial_json)
+                elif kind == "content_block_stop" and event.index in tools:
+                    call_id, name, *fragments = tools.pop(event.index)
+                    saw_call = True
+                    yield ToolCallEvent(ToolCall(call_id, name, "".join(fragments) or "{}"))
+                elif kind == "message_delta":
+                    stop = event.delta.stop_reason or stop
+                    if event.usage is not None and event.usage.output_tokens is not None:
+                        usage = Usage(usage.input_tokens, event.usage.output_tokens)
+        yield UsageEvent(usage)
+        yield StopEvent(_stop_reason(stop, saw_call))
+
+    def _complete(self, body: dict[str, Any]) -> Iterator[ModelEvent]:
+        message = self._client.messages.create(**body)
+        saw_call = False
+        for block in message.content:
+            if block.type == "text" and block.text:
+                yield TextDelta(block.text)
+            elif block.type == "tool_use":
+                saw_call = True
+                yield ToolCallEvent(ToolCall(block.id, block.name, json.dumps(block.input)))
+        yield UsageEvent(_usage(message.usage))
+        yield StopEvent(_stop_reason(message.stop_reason, saw_call))
+
+    def _map_error(self, exc: BaseException) -> ProviderError:
+        sdk, config = self._sdk, self.config
+        if isinstance(exc, sdk.APIStatusError):
+            error = _error_body(exc.body)
+            in_stream = exc.status_code == 200  # an `error` event inside a 200 stream
+            return classify(
+                Failure(
+                    handle=config.handle,
+                    url=config.base_url,
+                    status=0 if in_stream else exc.status_code,
+                    message=str(error.get("message") or exc.message),
+                    error_type=str(error.get("type") or ""),
+                    headers=dict(exc.response.headers),
+                    key_env=KEY_ENV,
+                )
+            )
+        if isinstance(exc, sdk.APIConnectionError | transport_of(sdk).HTTPError):
+            return connection_failure(config.handle, config.base_url, exc)
+        return ProviderError(f"{config.handle}: {one_line(str(exc)) or type(exc).__name__}")
+
+
+def _usage(raw: Any) -> Usage:
+    """Input counts the cached parts too: together they are what the context holds."""
+    if raw is None:
+        return Usage()
+    prompt = sum(
+        getattr(raw, name, None) or 0
+        for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    )
+    return Usage(prompt, getattr(raw, "output_tokens", None) or 0)
+
+
+def _stop_reason(stop: str | None, saw_call: bool) -> StopReason:
+    reason = _STOPS.get(stop or "end_turn", "end_turn")
+    if saw_call and reason != "max_tokens":
+        return "tool_use"
+    return reason
+
+
+def _error_body(body: object) -> dict[str, Any]:
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict):
+            return error
+    return {}
+
+
+def build_anthropic_provider(handle: ModelHandle, options: ProviderOptions) -> Provider:
+    config = resolve_anthropic_config(handle, options)
+    try:
+        import anthropic
+    except ImportError as exc:  # pragma: no cover - a broken install
+        raise ProviderError(
+            f"{handle.raw} needs the anthropic package (pip install anthropic)"
+        ) from exc
+    http = transport_of(anthropic)
+    client = anthropic.Anthropic(
+        api_key=config.api_key,
+        base_url=config.base_url,
+        max_retries=0,
+        timeout=http.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT),
+    )
+    return with_retries(AnthropicProvider(config, client, anthropic), options.clock)

@@ -1,0 +1,82 @@
+"""The conversation as a provider may send it: every tool call answered, nothing dangling.
+
+APIs reject a tool call without its result, a result without its call, and an empty assistant
+message; an interrupted turn or a crash can leave any of these in the log. `normalize_history`
+repairs the in-memory copy (never the log): orphan results go, missing results are filled with
+a short note, empty assistant messages and trailing assistant text go, and a `summary` message
+becomes a user message that says what it is. The result has only user, assistant and tool roles.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import replace
+
+from mini_letta.conversations.messages import Message
+
+MISSING_RESULT = "No result was recorded for this call (the turn was interrupted)."
+SUMMARY_PREFIX = "Summary of the earlier conversation:\n"
+
+
+def normalize_history(messages: Iterable[Message]) -> list[Message]:
+    out: list[Message] = []
+    answered: set[str] = set()
+    open_calls: dict[str, Message] = {}
+    for message in messages:
+        if message.role == "tool":
+            if message.tool_call_id in open_calls and message.tool_call_id not in answered:
+                answered.add(message.tool_call_id)
+                out.append(message)
+            continue
+        _close(out, open_calls, answered)
+        if message.role == "summary":
+            out.append(replace(message, role="user", content=SUMMARY_PREFIX + message.content))
+        elif message.role == "assistant":
+            if not message.content.strip() and not message.tool_calls:
+                continue
+            out.append(message)
+            open_calls = {call.id: message for call in message.tool_calls}
+        else:
+            out.append(message)
+    _close(out, open_calls, answered)
+    while out and out[-1].role == "assistant" and not out[-1].tool_calls:
+        out.pop()
+    return out
+
+
+def _close(
+    out: list[Message],
+    open_calls: dict[str, Message],
+    answered: set[str],
+) -> None:
+    """Give every still-unanswered call of the last assistant message a stub result."""
+    for call_id, owner in open_calls.items():
+        if call_id not in answered:
+            name = next(call.name for call in owner.tool_calls if call.id == call_id)
+            out.append(
+                Message(
+                    id=owner.id + "-missing",
+                    role="tool",
+                    content=MISSING_RESULT,
+                    created_at=owner.created_at,
+                    tool_call_id=call_id,
+                    name=name,
+                    is_error=True,
+                )
+            )
+    open_calls.clear()
+    answered.clear()
+
+
+def arguments_object(raw: str) -> dict[str, object]:
+    """A call's arguments as an object for the wire; malformed JSON is sent back as `{}`.
+
+    The tool result already told the model its arguments were malformed; resending the broken
+    text would make some servers reject the whole request.
+    """
+    try:
+        value = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}

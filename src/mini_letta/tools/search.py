@@ -1,0 +1,156 @@
+"""Grep (a regex over file contents) and Glob (file names by pattern), .gitignore respected.
+
+Both search a folder inside the working directory or memory (default: the working directory),
+list its files through `tools.filelist`, and report paths relative to the working directory.
+Results are bounded (matches, characters per line, total output); binary and very large files
+are skipped by Grep.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from mini_letta.llm.base import ToolSpec
+from mini_letta.tools.base import ToolContext, ToolInputError, ToolKind, ToolResult, require_str
+from mini_letta.tools.filelist import FileList, glob_to_regex, list_files
+from mini_letta.tools.output import cap_text
+from mini_letta.tools.paths import display_path, resolve_tool_path
+
+MAX_MATCHES = 200
+MAX_GLOB_RESULTS = 500
+MAX_MATCH_CHARS = 300
+MAX_GREP_FILE_BYTES = 5_000_000
+
+
+def _search_root(args: dict[str, Any], ctx: ToolContext) -> tuple[Path, list[Path] | None]:
+    """The folder to search, or (for a file path) its folder and just that file."""
+    raw = args.get("path", ".")
+    if not isinstance(raw, str):
+        raise ToolInputError("'path' must be a string")
+    path = resolve_tool_path(raw or ".", ctx)
+    if not path.exists():
+        raise ToolInputError(f"{raw} does not exist")
+    if path.is_file():
+        return path.parent, [path]
+    return path, None
+
+
+def _files(root: Path, only: list[Path] | None) -> tuple[list[Path], bool]:
+    if only is not None:
+        return only, False
+    listing: FileList = list_files(root)
+    return [root / rel for rel in listing.paths], listing.truncated
+
+
+class GrepTool:
+    spec = ToolSpec(
+        name="Grep",
+        description=(
+            "Search file contents with a Python regex; returns path:line: text. glob filters "
+            "file names (e.g. *.py); .gitignore'd files are skipped."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "pattern": {"type": "string"},
+                "path": {"type": "string", "description": "folder or file (default .)"},
+                "glob": {"type": "string"},
+                "ignore_case": {"type": "boolean"},
+            },
+            "required": ["pattern"],
+        },
+    )
+    kind: ToolKind = "read"
+
+    def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        pattern = require_str(args, "pattern")
+        ignore_case = args.get("ignore_case", False)
+        if not isinstance(ignore_case, bool):
+            raise ToolInputError("'ignore_case' must be true or false")
+        try:
+            regex = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
+        except re.error as exc:
+            raise ToolInputError(f"pattern is not a valid regular expression ({exc})") from exc
+        name_filter = _name_filter(args.get("glob"))
+        root, only = _search_root(args, ctx)
+        files, truncated = _files(root, only)
+        lines: list[str] = []
+        for path in files:
+            if name_filter is not None and not name_filter(path.relative_to(root).as_posix()):
+                continue
+            if _grep_file(path, regex, display_path(path, ctx), lines):
+                break
+        if not lines:
+            return ToolResult(f"No matches for {pattern!r}.")
+        if len(lines) >= MAX_MATCHES:
+            lines.append(f"[stopped at {MAX_MATCHES} matches; narrow the pattern, path or glob]")
+        if truncated:
+            lines.append("[only the first files of a very large folder were searched]")
+        return ToolResult(cap_text("\n".join(lines), ctx.output_cap))
+
+
+def _name_filter(raw: object) -> Any:
+    if raw is None or raw == "":
+        return None
+    if not isinstance(raw, str):
+        raise ToolInputError("'glob' must be a string")
+    regex = glob_to_regex(raw if "/" in raw else "**/" + raw)
+    return lambda rel: regex.match(rel) is not None
+
+
+def _grep_file(path: Path, regex: re.Pattern[str], shown: str, lines: list[str]) -> bool:
+    """Append matches; True once the match limit is reached."""
+    try:
+        if path.stat().st_size > MAX_GREP_FILE_BYTES:
+            return False
+        data = path.read_bytes()
+    except OSError:
+        return False
+    if b"\x00" in data[:8192]:
+        return False
+    text = data.decode("utf-8", errors="replace")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if regex.search(line):
+            snippet = line.strip()
+            if len(snippet) > MAX_MATCH_CHARS:
+                snippet = snippet[:MAX_MATCH_CHARS] + "…"
+            lines.append(f"{shown}:{number}: {snippet}")
+            if len(lines) >= MAX_MATCHES:
+                return True
+    return False
+
+
+class GlobTool:
+    spec = ToolSpec(
+        name="Glob",
+        description=(
+            "Find files by name pattern, e.g. **/*.py (* stays within a folder, ** crosses "
+            "folders); .gitignore'd files are skipped."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "pattern": {"type": "string"},
+                "path": {"type": "string", "description": "folder to search (default .)"},
+            },
+            "required": ["pattern"],
+        },
+    )
+    kind: ToolKind = "read"
+
+    def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        pattern = require_str(args, "pattern").strip().removeprefix("./")
+        root, only = _search_root(args, ctx)
+        if only is not None:
+            raise ToolInputError("'path' must be a folder for Glob")
+        regex = glob_to_regex(pattern)
+        listing = list_files(root)
+        found = [rel for rel in listing.paths if regex.match(rel)]
+        if not found:
+            return ToolResult(f"No files match {pattern!r}.")
+        shown = [display_path(root / rel, ctx) for rel in found[:MAX_GLOB_RESULTS]]
+        if len(found) > MAX_GLOB_RESULTS:
+            shown.append(f"[{len(found) - MAX_GLOB_RESULTS} more; narrow the pattern]")
+        return ToolResult(cap_text("\n".join(shown), ctx.output_cap))

@@ -1,0 +1,161 @@
+"""Bash: run a command in the working directory, bounded in time and in output.
+
+The command runs as `bash -c` (or `sh -c`) in its own process group with no stdin. On timeout,
+or on Ctrl-C, the whole group is killed, so children die with it. Output (stdout and stderr
+interleaved) is read as it comes and only its head and tail are kept, so a command that prints
+gigabytes costs a bounded amount of memory. A non-zero exit or a timeout is an error result.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shutil
+import signal
+import subprocess
+import threading
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, cast
+
+from mini_letta.llm.base import ToolSpec
+from mini_letta.tools.base import ToolContext, ToolInputError, ToolKind, ToolResult, require_str
+from mini_letta.tools.output import cap_text, strip_ansi
+
+DEFAULT_TIMEOUT = 120.0
+MAX_TIMEOUT = 600.0
+DRAIN_TIMEOUT = 1.0  # after the shell exits, how long leftover children may hold the pipe
+_CHUNK = 65536
+
+
+@dataclass(frozen=True, slots=True)
+class CommandOutcome:
+    returncode: int | None  # None when it timed out
+    output: str
+    timed_out: bool
+
+
+class _Collector:
+    """Keeps the first `head` and the last `tail` bytes of a stream, and counts the rest."""
+
+    def __init__(self, head: int, tail: int) -> None:
+        self.head_limit = head
+        self.head = bytearray()
+        self.tail: deque[bytes] = deque()
+        self.tail_size = 0
+        self.tail_limit = tail
+        self.total = 0
+
+    def feed(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail.append(data)
+            self.tail_size += len(data)
+            while self.tail and self.tail_size - len(self.tail[0]) >= self.tail_limit:
+                self.tail_size -= len(self.tail.popleft())
+
+    def text(self) -> str:
+        tail = b"".join(self.tail)[-self.tail_limit :] if self.tail else b""
+        omitted = self.total - len(self.head) - len(tail)
+        head_text = self.head.decode("utf-8", errors="replace")
+        if omitted <= 0:
+            return head_text + tail.decode("utf-8", errors="replace")
+        marker = f"\n… [{omitted:,} bytes of output omitted] …\n"
+        return head_text + marker + tail.decode("utf-8", errors="replace")
+
+
+def _pump(stream: io.BufferedReader, collector: _Collector) -> None:
+    while chunk := stream.read1(_CHUNK):
+        collector.feed(chunk)
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # already gone
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def run_command(
+    command: str, ctx: ToolContext, timeout: float, env: dict[str, str] | None
+) -> CommandOutcome:
+    shell = shutil.which("bash") or "/bin/sh"
+    proc = subprocess.Popen(
+        [shell, "-c", command],
+        cwd=ctx.cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        env=env,
+    )
+    assert proc.stdout is not None
+    half = max(ctx.output_cap // 2, 1024)
+    collector = _Collector(half, half)
+    reader = threading.Thread(
+        target=_pump, args=(cast(io.BufferedReader, proc.stdout), collector), daemon=True
+    )
+    reader.start()
+    timed_out = False
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _kill_group(proc)
+        proc.wait()
+    except BaseException:  # Ctrl-C: the command must not outlive us
+        _kill_group(proc)
+        proc.wait()
+        raise
+    reader.join(DRAIN_TIMEOUT)
+    if reader.is_alive():  # a background child still holds the pipe: stop it too
+        _kill_group(proc)
+        reader.join(DRAIN_TIMEOUT)
+    proc.stdout.close()
+    output = strip_ansi(collector.text())
+    return CommandOutcome(None if timed_out else proc.returncode, output, timed_out)
+
+
+class BashTool:
+    spec = ToolSpec(
+        name="Bash",
+        description=(
+            "Run a shell command (bash -c) in the working directory; stdout and stderr are "
+            f"returned together, capped. timeout in seconds (default {DEFAULT_TIMEOUT:g}, max "
+            f"{MAX_TIMEOUT:g})."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "command": {"type": "string"},
+                "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TIMEOUT},
+            },
+            "required": ["command"],
+        },
+    )
+    kind: ToolKind = "execute"
+
+    def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        command = require_str(args, "command")
+        timeout = args.get("timeout", DEFAULT_TIMEOUT)
+        if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
+            raise ToolInputError("'timeout' must be a positive number of seconds")
+        timeout = min(float(timeout), MAX_TIMEOUT)
+        environ = ctx.extra.get("environ")
+        env = dict(environ) if environ is not None else None
+        outcome = run_command(command, ctx, timeout, env)
+        body = cap_text(outcome.output, ctx.output_cap).rstrip("\n") or "(no output)"
+        if outcome.timed_out:
+            return ToolResult(
+                f"Timed out after {timeout:g}s; the command and its children were stopped.\n{body}",
+                True,
+            )
+        code = outcome.returncode
+        if code is not None and code < 0:
+            return ToolResult(f"Killed by signal {-code}.\n{body}", True)
+        if code:
+            return ToolResult(f"Exit code {code}.\n{body}", True)
+        return ToolResult(body)

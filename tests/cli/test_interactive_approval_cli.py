@@ -1,0 +1,46 @@
+"""The interactive session asks before edits and commands; the answer decides."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+def _agent_with_script(cli, project, entries) -> None:
+    (project / "s.json").write_text(json.dumps(entries))
+    created = cli("agents", "create", "--model", "script:s.json")
+    assert created.code == 0, created.stderr
+
+
+def _bash(command: str) -> dict:
+    return {"name": "Bash", "arguments": {"command": command}}
+
+
+@pytest.mark.parametrize(
+    ("answer", "ran"), [("y", True), ("n", False), ("", False)], ids=["yes", "no", "enter"]
+)
+def test_interactive_approval_decides_whether_the_command_runs(cli, project, answer, ran):
+    _agent_with_script(cli, project, [{"toolCalls": [_bash("touch made")]}, "ok"])
+    result = cli(stdin=f"please run it\n{answer}\n")
+    assert result.code == 0, result.stderr
+    assert "? allow Bash: touch made" in result.stderr
+    assert (project / "made").exists() is ran
+    if not ran:
+        assert "the user declined to run Bash" in result.stderr
+
+
+def test_always_approves_the_tool_for_the_rest_of_the_session(cli, project):
+    entries = [{"toolCalls": [_bash("touch one"), _bash("touch two")]}, "ok"]
+    _agent_with_script(cli, project, entries)
+    result = cli(stdin="go\na\n")
+    assert result.code == 0, result.stderr
+    assert (project / "one").exists() and (project / "two").exists()
+    assert result.stderr.count("? allow") == 1
+
+
+def test_end_of_input_while_asking_refuses(cli, project):
+    _agent_with_script(cli, project, [{"toolCalls": [_bash("touch made")]}, "ok"])
+    result = cli(stdin="go\n")
+    assert result.code == 0, result.stderr
+    assert not (project / "made").exists()

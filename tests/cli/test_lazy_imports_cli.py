@@ -1,0 +1,46 @@
+"""The mock path and --version never pay for the model SDKs (tests/unit/test_architecture.py
+checks the source; this checks what a real process actually loads)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from support.cli import cli_env
+
+HEAVY = ("openai", "anthropic", "httpx", "httpx2")
+
+PROBE = """
+import json, sys
+from mini_letta.cli.main import main
+code = main(sys.argv[1:])
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in {heavy})
+print("\\nMODULES " + json.dumps({{"code": code, "heavy": heavy}}))
+"""
+
+
+def _probe(home: Path, cwd: Path, *args: str) -> dict:
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE.format(heavy=set(HEAVY) | {"yaml"}), *args],
+        cwd=cwd,
+        env=cli_env(home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr
+    line = next(line for line in proc.stdout.splitlines() if line.startswith("MODULES "))
+    return json.loads(line.removeprefix("MODULES "))
+
+
+def test_version_imports_no_sdk_and_no_yaml(home, project):
+    result = _probe(home.root, project, "--version")
+    assert result["code"] == 0 and result["heavy"] == []
+
+
+def test_mock_turn_imports_no_sdk(home, project):
+    result = _probe(home.root, project, "chat", "-p", "hello")
+    assert result["code"] == 0
+    assert [m for m in result["heavy"] if m.split(".")[0] in HEAVY] == []

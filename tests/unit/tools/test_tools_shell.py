@@ -1,0 +1,91 @@
+"""Bash as a real subprocess: exit codes, timeouts that kill the group, bounded output."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from support.tools import call_tool, make_context
+
+
+@pytest.fixture
+def ctx(project, clock):
+    return make_context(
+        project, clock, extra={"environ": {"PATH": os.environ["PATH"], "GREETING": "hej"}}
+    )
+
+
+def test_bash_runs_in_the_working_directory_with_the_given_environment(ctx, project):
+    (project / "marker.txt").write_text("x")
+    result = call_tool("Bash", {"command": "ls; echo $GREETING; echo oops >&2"}, ctx)
+    assert not result.is_error
+    assert result.content.splitlines() == ["marker.txt", "hej", "oops"]
+
+
+def test_bash_non_zero_exit_is_an_error_result_with_output(ctx):
+    result = call_tool("Bash", {"command": "echo partial; exit 3"}, ctx)
+    assert result.is_error
+    assert result.content == "Exit code 3.\npartial"
+
+
+def test_bash_no_output(ctx):
+    assert call_tool("Bash", {"command": "true"}, ctx).content == "(no output)"
+
+
+def test_bash_timeout_kills_the_whole_process_group(ctx, project):
+    command = "sleep 30 & echo $! > child.pid; echo started; wait"
+    started = time.monotonic()
+    result = call_tool("Bash", {"command": command, "timeout": 0.5}, ctx)
+    assert time.monotonic() - started < 10
+    assert result.is_error and result.content.startswith("Timed out after 0.5s")
+    assert "started" in result.content
+    child = int((project / "child.pid").read_text())
+    deadline = time.monotonic() + 5
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie still answers signal 0; it is dead for our purposes.
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_bash_huge_output_keeps_head_and_tail(project, clock):
+    ctx = make_context(project, clock, output_cap=4000)
+    result = call_tool("Bash", {"command": "seq 1 200000"}, ctx)
+    assert not result.is_error
+    assert len(result.content) <= 4000
+    assert result.content.startswith("1\n2\n3\n")
+    assert result.content.rstrip().endswith("200000")
+    assert "omitted" in result.content
+
+
+def test_bash_strips_terminal_colours(ctx):
+    result = call_tool("Bash", {"command": r"printf '\033[31mred\033[0m\n'"}, ctx)
+    assert result.content == "red"
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        ({}, "'command' is required"),
+        ({"command": 5}, "'command' must be a string"),
+        ({"command": "true", "timeout": "soon"}, "'timeout' must be a number"),
+        ({"command": "true", "timeout": -1}, "'timeout' must be a positive number"),
+    ],
+    ids=["missing", "type", "timeout-type", "timeout-negative"],
+)
+def test_bash_bad_arguments(ctx, args, needle):
+    result = call_tool("Bash", args, ctx)
+    assert result.is_error and needle in result.content
