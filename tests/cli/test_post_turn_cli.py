@@ -75,6 +75,22 @@ def test_stream_json_has_a_reflection_event_and_the_result_last(cli):
     assert result.stderr == ""
 
 
+def test_stream_json_input_reflects_between_messages(cli):
+    cli("sleeptime", "--trigger", "step-count", "--steps", "2")
+    lines = [json.dumps(t) for t in ("我更喜欢用 tabs 缩进", "好的", "嗯")]
+    result = cli("chat", "--input-format", "stream-json", stdin="\n".join(lines) + "\n")
+    assert result.code == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    shape = [e["type"] for e in events if e["type"] in ("reflection", "result")]
+    assert shape == ["result", "reflection", "result", "result"]
+    results = [e for e in events if e["type"] == "result"]
+    assert [r["reflection"] and r["reflection"]["status"] for r in results] == [
+        None,
+        "merged",
+        None,
+    ]
+
+
 def test_background_reflection_is_shown_once_by_the_next_command(cli, home):
     cli("sleeptime", "--trigger", "step-count", "--steps", "1")
     result = cli("chat", "-p", "我更喜欢用 tabs 缩进", "--background-reflection")
