@@ -1,4 +1,5 @@
-"""What a reflection launch reports: a finished run's status or a skipped launch's reason.
+"""What a reflection launch reports: a finished run's status, a skipped launch's reason, or
+(for automatic launches) `Queued` behind the run in progress.
 
 Every status and skip reason has one sentence, defined here and nowhere else, so the CLI, the
 run records and the post-turn line all say the same thing. Only `merged` and
