@@ -3,7 +3,9 @@
 Usage: python bench/reflection_cost.py [--runs N] [--messages N]
 For a small and a large conversation it times (median of N): `steps_since_last_reflection`
 with the watermark near the end, from no watermark with the post-turn limit (25) and without
-a limit; building a payload with the watermark near the end and with everything unreflected
+a limit; the post-turn decision (`decide_after_turn`, which launches nothing) for step-count
+below and at its threshold, for compaction-event without a flag and with a pending flag to
+consume; building a payload with the watermark near the end and with everything unreflected
 (bounded by the budget); and a whole mock reflection run (lease, worktree, agent, merge).
 """
 
@@ -20,13 +22,17 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src"
 sys.path.insert(0, str(SRC))
 
+from mini_letta.agents.records import AgentRecord  # noqa: E402
 from mini_letta.clock import SystemClock, format_timestamp  # noqa: E402
+from mini_letta.context.compaction import COMPACTION_EVENT_FILE  # noqa: E402
 from mini_letta.conversations.messages import Message  # noqa: E402
 from mini_letta.conversations.store import ConversationStore  # noqa: E402
 from mini_letta.home import Home  # noqa: E402
 from mini_letta.ids import new_message_id  # noqa: E402
 from mini_letta.reflection.payload import build_payload, clear_payloads  # noqa: E402
 from mini_letta.reflection.run import LaunchOptions, launch_reflection  # noqa: E402
+from mini_letta.reflection.settings import ReflectionSettings  # noqa: E402
+from mini_letta.reflection.trigger import decide_after_turn  # noqa: E402
 from mini_letta.reflection.watermark import (  # noqa: E402
     ReflectionState,
     save_reflection_state,
@@ -90,6 +96,7 @@ def _measure(world: World, count: int, runs: int) -> dict[str, float]:
             lambda: build_payload(store, empty, name="bench", clock=clock), runs
         ),
     }
+    figures.update(_decisions(world, agent, store, near, runs))
     clear_payloads(store)
 
     def one_run() -> None:
@@ -98,6 +105,40 @@ def _measure(world: World, count: int, runs: int) -> dict[str, float]:
         assert outcome.status in ("merged", "no_changes"), outcome
 
     figures["whole mock run, watermark near the end"] = _median_ms(one_run, max(1, runs // 3))
+    return figures
+
+
+def _decisions(
+    world: World, agent: AgentRecord, store: ConversationStore, near: ReflectionState, runs: int
+) -> dict[str, float]:
+    """The post-turn decision in each mode; it launches nothing (the outcome is checked)."""
+    step = ReflectionSettings("step-count", 25)
+    event = ReflectionSettings("compaction-event", 25)
+
+    def decide(settings: ReflectionSettings, expected: str) -> Callable[[], None]:
+        def action() -> None:
+            decision = decide_after_turn(world, agent, store, platform="linux", settings=settings)
+            assert decision.reason == expected, decision
+
+        return action
+
+    def with_flag() -> None:
+        store.write_json(COMPACTION_EVENT_FILE, {"schemaVersion": 1, "pending": True})
+        decision = decide_after_turn(world, agent, store, platform="linux", settings=step)
+        assert decision.compaction_consumed and decision.trigger is None
+
+    save_reflection_state(store, near)  # five steps since the watermark: below 25
+    figures = {
+        "decision, step-count, below the threshold": _median_ms(
+            decide(step, "below_threshold"), runs
+        ),
+        "decision, compaction-event, no flag": _median_ms(decide(event, "no_compaction"), runs),
+        "decision, consuming a pending flag": _median_ms(with_flag, runs),
+    }
+    save_reflection_state(store, ReflectionState())  # nothing reflected yet: due
+    due = ReflectionSettings("step-count", 5)  # the small conversation has five steps in all
+    figures["decision, step-count 5, due (no launch)"] = _median_ms(decide(due, "launch"), runs)
+    save_reflection_state(store, near)
     return figures
 
 

@@ -12,6 +12,7 @@ from mini_letta.llm.mock_memory import remembered_fact
 from support.compaction_fakes import CHINESE_TURNS
 
 LINE = re.compile(r"^  ↻ compacted (\d+) messages \((\d+) → (\d+) tokens\)$", re.MULTILINE)
+REFLECTED = re.compile(r"^  ☾ reflection \d{14}-[0-9a-f]{8}: (merged|no_changes) — ", re.MULTILINE)
 
 
 def _conv_dir(home: Path, conversation_id: str) -> Path:
@@ -39,9 +40,12 @@ def test_twelve_turns_in_a_1200_token_window(cli, home):
         lines = LINE.findall(result.stderr)
         for _, before, after in lines:
             assert int(after) < int(before)
+        # The default trigger (compaction-event): each compacting turn reflects once after it.
+        reflections = REFLECTED.findall(result.stderr)
+        assert len(reflections) == (1 if lines else 0), result.stderr
         if lines:
             event = json.loads(event_file.read_text(encoding="utf-8"))
-            assert event["pending"] is True and event["schemaVersion"] == 1
+            assert event["pending"] is False and event["schemaVersion"] == 1  # consumed
             assert event["summaryMessageId"] not in summaries
             summaries.append(event["summaryMessageId"])
     assert summaries

@@ -10,6 +10,9 @@ import pytest
 
 LINE = re.compile(r"^  ☾ reflection (\d{14}-[0-9a-f]{8}): (\w+) — (.+)$")
 SKIPPED = "  ☾ reflection skipped: no_payload — No new messages to reflect on.\n"
+WALK_THROUGH_LINE = re.compile(
+    r"^  ☾ reflection \d{14}-[0-9a-f]{8}: merged — Merged 1 reflection commit\(s\)\.\n\Z"
+)
 
 
 def _agent_id(cli) -> str:
@@ -23,15 +26,15 @@ def _reflect(cli, *args):
 
 
 def test_the_chapters_walk_through(cli):
+    """SPEC §1: with step-count 3, the third turn's reflection merges both lasting lines."""
     first = cli("sleeptime", "--trigger", "step-count", "--steps", "3")
     assert (first.code, first.stdout) == (0, '{"trigger":"step-count","stepCount":3}\n')
-    for text in ("帮我看下这个报错", "我更喜欢用 tabs 缩进", "今天我们决定以后一律用 pnpm"):
+    for text in ("帮我看下这个报错", "我更喜欢用 tabs 缩进"):
         turn = cli("chat", "-p", text)
-        assert turn.code == 0 and turn.stdout == f"（mock）我听到了：{text}\n"
-    result, match = _reflect(cli)
-    assert result.code == 0, result.stderr
-    assert match is not None, result.stderr
-    assert match.group(2, 3) == ("merged", "Merged 1 reflection commit(s).")
+        assert (turn.code, turn.stdout, turn.stderr) == (0, f"（mock）我听到了：{text}\n", "")
+    third = cli("chat", "-p", "今天我们决定以后一律用 pnpm")
+    assert (third.code, third.stdout) == (0, "（mock）我听到了：今天我们决定以后一律用 pnpm\n")
+    assert WALK_THROUGH_LINE.match(third.stderr), third.stderr
     human = cli("memory", "show", "system/human.md")
     assert human.code == 0
     assert "- Preference: 我更喜欢用 tabs 缩进" in human.stdout
@@ -39,6 +42,8 @@ def test_the_chapters_walk_through(cli):
     assert "报错" not in human.stdout
     again = cli("reflect")
     assert (again.code, again.stderr) == (0, SKIPPED)
+    (record,) = json.loads(cli("reflections", "list", "--json").stdout)
+    assert (record["trigger"], record["status"]) == ("step-count", "merged")
 
 
 def test_sleeptime_without_flags_prints_the_defaults_and_creates_the_agent(cli, home):

@@ -1,7 +1,8 @@
 """A chat session for the CLI: resolve agent and conversation once, then run and render turns.
 
 Used by `chat -p` (one turn), stream-json input (one turn per stdin line) and the interactive
-session, so all three resolve, run and report turns the same way.
+session, so all three resolve, run and report turns the same way; after each turn the
+session's `SessionReflection` (cli/post_turn.py) decides about reflection.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import TextIO
 
+from mini_letta.cli.post_turn import SessionReflection, Watch
 from mini_letta.cli.render import OutputFormat, Renderer, SessionInfo
 from mini_letta.llm.base import close_provider
 from mini_letta.loop.events import TurnResult
@@ -36,6 +38,8 @@ class SessionRequest:
     allowed_tools: frozenset[str] = frozenset()
     disallowed_tools: frozenset[str] = frozenset()
     approve: Approver | None = None
+    background_reflection: bool = False  # detach triggered reflections (`--background-reflection`)
+    reflection_watch: Watch | None = None  # the interactive session watches its workers
 
     def turn_options(self) -> TurnOptions:
         return TurnOptions(
@@ -72,6 +76,15 @@ class ChatSession:
                 request.permission_mode,
             )
         )
+        self.reflection = SessionReflection(
+            world,
+            self.agent.id,
+            self.store,
+            self.renderer,
+            request.background_reflection,
+            watch=request.reflection_watch,
+        )
+        self.reflection.show_waiting()
 
     def close(self) -> None:
         """Release the model's connections (the SDK clients keep a pool)."""
@@ -87,10 +100,16 @@ class ChatSession:
             else:
                 self.renderer.event(event)
         assert result is not None, "run_turn always ends with a TurnResult"
-        self.renderer.finish(result, int((time.monotonic() - started) * 1000), {})
+        duration = int((time.monotonic() - started) * 1000)
+        if self.renderer.fmt == "text":  # the answer first, then the reflection's line
+            self.renderer.finish(result, duration, {})
+        reflection = self.reflection.after_turn(result)
+        if self.renderer.fmt != "text":
+            self.renderer.finish(result, duration, {"reflection": reflection})
         if result.stop_reason == "error":
             self.err.write(f"mini-letta: the turn failed: {result.error}\n")
             self.err.flush()
+        self.reflection.after_result()
         return result
 
 

@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
-from mini_letta.reflection.outcome import ReflectionOutcome
+import click
+
+from mini_letta.reflection.outbox import take_outcomes
+from mini_letta.reflection.outcome import Queued, ReflectionOutcome
+from mini_letta.reflection.trigger import BackgroundLaunch, PostTurnOutcome
+from mini_letta.workspace import World
 
 
-def render_outcome_line(outcome: ReflectionOutcome) -> str:
+def render_outcome_line(outcome: ReflectionOutcome | PostTurnOutcome) -> str:
+    if isinstance(outcome, Queued):
+        return f"  ☾ reflection queued: {outcome.message}"
+    if isinstance(outcome, BackgroundLaunch):
+        return f"  ☾ reflection started: {outcome.message}"
     if outcome.status is None:
         return f"  ☾ reflection skipped: {outcome.skip_reason} — {outcome.message}"
     return f"  ☾ reflection {outcome.run_id}: {outcome.status} — {outcome.message}"
+
+
+def show_waiting_outcomes(world: World, agent_id: str) -> None:
+    """Print, once, the outcomes of background and queued runs that no terminal saw."""
+    for outcome in take_outcomes(world.home, agent_id, world.clock):
+        click.echo(render_outcome_line(outcome), err=True)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from mini_letta.conversations.store import ConversationStore
 from mini_letta.reflection.settings import ReflectionSettings
-from mini_letta.reflection.watermark import ReflectionState
+from mini_letta.reflection.watermark import ReflectionState, steps_since_last_reflection
 
 BASE_DELAY = timedelta(minutes=2)
 MAX_DELAY = timedelta(hours=2)
@@ -39,3 +40,15 @@ def is_backing_off(state: ReflectionState, now: datetime) -> bool:
     except ValueError:
         return False
     return now < started + retry_delay(state.consecutive_failures)
+
+
+def is_step_count_due(
+    store: ConversationStore, state: ReflectionState, settings: ReflectionSettings
+) -> bool:
+    """Enough steps since the last success for a step-count launch (failures raise the bar).
+
+    Counts backwards from the end and stops at the threshold: O(stepCount), whatever the
+    conversation's length.
+    """
+    threshold = step_threshold(settings, state.consecutive_failures)
+    return steps_since_last_reflection(store, state, limit=threshold) >= threshold

@@ -1,14 +1,17 @@
-"""What a reflection launch reports: a finished run's status or a skipped launch's reason.
+"""What a reflection launch reports: a finished run's status, a skipped launch's reason, or
+(for automatic launches) `Queued` behind the run in progress.
 
 Every status and skip reason has one sentence, defined here and nowhere else, so the CLI, the
-run records and (later) the post-turn line all say the same thing. Only `merged` and
+run records and the post-turn line all say the same thing. Only `merged` and
 `no_changes` consume the slice; `no_payload` is a success too, as there was nothing to do.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
+
+from mini_letta.storage.fields import optional_int, optional_str, require_str
 
 Status = Literal[
     "merged",
@@ -19,8 +22,12 @@ Status = Literal[
     "merge_conflict",
     "not_merged",
 ]
-SkipReason = Literal["no_payload", "parent_dirty", "busy", "memory_not_ready"]
 RunTrigger = Literal["manual", "step-count", "compaction-event"]
+AutoTrigger = Literal["step-count", "compaction-event"]
+SkipReason = Literal["no_payload", "parent_dirty", "busy", "memory_not_ready", "error"]
+STATUSES: tuple[str, ...] = get_args(Status)
+SKIP_REASONS: tuple[str, ...] = get_args(SkipReason)
+RUN_TRIGGERS: tuple[str, ...] = get_args(RunTrigger)
 CONSUMING: tuple[Status, ...] = ("merged", "no_changes")
 
 RETRY = "this slice will be offered again next time"
@@ -68,6 +75,8 @@ def skip_message(reason: SkipReason, detail: str = "") -> str:
         return (
             f"Another reflection of this agent is running ({detail}); try again when it finishes."
         )
+    if reason == "error":
+        return f"The reflection could not start ({detail}); it will be tried again later."
     return f"{detail}."
 
 
@@ -97,6 +106,11 @@ class ReflectionOutcome:
         return self.status in CONSUMING or self.skip_reason == "no_payload"
 
     @property
+    def worth_reporting(self) -> bool:
+        """For automatic runs: everything but the repeats of a failure streak (reported once)."""
+        return self.ok or self.skip_reason == "busy" or self.consecutive_failures <= 1
+
+    @property
     def first_failure(self) -> bool:
         """True once per failure streak, so automatic runs report a streak only once."""
         return self.status is not None and not self.ok and self.consecutive_failures == 1
@@ -114,4 +128,52 @@ class ReflectionOutcome:
             "mergeCommit": self.merge_commit,
             "payloadPath": self.payload_path,
             "consecutiveFailures": self.consecutive_failures,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ReflectionOutcome:
+        """The inverse of `to_json` (for outcomes passed between processes); ValueError if bad."""
+        status = data.get("status")
+        skip = data.get("skipReason")
+        trigger = data.get("trigger", "manual")
+        if status is not None and status not in STATUSES:
+            raise ValueError(f"status {status!r} is not a reflection status")
+        if skip is not None and skip not in SKIP_REASONS:
+            raise ValueError(f"skipReason {skip!r} is not a skip reason")
+        if (status is None) == (skip is None):
+            raise ValueError("exactly one of status and skipReason must be set")
+        if trigger not in RUN_TRIGGERS:
+            raise ValueError(f"trigger {trigger!r} is not a reflection trigger")
+        return cls(
+            message=require_str(data, "message"),
+            status=status,
+            skip_reason=skip,
+            run_id=optional_str(data, "runId"),
+            trigger=trigger,
+            conversation_id=optional_str(data, "conversationId"),
+            commit_count=optional_int(data, "commitCount", minimum=0) or 0,
+            merge_commit=optional_str(data, "mergeCommit"),
+            payload_path=optional_str(data, "payloadPath"),
+            consecutive_failures=optional_int(data, "consecutiveFailures", minimum=0) or 0,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Queued:
+    """A launch that waits for the running reflection; its outcome goes to the outbox."""
+
+    trigger: AutoTrigger
+    conversation_id: str
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "launched": False,
+            "queued": True,
+            "status": None,
+            "skipReason": None,
+            "message": self.message,
+            "runId": None,
+            "trigger": self.trigger,
+            "conversationId": self.conversation_id,
         }

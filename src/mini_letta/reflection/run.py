@@ -2,7 +2,7 @@
 
 lease → memory repo on main → stale leftovers cleaned → parent dirty? skip → payload(s)? else
 skip → worktree → reflection agent → finalise → worktree and branch removed (always) → states
-and record settled (`settlement`) → lease released. Manual runs and (next) post-turn runs differ
+and record settled (`settlement`) → lease released. Manual runs and post-turn runs differ
 only in `LaunchOptions.trigger`; `launch_multi_reflection` is the same run over several
 conversations, with a manifest and `replay` slices for conversations with nothing new.
 User-caused failures inside the run become a `failed` outcome; an interrupt cleans up, records
@@ -159,18 +159,20 @@ def _launch(
         lease = acquire_lease(world.home, agent.id, run_id, world.clock)
     except LeaseBusyError as exc:
         holder = exc.holder
-        return _skip("busy", stores, f"run {holder.run_id}, pid {holder.pid} on {holder.host}")
+        return _skip(
+            options, "busy", stores, f"run {holder.run_id}, pid {holder.pid} on {holder.host}"
+        )
     with lease:
         if lease.reaped is not None:
             mark_interrupted(world.home, agent.id, lease.reaped.run_id, world.clock)
         parent = GitRepo(world.home.memory_dir(agent.id))
         problem = check_memory_repo(parent)
         if problem is not None:
-            return _skip("memory_not_ready", stores, problem)
+            return _skip(options, "memory_not_ready", stores, problem)
         clean_stale_worktrees(parent, world.home.memory_worktrees_dir(agent.id))
         changes = parent.changed_paths()
         if changes:
-            return _skip("parent_dirty", stores, ", ".join(changes[:3]))
+            return _skip(options, "parent_dirty", stores, ", ".join(changes[:3]))
         for store in stores:
             clear_payloads(store)
         settings = options.settings or load_reflection_settings(world.home, world.cwd, agent)
@@ -178,7 +180,7 @@ def _launch(
         budget = options.max_payload_chars or payload_budget(provider.context_window)
         slices = _build_slices(world, stores, run_id, budget, replay=multi)
         if not slices:
-            return _skip("no_payload", stores)
+            return _skip(options, "no_payload", stores)
         run = _Run(world, agent, stores[0], options, settings, provider, parent, run_id, lease)
         return _run(run, slices, multi=multi)
 
@@ -322,10 +324,11 @@ def _reviewer(run: _Run) -> Reviewer:
 
 
 def _skip(
-    reason: SkipReason, stores: list[ConversationStore], detail: str = ""
+    options: LaunchOptions, reason: SkipReason, stores: list[ConversationStore], detail: str = ""
 ) -> ReflectionOutcome:
     return ReflectionOutcome(
         message=skip_message(reason, detail),
         skip_reason=reason,
+        trigger=options.trigger,
         conversation_id=stores[0].conversation_id,
     )

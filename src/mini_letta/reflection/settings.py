@@ -4,7 +4,8 @@ Effective settings = defaults ← global settings.json `reflection` ← agent.js
 project-local `agents.<id>.reflection`. In a layer, a missing key means "not set here" (inherit)
 and `null` means "back to the default" (it overrides the layers below). A bad value in a file is
 a `ConfigError` naming the file; a bad flag value is an `InvalidValueError` (exit 2). Both name
-the allowed values.
+the allowed values. `reflectionMode` (where `chat -p` runs a triggered reflection: foreground
+or background) is a global setting only.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from mini_letta.settings import (
 Trigger = Literal["off", "step-count", "compaction-event"]
 MergeMode = Literal["auto", "explicit"]
 Scope = Literal["agent", "global", "local"]
+ReflectionMode = Literal["foreground", "background"]
+REFLECTION_MODES: tuple[ReflectionMode, ...] = ("foreground", "background")
 TRIGGERS: tuple[Trigger, ...] = ("off", "step-count", "compaction-event")
 MERGE_MODES: tuple[MergeMode, ...] = ("auto", "explicit")
 KEYS = ("trigger", "stepCount", "merge", "mergeInstructions")
@@ -184,6 +187,19 @@ def is_auto_reflection_enabled(platform: str, environ: Mapping[str, str]) -> boo
     if platform != "win32":
         return True
     return environ.get("MINI_LETTA_ENABLE_WINDOWS_AUTO_REFLECTION", "").strip() == "1"
+
+
+def load_reflection_mode(home: Home) -> ReflectionMode:
+    """Where a triggered reflection of `chat -p` runs: global settings.json `reflectionMode`."""
+    value = load_global_settings(home).get("reflectionMode")
+    if value is None:
+        return "foreground"
+    if value not in REFLECTION_MODES:
+        raise ConfigError(
+            f"{home.settings_file}: reflectionMode {value!r} is not allowed "
+            f"(allowed: {', '.join(REFLECTION_MODES)})"
+        )
+    return cast(ReflectionMode, value)
 
 
 def save_reflection_settings(

@@ -10,6 +10,7 @@ from mini_letta.cli.commands.compact import compact
 from mini_letta.cli.commands.conversations import conversations
 from mini_letta.cli.commands.memory import memory
 from mini_letta.cli.commands.reflect import dream, reflect
+from mini_letta.cli.commands.reflect_worker import reflect_worker
 from mini_letta.cli.commands.reflections import reflections
 from mini_letta.cli.commands.sleeptime import sleeptime
 
@@ -23,4 +24,5 @@ COMMANDS: tuple[click.Command, ...] = (
     reflect,
     dream,
     reflections,
+    reflect_worker,
 )

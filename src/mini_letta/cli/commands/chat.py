@@ -39,6 +39,11 @@ INPUT_FORMATS = ("text", "stream-json")
 )
 @max_steps_option
 @context_window_option
+@click.option(
+    "--background-reflection",
+    is_flag=True,
+    help="Run a triggered reflection in a detached process; the next command shows its outcome.",
+)
 def chat(
     prompt: str | None,
     agent: str | None,
@@ -54,6 +59,7 @@ def chat(
     input_format: str,
     max_steps: int,
     context_window: int | None,
+    background_reflection: bool,
 ) -> None:
     """Run one headless turn and print the answer."""
     from mini_letta.cli.headless import ChatSession, SessionRequest, exit_code
@@ -76,6 +82,7 @@ def chat(
         tools=parse_tool_flag(tools, "--tools"),
         allowed_tools=frozenset(parse_tool_flag(allowed_tools, "--allowed-tools") or ()),
         disallowed_tools=frozenset(parse_tool_flag(disallowed_tools, "--disallowed-tools") or ()),
+        background_reflection=background_reflection,
     )
     session = ChatSession(request, sys.stdout, sys.stderr)
     try:

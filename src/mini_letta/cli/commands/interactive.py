@@ -1,9 +1,14 @@
-"""The interactive session (`mini-letta` with no command): a REPL with slash commands."""
+"""The interactive session (`mini-letta` with no command): a REPL with slash commands.
+
+Reflection always runs in the background here (cli/repl_watch.py); its line appears when it
+finishes while the user keeps typing.
+"""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,12 +18,15 @@ from mini_letta.home import ensure_dir
 
 if TYPE_CHECKING:
     from mini_letta.cli.headless import ChatSession
+    from mini_letta.cli.repl_watch import ReflectionWatch
+    from mini_letta.workspace import World
 
 HELP = """Commands:
-  /help        this list
-  /new         start a new conversation
-  /compact     summarise the oldest messages of this conversation now
-  /exit        leave (Ctrl-D works too)"""
+  /help             this list
+  /new              start a new conversation
+  /compact          summarise the oldest messages of this conversation now
+{reflection}
+  /exit             leave (Ctrl-D works too)"""
 
 
 def _read_line_factory(history: Path) -> Callable[[str], str]:
@@ -40,41 +48,53 @@ def _plain_readline() -> str:
 
 
 def open_interactive(ctx: click.Context) -> None:
-    from mini_letta.cli.approval import build_terminal_approver
-    from mini_letta.cli.headless import ChatSession, SessionRequest
+    from mini_letta.cli.repl_watch import open_watch
     from mini_letta.cli.world import current_world
 
     world = current_world()
+    with open_watch(world, live=sys.stdin.isatty() and sys.stdout.isatty()) as watch:
+        _loop(world, watch)
+
+
+def _loop(world: World, watch: ReflectionWatch) -> None:
+    from mini_letta.cli.approval import build_terminal_approver
+    from mini_letta.cli.headless import ChatSession, SessionRequest
+    from mini_letta.cli.slash import HELP_LINES, run_slash_command
+
     read_line = _read_line_factory(world.home.root / "history")
     approve = build_terminal_approver(read_line, sys.stderr)
-    session = ChatSession(SessionRequest(world=world, approve=approve), sys.stdout, sys.stderr)
+    request = SessionRequest(world=world, approve=approve, reflection_watch=watch)
+    session = ChatSession(request, sys.stdout, sys.stderr)
+    watch.agent_id = session.agent.id
     click.echo(
         f"mini-letta · agent {session.agent.name} · {session.setup.provider.handle} · "
         "/help for commands, Ctrl-D to leave",
         err=True,
     )
     while True:
+        watch.print_finished()
         try:
             line = read_line("› ").strip()
         except EOFError:
             return
         except KeyboardInterrupt:
             continue
+        watch.print_finished()  # a reflection that ended while we waited for this line
         if not line:
             continue
         if line in ("/exit", "/quit"):
             return
         if line == "/help":
-            click.echo(HELP)
+            click.echo(HELP.format(reflection=HELP_LINES))
             continue
         if line == "/new":
-            session = ChatSession(
-                SessionRequest(world=world, new=True, approve=approve), sys.stdout, sys.stderr
-            )
+            session = ChatSession(replace(request, new=True), sys.stdout, sys.stderr)
             click.echo(f"New conversation {session.store.conversation_id}.", err=True)
             continue
         if line == "/compact":
             _compact(session)
+            continue
+        if run_slash_command(line, session, watch):
             continue
         if line.startswith("/"):
             click.echo(f"Unknown command {line.split()[0]}; /help lists them.", err=True)

@@ -39,7 +39,7 @@ def reflect(
     instruction: str | None,
     dry_run: bool,
 ) -> None:
-    from mini_letta.cli.reflection_view import render_outcome_line
+    from mini_letta.cli.reflection_view import render_outcome_line, show_waiting_outcomes
     from mini_letta.cli.world import current_world
     from mini_letta.reflection.outcome import ReflectionOutcome, skip_message
     from mini_letta.reflection.run import (
@@ -56,6 +56,7 @@ def reflect(
         raise click.UsageError("--dry-run works on one conversation")
     world = current_world()
     record = resolve_agent(world, agent)
+    show_waiting_outcomes(world, record.id)
     stores = _conversations(world, record.id, conversations, recent)
     options = LaunchOptions(trigger="manual", instruction=instruction)
     if not stores:
@@ -69,8 +70,17 @@ def reflect(
     else:
         outcome = launch_reflection(world, record, stores[0], options)
     click.echo(render_outcome_line(outcome), err=True)
+    _run_queued(world, record)
     if not outcome.ok:
         raise click.exceptions.Exit(1)
+
+
+def _run_queued(world: World, agent: AgentRecord) -> None:
+    """Automatic launches queued while this run held the lease run now; the next command
+    shows their outcomes (SPEC §7.5)."""
+    from mini_letta.reflection.launcher import drain_queued_launches
+
+    drain_queued_launches(world, agent)
 
 
 def _print_preview(world: World, agent: AgentRecord, store: ConversationStore) -> bool:

@@ -19,22 +19,25 @@ def reflections() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def list_cmd(agent: str | None, as_json: bool) -> None:
     """List reflection runs, newest first."""
+    from mini_letta.cli.reflection_view import show_waiting_outcomes
     from mini_letta.cli.world import current_world
     from mini_letta.reflection.records import list_run_records
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
-    found = list_run_records(world.home, resolve_agent(world, agent).id)
+    record = resolve_agent(world, agent)
+    show_waiting_outcomes(world, record.id)
+    found = list_run_records(world.home, record.id)
     if as_json:
         click.echo(json.dumps([r.to_json() for r in found], ensure_ascii=False, indent=2))
         return
     if not found:
         click.echo("No reflection runs yet; `mini-letta reflect` starts one.")
         return
-    for record in found:
+    for run in found:
         click.echo(
-            f"{record.run_id}  {record.status:<17} {record.trigger:<16} "
-            f"{record.commit_count} commit(s)  {record.message}"
+            f"{run.run_id}  {run.status:<17} {run.trigger:<16} "
+            f"{run.commit_count} commit(s)  {run.message}"
         )
 
 

@@ -1,0 +1,51 @@
+"""Detached reflection: `python -m mini_letta _reflect-worker ...` in its own session.
+
+The worker takes the agent's lease itself, so a background run is single-flight with every other
+run; it has no terminal (stdio to /dev/null, its own process group, so Ctrl-C in the parent never
+reaches it) and leaves its outcome in the agent's outbox for the next command to show.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import TYPE_CHECKING
+
+from mini_letta.cli.commands.reflect_worker import WORKER_COMMAND
+
+if TYPE_CHECKING:
+    from mini_letta.reflection.outcome import RunTrigger
+    from mini_letta.workspace import World
+
+
+def spawn_reflection_worker(
+    world: World,
+    agent_id: str,
+    conversation_id: str,
+    trigger: RunTrigger,
+    instruction: str | None = None,
+) -> subprocess.Popen[bytes]:
+    """Start the worker and return at once; the caller may wait for it or not."""
+    args = [
+        sys.executable,
+        "-m",
+        "mini_letta",
+        WORKER_COMMAND,
+        "--agent",
+        agent_id,
+        "--conversation",
+        conversation_id,
+        "--trigger",
+        trigger,
+    ]
+    if instruction:
+        args += ["--instruction", instruction]
+    return subprocess.Popen(
+        args,
+        cwd=world.cwd,
+        env=dict(world.environ),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )

@@ -1,0 +1,56 @@
+"""`mini-letta _reflect-worker` (hidden): one detached reflection, then the queue behind it.
+
+Started by `cli/background.py` with no terminal, so everything it has to say goes to the
+agent's outbox: its own outcome (automatic outcomes only once per failure streak) and the
+outcome of every queued launch it runs after its own. It never decides whether to reflect:
+the turn's process did that.
+"""
+
+from __future__ import annotations
+
+import click
+
+WORKER_COMMAND = "_reflect-worker"
+
+
+@click.command(WORKER_COMMAND, hidden=True)
+@click.option("--agent", "agent_id", required=True)
+@click.option("--conversation", "conversation_id", required=True)
+@click.option(
+    "--trigger", type=click.Choice(["manual", "step-count", "compaction-event"]), required=True
+)
+@click.option("--instruction", default=None)
+def reflect_worker(
+    agent_id: str, conversation_id: str, trigger: str, instruction: str | None
+) -> None:
+    from mini_letta.agents.registry import load_agent
+    from mini_letta.cli.world import current_world
+    from mini_letta.conversations.registry import open_conversation
+    from mini_letta.reflection.launcher import drain_queued_launches, launch_automatic
+    from mini_letta.reflection.outbox import post_automatic_outcome, post_outcome
+    from mini_letta.reflection.outcome import ReflectionOutcome, skip_message
+    from mini_letta.reflection.run import LaunchOptions, launch_reflection
+
+    world = current_world()
+    agent = load_agent(world.home, agent_id)
+    try:
+        store = open_conversation(world.home, agent.id, conversation_id)
+        if trigger == "manual":
+            options = LaunchOptions(trigger="manual", instruction=instruction)
+            post_outcome(
+                world.home, agent.id, launch_reflection(world, agent, store, options), world.clock
+            )
+        else:
+            outcome = launch_automatic(world, agent, store, trigger)  # type: ignore[arg-type]
+            if isinstance(outcome, ReflectionOutcome):
+                post_automatic_outcome(world.home, agent.id, outcome, clock=world.clock)
+        drain_queued_launches(world, agent)
+    except Exception as exc:  # no terminal to report to: the outbox is the only way out
+        detail = str(exc) or repr(exc)
+        failed = ReflectionOutcome(
+            message=skip_message("error", detail),
+            skip_reason="error",
+            trigger=trigger,  # type: ignore[arg-type]
+            conversation_id=conversation_id,
+        )
+        post_outcome(world.home, agent.id, failed, world.clock)

@@ -1,0 +1,98 @@
+"""The interactive session's background reflections: workers it started, and their lines.
+
+Each worker (cli/background.py) is waited for by a daemon thread. On a terminal the outcome
+line is printed as soon as the worker ends, above the prompt, through prompt_toolkit's
+`StdoutProxy`, while the user keeps typing; without a terminal (piped input) finished lines
+are printed before the next line is read, and leaving waits for running workers so a script
+sees every outcome. The lines come from the agent's outbox, so each is shown exactly once,
+here or by the next command.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TextIO, cast
+
+from mini_letta.cli.reflection_view import render_outcome_line
+from mini_letta.reflection.outbox import take_outcomes
+from mini_letta.workspace import World
+
+EXIT_WAIT = 600.0  # seconds a piped session waits at exit for its running reflections
+
+
+@contextmanager
+def open_watch(world: World, *, live: bool) -> Iterator[ReflectionWatch]:
+    """A watch for one interactive session; `live` (a terminal) prints above the prompt."""
+    if not live:
+        watch = ReflectionWatch(world, sys.stderr, live=False)
+        try:
+            yield watch
+        finally:
+            watch.close()
+        return
+    from prompt_toolkit.patch_stdout import StdoutProxy
+
+    with StdoutProxy(raw=True) as proxy:
+        watch = ReflectionWatch(world, cast(TextIO, proxy), live=True)
+        try:
+            yield watch
+        finally:
+            watch.close()
+
+
+class ReflectionWatch:
+    def __init__(self, world: World, out: TextIO, *, live: bool) -> None:
+        self.world = world
+        self.agent_id = ""  # set once the session knows its agent
+        self.out = out
+        self.live = live  # print from the waiting thread (a terminal with a prompt proxy)
+        self._lock = threading.Lock()
+        self._running: list[subprocess.Popen[bytes]] = []
+
+    def __call__(self, proc: subprocess.Popen[bytes]) -> None:
+        """Watch a started worker."""
+        with self._lock:
+            self._running.append(proc)
+        threading.Thread(target=self._wait, args=(proc,), daemon=True).start()
+
+    @property
+    def running(self) -> int:
+        with self._lock:
+            return sum(1 for proc in self._running if proc.poll() is None)
+
+    def print_finished(self) -> None:
+        """Print the outcomes waiting in the outbox: finished workers', or other processes'
+        (one directory listing when there are none)."""
+        with self._lock:
+            self._running = [proc for proc in self._running if proc.poll() is None]
+            if not self.agent_id:
+                return
+            for outcome in take_outcomes(self.world.home, self.agent_id, self.world.clock):
+                self.out.write(render_outcome_line(outcome) + "\n")
+            self.out.flush()
+
+    def close(self) -> None:
+        """At exit: wait for running workers (piped input) or say they carry on (terminal)."""
+        with self._lock:
+            running = [proc for proc in self._running if proc.poll() is None]
+        if running and self.live:
+            self.out.write(
+                "  ☾ reflection still running in the background; the next command shows it.\n"
+            )
+            self.out.flush()
+            return
+        for proc in running:
+            try:
+                proc.wait(timeout=EXIT_WAIT)
+            except subprocess.TimeoutExpired:
+                self.out.write(f"  ☾ reflection (pid {proc.pid}) is still running; left it.\n")
+        self.print_finished()
+
+    def _wait(self, proc: subprocess.Popen[bytes]) -> None:
+        proc.wait()
+        if self.live:
+            self.print_finished()

@@ -1,0 +1,163 @@
+"""The post-turn decision (SPEC §7.2; chapter 14.3 and 14.5): reflect after this turn, or not.
+
+Only a turn that ended with `end_turn` counts: after any other turn nothing changes, and a
+compaction flag it raised waits for the next turn that does. Then, in order: (1) a pending
+`compaction-event.json` flag is consumed — always, whatever the trigger, even when reflection is
+off, so switching to compaction-event later never fires for an old compaction; (2) `off`, the
+Windows switch, or failure backoff → nothing; `compaction-event` → launch only if the flag was
+pending; `step-count` → launch only if the steps since the last success reach the threshold,
+counted backwards and stopping there (O(stepCount) at any conversation length). Nothing here
+prints: callers get a `Decision`, or the launch's outcome from `maybe_reflect_after_turn`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from mini_letta.agents.records import AgentRecord
+from mini_letta.context.compaction import COMPACTION_EVENT_FILE, read_compaction_event
+from mini_letta.conversations.messages import StopReason
+from mini_letta.conversations.store import ConversationStore
+from mini_letta.errors import LockTimeoutError
+from mini_letta.reflection.outcome import AutoTrigger, Queued, ReflectionOutcome
+from mini_letta.reflection.settings import (
+    ReflectionSettings,
+    is_auto_reflection_enabled,
+    load_reflection_settings,
+)
+from mini_letta.workspace import World
+
+DecisionReason = Literal[
+    "launch",
+    "not_end_turn",
+    "off",
+    "auto_disabled",
+    "no_compaction",
+    "backing_off",
+    "below_threshold",
+]
+FLAG_LOCK_TIMEOUT = 5.0  # a turn in progress elsewhere: leave the flag for the next turn end
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    trigger: AutoTrigger | None  # None: nothing to launch, `reason` says why
+    reason: DecisionReason
+    compaction_consumed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundLaunch:
+    """A launch handed to a detached process; its outcome goes to the outbox."""
+
+    trigger: AutoTrigger
+    conversation_id: str
+    pid: int
+
+    @property
+    def message(self) -> str:
+        return f"Running in the background (pid {self.pid}); the next command shows its outcome."
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "launched": True,
+            "background": True,
+            "status": None,
+            "skipReason": None,
+            "message": self.message,
+            "runId": None,
+            "trigger": self.trigger,
+            "conversationId": self.conversation_id,
+            "pid": self.pid,
+        }
+
+
+PostTurnOutcome = ReflectionOutcome | Queued | BackgroundLaunch
+Launcher = Callable[[AutoTrigger], PostTurnOutcome]
+
+
+def decide_after_turn(
+    world: World,
+    agent: AgentRecord,
+    store: ConversationStore,
+    *,
+    platform: str,
+    stop_reason: StopReason = "end_turn",
+    settings: ReflectionSettings | None = None,
+) -> Decision:
+    """Consume the compaction flag and decide; launches nothing."""
+    if stop_reason != "end_turn":
+        return Decision(None, "not_end_turn")
+    consumed = consume_compaction_flag(store)
+    settings = settings or load_reflection_settings(world.home, world.cwd, agent)
+    if settings.trigger == "off":
+        return Decision(None, "off", consumed)
+    if not is_auto_reflection_enabled(platform, world.environ):
+        return Decision(None, "auto_disabled", consumed)
+    if settings.trigger == "compaction-event" and not consumed:
+        return Decision(None, "no_compaction", consumed)
+    # Imported here: the default case (compaction-event, no flag) never reads the state.
+    from mini_letta.reflection.backoff import is_backing_off, is_step_count_due
+    from mini_letta.reflection.watermark import read_reflection_state
+
+    state = read_reflection_state(store, clock=world.clock)
+    if is_backing_off(state, world.clock.now()):
+        return Decision(None, "backing_off", consumed)
+    if settings.trigger == "step-count" and not is_step_count_due(store, state, settings):
+        return Decision(None, "below_threshold", consumed)
+    return Decision(settings.trigger, "launch", consumed)
+
+
+def maybe_reflect_after_turn(
+    world: World,
+    agent: AgentRecord,
+    store: ConversationStore,
+    *,
+    platform: str,
+    stop_reason: StopReason = "end_turn",
+    launch: Launcher | None = None,
+    settings: ReflectionSettings | None = None,
+) -> PostTurnOutcome | None:
+    """Decide, and launch when due: None when nothing was launched.
+
+    `launch` runs the reflection (default: now, in this process, queued if one is running);
+    callers that run it here drain the queue afterwards (`drain_queued_launches`).
+    """
+    decision = decide_after_turn(
+        world, agent, store, platform=platform, stop_reason=stop_reason, settings=settings
+    )
+    if decision.trigger is None:
+        return None
+    if launch is None:
+        from mini_letta.reflection.launcher import launch_automatic  # the run: only when due
+
+        return launch_automatic(world, agent, store, decision.trigger)
+    return launch(decision.trigger)
+
+
+def consume_compaction_flag(store: ConversationStore) -> bool:
+    """Set a pending compaction flag to false, keeping its other fields; True if it was set.
+
+    Cheap when nothing is pending (one small read). Written under the conversation lock, so a
+    compaction in another process is never overwritten; if a turn elsewhere holds the lock for
+    long, the flag stays pending for the next turn end.
+    """
+    event = read_compaction_event(store)
+    if event is None or event.get("pending") is not True:
+        return False
+    try:
+        with store.lock(timeout=FLAG_LOCK_TIMEOUT):
+            event = read_compaction_event(store)
+            if event is None or event.get("pending") is not True:
+                return False
+            store.write_json(COMPACTION_EVENT_FILE, {**event, "pending": False})
+    except LockTimeoutError:
+        return False
+    return True
+
+
+def should_report(outcome: PostTurnOutcome) -> bool:
+    """Whether an automatic outcome is worth a line: a failure streak is reported only once."""
+    return not isinstance(outcome, ReflectionOutcome) or outcome.worth_reporting
