@@ -101,11 +101,11 @@ def main() -> None:
         for name, count in (("small", 10), ("medium", 1000), ("big", args.messages)):
             setup = _conversation(world, name, count, args.window)
             budget = args.window
-            view_cold = _median_ms(lambda s=setup: load_context_view(s.store, budget), 5)
+            view_cold = _median_ms(lambda s=setup, b=budget: load_context_view(s.store, b), 5)
             started = time.perf_counter()
             compacted = _turn(setup)
             first = (time.perf_counter() - started) * 1000
-            view = _median_ms(lambda s=setup: load_context_view(s.store, budget), args.repeat)
+            view = _median_ms(lambda s=setup, b=budget: load_context_view(s.store, b), args.repeat)
             measure = _median_ms(lambda s=setup: measure_context(s), args.repeat)
             turn = _median_ms(lambda s=setup: _turn(s), args.repeat)
             size = measure_context(setup)
