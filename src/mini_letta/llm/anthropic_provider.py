@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import weakref
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +40,7 @@ from mini_letta.llm.handles import ModelHandle
 from mini_letta.llm.history import arguments_object, normalize_history
 from mini_letta.llm.registry import ProviderOptions
 from mini_letta.llm.retry import with_retries
+from mini_letta.llm.sdk_provider import SdkProvider
 
 KEY_ENV = "ANTHROPIC_API_KEY"
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -149,33 +149,13 @@ def _safe_id(call_id: str) -> str:
     return _ID_UNSAFE.sub("_", call_id) or "call"
 
 
-class AnthropicProvider:
+class AnthropicProvider(SdkProvider):
     def __init__(self, config: AnthropicConfig, client: Any, sdk: Any) -> None:
+        super().__init__(config.handle, config.context_window, client, sdk, sdk.AnthropicError)
         self.config = config
-        self.handle = config.handle
-        self.context_window = config.context_window
-        self._client = client
-        self._sdk = sdk
-        # The SDK client pools connections; release them when the provider is dropped (or
-        # closed), so no socket is left for the garbage collector to complain about.
-        self._release = weakref.finalize(self, client.close)
-        self._errors: tuple[type[BaseException], ...] = (
-            sdk.AnthropicError,
-            transport_of(sdk).HTTPError,
-        )
 
-    def close(self) -> None:
-        self._release()
-
-    def stream(self, request: ModelRequest) -> Iterator[ModelEvent]:
-        body = build_anthropic_request(self.config, request)
-        try:
-            if request.purpose == "chat":
-                yield from self._stream(body)
-            else:
-                yield from self._complete(body)
-        except self._errors as exc:
-            raise self._map_error(exc) from exc
+    def _build(self, request: ModelRequest) -> dict[str, Any]:
+        return build_anthropic_request(self.config, request)
 
     def _stream(self, body: dict[str, Any]) -> Iterator[ModelEvent]:
         usage = Usage()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import weakref
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +39,7 @@ from mini_letta.llm.handles import ModelHandle
 from mini_letta.llm.history import arguments_object, normalize_history
 from mini_letta.llm.registry import ProviderOptions
 from mini_letta.llm.retry import with_retries
+from mini_letta.llm.sdk_provider import SdkProvider
 
 _STOPS: Mapping[str, StopReason] = {
     "stop": "end_turn",
@@ -146,33 +146,13 @@ def _wire_message(message: Message) -> dict[str, Any]:
     return {"role": "user", "content": message.content}
 
 
-class OpenAIProvider:
+class OpenAIProvider(SdkProvider):
     def __init__(self, config: OpenAIConfig, client: Any, sdk: Any) -> None:
+        super().__init__(config.handle, config.context_window, client, sdk, sdk.OpenAIError)
         self.config = config
-        self.handle = config.handle
-        self.context_window = config.context_window
-        self._client = client
-        self._sdk = sdk
-        # The SDK client pools connections; release them when the provider is dropped (or
-        # closed), so no socket is left for the garbage collector to complain about.
-        self._release = weakref.finalize(self, client.close)
-        self._errors: tuple[type[BaseException], ...] = (
-            sdk.OpenAIError,
-            transport_of(sdk).HTTPError,
-        )
 
-    def close(self) -> None:
-        self._release()
-
-    def stream(self, request: ModelRequest) -> Iterator[ModelEvent]:
-        body = build_openai_request(self.config, request)
-        try:
-            if request.purpose == "chat":
-                yield from self._stream(body)
-            else:
-                yield from self._complete(body)
-        except self._errors as exc:
-            raise self._map_error(exc) from exc
+    def _build(self, request: ModelRequest) -> dict[str, Any]:
+        return build_openai_request(self.config, request)
 
     def _stream(self, body: dict[str, Any]) -> Iterator[ModelEvent]:
         create = self._client.chat.completions.create
