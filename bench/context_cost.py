@@ -11,22 +11,20 @@ long logs start uncompacted, so their first turn compacts; the later turns are t
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from mini_letta.clock import SystemClock, format_timestamp  # noqa: E402
+from _common import fill_conversation, median_ms  # noqa: E402
+
+from mini_letta.clock import SystemClock  # noqa: E402
 from mini_letta.context.builder import load_context_view  # noqa: E402
-from mini_letta.conversations.messages import Message, Usage  # noqa: E402
 from mini_letta.conversations.registry import create_conversation  # noqa: E402
 from mini_letta.home import Home  # noqa: E402
-from mini_letta.ids import new_message_id  # noqa: E402
 from mini_letta.llm.mock import MockProvider  # noqa: E402
 from mini_letta.loop.events import CompactionEvent  # noqa: E402
 from mini_letta.loop.pressure import measure_context  # noqa: E402
@@ -35,41 +33,6 @@ from mini_letta.loop.turn import TurnSetup, run_turn  # noqa: E402
 from mini_letta.workspace import World, new_agent  # noqa: E402
 
 SENTENCE = "今天我们讨论了部署流程，决定以后所有服务都用容器发布，并且每周五做一次回顾。"
-BATCH = 1000
-
-
-def _fill(setup: TurnSetup, count: int) -> None:
-    clock = SystemClock()
-    pending: list[Message] = []
-    for i in range(count):
-        now = clock.now()
-        if i % 2 == 0:
-            message = Message(new_message_id(now), "user", f"{i} {SENTENCE}", format_timestamp(now))
-        else:
-            message = Message(
-                new_message_id(now),
-                "assistant",
-                f"（mock）我听到了：{i - 1} {SENTENCE}",
-                format_timestamp(now),
-                usage=Usage(1, 1),  # implausibly low: ignored, so the estimate is what counts
-                stop_reason="end_turn",
-                model="mock",
-            )
-        pending.append(message)
-        if len(pending) == BATCH:
-            setup.store.append(pending)
-            pending = []
-    if pending:
-        setup.store.append(pending)
-
-
-def _median_ms(action: Callable[[], object], repeat: int) -> float:
-    samples = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        action()
-        samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
 
 
 def _turn(setup: TurnSetup) -> int:
@@ -82,7 +45,7 @@ def _conversation(world: World, name: str, count: int, window: int) -> TurnSetup
     setup = build_turn_setup(world, agent, store, TurnOptions(context_window=window))
     setup = replace(setup, provider=MockProvider(context_window=window))
     started = time.perf_counter()
-    _fill(setup, count)
+    fill_conversation(setup.store, count)
     print(f"{name}: built {count:,} messages in {time.perf_counter() - started:.1f} s")
     return setup
 
@@ -101,13 +64,13 @@ def main() -> None:
         for name, count in (("small", 10), ("medium", 1000), ("big", args.messages)):
             setup = _conversation(world, name, count, args.window)
             budget = args.window
-            view_cold = _median_ms(lambda s=setup, b=budget: load_context_view(s.store, b), 5)
+            view_cold = median_ms(lambda s=setup, b=budget: load_context_view(s.store, b), 5)
             started = time.perf_counter()
             compacted = _turn(setup)
             first = (time.perf_counter() - started) * 1000
-            view = _median_ms(lambda s=setup, b=budget: load_context_view(s.store, b), args.repeat)
-            measure = _median_ms(lambda s=setup: measure_context(s), args.repeat)
-            turn = _median_ms(lambda s=setup: _turn(s), args.repeat)
+            view = median_ms(lambda s=setup, b=budget: load_context_view(s.store, b), args.repeat)
+            measure = median_ms(lambda s=setup: measure_context(s), args.repeat)
+            turn = median_ms(lambda s=setup: _turn(s), args.repeat)
             size = measure_context(setup)
             rows.append((name, count, view_cold, first, compacted, view, measure, turn, size))
     print(f"\nwindow {args.window} tokens, mock model, median of {args.repeat} (ms)")

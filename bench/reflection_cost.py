@@ -12,23 +12,21 @@ consume; building a payload with the watermark near the end and with everything 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 sys.path.insert(0, str(SRC))
 
+from _common import fill_conversation, median_ms  # noqa: E402
+
 from mini_letta.agents.records import AgentRecord  # noqa: E402
-from mini_letta.clock import SystemClock, format_timestamp  # noqa: E402
+from mini_letta.clock import SystemClock  # noqa: E402
 from mini_letta.context.compaction import COMPACTION_EVENT_FILE  # noqa: E402
-from mini_letta.conversations.messages import Message  # noqa: E402
 from mini_letta.conversations.store import ConversationStore  # noqa: E402
 from mini_letta.home import Home  # noqa: E402
-from mini_letta.ids import new_message_id  # noqa: E402
 from mini_letta.reflection.payload import build_payload, clear_payloads  # noqa: E402
 from mini_letta.reflection.run import LaunchOptions, launch_reflection  # noqa: E402
 from mini_letta.reflection.settings import ReflectionSettings  # noqa: E402
@@ -41,30 +39,6 @@ from mini_letta.reflection.watermark import (  # noqa: E402
 from mini_letta.workspace import World, new_agent, resolve_conversation  # noqa: E402
 
 
-def _fill(store: ConversationStore, count: int) -> None:
-    clock = SystemClock()
-    batch: list[Message] = []
-    for i in range(count):
-        now = clock.now()
-        role = "user" if i % 2 == 0 else "assistant"
-        text = f"message number {i} 这是一条用来测试的消息"
-        batch.append(Message(new_message_id(now), role, text, format_timestamp(now)))
-        if len(batch) == 5000:
-            store.append(batch)
-            batch = []
-    if batch:
-        store.append(batch)
-
-
-def _median_ms(action: Callable[[], object], runs: int) -> float:
-    samples = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        action()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples) * 1000
-
-
 def _near_end(store: ConversationStore, back: int) -> ReflectionState:
     line = store.count() - 1 - back
     found = store.at_line(line)
@@ -75,24 +49,24 @@ def _near_end(store: ConversationStore, back: int) -> ReflectionState:
 def _measure(world: World, count: int, runs: int) -> dict[str, float]:
     agent = new_agent(world, name=f"bench-{count}")
     store = resolve_conversation(world, agent, None, new=True)
-    _fill(store, count)
+    fill_conversation(store, count)
     near = _near_end(store, 9)  # ten unreflected messages, five steps
     empty = ReflectionState()
     clock = world.clock
     figures = {
-        "steps, watermark near the end": _median_ms(
+        "steps, watermark near the end": median_ms(
             lambda: steps_since_last_reflection(store, near), runs
         ),
-        "steps, no watermark, limit 25": _median_ms(
+        "steps, no watermark, limit 25": median_ms(
             lambda: steps_since_last_reflection(store, empty, limit=25), runs
         ),
-        "steps, no watermark, no limit": _median_ms(
+        "steps, no watermark, no limit": median_ms(
             lambda: steps_since_last_reflection(store, empty), max(1, runs // 3)
         ),
-        "payload, watermark near the end": _median_ms(
+        "payload, watermark near the end": median_ms(
             lambda: build_payload(store, near, name="bench", clock=clock), runs
         ),
-        "payload, all unreflected (100k-char budget)": _median_ms(
+        "payload, all unreflected (100k-char budget)": median_ms(
             lambda: build_payload(store, empty, name="bench", clock=clock), runs
         ),
     }
@@ -104,7 +78,7 @@ def _measure(world: World, count: int, runs: int) -> dict[str, float]:
         outcome = launch_reflection(world, agent, store, LaunchOptions())
         assert outcome.status in ("merged", "no_changes"), outcome
 
-    figures["whole mock run, watermark near the end"] = _median_ms(one_run, max(1, runs // 3))
+    figures["whole mock run, watermark near the end"] = median_ms(one_run, max(1, runs // 3))
     return figures
 
 
@@ -129,15 +103,15 @@ def _decisions(
 
     save_reflection_state(store, near)  # five steps since the watermark: below 25
     figures = {
-        "decision, step-count, below the threshold": _median_ms(
+        "decision, step-count, below the threshold": median_ms(
             decide(step, "below_threshold"), runs
         ),
-        "decision, compaction-event, no flag": _median_ms(decide(event, "no_compaction"), runs),
-        "decision, consuming a pending flag": _median_ms(with_flag, runs),
+        "decision, compaction-event, no flag": median_ms(decide(event, "no_compaction"), runs),
+        "decision, consuming a pending flag": median_ms(with_flag, runs),
     }
     save_reflection_state(store, ReflectionState())  # nothing reflected yet: due
     due = ReflectionSettings("step-count", 5)  # the small conversation has five steps in all
-    figures["decision, step-count 5, due (no launch)"] = _median_ms(decide(due, "launch"), runs)
+    figures["decision, step-count 5, due (no launch)"] = median_ms(decide(due, "launch"), runs)
     save_reflection_state(store, near)
     return figures
 

@@ -20,11 +20,10 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src"
 sys.path.insert(0, str(SRC))
 
-from mini_letta.clock import SystemClock, format_timestamp  # noqa: E402
-from mini_letta.conversations.messages import Message  # noqa: E402
+from _common import fill_conversation  # noqa: E402
+
 from mini_letta.conversations.store import ConversationStore  # noqa: E402
 from mini_letta.home import Home  # noqa: E402
-from mini_letta.ids import new_message_id  # noqa: E402
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -44,21 +43,6 @@ def _time(args: list[str], home: Path, cwd: Path, runs: int) -> float:
         )
         samples.append(time.perf_counter() - started)
     return statistics.median(samples) * 1000
-
-
-def _fill(store: ConversationStore, count: int) -> None:
-    clock = SystemClock()
-    batch: list[Message] = []
-    for i in range(count):
-        now = clock.now()
-        role = "user" if i % 2 == 0 else "assistant"
-        text = f"message number {i} 这是一条用来测试的消息"
-        batch.append(Message(new_message_id(now), role, text, format_timestamp(now)))
-        if len(batch) == 5000:
-            store.append(batch)
-            batch = []
-    if batch:
-        store.append(batch)
 
 
 def main() -> None:
@@ -101,7 +85,7 @@ def main() -> None:
         big_id = json.loads(big.stdout)["conversationId"]
         store = ConversationStore(info["agentId"], big_id, Home(home))
         started = time.perf_counter()
-        _fill(store, opts.messages)
+        fill_conversation(store, opts.messages)
         fill_s = time.perf_counter() - started
         large = _time(["chat", "-p", "你好", "--conversation", big_id], home, cwd, opts.runs)
         size_mb = store.log.size_bytes() / 1e6
