@@ -9,15 +9,14 @@ from .git), and a new compiler that finds the compiled section in its disk cache
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 sys.path.insert(0, str(SRC))
+
+from _common import median_ms  # noqa: E402
 
 from mini_letta.context.tokens import estimate_tokens  # noqa: E402
 from mini_letta.memory.compile import (  # noqa: E402
@@ -45,15 +44,6 @@ def build_memory(root: Path, files: int, system: int) -> GitRepo:
     repo.run("add", "-A")
     repo.run("commit", "-q", "-m", "bench memory")
     return repo
-
-
-def median_ms(action: Callable[[], object], runs: int) -> float:
-    samples = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        action()
-        samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
 
 
 def main() -> None:

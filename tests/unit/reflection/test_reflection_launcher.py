@@ -37,16 +37,6 @@ HOLDER = "20261008160000-00000001"
 
 
 @pytest.fixture
-def agent(world):
-    return new_agent(world)
-
-
-@pytest.fixture
-def store(world, agent):
-    return resolve_conversation(world, agent, None)
-
-
-@pytest.fixture
 def other(world, agent):
     return resolve_conversation(world, agent, None, new=True)
 

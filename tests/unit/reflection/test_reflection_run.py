@@ -37,16 +37,6 @@ CHAPTER = ["帮我看下这个报错", "我更喜欢用 tabs 缩进", "今天我
 
 
 @pytest.fixture
-def agent(world):
-    return new_agent(world)
-
-
-@pytest.fixture
-def store(world, agent):
-    return resolve_conversation(world, agent, None)
-
-
-@pytest.fixture
 def parent(world, agent):
     return GitRepo(world.home.memory_dir(agent.id))
 

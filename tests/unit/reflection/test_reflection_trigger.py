@@ -27,16 +27,6 @@ EVENT = ReflectionSettings("compaction-event", 25)
 OFF = ReflectionSettings("off", 25)
 
 
-@pytest.fixture
-def agent(world):
-    return new_agent(world)
-
-
-@pytest.fixture
-def store(world, agent):
-    return resolve_conversation(world, agent, None)
-
-
 class Launches:
     """An injected launcher that records each trigger and launches nothing."""
 
