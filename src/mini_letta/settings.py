@@ -84,6 +84,8 @@ def remember_current(project_dir: Path, agent_id: str, conversation_id: str) -> 
 
 def _update(path: Path, change: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
     with exclusive_lock(path.with_name(path.name + ".lock"), what=str(path)):
-        updated = change(load_json(path) or {})
-        save_json(path, updated)
+        current = load_json(path)
+        updated = change(current or {})
+        if updated != current:  # most turns re-remember what is already there
+            save_json(path, updated)
         return updated

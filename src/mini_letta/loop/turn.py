@@ -84,7 +84,8 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
     store = setup.store
     user = _message(setup, "user", user_text)
     yield MessageEvent(user, store.append(user)[0])
-    _touch_record(setup, title=user_text)
+    if not store.load_record().title:  # the first turn names the conversation at once
+        _touch_record(setup, title=user_text)
     usage = Usage()
     steps = 0
     final_text = ""
