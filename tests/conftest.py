@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -14,6 +16,16 @@ from mini_letta.workspace import World  # noqa: E402
 from support.cli import CliResult, run_cli, run_cli_in_process  # noqa: E402
 from support.clock import FakeClock  # noqa: E402
 from support.scripted_server import ScriptedServer  # noqa: E402
+
+# Hypothesis: a bounded number of examples per property and no per-example deadline (a shared
+# 2-core machine is slow at random moments). CI is derandomized, so a failure reproduces;
+# HYPOTHESIS_PROFILE=thorough explores far more when a parser changes.
+settings.register_profile("dev", max_examples=50, deadline=None)
+settings.register_profile("ci", max_examples=50, deadline=None, derandomize=True, database=None)
+settings.register_profile("thorough", max_examples=1000, deadline=None)
+settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+)
 
 
 @pytest.fixture
