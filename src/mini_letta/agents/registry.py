@@ -7,7 +7,6 @@ go through the agent lock, so two processes renaming or reconfiguring never inte
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -132,6 +131,8 @@ def rename_agent(home: Home, agent_id: str, new_name: str) -> AgentRecord:
 
 
 def delete_agent(home: Home, agent_id: str) -> None:
+    import shutil  # only here: its import (bz2, lzma) is measurable in every command's start-up
+
     load_agent(home, agent_id)
     # Rename first so a half-finished delete never leaves a half-readable agent behind.
     doomed = home.agents_dir / f".deleted-{agent_id}"

@@ -24,8 +24,6 @@ from mini_letta.llm.base import (
     UsageEvent,
 )
 from mini_letta.llm.mock_memory import respond_remember
-from mini_letta.llm.mock_reflection import respond_merge, respond_reflection
-from mini_letta.llm.mock_summary import respond_summary
 
 MOCK_CONTEXT_WINDOW = 8192
 CHAT_PREFIX = "（mock）我听到了："
@@ -45,6 +43,25 @@ def respond_chat(request: ModelRequest) -> ModelResponse:
     if remembered is not None:
         return remembered
     return ModelResponse(CHAT_PREFIX + last_user_text(request), (), None, "end_turn")
+
+
+def respond_summary(request: ModelRequest) -> ModelResponse:
+    from mini_letta.llm.mock_summary import respond_summary as respond
+
+    return respond(request)
+
+
+def respond_reflection(request: ModelRequest) -> ModelResponse:
+    # Imported on use: its rules compile a dozen regexes that a chat turn never needs.
+    from mini_letta.llm.mock_reflection import respond_reflection as respond
+
+    return respond(request)
+
+
+def respond_merge(request: ModelRequest) -> ModelResponse:
+    from mini_letta.llm.mock_reflection import respond_merge as respond
+
+    return respond(request)
 
 
 _RESPONDERS: dict[Purpose, Responder] = {

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -66,6 +65,8 @@ def memory_lock_path(memory_dir: Path) -> Path:
 
 def ensure_git_available(search_path: str | None = None) -> str:
     """The git executable's path (on `search_path`, default PATH); GitError when missing."""
+    import shutil
+
     found = shutil.which("git", path=search_path)
     if found is None:
         raise GitError("git is not installed or not on PATH; install git")
