@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -75,3 +76,20 @@ def test_modules_stay_small(path):
 def test_package_init_imports_nothing():
     tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
     assert not _imports(tree)
+
+
+# A file name in a string: `"agent.json"`, `f"{run_id}.json"` (its ".json" part), `"*.jsonl"`.
+_FILE_NAME = re.compile(r"^[\w.*{}-]*\.(json|jsonl|lock|idx|lease)$")
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_only_home_names_files(path):
+    """Every file under the home (and the project's settings) is named in home.py alone."""
+    if path.name == "home.py" and path.parent == PACKAGE:
+        return
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            assert not _FILE_NAME.match(node.value), (
+                f"{path.relative_to(PACKAGE)}:{node.lineno} names a file ({node.value!r}); "
+                "ask Home (home.py) for the path instead"
+            )

@@ -14,11 +14,15 @@ import re
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from mini_letta.errors import GitError
+from mini_letta.home import memory_lock_file
+from mini_letta.storage.locks import exclusive_lock
 
 GIT_TIMEOUT = 60.0
+MEMORY_LOCK_TIMEOUT = 30.0
 _SHA_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 HARNESS_NAME = "mini-letta"
 HARNESS_EMAIL = "mini-letta@localhost"
@@ -59,9 +63,14 @@ DEFAULT_HUMAN_DESCRIPTION = "What I know about the person I work with."
 DEFAULT_HUMAN = "Nothing yet; I have not got to know this person.\n"
 
 
-def memory_lock_path(memory_dir: Path) -> Path:
-    """The lock every memory writer holds: `agents/<id>/memory` -> `agents/<id>/memory.lock`."""
-    return memory_dir.with_name(memory_dir.name + ".lock")
+def lock_memory(
+    memory_dir: Path, *, timeout: float = MEMORY_LOCK_TIMEOUT
+) -> AbstractContextManager[None]:
+    """The lock every memory writer holds (the memory tool, `memory edit`/`undo`, a merge).
+
+    Raises LockTimeoutError when another process keeps it for `timeout` seconds.
+    """
+    return exclusive_lock(memory_lock_file(memory_dir), timeout=timeout, what="memory")
 
 
 def ensure_git_available(search_path: str | None = None) -> str:

@@ -23,12 +23,12 @@ from mini_letta.clock import Clock, format_timestamp
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import CorruptFileError, ReflectionError
+from mini_letta.home import is_json_file, payload_file
 from mini_letta.memory.secrets import redact_secrets
 from mini_letta.reflection.watermark import ReflectionState, Watermark, unreflected_messages
 from mini_letta.storage.atomic import load_json, save_json
 
 SCHEMA_VERSION = 1
-PAYLOADS_DIR = "payloads"
 PAYLOAD_TYPE = "reflection_payload"
 MANIFEST_TYPE = "multi_transcript_reflection_payload"
 TOOL_ARGS_CAP = 300
@@ -86,7 +86,7 @@ def build_payload(
     last = entries[-1]
     end_line = last.line + 1 if cut else snapshot
     messages = tuple(e.data for e in kept if e.data is not None)
-    path = store.dir / PAYLOADS_DIR / f"{name}.json"
+    path = payload_file(store.files.payloads_dir, name)
     payload = Payload(
         path=path,
         messages=messages,
@@ -139,7 +139,7 @@ def build_replay_payload(
     messages = tuple(e.data for e in kept if e.data is not None)
     end = picked[-1].line + 1
     payload = Payload(
-        path=store.dir / PAYLOADS_DIR / f"{name}.json",
+        path=payload_file(store.files.payloads_dir, name),
         messages=messages,
         start_line=picked[0].line,
         end_snapshot_line=end,
@@ -252,12 +252,12 @@ def load_payload(path: Path) -> dict[str, Any]:
 
 def clear_payloads(store: ConversationStore) -> int:
     """Remove the payloads of earlier runs; call only while holding the agent's lease."""
-    folder = store.dir / PAYLOADS_DIR
+    folder = store.files.payloads_dir
     removed = 0
     if not folder.is_dir():
         return 0
     for entry in folder.iterdir():
-        if entry.suffix == ".json" or entry.name.endswith(".tmp"):
+        if is_json_file(entry) or entry.name.endswith(".tmp"):
             try:
                 os.unlink(entry)
                 removed += 1

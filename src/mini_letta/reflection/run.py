@@ -272,7 +272,7 @@ def _execute(run: _Run, slices: list[Slice]) -> tuple[Finalised, SideAgentResult
 
 
 def _manifest(run: _Run, slices: list[Slice]) -> str:
-    path = run.world.home.reflections_dir(run.agent.id) / f"{run.run_id}.manifest.json"
+    path = run.world.home.reflection_manifest_file(run.agent.id, run.run_id)
     save_manifest(
         path,
         agent_id=run.agent.id,

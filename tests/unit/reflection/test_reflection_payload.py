@@ -77,7 +77,7 @@ def test_payload_file_shape_and_slice(home, clock):
     store = new_store(home, clock)
     first = add_turn(store, clock, "hello")
     payload = build_payload(store, ReflectionState(), name="run-1", clock=clock)
-    assert payload.path == store.dir / "payloads" / "run-1.json"
+    assert payload.path == store.files.payloads_dir / "run-1.json"
     data = load_payload(payload.path)
     assert data["schemaVersion"] == 1 and data["type"] == "reflection_payload"
     assert data["conversationId"] == store.conversation_id
@@ -94,7 +94,7 @@ def test_nothing_unreflected_is_no_payload(home, clock):
     turn = add_turn(store, clock, "hello")
     done = ReflectionState(reflected_through_message_id=turn[1].id, reflected_through_line=1)
     assert build_payload(store, done, name="p", clock=clock) is None
-    assert not (store.dir / "payloads").exists()
+    assert not store.files.payloads_dir.exists()
 
 
 def test_only_dropped_messages_is_no_payload(home, clock):

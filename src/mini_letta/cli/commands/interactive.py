@@ -61,7 +61,7 @@ def _loop(world: World, watch: ReflectionWatch) -> None:
     from mini_letta.cli.headless import ChatSession, SessionRequest
     from mini_letta.cli.slash import HELP_LINES, run_slash_command
 
-    read_line = _read_line_factory(world.home.root / "history")
+    read_line = _read_line_factory(world.home.input_history_file)
     approve = build_terminal_approver(read_line, sys.stderr)
     request = SessionRequest(world=world, approve=approve, reflection_watch=watch)
     session = ChatSession(request, sys.stdout, sys.stderr)
