@@ -1,7 +1,7 @@
 """Which agent and conversation a command acts on, from flags and the project's settings.
 
 `World` is everything the core takes from outside — home, working directory, environment,
-clock — passed in once so tests drive it all without patching. Resolution rules (SPEC §3):
+clock — passed in once so tests drive it all without patching. Resolution rules:
 `--agent` picks by id or name, else the project's last agent, else a new one is created;
 `--conversation` picks one, `--new` starts one, else the agent's current one in this project.
 """

@@ -93,3 +93,10 @@ def test_only_home_names_files(path):
                 f"{path.relative_to(PACKAGE)}:{node.lineno} names a file ({node.value!r}); "
                 "ask Home (home.py) for the path instead"
             )
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_code_cites_no_document_outside_the_repository(path):
+    """Comments point to docs/architecture.md or stand alone; there is no spec to cite."""
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        assert not re.search(r"\bSPEC\b", line), f"{path.relative_to(PACKAGE)}:{number}: {line}"

@@ -1,4 +1,4 @@
-"""Finalising a reflection worktree (SPEC §7.5 step 6): classify it, merge it, in exact order.
+"""Finalising a reflection worktree: classify it, merge it, in exact order.
 
 The checks run in this order and the first match decides: worktree dirty → `dirty_uncommitted`;
 the agent failed → `failed`; no commits → `no_changes`; parent dirty → `parent_dirty`; then

@@ -1,4 +1,4 @@
-"""Automatic launches: run now, or queue behind the running reflection (SPEC §7.5 item 1).
+"""Automatic launches: run now, or queue behind the running reflection.
 
 `launch_automatic` runs a triggered reflection; if another run holds the agent's lease, the
 launch is queued in `agents/<id>/reflection-queue.json` — one entry per agent, the latest wins —

@@ -1,4 +1,4 @@
-"""The reflection payload (SPEC §7.4): the unreflected slice, normalised, redacted and bounded.
+"""The reflection payload: the unreflected slice, normalised, redacted and bounded.
 
 The slice runs from the line after the watermark to a snapshot boundary taken at launch, so
 messages appended while a reflection runs are not in it. Each message becomes a small JSON

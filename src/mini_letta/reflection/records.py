@@ -1,4 +1,4 @@
-"""Run records: `agents/<id>/reflections/<run-id>.json`, one per reflection run (SPEC §7.7).
+"""Run records: `agents/<id>/reflections/<run-id>.json`, one per reflection run.
 
 A record is written when a run starts (status `running`) and rewritten when it ends, so a crash
 leaves a `running` record that the next run marks `interrupted`. Records are the durable history

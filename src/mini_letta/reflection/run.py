@@ -1,4 +1,6 @@
-"""A reflection run, SPEC §7.5 steps 1-7 in order: `launch_reflection` is the one entry point.
+"""A reflection run, its steps in order: `launch_reflection` is the one entry point.
+
+The steps (drawn in docs/architecture.md, "A reflection run"):
 
 lease → memory repo on main → stale leftovers cleaned → parent dirty? skip → payload(s)? else
 skip → worktree → reflection agent → finalise → worktree and branch removed (always) → states
@@ -114,7 +116,7 @@ def launch_multi_reflection(
     stores: Sequence[ConversationStore],
     options: LaunchOptions,
 ) -> ReflectionOutcome:
-    """One run over several conversations (SPEC §7.4): unreflected slices where there is new
+    """One run over several conversations: unreflected slices where there is new
     content, replay slices where there is not; only the unreflected watermarks move."""
     if not stores:
         raise ValueError("launch_multi_reflection needs at least one conversation")

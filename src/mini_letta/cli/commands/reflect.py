@@ -1,7 +1,7 @@
-"""`mini-letta reflect` (alias `dream`): reflect on a conversation now (SPEC §7.6).
+"""`mini-letta reflect` (alias `dream`): reflect on a conversation now.
 
 Prints one `☾ reflection` line on stderr. Exit 0 for merged, no_changes and no_payload, else 1.
-Several `--conversation`s or `--recent N` make one multi-conversation run (SPEC §7.4).
+Several `--conversation`s or `--recent N` make one multi-conversation run.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def reflect(
 
 def _run_queued(world: World, agent: AgentRecord) -> None:
     """Automatic launches queued while this run held the lease run now; the next command
-    shows their outcomes (SPEC §7.5)."""
+    shows their outcomes."""
     from mini_letta.reflection.launcher import drain_queued_launches
 
     drain_queued_launches(world, agent)
