@@ -150,14 +150,6 @@ class JsonlLog:
         with f:
             return self._current(f).count
 
-    def size_bytes(self) -> int:
-        try:
-            return self.path.stat().st_size
-        except FileNotFoundError:
-            return 0
-        except OSError as exc:
-            raise StorageError(f"cannot read {self.path} ({exc.strerror or exc})") from exc
-
     def read_line(self, index: int) -> dict[str, Any] | None:
         """The record on line `index`, or None if that line is not a JSON object."""
         f = self._open_for_reading()

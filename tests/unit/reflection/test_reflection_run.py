@@ -149,11 +149,11 @@ def test_a_failing_model_is_failed_and_the_same_slice_is_offered_again(world, ag
     broken = ScriptedProvider([TransientError("server overloaded")])
     first = _launch(world, agent, store, provider=broken)
     assert first.status == "failed" and "server overloaded" in first.message
-    assert not first.ok and first.first_failure
+    assert not first.ok and first.consecutive_failures == 1 and first.worth_reporting
     state = read_reflection_state(store)
     assert state.consecutive_failures == 1 and _offered_again(world, agent, store)
     second = _launch(world, agent, store, provider=ScriptedProvider([TransientError("again")]))
-    assert second.consecutive_failures == 2 and not second.first_failure
+    assert second.consecutive_failures == 2 and not second.worth_reporting
     records = {r.run_id: r for r in list_run_records(world.home, agent.id)}
     assert (
         records[first.run_id].slices[0].start_line
