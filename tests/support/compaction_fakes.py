@@ -22,10 +22,10 @@ from mini_letta.errors import ContextOverflowError
 from mini_letta.llm.base import (
     ModelEvent,
     ModelRequest,
+    ModelToolCall,
     Provider,
     StopEvent,
     TextDelta,
-    ToolCallEvent,
     ToolSpec,
     UsageEvent,
 )
@@ -78,7 +78,7 @@ class ToolCallingProvider:
         if done < self.calls_per_turn:
             self.counter += 1
             args = json.dumps({"text": f"lookup {self.counter} " + "数据" * 10}, ensure_ascii=False)
-            yield ToolCallEvent(ToolCall(f"call-{self.counter}", "echo", args))
+            yield ModelToolCall(ToolCall(f"call-{self.counter}", "echo", args))
             yield StopEvent("tool_use")
             return
         yield TextDelta("好的，已经查完了。")

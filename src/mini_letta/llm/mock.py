@@ -17,10 +17,10 @@ from mini_letta.llm.base import (
     ModelEvent,
     ModelRequest,
     ModelResponse,
+    ModelToolCall,
     Purpose,
     StopEvent,
     TextDelta,
-    ToolCallEvent,
     UsageEvent,
 )
 from mini_letta.llm.mock_memory import respond_remember
@@ -69,7 +69,7 @@ class MockProvider:
         for start in range(0, len(text), step):
             yield TextDelta(text[start : start + step])
         for call in response.tool_calls:
-            yield ToolCallEvent(call)
+            yield ModelToolCall(call)
         yield UsageEvent(response.usage or _usage(request, response))
         yield StopEvent(response.stop_reason)
 

@@ -39,10 +39,10 @@ from mini_letta.errors import (
 from mini_letta.llm.base import (
     ModelEvent,
     ModelRequest,
+    ModelToolCall,
     Provider,
     StopEvent,
     TextDelta,
-    ToolCallEvent,
     UsageEvent,
 )
 from mini_letta.llm.handles import ModelHandle
@@ -193,7 +193,7 @@ class ScriptProvider:
                 error.retry_after = entry.retry_after
             raise error
         for call in entry.tool_calls:
-            yield ToolCallEvent(call)
+            yield ModelToolCall(call)
         yield UsageEvent(entry.usage or _estimate_usage(request, entry))
         yield StopEvent(entry.stop_reason or ("tool_use" if entry.tool_calls else "end_turn"))
 

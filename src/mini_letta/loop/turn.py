@@ -26,13 +26,13 @@ from mini_letta.errors import (
 from mini_letta.ids import new_message_id
 from mini_letta.llm.base import (
     ModelRequest,
+    ModelToolCall,
     Provider,
     Purpose,
     StopEvent,
     TextDelta,
     UsageEvent,
 )
-from mini_letta.llm.base import ToolCallEvent as ModelToolCall
 from mini_letta.loop.events import (
     AssistantDelta,
     MessageEvent,

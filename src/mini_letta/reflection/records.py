@@ -31,7 +31,7 @@ class SliceInfo:
 
     conversation_id: str
     start_line: int
-    end_snapshot_line: int
+    slice_end_line: int
     start_message_id: str | None
     end_message_id: str | None
     message_count: int
@@ -45,7 +45,7 @@ class SliceInfo:
             "conversationId": self.conversation_id,
             "mode": self.mode,
             "startLine": self.start_line,
-            "endSnapshotLine": self.end_snapshot_line,
+            "endSnapshotLine": self.slice_end_line,  # the disk name predates `slice_end_line`
             "startMessageId": self.start_message_id,
             "endMessageId": self.end_message_id,
             "messageCount": self.message_count,
@@ -59,7 +59,7 @@ class SliceInfo:
         return cls(
             conversation_id=require_str(data, "conversationId", non_empty=True),
             start_line=optional_int(data, "startLine", minimum=0) or 0,
-            end_snapshot_line=optional_int(data, "endSnapshotLine", minimum=0) or 0,
+            slice_end_line=optional_int(data, "endSnapshotLine", minimum=0) or 0,
             start_message_id=optional_str(data, "startMessageId"),
             end_message_id=optional_str(data, "endMessageId"),
             message_count=optional_int(data, "messageCount", minimum=0) or 0,

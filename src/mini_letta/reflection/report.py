@@ -29,7 +29,7 @@ def describe_run(home: Home, record: RunRecord) -> str:
             payload += " (removed by a later run)"
         lines += [
             f"conversation: {piece.conversation_id} lines {piece.start_line}-"
-            f"{piece.end_snapshot_line - 1} ({piece.message_count} message(s))",
+            f"{piece.slice_end_line - 1} ({piece.message_count} message(s))",
             f"payload:      {payload}",
         ]
     transcript = home.reflection_transcript_file(record.agent_id, record.run_id, "messages")

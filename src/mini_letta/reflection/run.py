@@ -23,7 +23,7 @@ from mini_letta.errors import MiniLettaError
 from mini_letta.ids import new_run_id
 from mini_letta.llm.base import Provider
 from mini_letta.loop.setup import TurnOptions, build_agent_provider, build_system_prompt
-from mini_letta.memory.compile import render_memory_snapshot
+from mini_letta.memory.compile import render_memory_section
 from mini_letta.memory.repo import GitRepo
 from mini_letta.reflection.agent import (
     DEFAULT_REFLECTION_STEPS,
@@ -288,8 +288,8 @@ def _manifest(run: _Run, slices: list[Slice]) -> str:
 
 def _run_agent(run: _Run, worktree: Worktree, slices: list[Slice]) -> SideAgentResult:
     payloads = [load_payload(piece.payload.path) for piece in slices]
-    snapshot = render_memory_snapshot(worktree.path)
-    task = build_reflection_task(payloads, snapshot, run.options.instruction)
+    memory = render_memory_section(worktree.path)
+    task = build_reflection_task(payloads, memory, run.options.instruction)
     context = ToolContext(
         cwd=worktree.path,
         clock=run.world.clock,

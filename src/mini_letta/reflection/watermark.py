@@ -188,7 +188,7 @@ class UnreflectedMessages:
     """The messages after the watermark as (line, message), streamed from the log.
 
     `watermark_lost` is True when the state named a message the log no longer has, so
-    everything is offered again; `stop_line` (exclusive) is a snapshot boundary.
+    everything is offered again; `stop_line` (exclusive) is a launch boundary.
     """
 
     def __init__(

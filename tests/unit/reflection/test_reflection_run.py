@@ -56,7 +56,7 @@ def _offered_again(world, agent, store) -> bool:
     return (
         state.reflected_through_message_id is None
         and again is not None
-        and (again.start_line, again.end_snapshot_line) == (0, 6)
+        and (again.start_line, again.slice_end_line) == (0, 6)
     )
 
 
@@ -108,12 +108,12 @@ def test_the_run_record_and_the_agents_own_messages(world, agent, store, parent)
     assert record.model == "mock" and record.usage["inputTokens"] > 0 and record.steps == 5
     assert record.instruction == "only lasting things"
     (piece,) = record.slices
-    assert (piece.start_line, piece.end_snapshot_line, piece.message_count) == (0, 6, 6)
+    assert (piece.start_line, piece.slice_end_line, piece.message_count) == (0, 6, 6)
     log = world.home.reflections_dir(agent.id) / f"{outcome.run_id}.messages.jsonl"
     roles = [json.loads(line)["role"] for line in log.read_text().splitlines()]
     assert roles[0] == "user" and roles.count("assistant") == 5
     task = json.loads(log.read_text().splitlines()[0])["content"]
-    assert "only lasting things" in task and "<memory_snapshot>" in task
+    assert "only lasting things" in task and "<memory>" in task
     assert not list(world.home.conversations_dir(agent.id).glob("reflection-*"))
 
 
@@ -160,7 +160,7 @@ def test_a_failing_model_is_failed_and_the_same_slice_is_offered_again(world, ag
         == records[second.run_id].slices[0].start_line
         == 0
     )
-    assert records[first.run_id].slices[0].end_snapshot_line == 6
+    assert records[first.run_id].slices[0].slice_end_line == 6
     recovered = _launch(world, agent, store)
     assert recovered.status == "merged" and recovered.consecutive_failures == 0
 

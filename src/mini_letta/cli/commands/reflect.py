@@ -91,7 +91,7 @@ def _print_preview(world: World, agent: AgentRecord, store: ConversationStore) -
         return False
     click.echo(
         f"conversation {store.conversation_id}: lines {payload.start_line}-"
-        f"{payload.end_snapshot_line - 1}, {len(payload.messages)} message(s), "
+        f"{payload.slice_end_line - 1}, {len(payload.messages)} message(s), "
         f"{payload.steps} step(s), {payload.start_message_id} .. {payload.end_message_id}"
         + (" (the rest waits for the next run)" if payload.truncated else "")
     )
