@@ -13,7 +13,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mini_letta.agents.records import AgentRecord
-from mini_letta.context.tokens import estimate_request_tokens
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.conversations.records import ConversationRecord
 from mini_letta.conversations.registry import create_conversation
@@ -30,8 +29,8 @@ from mini_letta.llm.base import (
     UsageEvent,
 )
 from mini_letta.llm.mock import MockProvider
-from mini_letta.loop.setup import TurnOptions, build_turn_setup
-from mini_letta.loop.turn import TurnSetup
+from mini_letta.llm.tokens import estimate_request_tokens
+from mini_letta.loop.setup import TurnOptions, TurnSetup, build_turn_setup
 from mini_letta.tools.base import ToolContext, ToolResult, Toolset
 from mini_letta.workspace import World, new_agent
 

@@ -21,12 +21,12 @@ from mini_letta.context.compaction_flag import (
     save_compaction_flag,
 )
 from mini_letta.context.summariser import render_summary_content, render_transcript, summarise
-from mini_letta.context.tokens import estimate_message_tokens, estimate_messages_tokens
 from mini_letta.conversations.messages import CompactionInfo, Message
 from mini_letta.conversations.records import ContextPointer
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.ids import new_message_id
 from mini_letta.llm.base import Provider
+from mini_letta.llm.tokens import estimate_message_tokens, estimate_messages_tokens
 
 CompactionTrigger = Literal["before-call", "after-response", "overflow", "manual"]
 KEEP_SHARE = 0.3  # of the window, kept verbatim after a compaction

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from mini_letta.context.tokens import estimate_request_tokens, estimate_response_tokens
 from mini_letta.conversations.messages import Usage
 from mini_letta.llm.base import (
     ModelEvent,
@@ -26,6 +25,7 @@ from mini_letta.llm.base import (
 from mini_letta.llm.mock_memory import respond_remember
 from mini_letta.llm.mock_reflection import respond_merge, respond_reflection
 from mini_letta.llm.mock_summary import respond_summary
+from mini_letta.llm.tokens import estimate_request_tokens, estimate_response_tokens
 
 MOCK_CONTEXT_WINDOW = 8192
 CHAT_PREFIX = "（mock）我听到了："

@@ -17,9 +17,9 @@ from pathlib import Path, PurePosixPath
 
 from mini_letta.errors import CorruptFileError, FrontmatterError, GitError, StorageError
 from mini_letta.memory.frontmatter import decode_memory_bytes, normalize_text, parse_memory_file
+from mini_letta.memory.layout import PERSONA_FILE as PERSONA
 from mini_letta.memory.repo import GitRepo
 
-PERSONA = "system/persona.md"
 CACHE_SCHEMA_VERSION = 1
 _RENDER_VERSION = 1  # bump when the section format changes, so disk caches are rebuilt
 

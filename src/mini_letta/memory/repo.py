@@ -57,11 +57,6 @@ _DROPPED_ENV = (
     "GIT_CONFIG_COUNT",
 )
 
-DEFAULT_PERSONA_DESCRIPTION = "Who I am and how I work; I revise it as I learn."
-DEFAULT_PERSONA = "I am a mini-letta agent, a long-lived assistant for one person.\n"
-DEFAULT_HUMAN_DESCRIPTION = "What I know about the person I work with."
-DEFAULT_HUMAN = "Nothing yet; I have not got to know this person.\n"
-
 
 def lock_memory(
     memory_dir: Path, *, timeout: float = MEMORY_LOCK_TIMEOUT
@@ -371,6 +366,14 @@ def init_memory_repo(path: Path, persona: str | None = None, human: str | None =
     (git init done, no commit) is completed. Raises GitError when git is missing or fails.
     """
     from mini_letta.memory.frontmatter import MemoryFile, render_memory_file
+    from mini_letta.memory.layout import (
+        DEFAULT_HUMAN,
+        DEFAULT_HUMAN_DESCRIPTION,
+        DEFAULT_PERSONA,
+        DEFAULT_PERSONA_DESCRIPTION,
+        HUMAN_FILE,
+        PERSONA_FILE,
+    )
     from mini_letta.storage.atomic import save_bytes
 
     ensure_git_available()
@@ -382,10 +385,8 @@ def init_memory_repo(path: Path, persona: str | None = None, human: str | None =
         repo.run("init", "-q")
     repo.run("symbolic-ref", "HEAD", "refs/heads/main")
     files = {
-        "system/persona.md": MemoryFile(
-            DEFAULT_PERSONA_DESCRIPTION, _body(persona, DEFAULT_PERSONA)
-        ),
-        "system/human.md": MemoryFile(DEFAULT_HUMAN_DESCRIPTION, _body(human, DEFAULT_HUMAN)),
+        PERSONA_FILE: MemoryFile(DEFAULT_PERSONA_DESCRIPTION, _body(persona, DEFAULT_PERSONA)),
+        HUMAN_FILE: MemoryFile(DEFAULT_HUMAN_DESCRIPTION, _body(human, DEFAULT_HUMAN)),
     }
     for rel, memory_file in files.items():
         target = path / rel

@@ -21,7 +21,8 @@ from mini_letta.conversations.store import ConversationStore
 from mini_letta.home import Home, ensure_dir
 from mini_letta.llm.base import Provider, Purpose
 from mini_letta.loop.events import MessageEvent, TurnResult
-from mini_letta.loop.turn import TurnSetup, run_turn
+from mini_letta.loop.setup import TurnSetup
+from mini_letta.loop.turn import run_turn
 from mini_letta.storage.locks import exclusive_lock
 from mini_letta.tools.base import ToolContext, Toolset
 
