@@ -98,7 +98,7 @@ def main() -> None:
         fill_conversation(store, opts.messages)
         fill_s = time.perf_counter() - started
         large = _time(["chat", "-p", "你好", "--conversation", big_id], home, cwd, opts.runs)
-        size_mb = store.log.size_bytes() / 1e6
+        size_mb = store.log.path.stat().st_size / 1e6
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; {opts.runs} runs each")
     print(
         f"mini-letta --version            median {version[0]:7.1f} ms  (CPU {version[1]:6.1f} ms)"

@@ -9,16 +9,17 @@ leaves no zombie behind, and a process that exits first simply stops waiting.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import threading
 from typing import TYPE_CHECKING
 
-from mini_letta.cli.commands.reflect_worker import WORKER_COMMAND
-
 if TYPE_CHECKING:
+    import subprocess
+
     from mini_letta.reflection.outcome import RunTrigger
     from mini_letta.workspace import World
+
+WORKER_COMMAND = "_reflect-worker"  # hidden; cli/commands/reflect_worker.py
 
 
 def spawn_reflection_worker(
@@ -29,6 +30,8 @@ def spawn_reflection_worker(
     instruction: str | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start the worker and return at once; the caller may wait for it or not."""
+    import subprocess  # only when a worker is due: `--version` and most turns never need it
+
     args = [
         sys.executable,
         "-m",

@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None, terminal: Terminal | None = None) -> int
 def _invoke(args: list[str], terminal: Terminal) -> int:
     import click
 
-    from mini_letta.cli.app import app
+    from mini_letta.cli.commands.root import app
     from mini_letta.errors import MiniLettaError
 
     def fail(message: str, code: int) -> int:

@@ -1,4 +1,4 @@
-"""The command groups, one module each; `main.py` registers every entry of COMMANDS."""
+"""The command groups, one module each; `root.py` registers every entry of COMMANDS."""
 
 from __future__ import annotations
 

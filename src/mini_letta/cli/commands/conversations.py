@@ -29,7 +29,7 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
     from mini_letta.cli.world import current_world
     from mini_letta.conversations.registry import list_conversations
     from mini_letta.conversations.store import ConversationStore
-    from mini_letta.settings import load_project_settings, project_agent_settings
+    from mini_letta.settings import current_conversation_id
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
@@ -41,9 +41,7 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
     if not found:
         echo("No conversations yet.")
         return
-    current = project_agent_settings(load_project_settings(world.cwd), record.id).get(
-        "conversationId"
-    )
+    current = current_conversation_id(world.cwd, record.id)
     for conv in found:
         count = ConversationStore(record.id, conv.id, world.home).count()
         mark = "*" if conv.id == current else " "

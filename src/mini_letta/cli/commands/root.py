@@ -1,5 +1,6 @@
-"""The click command tree: the root group, its commands, and `--help`/`--version` options
-that print on the invocation's terminal (cli/terminal.py) rather than on `sys.stdout`."""
+"""The root of the click command tree: the `mini-letta` group, its commands, and the
+`--help`/`--version` options that print on the invocation's terminal (cli/terminal.py) rather
+than on `sys.stdout`."""
 
 from __future__ import annotations
 
