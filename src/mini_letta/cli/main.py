@@ -69,19 +69,27 @@ def _invoke(args: list[str], terminal: Terminal) -> int:
 
 @contextmanager
 def _warnings_to(stream: TextIO) -> Iterator[None]:
-    """Show the package's warnings as `mini-letta: warning: ...` lines on `stream`, for the
-    warnings this thread logs while the command runs."""
+    """Show the package's warnings as `mini-letta: warning: ...` lines on `stream` while the
+    command runs: those this thread logs, and those of helper threads (a reflection watcher);
+    another thread's own invocation shows its warnings on its own terminal."""
     import logging
     import threading
+
+    import click
 
     class _WarningFormatter(logging.Formatter):
         def format(self, record: logging.LogRecord) -> str:
             return f"mini-letta: warning: {record.getMessage()}"
 
     owner = threading.get_ident()
+
+    def is_ours(record: logging.LogRecord) -> bool:
+        # The filter runs on the logging thread: is it this invocation's, or a helper's?
+        return record.thread == owner or click.get_current_context(silent=True) is None
+
     handler = logging.StreamHandler(stream)
     handler.setFormatter(_WarningFormatter())
-    handler.addFilter(lambda record: record.thread == owner)
+    handler.addFilter(is_ours)
     logger = logging.getLogger("mini_letta")
     logger.addHandler(handler)
     logger.setLevel(logging.WARNING)
