@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, TextIO
 
-from mini_letta import __version__
+from mini_letta.cli import VERSION_LINE
 
 if TYPE_CHECKING:
     from mini_letta.cli.terminal import Terminal
@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None, terminal: Terminal | None = None) -> int
     args = sys.argv[1:] if argv is None else list(argv)
     if args == ["--version"]:
         out = sys.stdout if terminal is None else terminal.stdout
-        out.write(f"mini-letta {__version__}\n")
+        out.write(VERSION_LINE + "\n")
         out.flush()
         return 0
     from mini_letta.cli.terminal import Terminal

@@ -4,19 +4,13 @@ than on `sys.stdout`."""
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
-from mini_letta import __version__
+from mini_letta.cli import VERSION_LINE
 from mini_letta.cli.commands import COMMANDS
-from mini_letta.cli.terminal import current_terminal
-
-VERSION_LINE = f"mini-letta {__version__}"
-
-
-def _show_help(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    if value and not ctx.resilient_parsing:
-        current_terminal().echo(ctx.get_help())
-        ctx.exit()
+from mini_letta.cli.terminal import add_help_options, current_terminal
 
 
 def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -25,20 +19,21 @@ def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> N
         ctx.exit()
 
 
-def _help_option() -> click.Option:
-    return click.Option(
-        ["-h", "--help"],
-        is_flag=True,
-        expose_value=False,
-        is_eager=True,
-        callback=_show_help,
-        help="Show this message and exit.",
-    )
+class _LazyGroup(click.Group):
+    """The root group: a command's module is imported when the command is first looked up."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return load_command(cmd_name) if cmd_name in COMMANDS else self.commands.get(cmd_name)
 
 
-# click's own help option always prints on sys.stdout; ours (added to every command below)
-# prints on the terminal, so the built-in one is switched off for the whole tree.
-@click.group(invoke_without_command=True, context_settings={"help_option_names": []})
+# click's own help option always prints on sys.stdout; ours (added to every command as it is
+# loaded) prints on the terminal, so the built-in one is switched off for the whole tree.
+@click.group(
+    cls=_LazyGroup, invoke_without_command=True, context_settings={"help_option_names": []}
+)
 @click.option(
     "--version",
     is_flag=True,
@@ -56,15 +51,15 @@ def app(ctx: click.Context) -> None:
         open_interactive(ctx)
 
 
-def _add_help_options(command: click.Command) -> None:
-    if any("--help" in getattr(param, "opts", ()) for param in command.params):
-        return  # an alias: the same command under a second name
-    command.params.append(_help_option())
-    if isinstance(command, click.Group):
-        for sub in command.commands.values():
-            _add_help_options(sub)
+add_help_options(app)
 
 
-for _command in COMMANDS:
-    app.add_command(_command)
-_add_help_options(app)
+def load_command(name: str) -> click.Command:
+    """The top-level command `name` (a key of COMMANDS), imported on first use, with the
+    terminal's help option; run it alone with `help_option_names=[]` in its context."""
+    if name not in app.commands:
+        module, _, attribute = COMMANDS[name].partition(":")
+        command: click.Command = getattr(importlib.import_module(module), attribute)
+        add_help_options(command)
+        app.add_command(command, name)
+    return app.commands[name]
