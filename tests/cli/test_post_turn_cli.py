@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -135,10 +136,21 @@ def test_a_launch_queued_behind_a_run_is_run_by_the_next_holder(cli, home):
     queue = Home(home.root).reflection_queue_file(agent_dir.name)
     lease = acquire_lease(Home(home.root), agent_dir.name, HOLDER, SystemClock())
     try:
-        queued = cli("chat", "-p", "今天我们决定以后一律用 pnpm", "--background-reflection")
+        queued = cli(
+            "chat",
+            "-p",
+            "今天我们决定以后一律用 pnpm",
+            "--background-reflection",
+            "--output-format",
+            "json",
+        )
         assert queued.code == 0
+        worker = json.loads(queued.stdout)["reflection"]["pid"]
         wait_until(lambda: queue.exists(), "the queued launch")
         assert json.loads(queue.read_text())["conversationId"] == conv_a
+        # The queuer checks the lease once more before it exits: release only after that, or
+        # it would find the lease free and run the queued launch itself.
+        wait_until(lambda: not _is_running(worker), "the queuing worker to exit")
     finally:
         lease.release()
     second = cli("chat", "--new", "-p", "我叫李雷", "--background-reflection")
@@ -153,6 +165,15 @@ def test_a_launch_queued_behind_a_run_is_run_by_the_next_holder(cli, home):
     assert not _lines(cli("reflections", "list").stderr, MERGED)
     human = cli("memory", "show", "system/human.md").stdout
     assert "pnpm" in human and "李雷" in human
+
+
+def _is_running(pid: int) -> bool:
+    """The worker was started by this process, whose reaper thread collects it when it ends."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def _interactive(home: Path, cwd: Path) -> subprocess.Popen[str]:
