@@ -26,7 +26,7 @@ def spawn_reflection_worker(
     instruction: str | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start the worker and return at once; the caller may wait for it or not."""
-    args = [
+    args: list[str] = [
         sys.executable,
         "-m",
         "mini_letta",
@@ -40,6 +40,11 @@ def spawn_reflection_worker(
     ]
     if instruction:
         args += ["--instruction", instruction]
+    return spawn_detached(world, args)
+
+
+def spawn_detached(world: World, args: list[str]) -> subprocess.Popen[bytes]:
+    """Start `args` with no terminal, in its own session: it outlives us and ignores Ctrl-C."""
     return subprocess.Popen(
         args,
         cwd=world.cwd,

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from mini_letta.cli.commands.memory_share import SHARE_COMMANDS
 from mini_letta.cli.options import agent_option
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -29,6 +30,10 @@ def _dump(data: Any) -> None:
 @click.group()
 def memory() -> None:
     """Inspect and edit an agent's memory (a git repository of markdown files)."""
+
+
+for _command in SHARE_COMMANDS:
+    memory.add_command(_command)
 
 
 @memory.command("path")

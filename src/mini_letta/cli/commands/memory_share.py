@@ -1,0 +1,113 @@
+"""`mini-letta memory remote|sync|import|export`: memory shared across machines and tools."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from mini_letta.cli.options import agent_option
+
+SYNC_WORKER_FLAG = "--background"
+
+
+def _agent_memory(agent: str | None) -> tuple[str, Path]:
+    from mini_letta.cli.commands.memory import _memory_dir
+
+    return _memory_dir(agent)
+
+
+@click.group("remote")
+def remote_group() -> None:
+    """Show or change the git remote this memory syncs with."""
+
+
+@remote_group.command("set")
+@click.argument("url")
+@agent_option
+def remote_set(url: str, agent: str | None) -> None:
+    """Sync this memory with URL (any git remote; credentials stay in your git config)."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.sync.remote import check_remote_url, memory_remote_repo, set_remote
+
+    world = current_world()
+    checked = check_remote_url(url, world.cwd)
+    _, folder = _agent_memory(agent)
+    set_remote(memory_remote_repo(folder, world.environ), checked)
+    click.echo(f"memory remote: {checked}; run `mini-letta memory sync` to sync now")
+
+
+@remote_group.command("show")
+@agent_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def remote_show(agent: str | None, as_json: bool) -> None:
+    """Print the remote and what the last sync did."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.sync.engine import files_needing_review
+    from mini_letta.sync.remote import get_remote, memory_remote_repo
+    from mini_letta.sync.state import load_sync_state
+
+    world = current_world()
+    agent_id, folder = _agent_memory(agent)
+    url = get_remote(memory_remote_repo(folder, world.environ))
+    state = load_sync_state(world.home, agent_id, world.clock)
+    review = files_needing_review(world.home, agent_id, world.clock)
+    if as_json:
+        data = {"url": url, **state.to_json(), "needsReview": list(review)}
+        data.pop("schemaVersion")
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    click.echo(f"remote: {url or '(none; `mini-letta memory remote set URL`)'}")
+    click.echo(f"last sync: {state.last_success_at or 'never'}")
+    if state.last_error:
+        click.echo(f"last error: {state.last_error} (at {state.last_attempt_at})")
+    for path in review:
+        click.echo(f"needs review: {path}")
+
+
+@remote_group.command("unset")
+@agent_option
+def remote_unset(agent: str | None) -> None:
+    """Stop syncing (the remote itself is left as it is)."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.sync.remote import memory_remote_repo, unset_remote
+
+    _, folder = _agent_memory(agent)
+    removed = unset_remote(memory_remote_repo(folder, current_world().environ))
+    click.echo("memory remote removed" if removed else "memory has no remote")
+
+
+@click.command("sync")
+@agent_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option(SYNC_WORKER_FLAG, "background", is_flag=True, hidden=True)
+def sync_cmd(agent: str | None, as_json: bool, background: bool) -> None:
+    """Fetch, merge and push the memory; edits on both sides are kept."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.sync.engine import SyncError, sync_memory
+
+    world = current_world()
+    agent_id, _ = _agent_memory(agent)
+    try:
+        outcome = sync_memory(world.home, agent_id, world.clock, world.environ)
+    except SyncError:
+        if background:  # recorded in memory-sync.json; the next command reports it once
+            raise click.exceptions.Exit(1) from None
+        raise
+    if background:
+        return
+    if as_json:
+        data = {
+            "head": outcome.head,
+            "pulled": outcome.pulled,
+            "pushed": outcome.pushed,
+            "merged": outcome.merged,
+            "needsReview": list(outcome.needs_review),
+        }
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        click.echo(f"memory sync: {outcome.summary}")
+
+
+SHARE_COMMANDS: tuple[click.Command, ...] = (remote_group, sync_cmd)

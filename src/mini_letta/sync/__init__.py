@@ -1,0 +1,1 @@
+"""Memory beyond one machine: git remote sync of the memory repository."""
