@@ -163,8 +163,7 @@ def build_settings_patch(
     if memory_sync is not None:
         if memory_sync not in MEMORY_SYNC_MODES:
             raise InvalidValueError(
-                f"invalid --memory-sync {memory_sync!r} "
-                f"(allowed: {', '.join(MEMORY_SYNC_MODES)})"
+                f"invalid --memory-sync {memory_sync!r} (allowed: {', '.join(MEMORY_SYNC_MODES)})"
             )
         patch["memorySync"] = memory_sync
     return patch

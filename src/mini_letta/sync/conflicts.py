@@ -31,10 +31,10 @@ class Resolution:
 def split_conflicts(text: str, *, union: bool = True) -> tuple[list[str], list[list[str]]]:
     """(the lines to keep, the other machine's hunks) of a file with diff3-style markers.
 
-    Lines outside a conflict belong to both. Where both sides only added lines at the same place
-    of the body (the hunk's base is empty) both additions are kept, this machine's first (unless
-    `union` is off): nothing there contradicts anything. Otherwise this machine's lines stay and the other
-    machine's are returned as a hunk for review. Unbalanced markers are kept as text.
+    Lines outside a conflict belong to both. Where both sides only added lines at one place of
+    the body (the hunk's base is empty) both additions are kept, this machine's first (unless
+    `union` is off): nothing there contradicts anything. Otherwise this machine's lines stay and
+    the other machine's are returned as a hunk for review. Unbalanced markers are kept as text.
     """
     kept: list[str] = []
     hunks: list[list[str]] = []
