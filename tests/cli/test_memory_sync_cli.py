@@ -32,6 +32,13 @@ def _remote_file(remote: Path, path: str) -> str:
     ).stdout
 
 
+def _laptop(cli, tmp_path: Path):
+    """A second machine: its own home and its own project folder."""
+    project = tmp_path / "laptop-project"
+    project.mkdir()
+    return type(cli)(tmp_path / "laptop-home", project)
+
+
 def test_remote_set_sync_show_and_unset(cli, remote):
     assert cli("chat", "-p", "请记住我喜欢用 vim").code == 0
     assert "no remote" in cli("memory", "sync").stderr
@@ -61,7 +68,7 @@ def test_a_second_machine_joins_with_agents_create(cli, remote, tmp_path):
     cli("chat", "-p", "请记住我喜欢用 vim")
     cli("memory", "remote", "set", str(remote))
     cli("memory", "sync")
-    laptop = type(cli)(tmp_path / "laptop-home", cli.cwd)
+    laptop = _laptop(cli, tmp_path)
     joined = laptop("agents", "create", "--name", "laptop", "--memory-remote", str(remote))
     assert joined.code == 0, joined.stderr
     assert "我喜欢用 vim" in laptop("memory", "show", "system/human.md").stdout
@@ -84,3 +91,25 @@ def test_after_merge_syncs_in_the_background_when_memory_moves(home, project, cl
     assert worker is not None and worker.wait(timeout=60) == 0
     assert "- likes tabs" in _remote_file(remote, "system/human.md")
     assert session.after_turn() is None
+
+
+def test_memory_status_lists_files_left_for_review(cli, remote, tmp_path):
+    cli("chat", "-p", "请记住我喜欢用 vim")
+    cli("memory", "remote", "set", str(remote))
+    cli("memory", "sync")
+    laptop = _laptop(cli, tmp_path)
+    laptop("agents", "create", "--name", "laptop", "--memory-remote", str(remote))
+    laptop_memory = Path(laptop("memory", "path").stdout.strip())
+    desk_memory = Path(cli("memory", "path").stdout.strip())
+    for memory, text in ((desk_memory, "- vim, always"), (laptop_memory, "- emacs now")):
+        args = {"command": "str_replace", "path": "system/human.md"}
+        args |= {"old_str": "- 我喜欢用 vim", "new_str": text}
+        apply_and_commit(memory, "str_replace", args, "change editor")
+    assert cli("memory", "sync").code == 0
+    result = laptop("memory", "sync")
+    assert "needs review: system/human.md" in result.stdout
+    status = laptop("memory", "status")
+    assert "needs review: system/human.md" in status.stdout
+    assert json.loads(laptop("memory", "status", "--json").stdout)["needsReview"] == [
+        "system/human.md"
+    ]

@@ -108,14 +108,19 @@ def diff_cmd(rev: str, agent: str | None) -> None:
 @json_option
 def status_cmd(agent: str | None, as_json: bool) -> None:
     """Show the memory branch, HEAD and any uncommitted changes."""
+    from mini_letta.cli.world import current_world
     from mini_letta.memory.history import load_status
+    from mini_letta.sync.engine import files_needing_review
 
     agent_id, folder = _memory_dir(agent)
     status = load_status(folder)
+    world = current_world()
+    review = files_needing_review(world.home, agent_id, world.clock)
     if as_json:
         changes = [{"status": code, "path": path} for code, path in status.changes]
         _dump({"agentId": agent_id, "path": status.path, "branch": status.branch,
-               "head": status.head, "clean": status.clean, "changes": changes})  # fmt: skip
+               "head": status.head, "clean": status.clean, "changes": changes,
+               "needsReview": list(review)})  # fmt: skip
         return
     click.echo(f"memory: {status.path}")
     click.echo(f"branch: {status.branch or '(detached)'} at {(status.head or 'no commits')[:7]}")
@@ -123,6 +128,8 @@ def status_cmd(agent: str | None, as_json: bool) -> None:
         click.echo("clean")
     for code, path in status.changes:
         click.echo(f"  {code} {path}")
+    for path in review:
+        click.echo(f"needs review: {path} (memory sync kept both machines' versions)")
 
 
 @memory.command("validate")
