@@ -113,3 +113,16 @@ def test_memory_status_lists_files_left_for_review(cli, remote, tmp_path):
     assert json.loads(laptop("memory", "status", "--json").stdout)["needsReview"] == [
         "system/human.md"
     ]
+
+
+def test_memory_import_and_export_from_the_command_line(cli, project):
+    (project / "CLAUDE.md").write_text("Use pnpm.\n", encoding="utf-8")
+    first = cli("memory", "import", ".")
+    assert first.code == 0 and "imported projects/project/claude.md" in first.stdout
+    assert "unchanged projects/project/claude.md" in cli("memory", "import", "CLAUDE.md").stdout
+    missing = cli("memory", "import", "nope.md")
+    assert missing.code == 1 and missing.stderr.strip().endswith("/project/nope.md does not exist")
+    assert "Use pnpm." in cli("memory", "export").stdout
+    written = cli("memory", "export", "-o", "AGENTS.md")
+    assert written.code == 0 and "Use pnpm." in (project / "AGENTS.md").read_text("utf-8")
+    assert cli("memory", "export", "--format", "cursor").code == 2

@@ -110,4 +110,54 @@ def sync_cmd(agent: str | None, as_json: bool, background: bool) -> None:
         click.echo(f"memory sync: {outcome.summary}")
 
 
-SHARE_COMMANDS: tuple[click.Command, ...] = (remote_group, sync_cmd)
+@click.command("import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@agent_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def import_cmd(paths: tuple[Path, ...], agent: str | None, as_json: bool) -> None:
+    """Import CLAUDE.md, AGENTS.md, CONVENTIONS.md or .cursor/rules/*.mdc (files or folders)."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.interop.import_files import import_into_memory
+
+    world = current_world()
+    _, folder = _agent_memory(agent)
+    user_home = Path(world.environ.get("HOME") or Path.home())
+    cwd_paths = [path if path.is_absolute() else world.cwd / path for path in paths]
+    result = import_into_memory(folder, cwd_paths, user_home)
+    if as_json:
+        data = {"changed": list(result.changed), "unchanged": list(result.unchanged)}
+        click.echo(json.dumps({**data, "commit": result.sha}, ensure_ascii=False, indent=2))
+        return
+    for path in result.changed:
+        click.echo(f"imported {path}")
+    for path in result.unchanged:
+        click.echo(f"unchanged {path}")
+    if result.sha:
+        click.echo(f"committed {result.sha[:7]}")
+
+
+@click.command("export")
+@click.option("--format", "fmt", type=click.Choice(["agents-md"]), default="agents-md")
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write to FILE.")
+@agent_option
+def export_cmd(fmt: str, output: Path | None, agent: str | None) -> None:
+    """Write an AGENTS.md compiled from memory (to stdout, or -o FILE atomically)."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.interop.export_files import render_agents_md
+    from mini_letta.memory.repo import GitRepo
+    from mini_letta.storage.atomic import save_bytes
+    from mini_letta.workspace import resolve_agent
+
+    world = current_world()
+    record = resolve_agent(world, agent)
+    folder = world.home.memory_dir(record.id)
+    text = render_agents_md(folder, record.name, GitRepo(folder).head_sha_or_none())
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    target = output if output.is_absolute() else world.cwd / output
+    save_bytes(target, text.encode("utf-8"))
+    click.echo(f"wrote {output}")
+
+
+SHARE_COMMANDS: tuple[click.Command, ...] = (remote_group, sync_cmd, import_cmd, export_cmd)
