@@ -2,12 +2,15 @@
 
 The worker takes the agent's lease itself, so a background run is single-flight with every other
 run; it has no terminal (stdio to /dev/null, its own process group, so Ctrl-C in the parent never
-reaches it) and leaves its outcome in the agent's outbox for the next command to show.
+reaches it) and leaves its outcome in the agent's outbox for the next command to show. A
+daemon thread reaps it, so a long-lived process (stream-json input, a program calling `main()`)
+leaves no zombie behind, and a process that exits first simply stops waiting.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -43,7 +46,7 @@ def spawn_reflection_worker(
     ]
     if instruction:
         args += ["--instruction", instruction]
-    return subprocess.Popen(
+    proc = subprocess.Popen(
         args,
         cwd=world.cwd,
         env=dict(world.environ),
@@ -52,3 +55,5 @@ def spawn_reflection_worker(
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
+    threading.Thread(target=proc.wait, daemon=True).start()
+    return proc
