@@ -2,20 +2,24 @@
 
 The worker takes the agent's lease itself, so a background run is single-flight with every other
 run; it has no terminal (stdio to /dev/null, its own process group, so Ctrl-C in the parent never
-reaches it) and leaves its outcome in the agent's outbox for the next command to show.
+reaches it) and leaves its outcome in the agent's outbox for the next command to show. A
+daemon thread reaps it, so a long-lived process (stream-json input, a program calling `main()`)
+leaves no zombie behind, and a process that exits first simply stops waiting.
 """
 
 from __future__ import annotations
 
-import subprocess
 import sys
+import threading
 from typing import TYPE_CHECKING
 
-from mini_letta.cli.commands.reflect_worker import WORKER_COMMAND
-
 if TYPE_CHECKING:
+    import subprocess
+
     from mini_letta.reflection.outcome import RunTrigger
     from mini_letta.workspace import World
+
+WORKER_COMMAND = "_reflect-worker"  # hidden; cli/commands/reflect_worker.py
 
 
 def spawn_reflection_worker(
@@ -26,6 +30,7 @@ def spawn_reflection_worker(
     instruction: str | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start the worker and return at once; the caller may wait for it or not."""
+
     args: list[str] = [
         sys.executable,
         "-m",
@@ -45,7 +50,9 @@ def spawn_reflection_worker(
 
 def spawn_detached(world: World, args: list[str]) -> subprocess.Popen[bytes]:
     """Start `args` with no terminal, in its own session: it outlives us and ignores Ctrl-C."""
-    return subprocess.Popen(
+    import subprocess
+
+    proc = subprocess.Popen(
         args,
         cwd=world.cwd,
         env=dict(world.environ),
@@ -54,3 +61,5 @@ def spawn_detached(world: World, args: list[str]) -> subprocess.Popen[bytes]:
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
+    threading.Thread(target=proc.wait, daemon=True).start()
+    return proc

@@ -12,9 +12,10 @@ from pathlib import Path
 
 from mini_letta.memory.edits import list_memory_tree, read_memory_file
 from mini_letta.memory.frontmatter import parse_memory_file
+from mini_letta.memory.layout import PERSONA_FILE
 
 FORMATS = ("agents-md",)
-PERSONA = "system/persona.md"
+PERSONA = PERSONA_FILE
 
 
 def render_agents_md(memory_dir: Path, agent_name: str, head: str | None) -> str:

@@ -19,11 +19,12 @@ from pathlib import Path, PurePosixPath
 
 from mini_letta.errors import FrontmatterError, MemfsError, NotFoundError, SecretDetectedError
 from mini_letta.memory.frontmatter import MemoryFile, parse_memory_file, render_memory_file
+from mini_letta.memory.layout import HUMAN_FILE
 from mini_letta.memory.secrets import find_secret
 
 KNOWN_FILES = ("CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "CONVENTIONS.md")
 IMPORT_DEPTH = 5
-HUMAN = "system/human.md"
+HUMAN = HUMAN_FILE
 _IMPORT = re.compile(r"(?<![\w`])@((?:\.{1,2}/|[\w-])[\w./-]*\.(?:md|mdc|txt))\b")
 _SLUG = re.compile(r"[^a-z0-9]+")
 
@@ -108,14 +109,14 @@ class ImportResult:
 def import_into_memory(memory_dir: Path, paths: Sequence[Path], user_home: Path) -> ImportResult:
     """Import `paths` into memory as one commit under the memory lock (see the module doc)."""
     from mini_letta.memory.edits import MemoryEditPlan
-    from mini_letta.memory.history import LOCK_TIMEOUT, write_and_commit
-    from mini_letta.memory.repo import DEFAULT_HUMAN_DESCRIPTION, GitRepo, memory_lock_path
-    from mini_letta.storage.locks import exclusive_lock
+    from mini_letta.memory.history import write_and_commit
+    from mini_letta.memory.layout import DEFAULT_HUMAN_DESCRIPTION
+    from mini_letta.memory.repo import GitRepo, lock_memory
 
     planned = plan_import(find_sources(paths, user_home))
     sections = [item for item in planned if item.section]
     files = {item.path: item for item in planned if not item.section}
-    with exclusive_lock(memory_lock_path(memory_dir), timeout=LOCK_TIMEOUT, what="memory"):
+    with lock_memory(memory_dir):
         targets = [*files, *([HUMAN] if sections else [])]
         dirty = GitRepo(memory_dir).changed_paths(targets)
         if dirty:

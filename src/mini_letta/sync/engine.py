@@ -22,8 +22,7 @@ from pathlib import Path
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import GitError, MemfsError, MiniLettaError
 from mini_letta.home import Home
-from mini_letta.memory.repo import GitRepo, memory_lock_path
-from mini_letta.storage.locks import exclusive_lock
+from mini_letta.memory.repo import GitRepo, lock_memory
 from mini_letta.sync.conflicts import REVIEW_HEADING, resolve_conflict
 from mini_letta.sync.remote import (
     BRANCH,
@@ -35,7 +34,6 @@ from mini_letta.sync.remote import (
 from mini_letta.sync.state import SyncState, load_sync_state, save_sync_state
 
 PUSH_ATTEMPTS = 3
-LOCK_TIMEOUT = 30.0
 _TRACKING = f"refs/remotes/{REMOTE}/{BRANCH}"
 _FETCH_REFSPEC = f"+refs/heads/*:refs/remotes/{REMOTE}/*"
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -89,7 +87,7 @@ def sync_memory(
         run_id = f"sync-{clock.now().strftime('%Y%m%d%H%M%S')}-{os.getpid():x}"
         with (
             acquire_lease(home, agent_id, run_id, clock),
-            exclusive_lock(memory_lock_path(memory_dir), timeout=LOCK_TIMEOUT, what="memory"),
+            lock_memory(memory_dir),
         ):
             outcome = _sync(repo, url, clock)
     except MiniLettaError as exc:

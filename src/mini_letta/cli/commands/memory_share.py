@@ -8,14 +8,19 @@ from pathlib import Path
 import click
 
 from mini_letta.cli.options import agent_option
+from mini_letta.cli.terminal import echo
 
 SYNC_WORKER_FLAG = "--background"
 
 
-def _agent_memory(agent: str | None) -> tuple[str, Path]:
-    from mini_letta.cli.commands.memory import _memory_dir
+def agent_memory_dir(agent: str | None) -> tuple[str, Path]:
+    """(agent id, memory folder) of the agent a `memory` command acts on."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.workspace import resolve_agent
 
-    return _memory_dir(agent)
+    world = current_world()
+    record = resolve_agent(world, agent)
+    return record.id, world.home.memory_dir(record.id)
 
 
 @click.group("remote")
@@ -33,9 +38,9 @@ def remote_set(url: str, agent: str | None) -> None:
 
     world = current_world()
     checked = check_remote_url(url, world.cwd)
-    _, folder = _agent_memory(agent)
+    _, folder = agent_memory_dir(agent)
     set_remote(memory_remote_repo(folder, world.environ), checked)
-    click.echo(f"memory remote: {checked}; run `mini-letta memory sync` to sync now")
+    echo(f"memory remote: {checked}; run `mini-letta memory sync` to sync now")
 
 
 @remote_group.command("show")
@@ -49,21 +54,21 @@ def remote_show(agent: str | None, as_json: bool) -> None:
     from mini_letta.sync.state import load_sync_state
 
     world = current_world()
-    agent_id, folder = _agent_memory(agent)
+    agent_id, folder = agent_memory_dir(agent)
     url = get_remote(memory_remote_repo(folder, world.environ))
     state = load_sync_state(world.home, agent_id, world.clock)
     review = files_needing_review(world.home, agent_id, world.clock)
     if as_json:
         data = {"url": url, **state.to_json(), "needsReview": list(review)}
         data.pop("schemaVersion")
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
-    click.echo(f"remote: {url or '(none; `mini-letta memory remote set URL`)'}")
-    click.echo(f"last sync: {state.last_success_at or 'never'}")
+    echo(f"remote: {url or '(none; `mini-letta memory remote set URL`)'}")
+    echo(f"last sync: {state.last_success_at or 'never'}")
     if state.last_error:
-        click.echo(f"last error: {state.last_error} (at {state.last_attempt_at})")
+        echo(f"last error: {state.last_error} (at {state.last_attempt_at})")
     for path in review:
-        click.echo(f"needs review: {path}")
+        echo(f"needs review: {path}")
 
 
 @remote_group.command("unset")
@@ -73,9 +78,9 @@ def remote_unset(agent: str | None) -> None:
     from mini_letta.cli.world import current_world
     from mini_letta.sync.remote import memory_remote_repo, unset_remote
 
-    _, folder = _agent_memory(agent)
+    _, folder = agent_memory_dir(agent)
     removed = unset_remote(memory_remote_repo(folder, current_world().environ))
-    click.echo("memory remote removed" if removed else "memory has no remote")
+    echo("memory remote removed" if removed else "memory has no remote")
 
 
 @click.command("sync")
@@ -88,7 +93,7 @@ def sync_cmd(agent: str | None, as_json: bool, background: bool) -> None:
     from mini_letta.sync.engine import SyncError, sync_memory
 
     world = current_world()
-    agent_id, _ = _agent_memory(agent)
+    agent_id, _ = agent_memory_dir(agent)
     try:
         outcome = sync_memory(world.home, agent_id, world.clock, world.environ)
     except SyncError:
@@ -105,9 +110,9 @@ def sync_cmd(agent: str | None, as_json: bool, background: bool) -> None:
             "merged": outcome.merged,
             "needsReview": list(outcome.needs_review),
         }
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
-        click.echo(f"memory sync: {outcome.summary}")
+        echo(f"memory sync: {outcome.summary}")
 
 
 @click.command("import")
@@ -120,20 +125,20 @@ def import_cmd(paths: tuple[Path, ...], agent: str | None, as_json: bool) -> Non
     from mini_letta.interop.import_files import import_into_memory
 
     world = current_world()
-    _, folder = _agent_memory(agent)
+    _, folder = agent_memory_dir(agent)
     user_home = Path(world.environ.get("HOME") or Path.home())
     cwd_paths = [path if path.is_absolute() else world.cwd / path for path in paths]
     result = import_into_memory(folder, cwd_paths, user_home)
     if as_json:
         data = {"changed": list(result.changed), "unchanged": list(result.unchanged)}
-        click.echo(json.dumps({**data, "commit": result.sha}, ensure_ascii=False, indent=2))
+        echo(json.dumps({**data, "commit": result.sha}, ensure_ascii=False, indent=2))
         return
     for path in result.changed:
-        click.echo(f"imported {path}")
+        echo(f"imported {path}")
     for path in result.unchanged:
-        click.echo(f"unchanged {path}")
+        echo(f"unchanged {path}")
     if result.sha:
-        click.echo(f"committed {result.sha[:7]}")
+        echo(f"committed {result.sha[:7]}")
 
 
 @click.command("export")
@@ -153,11 +158,11 @@ def export_cmd(fmt: str, output: Path | None, agent: str | None) -> None:
     folder = world.home.memory_dir(record.id)
     text = render_agents_md(folder, record.name, GitRepo(folder).head_sha_or_none())
     if output is None:
-        click.echo(text, nl=False)
+        echo(text, nl=False)
         return
     target = output if output.is_absolute() else world.cwd / output
     save_bytes(target, text.encode("utf-8"))
-    click.echo(f"wrote {output}")
+    echo(f"wrote {output}")
 
 
 SHARE_COMMANDS: tuple[click.Command, ...] = (remote_group, sync_cmd, import_cmd, export_cmd)
