@@ -18,8 +18,8 @@ import _common  # noqa: F401  (puts src/ on sys.path)
 
 from mini_letta.clock import SystemClock
 from mini_letta.home import Home
+from mini_letta.memory.remote import memory_remote_repo, set_remote
 from mini_letta.sync.engine import sync_memory
-from mini_letta.sync.remote import memory_remote_repo, set_remote
 from mini_letta.tools.memory_tool import apply_and_commit
 from mini_letta.workspace import World, new_agent
 

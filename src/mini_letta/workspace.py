@@ -89,8 +89,8 @@ def _join_shared_memory(world: World, agent: AgentRecord, url: str) -> None:
     """Clone the shared memory; an empty remote gets this agent's new memory on first sync."""
     from mini_letta.agents.registry import delete_agent
     from mini_letta.errors import MiniLettaError
+    from mini_letta.memory.remote import clone_memory, memory_remote_repo, set_remote
     from mini_letta.memory.repo import init_memory_repo
-    from mini_letta.sync.remote import clone_memory, memory_remote_repo, set_remote
 
     memory_dir = world.home.memory_dir(agent.id)
     try:

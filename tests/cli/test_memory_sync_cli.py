@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from mini_letta.cli.auto_sync import SessionSync
+from mini_letta.memory.remote import memory_remote_repo, set_remote
 from mini_letta.reflection.settings import save_reflection_settings
-from mini_letta.sync.remote import memory_remote_repo, set_remote
 from mini_letta.tools.memory_tool import apply_and_commit
 from mini_letta.workspace import World, new_agent
 from support.cli import cli_env

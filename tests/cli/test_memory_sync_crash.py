@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 from mini_letta.home import Home
+from mini_letta.memory.remote import memory_remote_repo, set_remote
 from mini_letta.sync.engine import sync_memory
-from mini_letta.sync.remote import memory_remote_repo, set_remote
 from mini_letta.tools.memory_tool import apply_and_commit
 from mini_letta.workspace import World, new_agent
 from support.cli import cli_env

@@ -46,8 +46,7 @@ class SessionSync:
 
 
 def spawn_sync_worker(world: World, agent_id: str) -> subprocess.Popen[bytes]:
-    from mini_letta.cli.background import spawn_detached
-    from mini_letta.cli.commands.memory_share import SYNC_WORKER_FLAG
+    from mini_letta.cli.background import SYNC_WORKER_FLAG, spawn_detached
 
     args = [sys.executable, "-m", "mini_letta", "memory", "sync", "--agent", agent_id]
     return spawn_detached(world, [*args, SYNC_WORKER_FLAG])

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from mini_letta.workspace import World
 
 WORKER_COMMAND = "_reflect-worker"  # hidden; cli/commands/reflect_worker.py
+SYNC_WORKER_FLAG = "--background"  # `memory sync --background`: quiet, for a detached sync
 
 
 def spawn_reflection_worker(

@@ -1,1 +1,1 @@
-"""Memory beyond one machine: git remote sync of the memory repository."""
+"""Memory beyond one machine: syncing the memory repository through its git remote."""

@@ -22,15 +22,15 @@ from pathlib import Path
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import GitError, MemfsError, MiniLettaError
 from mini_letta.home import Home
-from mini_letta.memory.repo import GitRepo, lock_memory
-from mini_letta.sync.conflicts import REVIEW_HEADING, resolve_conflict
-from mini_letta.sync.remote import (
+from mini_letta.memory.remote import (
     BRANCH,
     REMOTE,
     get_remote,
     memory_remote_repo,
     push_options,
 )
+from mini_letta.memory.repo import GitRepo, lock_memory
+from mini_letta.sync.conflicts import REVIEW_HEADING, resolve_conflict
 from mini_letta.sync.state import SyncState, load_sync_state, save_sync_state
 
 PUSH_ATTEMPTS = 3

@@ -98,7 +98,7 @@ def create_cmd(
     settings = ModelSettings(_tools_value(tools), max_output_tokens, temperature)
     remote = None
     if memory_remote is not None:
-        from mini_letta.sync.remote import check_remote_url
+        from mini_letta.memory.remote import check_remote_url
 
         remote = check_remote_url(memory_remote, world.cwd)
     agent = new_agent(

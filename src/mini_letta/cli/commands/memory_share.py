@@ -7,10 +7,9 @@ from pathlib import Path
 
 import click
 
+from mini_letta.cli.background import SYNC_WORKER_FLAG
 from mini_letta.cli.options import agent_option
 from mini_letta.cli.terminal import echo
-
-SYNC_WORKER_FLAG = "--background"
 
 
 def agent_memory_dir(agent: str | None) -> tuple[str, Path]:
@@ -34,7 +33,7 @@ def remote_group() -> None:
 def remote_set(url: str, agent: str | None) -> None:
     """Sync this memory with URL (any git remote; credentials stay in your git config)."""
     from mini_letta.cli.world import current_world
-    from mini_letta.sync.remote import check_remote_url, memory_remote_repo, set_remote
+    from mini_letta.memory.remote import check_remote_url, memory_remote_repo, set_remote
 
     world = current_world()
     checked = check_remote_url(url, world.cwd)
@@ -49,8 +48,8 @@ def remote_set(url: str, agent: str | None) -> None:
 def remote_show(agent: str | None, as_json: bool) -> None:
     """Print the remote and what the last sync did."""
     from mini_letta.cli.world import current_world
+    from mini_letta.memory.remote import get_remote, memory_remote_repo
     from mini_letta.sync.engine import files_needing_review
-    from mini_letta.sync.remote import get_remote, memory_remote_repo
     from mini_letta.sync.state import load_sync_state
 
     world = current_world()
@@ -76,7 +75,7 @@ def remote_show(agent: str | None, as_json: bool) -> None:
 def remote_unset(agent: str | None) -> None:
     """Stop syncing (the remote itself is left as it is)."""
     from mini_letta.cli.world import current_world
-    from mini_letta.sync.remote import memory_remote_repo, unset_remote
+    from mini_letta.memory.remote import memory_remote_repo, unset_remote
 
     _, folder = agent_memory_dir(agent)
     removed = unset_remote(memory_remote_repo(folder, current_world().environ))
