@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -136,21 +135,13 @@ def test_a_launch_queued_behind_a_run_is_run_by_the_next_holder(cli, home):
     queue = Home(home.root).reflection_queue_file(agent_dir.name)
     lease = acquire_lease(Home(home.root), agent_dir.name, HOLDER, SystemClock())
     try:
-        queued = cli(
-            "chat",
-            "-p",
-            "今天我们决定以后一律用 pnpm",
-            "--background-reflection",
-            "--output-format",
-            "json",
-        )
+        queued = cli("chat", "-p", "今天我们决定以后一律用 pnpm", "--background-reflection")
         assert queued.code == 0
-        worker = json.loads(queued.stdout)["reflection"]["pid"]
         wait_until(lambda: queue.exists(), "the queued launch")
         assert json.loads(queue.read_text())["conversationId"] == conv_a
-        # The queuer checks the lease once more before it exits: release only after that, or
-        # it would find the lease free and run the queued launch itself.
-        wait_until(lambda: not _is_running(worker), "the queuing worker to exit")
+        # The queuer looks at the lease once more after queueing (and would run the launch
+        # itself if the lease were free): let it finish while the lease is still held.
+        wait_until(lambda: not _workers_of(conv_a), "the queueing worker to exit")
     finally:
         lease.release()
     second = cli("chat", "--new", "-p", "我叫李雷", "--background-reflection")
@@ -167,13 +158,17 @@ def test_a_launch_queued_behind_a_run_is_run_by_the_next_holder(cli, home):
     assert "pnpm" in human and "李雷" in human
 
 
-def _is_running(pid: int) -> bool:
-    """The worker was started by this process, whose reaper thread collects it when it ends."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+def _workers_of(conversation_id: str) -> list[str]:
+    """Pids of running reflection workers for a conversation (Linux: read from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"_reflect-worker" in command and conversation_id.encode() in command:
+            found.append(entry.name)
+    return found
 
 
 def _interactive(home: Path, cwd: Path) -> subprocess.Popen[str]:

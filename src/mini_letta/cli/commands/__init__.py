@@ -12,6 +12,7 @@ COMMANDS: dict[str, str] = {
     "conversations": "mini_letta.cli.commands.conversations:conversations",
     "compact": "mini_letta.cli.commands.compact:compact",
     "memory": "mini_letta.cli.commands.memory:memory",
+    "mcp": "mini_letta.cli.commands.mcp:mcp_cmd",
     "sleeptime": "mini_letta.cli.commands.sleeptime:sleeptime",
     "reflect": "mini_letta.cli.commands.reflect:reflect",
     "dream": "mini_letta.cli.commands.reflect:dream",
