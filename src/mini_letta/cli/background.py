@@ -5,12 +5,15 @@
 
 The worker takes the agent's lease itself, so a background run is single-flight with every other
 run; it has no terminal (stdio to /dev/null, its own process group, so Ctrl-C in the parent never
-reaches it) and leaves its outcome in the agent's outbox for the next command to show.
+reaches it) and leaves its outcome in the agent's outbox for the next command to show. A
+daemon thread reaps it, so a long-lived process (stream-json input, a program calling `main()`)
+leaves no zombie behind, and a process that exits first simply stops waiting.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -63,7 +66,7 @@ def spawn_reflection_worker(
     ]
     if instruction:
         args += ["--instruction", instruction]
-    return subprocess.Popen(
+    proc = subprocess.Popen(
         args,
         cwd=world.cwd,
         env=dict(world.environ),
@@ -72,3 +75,5 @@ def spawn_reflection_worker(
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
+    threading.Thread(target=proc.wait, daemon=True).start()
+    return proc
