@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
+from mini_letta.cli.auto_sync import SessionSync
 from mini_letta.cli.background import Watch, cli_spawner
 from mini_letta.cli.reflection_view import render_outcome_line
 from mini_letta.cli.render import OutputFormat, Renderer, SessionInfo
@@ -95,6 +96,7 @@ class ChatSession:
             spawn=cli_spawner(world, watch),
         )
         self.reflection.deliver_waiting()
+        self.sync = SessionSync(world, self.agent.id, err)
 
     def close(self) -> None:
         """Release the model's connections (the SDK clients keep a pool)."""
@@ -120,6 +122,7 @@ class ChatSession:
             if result.stop_reason == "error":
                 self.err.write(f"mini-letta: the turn failed: {result.error}\n")
                 self.err.flush()
+        self.sync.after_turn()
         return result
 
     def _show_reflection(self, outcome: PostTurnOutcome | ReflectionOutcome) -> None:
