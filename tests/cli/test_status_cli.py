@@ -24,6 +24,7 @@ def test_a_fresh_agent(cli):
     data = _status(cli)
     assert data["agent"]["model"] == "mock" and data["reflectionModel"] == "mock"
     assert data["memory"]["clean"] is True and len(data["memory"]["head"]) == 40
+    assert data["memory"]["needsReview"] == []
     assert data["reflection"]["trigger"] == "compaction-event"
     assert data["lastRun"] is None and data["running"] is None and data["queued"] is None
     [conversation] = data["conversations"]

@@ -31,15 +31,18 @@ def status(agent: str | None, fmt: str) -> None:
     record = resolve_agent(world, agent)
     settings = load_reflection_settings(world.home, world.cwd, record)
     current = current_conversation_id(world.cwd, record.id)
+    from mini_letta.sync.engine import files_needing_review
+
     health = gather_health(world.home, record, settings, world.clock, current)
+    review = files_needing_review(world.home, record.id, world.clock)
     if fmt == "json":
-        echo(json.dumps(health_json(health), ensure_ascii=False, indent=2))
+        echo(json.dumps(health_json(health, review), ensure_ascii=False, indent=2))
     else:
-        for line in health_lines(health):
+        for line in health_lines(health, review):
             echo(line)
 
 
-def health_json(health: AgentHealth) -> dict[str, Any]:
+def health_json(health: AgentHealth, review: tuple[str, ...]) -> dict[str, Any]:
     run = health.last_run
     return {
         "agent": {"id": health.agent.id, "name": health.agent.name, "model": health.agent.model},
@@ -49,6 +52,7 @@ def health_json(health: AgentHealth) -> dict[str, Any]:
             "head": health.memory.head,
             "clean": health.memory.clean,
             "uncommittedChanges": health.memory.changes,
+            "needsReview": list(review),
         },
         "reflection": health.settings.to_json(),
         "lastRun": None if run is None else {
@@ -88,13 +92,15 @@ def health_json(health: AgentHealth) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def health_lines(health: AgentHealth) -> list[str]:
+def health_lines(health: AgentHealth, review: tuple[str, ...]) -> list[str]:
     agent, memory, settings = health.agent, health.memory, health.settings
     lines = [f"agent       {agent.name} ({agent.id})"]
     same = " (the agent's)" if health.reflection_model == agent.model else ""
     lines.append(f"models      {agent.model}; reflection: {health.reflection_model}{same}")
     state = "clean" if memory.clean else f"{memory.changes} uncommitted change(s)"
     lines.append(f"memory      {(memory.head or 'no commits')[:7]}, {state} ({memory.path})")
+    if review:
+        lines.append(f"            needs review after a sync: {', '.join(review)}")
     when = {
         "off": "off",
         "step-count": f"every {settings.step_count} steps",
