@@ -14,6 +14,7 @@ COMMANDS: dict[str, str] = {
     "memory": "mini_letta.cli.commands.memory:memory",
     "mcp": "mini_letta.cli.commands.mcp:mcp_cmd",
     "sleeptime": "mini_letta.cli.commands.sleeptime:sleeptime",
+    "status": "mini_letta.cli.commands.status:status",
     "reflect": "mini_letta.cli.commands.reflect:reflect",
     "dream": "mini_letta.cli.commands.reflect:dream",
     "reflections": "mini_letta.cli.commands.reflections:reflections",
