@@ -95,6 +95,9 @@ class ScriptedServer:
         self.cancel.set()  # release any handler still waiting out a delay
         assert not unexpected, f"unexpected requests: {unexpected}"
         assert not unused, f"{unused} queued replies were never requested"
+        for recorded in self.requests:
+            problem = role_problem(recorded.body)
+            assert problem is None, f"{recorded.method} {recorded.path}: {problem}"
 
     def _next(self, recorded: Recorded) -> Reply | None:
         with self._lock:
@@ -103,6 +106,25 @@ class ScriptedServer:
                 return self._replies.popleft()
             self.unexpected.append(recorded)
             return None
+
+
+def role_problem(body: Any) -> str | None:
+    """Why a chat request would fail a strict chat template (None when it would not).
+
+    One message per role turn: never two `user` or two `assistant` messages in a row (several
+    `tool` results in a row answer one assistant message, which every template accepts), and
+    a system message only first.
+    """
+    messages = body.get("messages") if isinstance(body, dict) else None
+    if not isinstance(messages, list):
+        return None
+    roles = [m.get("role") for m in messages if isinstance(m, dict)]
+    for index, (before, after) in enumerate(zip(roles, roles[1:], strict=False), start=1):
+        if before == after and before != "tool":
+            return f"messages {index - 1} and {index} are both {before!r}: {roles}"
+    if "system" in roles[1:]:
+        return f"a system message after the first: {roles}"
+    return None
 
 
 def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
