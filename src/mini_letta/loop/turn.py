@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock, format_timestamp
+from mini_letta.context.prompt_pin import PinnedPrompt
 from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import (
@@ -64,6 +65,7 @@ class TurnSetup:
     system_prompt: Callable[[], str]
     max_steps: int = DEFAULT_MAX_STEPS
     purpose: Purpose = "chat"  # the reflection and merge-review agents run this loop too
+    pinned: PinnedPrompt | None = None  # a conversation's pinned prompt (None: a fixed prompt)
 
 
 def run_turn(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
@@ -86,6 +88,8 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
     yield MessageEvent(user, store.append(user)[0])
     if not store.load_record().title:  # the first turn names the conversation at once
         _touch_record(setup, title=user_text)
+    if setup.pinned is not None:
+        setup.pinned.begin_turn()
     usage = Usage()
     steps = 0
     final_text = ""
@@ -127,7 +131,10 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
                 stop = model_stop
                 yield from check_after_response(setup, pressure)
                 break
+            before = setup.pinned.head() if setup.pinned is not None else ""
             yield from _run_tools(setup, calls)
+            if setup.pinned is not None:
+                setup.pinned.note_own_edits(before)
             if last_step:
                 stop = "max_steps"
                 break

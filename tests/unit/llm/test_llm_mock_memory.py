@@ -46,8 +46,9 @@ def test_mock_remember_inserts_even_while_the_prompt_shows_the_placeholder():
         request = ModelRequest(system, (_msg("user", "记住 B"),), MEMORY)
         (call,) = respond_chat(request).tool_calls
         assert call.name == "memory"
-        assert json.loads(call.arguments) == {"command": "insert", "path": "system/human.md",
-                                              "content": "- B", "reason": "Remember: B"}  # fmt: skip
+        expected = {"command": "insert", "path": "system/human.md", "content": "- B",
+                    "reason": "Remember: B"}  # fmt: skip
+        assert json.loads(call.arguments) == expected
 
 
 @pytest.mark.parametrize(
