@@ -54,6 +54,7 @@ def build_agent_provider(world: World, agent: AgentRecord, options: TurnOptions)
             context_window=options.context_window or (agent.context_window if same_model else None),
             max_output_tokens=agent.max_output_tokens if same_model else None,
             temperature=agent.temperature,
+            cache_ttl=agent.prompt_cache_ttl,
             clock=world.clock,
             cwd=world.cwd,
         ),
