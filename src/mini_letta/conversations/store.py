@@ -13,7 +13,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from mini_letta.conversations.messages import Message
+from mini_letta.conversations.messages import Message, Usage
 from mini_letta.conversations.records import ConversationRecord
 from mini_letta.errors import NotFoundError
 from mini_letta.home import Home
@@ -98,6 +98,15 @@ class ConversationStore:
         """Every message in order, streamed (not for the hot path)."""
         for _, message in self.iter_from(0):
             yield message
+
+    def total_usage(self) -> tuple[Usage, int]:
+        """Token counts summed over every model call in the log, and how many calls reported
+        them; streams the whole log (for `conversations show` and /status, not for a turn)."""
+        total, calls = Usage(), 0
+        for message in self.all():
+            if message.usage is not None:
+                total, calls = total + message.usage, calls + 1
+        return total, calls
 
     def by_id(self, message_id: str, hint_line: int | None = None) -> tuple[int, Message] | None:
         """Find a message: O(1) when `hint_line` is right, else a search from the end."""

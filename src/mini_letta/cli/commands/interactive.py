@@ -25,6 +25,8 @@ HELP = """Commands:
   /help             this list
   /new              start a new conversation
   /compact          summarise the oldest messages of this conversation now
+  /recompile        show memory as it is now in the system prompt (from the next turn)
+  /status           this conversation: context, tokens used, prompt cache, memory shown
 {reflection}
   /exit             leave (Ctrl-D works too)"""
 
@@ -60,12 +62,14 @@ def _loop(world: World, watch: ReflectionWatch) -> None:
     from mini_letta.cli.approval import build_terminal_approver
     from mini_letta.cli.headless import ChatSession, SessionRequest
     from mini_letta.cli.slash import HELP_LINES, run_slash_command
+    from mini_letta.cli.status import PendingNotice, request_recompile, status_lines
 
     read_line = _read_line_factory(world.home.root / "history")
     approve = build_terminal_approver(read_line, sys.stderr)
     request = SessionRequest(world=world, approve=approve, reflection_watch=watch)
     session = ChatSession(request, sys.stdout, sys.stderr)
     watch.agent_id = session.agent.id
+    pending = PendingNotice()
     click.echo(
         f"mini-letta · agent {session.agent.name} · {session.setup.provider.handle} · "
         "/help for commands, Ctrl-D to leave",
@@ -94,6 +98,12 @@ def _loop(world: World, watch: ReflectionWatch) -> None:
         if line == "/compact":
             _compact(session)
             continue
+        if line == "/recompile":
+            click.echo(request_recompile(session.setup), err=True)
+            continue
+        if line == "/status":
+            click.echo("\n".join(status_lines(session.setup)), err=True)
+            continue
         if run_slash_command(line, session, watch):
             continue
         if line.startswith("/"):
@@ -103,6 +113,9 @@ def _loop(world: World, watch: ReflectionWatch) -> None:
             session.turn(line)
         except KeyboardInterrupt:
             click.echo("(interrupted)", err=True)
+        notice = pending.line(session.setup)
+        if notice:
+            click.echo(notice, err=True)
 
 
 def _compact(session: ChatSession) -> None:
