@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from mini_letta.cli.render import describe_usage
 from mini_letta.errors import MiniLettaError
 from mini_letta.loop.pressure import measure_context
-from mini_letta.loop.turn import TurnSetup
+from mini_letta.loop.setup import TurnSetup
 
 PENDING_LINE = "  · memory changed since this conversation's system prompt was compiled; /recompile"
 

@@ -30,8 +30,8 @@ from mini_letta.memory.frontmatter import (
     parse_memory_file,
     render_memory_file,
 )
+from mini_letta.memory.layout import DEFAULT_HUMAN
 from mini_letta.memory.paths import resolve_memory_path
-from mini_letta.memory.repo import DEFAULT_HUMAN
 from mini_letta.memory.secrets import find_secret, iter_secrets, secret_values
 from mini_letta.storage.atomic import save_bytes
 

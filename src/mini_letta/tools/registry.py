@@ -2,9 +2,9 @@
 
 The toolset for a run is, first match wins: `--tools`, agent.json `tools`, else the default
 for the model — every tool for a real (or scripted) model, `memory` alone for the mock, whose
-small window should not carry schemas it never uses (SPEC §5). `--disallowed-tools` removes
-names from whatever was chosen. Names match case-insensitively and come back canonical, in the
-one order of TOOL_CLASSES.
+small window should not carry schemas it never uses. `--disallowed-tools` removes names from
+whatever was chosen. Names match case-insensitively and come back canonical, in the one order
+of TOOL_CLASSES.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from mini_letta.conversations.messages import ToolCall
-from mini_letta.llm.base import ModelEvent, ModelRequest, StopEvent, TextDelta, ToolCallEvent
+from mini_letta.llm.base import ModelEvent, ModelRequest, ModelToolCall, StopEvent, TextDelta
 from mini_letta.llm.mock import MockProvider
 from mini_letta.loop.events import CompactionEvent, TurnResult
 from mini_letta.loop.setup import TurnOptions, build_turn_setup
@@ -38,7 +38,7 @@ def _remember(fact: str) -> list[list[ModelEvent]]:
     args = {"command": "insert", "path": "system/human.md", "content": f"- {fact}",
             "reason": fact}  # fmt: skip
     return [
-        [ToolCallEvent(ToolCall("c1", "memory", json.dumps(args))), StopEvent("tool_use")],
+        [ModelToolCall(ToolCall("c1", "memory", json.dumps(args))), StopEvent("tool_use")],
         [TextDelta("noted"), StopEvent("end_turn")],
     ]
 
