@@ -9,8 +9,15 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from mini_letta.conversations.messages import ToolCall
-from mini_letta.llm.base import ModelEvent, ModelRequest, ModelToolCall, StopEvent, TextDelta
+from mini_letta.conversations.messages import ToolCall, Usage
+from mini_letta.llm.base import (
+    ModelEvent,
+    ModelRequest,
+    ModelToolCall,
+    StopEvent,
+    TextDelta,
+    UsageEvent,
+)
 from mini_letta.llm.mock import MockProvider
 from mini_letta.loop.events import CompactionEvent, TurnResult
 from mini_letta.loop.setup import TurnOptions, build_turn_setup
@@ -138,3 +145,22 @@ def test_memory_compaction_recompiles_the_prompt(world):
     systems = [r.system for r in provider.chat_requests()]
     assert "- 我用 vim" not in systems[0] and "- 我用 vim" in systems[-1]
     assert len(set(systems)) == 2
+
+
+def test_usage_totals_are_kept_per_turn_and_summed_from_the_log_when_missing(world):
+    def answer(read: int) -> list[ModelEvent]:
+        return [TextDelta("ok"), UsageEvent(Usage(100, 5, read, 0)), StopEvent("end_turn")]
+
+    provider = RecordingProvider([answer(0), answer(80), answer(90)])
+    setup = _setup(world, provider)
+    _turn(setup)
+    _turn(setup)
+    assert setup.store.total_usage() == (Usage(200, 10, 80, 0), 2)
+    record = setup.store.load_record()
+    assert record.extra["usageTotals"]["cacheReadTokens"] == 80
+    extra = {k: v for k, v in record.extra.items() if k != "usageTotals"}  # an older record
+    setup.store.save_record(record.with_updates(extra=extra))
+    assert setup.store.total_usage() == (Usage(200, 10, 80, 0), 2)  # from the log
+    _turn(setup)
+    assert setup.store.load_record().extra["usageTotals"]["modelCalls"] == 3
+    assert setup.store.total_usage() == (Usage(300, 15, 170, 0), 3)
