@@ -65,7 +65,7 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
     from mini_letta.cli.approval import build_terminal_approver
     from mini_letta.cli.commands.slash import HELP_LINES, run_slash_command
     from mini_letta.cli.headless import ChatSession, SessionRequest
-    from mini_letta.cli.status import PendingNotice, request_recompile, status_lines
+    from mini_letta.cli.session_status import PendingNotice, request_recompile, status_lines
 
     read_line = _read_line_factory(terminal, world.home.input_history_file)
     approve = build_terminal_approver(read_line, terminal.stderr)
