@@ -26,6 +26,7 @@ from mini_letta.tools.permissions import PermissionMode
 from mini_letta.workspace import World, resolve_agent, resolve_conversation
 
 if TYPE_CHECKING:
+    from mini_letta.cli.answer_view import AnswerView
     from mini_letta.reflection.outcome import ReflectionOutcome
     from mini_letta.reflection.trigger import PostTurnOutcome
 
@@ -49,6 +50,7 @@ class SessionRequest:
     background_reflection: bool = False  # detach triggered reflections (`--background-reflection`)
     reflection_watch: Watch | None = None  # the interactive session watches its workers
     recompile: bool = False  # `chat --recompile`: the first turn shows memory as it is now
+    answer_view: AnswerView | None = None  # the interactive terminal: answers end as markdown
 
     def turn_options(self) -> TurnOptions:
         return TurnOptions(
@@ -76,7 +78,9 @@ class ChatSession:
         self.options = request.turn_options()
         self.setup: TurnSetup = build_turn_setup(world, self.agent, self.store, self.options)
         self.err = err
-        self.renderer = Renderer(request.output_format, out, err, stream_text=out.isatty())
+        self.renderer = Renderer(
+            request.output_format, out, err, stream_text=out.isatty(), answer=request.answer_view
+        )
         self.renderer.start(
             SessionInfo(
                 self.agent.id,

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
-from mini_letta.conversations.messages import Usage
+from mini_letta.conversations.messages import ToolCall, Usage
+from mini_letta.errors import MiniLettaError
 from mini_letta.loop.events import (
     AssistantDelta,
     CompactionEvent,
@@ -22,6 +23,10 @@ from mini_letta.loop.events import (
     TurnEvent,
     TurnResult,
 )
+from mini_letta.tools.base import ToolResult, describe_call, parse_arguments
+
+if TYPE_CHECKING:
+    from mini_letta.cli.answer_view import AnswerView
 
 OutputFormat = Literal["text", "json", "stream-json"]
 OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("text", "json", "stream-json")
@@ -58,6 +63,22 @@ def describe_usage(usage: Usage, calls: int) -> str:
     return line
 
 
+def tool_line(call: ToolCall, result: ToolResult) -> str:
+    """One line per tool call: what ran, and how it ended (the first line of an error)."""
+    try:
+        what = describe_call(call.name, parse_arguments(call.arguments))
+    except MiniLettaError:
+        what = f"{call.name} {call.arguments}"
+    what = " ".join(what.split())
+    if len(what) > 100:
+        what = what[:99] + "…"
+    lines = result.content.splitlines()
+    if result.is_error:
+        return f"  ⚙ {what} ✗ {(lines[0] if lines else 'failed')[:200]}"
+    outcome = "no output" if not lines else f"{len(lines)} line" + ("s" if len(lines) > 1 else "")
+    return f"  ⚙ {what} ✓ {outcome}"
+
+
 def _dumps(data: object) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
@@ -72,6 +93,8 @@ class Renderer:
     stream_text: bool = False
     info: SessionInfo | None = None
     compactions: int = 0
+    answer: AnswerView | None = None  # the interactive session's terminal: markdown at the end
+    last_usage: Usage | None = None  # the last model call's, for the status line
     _streamed: bool = field(default=False)
 
     def start(self, info: SessionInfo) -> None:
@@ -110,7 +133,9 @@ class Renderer:
         if result.error:
             payload["error"] = result.error
         if self.fmt == "text":
-            if self._streamed:
+            if self._streamed and self.answer is not None:
+                self.answer.finish()
+            elif self._streamed:
                 self.out.write("\n")
             elif result.text:
                 self.out.write(result.text + "\n")
@@ -132,21 +157,27 @@ class Renderer:
         return {"agentId": self.info.agent_id, "conversationId": self.info.conversation_id}
 
     def _text_event(self, event: TurnEvent) -> None:
+        if isinstance(event, MessageEvent) and event.message.usage is not None:
+            self.last_usage = event.message.usage
         if isinstance(event, AssistantDelta) and self.stream_text:
-            self.out.write(event.text)
-            self.out.flush()
+            if self.answer is not None:
+                self.answer.delta(event.text)
+            else:
+                self.out.write(event.text)
+                self.out.flush()
             self._streamed = True
-        elif isinstance(event, ToolCallEvent):
-            self.err.write(f"  ⚙ {event.call.name} {event.call.arguments[:120]}\n")
-        elif isinstance(event, ToolResultEvent) and event.result.is_error:
-            self.err.write(f"  ✗ {event.result.content.splitlines()[0][:200]}\n")
+        elif isinstance(event, ToolResultEvent):
+            self.err.write(tool_line(event.call, event.result) + "\n")
         elif isinstance(event, CompactionEvent):
             self.err.write(
                 f"  ↻ compacted {event.messages_compacted} messages "
                 f"({event.tokens_before} → {event.tokens_after} tokens)\n"
             )
         elif isinstance(event, MessageEvent) and self._streamed and event.message.tool_calls:
-            self.out.write("\n")
+            if self.answer is not None:
+                self.answer.break_segment()
+            else:
+                self.out.write("\n")
             self._streamed = False
         self.err.flush()
 

@@ -17,6 +17,7 @@ from mini_letta.cli.terminal import echo
 from mini_letta.home import ensure_dir
 
 if TYPE_CHECKING:
+    from mini_letta.cli.answer_view import AnswerView
     from mini_letta.cli.headless import ChatSession
     from mini_letta.cli.repl_watch import ReflectionWatch
     from mini_letta.cli.terminal import Terminal
@@ -69,7 +70,9 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
 
     read_line = _read_line_factory(terminal, world.home.input_history_file)
     approve = build_terminal_approver(read_line, terminal.stderr)
-    request = SessionRequest(world=world, approve=approve, reflection_watch=watch)
+    request = SessionRequest(
+        world=world, approve=approve, reflection_watch=watch, answer_view=_answer_view(terminal)
+    )
     session = ChatSession(request, terminal.stdout, terminal.stderr)
     watch.agent_id = session.agent.id
     pending = PendingNotice()
@@ -119,6 +122,15 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
         notice = pending.line(session.setup)
         if notice:
             echo(notice, err=True)
+
+
+def _answer_view(terminal: Terminal) -> AnswerView | None:
+    """On a terminal, answers end as markdown; piped, they stay plain text."""
+    if not terminal.is_interactive():
+        return None
+    from mini_letta.cli.answer_view import AnswerView
+
+    return AnswerView.for_terminal(terminal.stdout, terminal.environ)
 
 
 def _compact(session: ChatSession) -> None:
