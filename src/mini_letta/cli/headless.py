@@ -9,6 +9,7 @@ for detached workers (cli/background.py) and renders what it delivers.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
@@ -51,6 +52,7 @@ class SessionRequest:
     reflection_watch: Watch | None = None  # the interactive session watches its workers
     recompile: bool = False  # `chat --recompile`: the first turn shows memory as it is now
     answer_view: AnswerView | None = None  # the interactive terminal: answers end as markdown
+    on_reflection: Callable[[PostTurnOutcome | ReflectionOutcome], None] | None = None
 
     def turn_options(self) -> TurnOptions:
         return TurnOptions(
@@ -132,6 +134,8 @@ class ChatSession:
         return result
 
     def _show_reflection(self, outcome: PostTurnOutcome | ReflectionOutcome) -> None:
+        if self.request.on_reflection is not None:
+            self.request.on_reflection(outcome)
         self.renderer.notice("reflection", render_outcome_line(outcome), outcome.to_json())
 
 

@@ -2,23 +2,25 @@
 
 Each worker (cli/background.py) is waited for by a daemon thread. On a terminal the outcome
 line is printed as soon as the worker ends, above the prompt, through prompt_toolkit's
-`StdoutProxy`, while the user keeps typing; without a terminal (piped input) finished lines
-are printed before the next line is read, and leaving waits for running workers so a script
-sees every outcome. The lines come from the agent's outbox, so each is shown exactly once,
-here or by the next command.
+`StdoutProxy`, while the user keeps typing, but never while a turn is shown (`turn_running`):
+then it waits for the turn's end, so it is never mixed into a streaming answer. Without a
+terminal (piped input) finished lines are printed before the next line is read, and leaving
+waits for running workers so a script sees every outcome. The lines come from the agent's
+outbox, so each is shown exactly once, here or by the next command.
 """
 
 from __future__ import annotations
 
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TextIO, cast
 
 from mini_letta.cli.reflection_view import render_outcome_line
 from mini_letta.cli.terminal import Terminal
 from mini_letta.reflection.outbox import take_outcomes
+from mini_letta.reflection.outcome import ReflectionOutcome
 from mini_letta.workspace import World
 
 EXIT_WAIT = 600.0  # seconds a piped session waits at exit for its running reflections
@@ -50,6 +52,8 @@ class ReflectionWatch:
         self.agent_id = ""  # set once the session knows its agent
         self.out = out
         self.live = live  # print from the waiting thread (a terminal with a prompt proxy)
+        self.turn_running = False  # a turn is on screen: lines wait for print_finished()
+        self.on_outcome: Callable[[ReflectionOutcome], None] | None = None  # the status line
         self._lock = threading.Lock()
         self._running: list[subprocess.Popen[bytes]] = []
 
@@ -73,6 +77,8 @@ class ReflectionWatch:
                 return
             for outcome in take_outcomes(self.world.home, self.agent_id, self.world.clock):
                 self.out.write(render_outcome_line(outcome) + "\n")
+                if self.on_outcome is not None:
+                    self.on_outcome(outcome)
             self.out.flush()
 
     def close(self) -> None:
@@ -94,5 +100,5 @@ class ReflectionWatch:
 
     def _wait(self, proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
-        if self.live:
+        if self.live and not self.turn_running:
             self.print_finished()

@@ -8,40 +8,37 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from mini_letta.cli.terminal import echo
-from mini_letta.home import ensure_dir
 
 if TYPE_CHECKING:
     from mini_letta.cli.answer_view import AnswerView
     from mini_letta.cli.headless import ChatSession
     from mini_letta.cli.repl_watch import ReflectionWatch
+    from mini_letta.cli.session_bar import SessionBar
     from mini_letta.cli.terminal import Terminal
     from mini_letta.workspace import World
 
-HELP = """Commands:
-  /help             this list
-  /new              start a new conversation
-  /compact          summarise the oldest messages of this conversation now
-  /recompile        show memory as it is now in the system prompt (from the next turn)
-  /status           this conversation: context, tokens used, prompt cache, memory shown
-{reflection}
-  /exit             leave (Ctrl-D works too)"""
+LEAVE_HINT = "(Ctrl-C again, or Ctrl-D, to leave)"
 
 
-def _read_line_factory(terminal: Terminal, history: Path) -> Callable[[str], str]:
+def _read_line_factory(
+    terminal: Terminal, world: World, bar: SessionBar
+) -> tuple[Callable[[str], str], Callable[[str], str]]:
+    """The session's line reader and the approval prompt's (no history, no completion)."""
     if terminal.is_interactive():
         from prompt_toolkit import PromptSession
-        from prompt_toolkit.history import FileHistory
 
-        ensure_dir(history.parent)
-        session: PromptSession[str] = PromptSession(history=FileHistory(str(history)))
-        return lambda prompt: session.prompt(prompt)
-    return lambda prompt: _plain_readline(terminal)
+        from mini_letta.cli.repl_input import build_prompt_session
+
+        session = build_prompt_session(world.home.input_history_file, world.cwd, bar.text)
+        answers: PromptSession[str] = PromptSession()
+        return (lambda prompt: session.prompt(prompt)), (lambda prompt: answers.prompt(prompt))
+    plain = lambda prompt: _plain_readline(terminal)  # noqa: E731
+    return plain, plain
 
 
 def _plain_readline(terminal: Terminal) -> str:
@@ -64,17 +61,26 @@ def open_interactive(ctx: click.Context) -> None:
 
 def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
     from mini_letta.cli.approval import build_terminal_approver
-    from mini_letta.cli.commands.slash import HELP_LINES, run_slash_command
+    from mini_letta.cli.commands.catalog import help_text, unknown_command_line
+    from mini_letta.cli.commands.slash import run_slash_command
     from mini_letta.cli.headless import ChatSession, SessionRequest
+    from mini_letta.cli.session_bar import SessionBar
     from mini_letta.cli.session_status import PendingNotice, request_recompile, status_lines
 
-    read_line = _read_line_factory(terminal, world.home.input_history_file)
-    approve = build_terminal_approver(read_line, terminal.stderr)
+    bar = SessionBar("", "", 0, running=lambda: watch.running)
+    read_line, read_answer = _read_line_factory(terminal, world, bar)
+    approve = build_terminal_approver(read_answer, terminal.stderr)
     request = SessionRequest(
-        world=world, approve=approve, reflection_watch=watch, answer_view=_answer_view(terminal)
+        world=world,
+        approve=approve,
+        reflection_watch=watch,
+        answer_view=_answer_view(terminal),
+        on_reflection=bar.saw,
     )
     session = ChatSession(request, terminal.stdout, terminal.stderr)
     watch.agent_id = session.agent.id
+    watch.on_outcome = bar.saw
+    interrupted = False  # the last thing was a Ctrl-C: one more on an empty line leaves
     pending = PendingNotice()
     echo(
         f"mini-letta · agent {session.agent.name} · {session.setup.provider.handle} · "
@@ -83,19 +89,26 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
     )
     while True:
         watch.print_finished()
+        bar.agent, bar.model = session.agent.name, session.setup.provider.handle
+        bar.window = session.setup.provider.context_window
         try:
             line = read_line("› ").strip()
         except EOFError:
             return
         except KeyboardInterrupt:
+            if interrupted:
+                return
+            interrupted = True
+            echo(LEAVE_HINT, err=True)
             continue
+        interrupted = False
         watch.print_finished()  # a reflection that ended while we waited for this line
         if not line:
             continue
         if line in ("/exit", "/quit"):
             return
         if line == "/help":
-            echo(HELP.format(reflection=HELP_LINES))
+            echo(help_text())
             continue
         if line == "/new":
             session = ChatSession(replace(request, new=True), terminal.stdout, terminal.stderr)
@@ -113,12 +126,17 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
         if run_slash_command(line, session, watch):
             continue
         if line.startswith("/"):
-            echo(f"Unknown command {line.split()[0]}; /help lists them.", err=True)
+            echo(unknown_command_line(line.split()[0]), err=True)
             continue
+        watch.turn_running = True
         try:
             session.turn(line)
         except KeyboardInterrupt:
-            echo("(interrupted)", err=True)
+            interrupted = True
+            echo(f"\n(interrupted) {LEAVE_HINT}", err=True)
+        finally:
+            watch.turn_running = False
+        bar.usage = session.renderer.last_usage or bar.usage
         notice = pending.line(session.setup)
         if notice:
             echo(notice, err=True)

@@ -22,10 +22,6 @@ if TYPE_CHECKING:
 
 SlashCommand = Callable[["ChatSession", "ReflectionWatch", str], None]
 
-HELP_LINES = """  /reflect [TEXT]   reflect on this conversation now, in the background
-  /dream [TEXT]     the same as /reflect
-  /sleeptime [...]  show or change when reflection runs (--trigger, --steps, --merge, ...)"""
-
 
 def run_slash_command(line: str, session: ChatSession, watch: ReflectionWatch) -> bool:
     """Run `line` if it is one of these commands; False if it is not."""

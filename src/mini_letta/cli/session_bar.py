@@ -1,0 +1,62 @@
+"""The interactive session's bottom status line: agent, model, context use, reflection state.
+
+Context use is the last model call's tokens (input and output) as a share of the model's window,
+from the turn's own accounting, so drawing the line costs nothing. Reflection is `running` while
+a background worker this session started is alive, else the last outcome it saw (`queued`,
+`merged`, a skip, or a failure with its reason), else `idle`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mini_letta.conversations.messages import Usage
+from mini_letta.reflection.outcome import Queued, ReflectionOutcome
+from mini_letta.reflection.trigger import BackgroundLaunch, PostTurnOutcome
+
+TROUBLE = ("failed", "merge_conflict", "not_merged", "dirty_uncommitted", "parent_dirty")
+
+
+def describe_reflection(outcome: ReflectionOutcome | PostTurnOutcome | None) -> str:
+    if outcome is None:
+        return "idle"
+    if isinstance(outcome, Queued):
+        return "queued"
+    if isinstance(outcome, BackgroundLaunch):
+        return "started"
+    if outcome.status is None:
+        return f"skipped ({outcome.skip_reason})"
+    if outcome.status in TROUBLE:
+        reason = " ".join(outcome.message.split())
+        return f"{outcome.status}: {reason[:60]}"
+    return outcome.status.replace("_", " ")
+
+
+def context_percent(usage: Usage | None, window: int) -> int | None:
+    if usage is None or window <= 0:
+        return None
+    used = usage.input_tokens + usage.output_tokens
+    return min(100, round(100 * used / window))
+
+
+@dataclass
+class SessionBar:
+    """What the status line shows; the session updates it, the prompt draws `text()`."""
+
+    agent: str
+    model: str
+    window: int
+    running: Callable[[], int]  # background reflections alive now
+    usage: Usage | None = None
+    last: ReflectionOutcome | PostTurnOutcome | None = None
+
+    def saw(self, outcome: ReflectionOutcome | PostTurnOutcome) -> None:
+        """A reflection outcome was shown (after a turn, or from a background worker)."""
+        self.last = outcome
+
+    def text(self) -> str:
+        percent = context_percent(self.usage, self.window)
+        context = "context –" if percent is None else f"context {percent}%"
+        reflection = "running" if self.running() else describe_reflection(self.last)
+        return f" {self.agent} · {self.model} · {context} · reflection {reflection} "

@@ -1,0 +1,96 @@
+"""The session's prompt through prompt_toolkit's pipe input: newlines, Ctrl-C, completion."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from mini_letta.cli.commands.catalog import CATALOG, help_text, suggest, unknown_command_line
+from mini_letta.cli.repl_input import SessionCompleter, build_prompt_session
+
+
+def _read(tmp_path: Path, keys: str, toolbar=None) -> str:
+    with create_pipe_input() as pipe:
+        pipe.send_text(keys)
+        session = build_prompt_session(
+            tmp_path / "home" / "history", tmp_path, toolbar, input=pipe, output=DummyOutput()
+        )
+        return session.prompt("› ")
+
+
+def _completions(cwd: Path, text: str) -> list[tuple[str, str]]:
+    found = SessionCompleter(cwd).get_completions(Document(text), CompleteEvent())
+    return [(c.text, c.display_meta_text) for c in found]
+
+
+def test_enter_sends_and_esc_enter_or_ctrl_j_add_a_line(tmp_path):
+    assert _read(tmp_path, "one\x1b\rtwo\nthree\r") == "one\ntwo\nthree"
+
+
+def test_a_paste_keeps_its_lines(tmp_path):
+    assert _read(tmp_path, "\x1b[200~first\nsecond\x1b[201~\r") == "first\nsecond"
+
+
+def test_ctrl_c_clears_a_line_with_text_and_interrupts_on_an_empty_one(tmp_path):
+    assert _read(tmp_path, "oops\x03fine\r") == "fine"
+    with pytest.raises(KeyboardInterrupt):
+        _read(tmp_path, "\x03")
+
+
+def test_history_is_kept_across_sessions(tmp_path):
+    _read(tmp_path, "remember me\r")
+    assert _read(tmp_path, "\x1b[A\r") == "remember me"
+
+
+def test_the_toolbar_is_drawn_from_the_sessions_callable(tmp_path):
+    drawn: list[int] = []
+
+    def toolbar() -> str:
+        drawn.append(1)
+        return "agent · model"
+
+    assert _read(tmp_path, "hi\r", toolbar) == "hi"
+    assert drawn
+
+
+def test_slash_completion_lists_matching_commands_with_their_descriptions(tmp_path):
+    found = _completions(tmp_path, "/re")
+    assert (
+        "/recompile",
+        "show memory as it is now in the system prompt (from the next turn)",
+    ) in found
+    assert [name for name, _ in found] == ["/recompile", "/reflect"]
+    assert _completions(tmp_path, "/reflect now") == []  # arguments are not commands
+
+
+def test_at_path_completes_files_in_the_working_directory(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.py").write_text("")
+    (tmp_path / "setup.cfg").write_text("")
+    (tmp_path / ".hidden").write_text("")
+    assert [t for t, _ in _completions(tmp_path, "look at @s")] == ["setup.cfg", "src/"]
+    assert [t for t, _ in _completions(tmp_path, "@src/m")] == ["src/main.py"]
+    assert ".hidden" not in [t for t, _ in _completions(tmp_path, "@")]
+    assert [t for t, _ in _completions(tmp_path, "@.h")] == [".hidden"]
+    assert _completions(tmp_path, "@nowhere/x") == []
+    assert _completions(tmp_path, "no at sign") == []
+
+
+def test_a_mistyped_command_gets_a_suggestion():
+    assert suggest("/recompil") == "/recompile"
+    assert (
+        unknown_command_line("/exti")
+        == "Unknown command /exti; did you mean /exit? /help lists them."
+    )
+    assert unknown_command_line("/bogus") == "Unknown command /bogus; /help lists them."
+
+
+def test_help_lists_every_command_with_its_line():
+    text = help_text()
+    for info in CATALOG:
+        assert info.name in text and info.description in text
