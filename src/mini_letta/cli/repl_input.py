@@ -11,59 +11,70 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
-from prompt_toolkit.document import Document
-
-from mini_letta.cli.commands.catalog import CATALOG, SlashInfo
+from mini_letta.cli.slash_catalog import CATALOG, SlashInfo
 from mini_letta.home import ensure_dir
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
+    from prompt_toolkit.completion import Completer
     from prompt_toolkit.key_binding import KeyBindings
 
 MAX_PATH_COMPLETIONS = 200
 
 
-class SessionCompleter(Completer):
+@dataclass(frozen=True, slots=True)
+class Choice:
+    text: str  # replaces the `replace` characters before the cursor
+    replace: int
+    display: str
+    meta: str = ""
+
+
+def complete(cwd: Path, before: str, catalog: Iterable[SlashInfo] = CATALOG) -> Iterator[Choice]:
     """Slash commands at the start of the input; `@path` anywhere, relative to `cwd`."""
+    if before.startswith("/") and " " not in before:
+        for info in catalog:
+            if info.name.startswith(before):
+                yield Choice(info.name, len(before), info.name, info.description)
+        return
+    word = before.split()[-1] if before and not before[-1].isspace() else ""
+    if word.startswith("@"):
+        yield from _paths(cwd, word[1:])
 
-    def __init__(self, cwd: Path, catalog: Iterable[SlashInfo] = CATALOG) -> None:
-        self.cwd = cwd
-        self.catalog = tuple(catalog)
 
-    def get_completions(
-        self, document: Document, complete_event: CompleteEvent
-    ) -> Iterator[Completion]:
-        before = document.text_before_cursor
-        if before.startswith("/") and " " not in before:
-            for info in self.catalog:
-                if info.name.startswith(before):
-                    yield Completion(info.name, -len(before), display_meta=info.description)
+def _paths(cwd: Path, partial: str) -> Iterator[Choice]:
+    folder, _, stem = partial.rpartition("/")
+    try:
+        entries = sorted(os.scandir(cwd / folder if folder else cwd), key=lambda e: e.name)
+    except OSError:
+        return
+    shown = 0
+    for entry in entries:
+        if not entry.name.startswith(stem) or (entry.name.startswith(".") and not stem):
+            continue
+        name = entry.name + ("/" if entry.is_dir() else "")
+        yield Choice(f"{folder}/{name}" if folder else name, len(partial), name)
+        shown += 1
+        if shown >= MAX_PATH_COMPLETIONS:
             return
-        word = before.split()[-1] if before and not before[-1].isspace() else ""
-        if word.startswith("@"):
-            yield from self._paths(word[1:])
 
-    def _paths(self, partial: str) -> Iterator[Completion]:
-        folder, _, stem = partial.rpartition("/")
-        base = (self.cwd / folder) if folder else self.cwd
-        try:
-            entries = sorted(os.scandir(base), key=lambda entry: entry.name)
-        except OSError:
-            return
-        shown = 0
-        for entry in entries:
-            if not entry.name.startswith(stem) or (entry.name.startswith(".") and not stem):
-                continue
-            slash = "/" if entry.is_dir() else ""
-            text = f"{folder}/{entry.name}{slash}" if folder else f"{entry.name}{slash}"
-            yield Completion(text, -len(partial), display=entry.name + slash)
-            shown += 1
-            if shown >= MAX_PATH_COMPLETIONS:
-                return
+
+def session_completer(cwd: Path) -> Completer:
+    from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+    from prompt_toolkit.document import Document
+
+    class SessionCompleter(Completer):
+        def get_completions(self, document: Document, event: CompleteEvent) -> Iterator[Completion]:
+            for choice in complete(cwd, document.text_before_cursor):
+                yield Completion(
+                    choice.text, -choice.replace, display=choice.display, display_meta=choice.meta
+                )
+
+    return SessionCompleter()
 
 
 def session_keys() -> KeyBindings:
@@ -101,7 +112,7 @@ def build_prompt_session(
     ensure_dir(history.parent)
     return PromptSession(
         history=FileHistory(str(history)),
-        completer=SessionCompleter(cwd),
+        completer=session_completer(cwd),
         complete_while_typing=True,
         key_bindings=session_keys(),
         bottom_toolbar=toolbar,

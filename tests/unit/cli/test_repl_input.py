@@ -5,13 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from prompt_toolkit.completion import CompleteEvent
-from prompt_toolkit.document import Document
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from mini_letta.cli.commands.catalog import CATALOG, help_text, suggest, unknown_command_line
-from mini_letta.cli.repl_input import SessionCompleter, build_prompt_session
+from mini_letta.cli.repl_input import build_prompt_session, complete
+from mini_letta.cli.slash_catalog import CATALOG, help_text, suggest, unknown_command_line
 
 
 def _read(tmp_path: Path, keys: str, toolbar=None) -> str:
@@ -24,8 +22,7 @@ def _read(tmp_path: Path, keys: str, toolbar=None) -> str:
 
 
 def _completions(cwd: Path, text: str) -> list[tuple[str, str]]:
-    found = SessionCompleter(cwd).get_completions(Document(text), CompleteEvent())
-    return [(c.text, c.display_meta_text) for c in found]
+    return [(choice.text, choice.meta) for choice in complete(cwd, text)]
 
 
 def test_enter_sends_and_esc_enter_or_ctrl_j_add_a_line(tmp_path):

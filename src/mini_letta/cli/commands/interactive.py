@@ -61,11 +61,11 @@ def open_interactive(ctx: click.Context) -> None:
 
 def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
     from mini_letta.cli.approval import build_terminal_approver
-    from mini_letta.cli.commands.catalog import help_text, unknown_command_line
     from mini_letta.cli.commands.slash import run_slash_command
     from mini_letta.cli.headless import ChatSession, SessionRequest
     from mini_letta.cli.session_bar import SessionBar
     from mini_letta.cli.session_status import PendingNotice, request_recompile, status_lines
+    from mini_letta.cli.slash_catalog import help_text, unknown_command_line
 
     bar = SessionBar("", "", 0, running=lambda: watch.running)
     read_line, read_answer = _read_line_factory(terminal, world, bar)
