@@ -44,3 +44,17 @@ def test_end_of_input_while_asking_refuses(cli, project):
     result = cli(stdin="go\n")
     assert result.code == 0, result.stderr
     assert not (project / "made").exists()
+
+
+def test_the_prompt_shows_the_diff_an_edit_would_make(cli, project):
+    (project / "notes.txt").write_text("alpha\nbeta\n")
+    edit = {
+        "name": "Edit",
+        "arguments": {"path": "notes.txt", "old_string": "beta", "new_string": "gamma"},
+    }
+    _agent_with_script(cli, project, [{"toolCalls": [edit]}, "ok"])
+    result = cli(stdin="change it\nn\n")
+    assert result.code == 0, result.stderr
+    assert "    -beta\n    +gamma\n" in result.stderr
+    assert "[y]es once / [a]lways Edit this session / [N]o, deny" in result.stderr
+    assert (project / "notes.txt").read_text() == "alpha\nbeta\n"

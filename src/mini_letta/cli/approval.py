@@ -1,26 +1,34 @@
 """Asking the user before a tool runs: the approver the interactive session passes to turns.
 
-The question goes to stderr (so it shows in a pipe too), the answer is read with the session's
-line reader. Answers: y (this call), a (this tool for the rest of the session), anything else
-refuses. End of input refuses too, so a closed terminal never approves by accident.
+The question shows what will run or change: the command, or the unified diff of a Write or
+Edit (cli/change_preview.py). It goes to stderr (so it shows in a pipe too), the answer is read
+with the session's line reader. Answers: y (once), a (this tool for the rest of the session),
+anything else denies. End of input denies too, so a closed terminal never approves by
+accident; Ctrl-C cancels the whole turn.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TextIO
 
+from mini_letta.cli.change_preview import preview_change
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.tools.base import Approver
 
 
-def build_terminal_approver(read_line: Callable[[str], str], err: TextIO) -> Approver:
+def build_terminal_approver(read_line: Callable[[str], str], err: TextIO, cwd: Path) -> Approver:
     always: set[str] = set()
 
     def approve(call: ToolCall, summary: str) -> bool:
         if call.name in always:
             return True
-        err.write(f"  ? allow {summary}\n    [y]es / [a]lways {call.name} / [N]o\n")
+        shown = "".join(f"    {line}\n" for line in preview_change(call, cwd))
+        err.write(
+            f"  ? allow {summary}\n{shown}"
+            f"    [y]es once / [a]lways {call.name} this session / [N]o, deny\n"
+        )
         err.flush()
         try:
             answer = read_line("  › ")

@@ -69,7 +69,7 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
 
     bar = SessionBar("", "", 0, running=lambda: watch.running)
     read_line, read_answer = _read_line_factory(terminal, world, bar)
-    approve = build_terminal_approver(read_answer, terminal.stderr)
+    approve = build_terminal_approver(read_answer, terminal.stderr, world.cwd)
     request = SessionRequest(
         world=world,
         approve=approve,
