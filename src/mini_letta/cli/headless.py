@@ -19,7 +19,7 @@ from mini_letta.loop.setup import TurnOptions, build_turn_setup
 from mini_letta.loop.turn import DEFAULT_MAX_STEPS, TurnSetup, run_turn
 from mini_letta.tools.base import Approver
 from mini_letta.tools.permissions import PermissionMode
-from mini_letta.workspace import World, resolve_agent, resolve_conversation
+from mini_letta.workspace import World, resolve_conversation, resolve_or_create_agent
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +59,7 @@ class ChatSession:
     def __init__(self, request: SessionRequest, out: TextIO, err: TextIO) -> None:
         world = request.world
         self.request = request
-        self.agent = resolve_agent(world, request.agent_ref, model=request.model)
+        self.agent = resolve_or_create_agent(world, request.agent_ref)
         self.store = resolve_conversation(
             world, self.agent, request.conversation_id, new=request.new
         )

@@ -21,11 +21,57 @@ def agent_option(func: F) -> F:
     )
 
 
+def check_model(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A --model value that names a known provider; anything else is a usage error (exit 2)."""
+    if value is None:
+        return None
+    from mini_letta.errors import MiniLettaError
+    from mini_letta.llm.handles import parse_handle
+
+    try:
+        return parse_handle(value).raw
+    except MiniLettaError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from exc
+
+
+def check_base_url(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A --base-url that is an http(s) URL with a host; "" passes (it means "none")."""
+    if not value:
+        return value
+    from mini_letta.errors import MiniLettaError
+    from mini_letta.llm.catalog import normalize_base_url
+
+    try:
+        normalize_base_url(value, "URL")
+    except MiniLettaError as exc:
+        raise click.BadParameter(
+            f"{value!r} is not an http:// or https:// URL (like http://localhost:8000/v1)",
+            ctx,
+            param,
+        ) from exc
+    return value.strip()
+
+
+def check_agent_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """An agent name the registry accepts, checked while parsing so the flag is named."""
+    if value is None:
+        return None
+    from mini_letta.agents.registry import validate_agent_name
+    from mini_letta.errors import MiniLettaError
+
+    try:
+        return validate_agent_name(value)
+    except MiniLettaError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from exc
+
+
+def model_option(help_text: str) -> Callable[[F], F]:
+    return click.option("--model", metavar="HANDLE", callback=check_model, help=help_text)
+
+
 def agent_options(func: F) -> F:
     """--agent, --conversation, --new, --model: which agent and conversation a turn uses."""
-    func = click.option("--model", metavar="HANDLE", help="Model for this run (mock, openai/…).")(
-        func
-    )
+    func = model_option("Model for this run only (mock, openai/…); agent.json keeps its own.")(func)
     func = click.option(
         "--new", is_flag=True, help="Start a new conversation and make it current."
     )(func)
@@ -62,7 +108,10 @@ def context_window_option(func: F) -> F:
 
 def base_url_option(func: F) -> F:
     return click.option(
-        "--base-url", metavar="URL", help="Server URL for an OpenAI-compatible or Anthropic model."
+        "--base-url",
+        metavar="URL",
+        callback=check_base_url,
+        help="Server URL for an OpenAI-compatible or Anthropic model.",
     )(func)
 
 

@@ -10,7 +10,7 @@ import pytest
 from mini_letta.agents.registry import list_agents
 from mini_letta.errors import GitError
 from mini_letta.memory.repo import GitRepo
-from mini_letta.workspace import new_agent, resolve_agent
+from mini_letta.workspace import new_agent, resolve_agent, resolve_or_create_agent
 
 
 def test_new_agent_gets_a_memory_repo(world):
@@ -21,9 +21,9 @@ def test_new_agent_gets_a_memory_repo(world):
 
 
 def test_opening_an_agent_recreates_missing_memory(world):
-    agent = resolve_agent(world, None)
+    agent = resolve_or_create_agent(world, None)
     shutil.rmtree(world.home.memory_dir(agent.id))
-    assert resolve_agent(world, None).id == agent.id
+    assert resolve_or_create_agent(world, None).id == agent.id
     assert GitRepo(world.home.memory_dir(agent.id)).list_files() == [
         "system/human.md", "system/persona.md",
     ]  # fmt: skip

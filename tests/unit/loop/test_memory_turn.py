@@ -12,7 +12,7 @@ from mini_letta.llm.base import ModelEvent, ModelRequest, StopEvent, TextDelta, 
 from mini_letta.loop.events import TurnResult
 from mini_letta.loop.setup import TurnOptions, build_turn_setup
 from mini_letta.loop.turn import run_turn
-from mini_letta.workspace import resolve_agent, resolve_conversation
+from mini_letta.workspace import resolve_conversation, resolve_or_create_agent
 
 
 @dataclass
@@ -28,7 +28,7 @@ class RecordingProvider:
 
 
 def test_memory_commit_is_visible_on_the_next_model_call(world):
-    agent = resolve_agent(world, None)
+    agent = resolve_or_create_agent(world, None)
     store = resolve_conversation(world, agent, None)
     args = {"command": "insert", "path": "system/human.md", "content": "- likes tea",
             "reason": "tea"}  # fmt: skip

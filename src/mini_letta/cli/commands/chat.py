@@ -67,6 +67,11 @@ def chat(
 
     streaming_input = input_format == "stream-json"
     _check_input(prompt, streaming_input, output_format)
+    if new and conversation:
+        raise click.UsageError(
+            "--new and --conversation exclude each other (--new starts a conversation, "
+            "--conversation continues one)"
+        )
     text = read_prompt(prompt, sys.stdin) if prompt is not None else ""
     request = SessionRequest(
         world=current_world(),
