@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from typing import TextIO, TypeVar
 
@@ -90,11 +91,32 @@ def max_steps_option(func: F) -> F:
 
 
 def read_prompt(prompt: str, stdin: TextIO) -> str:
-    """The prompt text; '-' reads standard input. An empty prompt is a usage error."""
-    text = stdin.read() if prompt == "-" else prompt
+    """The prompt text; '-' reads standard input. An empty prompt is a usage error.
+
+    Bytes that are not UTF-8 (in argv or on stdin) become U+FFFD, with a warning: a pasted log
+    with one stray byte is still worth sending, and the record stays valid UTF-8.
+    """
+    text = lenient_stdin(stdin).read() if prompt == "-" else prompt
     if not text.strip():
         raise click.UsageError("the prompt is empty; give some text with -p (or pipe it with -p -)")
-    return text.strip("\n") if prompt == "-" else text
+    from mini_letta.storage.text import clean_text
+
+    cleaned = clean_text(text)
+    if cleaned != text:
+        click.echo(
+            "mini-letta: warning: the prompt is not valid UTF-8; "
+            "undecodable bytes were replaced with U+FFFD",
+            err=True,
+        )
+    return cleaned.strip("\n") if prompt == "-" else cleaned
+
+
+def lenient_stdin(stdin: TextIO) -> TextIO:
+    """Standard input that never fails to decode: bytes that are not UTF-8 come through as
+    lone surrogates (which `clean_text` turns into U+FFFD) instead of UnicodeDecodeError."""
+    if isinstance(stdin, io.TextIOWrapper):
+        stdin.reconfigure(encoding="utf-8", errors="surrogateescape")
+    return stdin
 
 
 def context_window_option(func: F) -> F:

@@ -85,7 +85,7 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
     user = _message(setup, "user", user_text)
     yield MessageEvent(user, store.append(user)[0])
     if not store.load_record().title:  # the first turn names the conversation at once
-        _touch_record(setup, title=user_text)
+        _touch_record(setup, title=user.content)
     usage = Usage()
     steps = 0
     final_text = ""

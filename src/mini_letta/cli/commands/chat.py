@@ -92,9 +92,10 @@ def chat(
     session = ChatSession(request, sys.stdout, sys.stderr)
     try:
         if streaming_input:
+            from mini_letta.cli.options import lenient_stdin
             from mini_letta.cli.stream_input import run_stream_input
 
-            code = run_stream_input(session, sys.stdin)
+            code = run_stream_input(session, lenient_stdin(sys.stdin))
         else:
             code = exit_code(session.turn(text))
     finally:
