@@ -56,7 +56,7 @@ class SessionRequest:
 
 
 class ChatSession:
-    def __init__(self, request: SessionRequest, out: TextIO, err: TextIO) -> None:
+    def __init__(self, request: SessionRequest, out: TextIO | None, err: TextIO | None) -> None:
         world = request.world
         self.request = request
         self.agent = resolve_or_create_agent(world, request.agent_ref)
@@ -65,8 +65,8 @@ class ChatSession:
         )
         self.options = request.turn_options()
         self.setup: TurnSetup = build_turn_setup(world, self.agent, self.store, self.options)
-        self.err = err
-        self.renderer = Renderer(request.output_format, out, err, stream_text=out.isatty())
+        tty = out is not None and out.isatty()
+        self.renderer = Renderer(request.output_format, out, err, stream_text=tty)
         self.renderer.start(
             SessionInfo(
                 self.agent.id,
@@ -107,8 +107,7 @@ class ChatSession:
         if self.renderer.fmt != "text":
             self.renderer.finish(result, duration, {"reflection": reflection})
         if result.stop_reason == "error":
-            self.err.write(f"mini-letta: the turn failed: {result.error}\n")
-            self.err.flush()
+            self.renderer.error_line(f"mini-letta: the turn failed: {result.error}")
         self.reflection.after_result()
         return result
 

@@ -80,11 +80,20 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run() -> None:
-    code = main()
+    sys.exit(_flush_stdout(main()))
+
+
+def _flush_stdout(code: int) -> int:
+    """Flush what a command printed; a full or closed stdout is one line and exit 1."""
+    if sys.stdout is None:  # started with stdout closed (`>&-`)
+        return code
     try:
         sys.stdout.flush()
-    except BrokenPipeError:
-        # Output went to a closed pipe (`... | head`); don't let Python complain at exit.
+    except OSError as exc:
+        # Point fd 1 at /dev/null so Python's own flush at exit has nothing to complain about.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-    sys.exit(code)
+        if isinstance(exc, BrokenPipeError) or code != 0:
+            return code  # `... | head` stopped reading: nothing to say
+        return _fail(f"could not write to standard output ({exc.strerror or exc})", 1)
+    return code

@@ -100,6 +100,15 @@ def chat(
             code = exit_code(session.turn(text))
     finally:
         session.close()
+    lost = session.renderer.lost_output
+    if lost is not None:
+        from mini_letta.errors import MiniLettaError
+
+        cid = session.store.conversation_id
+        raise MiniLettaError(
+            f"could not write to standard output ({lost}); the turn is recorded in "
+            f"conversation {cid} (`mini-letta conversations show {cid}`)"
+        )
     if code:
         raise click.exceptions.Exit(code)
 
