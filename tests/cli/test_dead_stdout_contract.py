@@ -117,6 +117,8 @@ def test_stream_json_reader_that_closes_early(home, project):
         proc.wait(timeout=TIMEOUT)
     finally:
         proc.kill()
+        proc.wait(timeout=TIMEOUT)
+        proc.stderr.close()
     assert b"Traceback" not in stderr, stderr
     done = subprocess.CompletedProcess(proc.args, proc.returncode, b"", stderr)
     _assert_recorded_and_one_line(home.root, done)  # and the second line was not run

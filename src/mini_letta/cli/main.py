@@ -72,11 +72,29 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(exc), exc.exit_code)
     except BrokenPipeError:
         return 1
+    except OSError as exc:
+        if not _stdout_works():  # a full or closed stdout (`> /dev/full`) is no bug of ours
+            return _fail(f"could not write to standard output ({exc.strerror or exc})", 1)
+        return _internal_error(exc)
     except Exception as exc:  # a bug in mini-letta
-        if os.environ.get("MINI_LETTA_DEBUG"):
-            raise
-        return _fail(f"internal error: {exc!r} (MINI_LETTA_DEBUG=1 shows the traceback)", 1)
+        return _internal_error(exc)
     return rc if isinstance(rc, int) else 0
+
+
+def _internal_error(exc: Exception) -> int:
+    if os.environ.get("MINI_LETTA_DEBUG"):
+        raise exc
+    return _fail(f"internal error: {exc!r} (MINI_LETTA_DEBUG=1 shows the traceback)", 1)
+
+
+def _stdout_works() -> bool:
+    """False when stdout cannot take what was printed (its failed flush leaves it buffered)."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def run() -> None:
