@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from mini_letta.context.builder import ContextView, load_context_view
 from mini_letta.context.compaction import (
     CompactionResult,
+    CompactionSkipped,
     CompactionTrigger,
     compact_conversation,
     compaction_threshold,
@@ -168,7 +169,7 @@ def request_after_overflow(
     return _prepared(setup).request
 
 
-def compact_now(setup: TurnSetup) -> CompactionResult | None:
+def compact_now(setup: TurnSetup) -> CompactionResult | CompactionSkipped | None:
     """On-demand compaction (`mini-letta compact`); takes the conversation lock itself."""
     with setup.store.lock():
         measure = _prepared(setup)
@@ -203,7 +204,10 @@ def _compact(
     )
     if result is None:
         return False
-    pressure.compacted = True
+    pressure.compacted = True  # tried once this turn, whatever came of it
+    if isinstance(result, CompactionSkipped):
+        logger.warning("compaction skipped: %s", result.reason)
+        return False
     yield CompactionEvent(
         messages_compacted=result.messages_compacted,
         tokens_before=result.tokens_before,

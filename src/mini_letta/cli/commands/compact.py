@@ -21,6 +21,7 @@ def compact(
 ) -> None:
     """Compact a conversation's context (the full log is kept)."""
     from mini_letta.cli.world import current_world
+    from mini_letta.context.compaction import CompactionSkipped
     from mini_letta.conversations.registry import open_conversation
     from mini_letta.errors import NotFoundError
     from mini_letta.loop.pressure import compact_now
@@ -42,7 +43,9 @@ def compact(
     result = compact_now(setup)
     if as_json:
         data: dict[str, object] = {"conversationId": store.conversation_id, "compacted": False}
-        if result is not None:
+        if isinstance(result, CompactionSkipped):
+            data["reason"] = result.reason
+        elif result is not None:
             data.update(
                 compacted=True,
                 messagesCompacted=result.messages_compacted,
@@ -53,6 +56,8 @@ def compact(
         click.echo(json.dumps(data, ensure_ascii=False))
     elif result is None:
         click.echo("Nothing to compact: the context holds only the latest exchange.")
+    elif isinstance(result, CompactionSkipped):
+        click.echo(f"Not compacted: {result.reason}.")
     else:
         click.echo(
             f"Compacted {result.messages_compacted} messages "

@@ -106,6 +106,7 @@ def _loop(world: World, watch: ReflectionWatch) -> None:
 
 
 def _compact(session: ChatSession) -> None:
+    from mini_letta.context.compaction import CompactionSkipped
     from mini_letta.errors import MiniLettaError
     from mini_letta.loop.pressure import compact_now
 
@@ -116,6 +117,8 @@ def _compact(session: ChatSession) -> None:
         return
     if result is None:
         click.echo("Nothing to compact yet.", err=True)
+    elif isinstance(result, CompactionSkipped):
+        click.echo(f"Not compacted: {result.reason}.", err=True)
     else:
         click.echo(
             f"  ↻ compacted {result.messages_compacted} messages "
