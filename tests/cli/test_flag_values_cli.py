@@ -34,6 +34,12 @@ import pytest
         (["reflect", "--recent", "0"], "--recent"),
         (["memory", "log", "-n", "0"], "-n"),
         (["conversations", "show", "conv-x", "--last", "-1"], "--last"),
+        (["chat", "-p", "hi", "--agent", ""], "--agent"),
+        (["chat", "-p", "hi", "--conversation", " "], "--conversation"),
+        (["memory", "path", "--agent", ""], "--agent"),
+        (["compact", "--conversation", ""], "--conversation"),
+        (["reflect", "--conversation", ""], "--conversation"),
+        (["reflect", "-i", ""], "--instruction"),
     ],
     ids=lambda value: value if isinstance(value, str) else " ".join(value),
 )

@@ -16,10 +16,21 @@ F = TypeVar("F", bound=Callable[..., object])
 OUTPUT_FORMAT_CHOICE = click.Choice(OUTPUT_FORMATS)
 
 
+def check_nonempty(ctx: click.Context, param: click.Parameter, value: object) -> object:
+    """An id, name or text flag given as "" (or spaces) is a usage error, not "not given"."""
+    values = value if isinstance(value, tuple) else (value,)
+    if any(isinstance(item, str) and not item.strip() for item in values):
+        raise click.BadParameter("must not be empty", ctx, param)
+    return value
+
+
 def agent_option(func: F) -> F:
-    return click.option("--agent", metavar="ID|NAME", help="The agent (default: this project's).")(
-        func
-    )
+    return click.option(
+        "--agent",
+        metavar="ID|NAME",
+        callback=check_nonempty,
+        help="The agent (default: this project's).",
+    )(func)
 
 
 def check_model(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -76,7 +87,12 @@ def agent_options(func: F) -> F:
     func = click.option(
         "--new", is_flag=True, help="Start a new conversation and make it current."
     )(func)
-    func = click.option("--conversation", metavar="ID", help="Continue this conversation.")(func)
+    func = click.option(
+        "--conversation",
+        metavar="ID",
+        callback=check_nonempty,
+        help="Continue this conversation.",
+    )(func)
     return agent_option(func)
 
 

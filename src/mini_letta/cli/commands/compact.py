@@ -6,13 +6,16 @@ import json
 
 import click
 
-from mini_letta.cli.options import agent_option, context_window_option
+from mini_letta.cli.options import agent_option, check_nonempty, context_window_option
 
 
 @click.command()
 @agent_option
 @click.option(
-    "--conversation", metavar="ID", help="The conversation (default: this project's current one)."
+    "--conversation",
+    metavar="ID",
+    callback=check_nonempty,
+    help="The conversation (default: this project's current one).",
 )
 @context_window_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
