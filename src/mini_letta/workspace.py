@@ -26,7 +26,7 @@ from mini_letta.agents.registry import (
 from mini_letta.clock import Clock
 from mini_letta.conversations.registry import create_conversation, open_conversation
 from mini_letta.conversations.store import ConversationStore
-from mini_letta.errors import NotFoundError
+from mini_letta.errors import NoAgentError, NotFoundError
 from mini_letta.home import Home
 from mini_letta.llm.handles import parse_handle
 from mini_letta.settings import (
@@ -38,7 +38,6 @@ from mini_letta.settings import (
 
 _BASE_PROMPT = Path(__file__).parent / "prompts" / "system.md"
 _log = logging.getLogger("mini_letta")
-NO_AGENT = "no agent yet; run `mini-letta chat` or `mini-letta agents create`"
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,16 +102,16 @@ def ensure_agent_memory(home: Home, agent: AgentRecord) -> None:
 
 def resolve_agent(world: World, agent_ref: str | None) -> AgentRecord:
     """The agent a command acts on; never creates one (NotFoundError when there is none)."""
-    found = _existing_agent(world, agent_ref)
+    found = find_project_agent(world, agent_ref)
     if found is None:
-        raise NotFoundError(NO_AGENT)
+        raise NoAgentError()
     return found
 
 
 def resolve_or_create_agent(world: World, agent_ref: str | None) -> AgentRecord:
     """The agent a chat uses: as `resolve_agent`, but a project without one gets a new agent
     on the default model (a run's --model is that run's, not the new agent's)."""
-    found = _existing_agent(world, agent_ref)
+    found = find_project_agent(world, agent_ref)
     if found is not None:
         return found
     agent = new_agent(world)
@@ -120,7 +119,8 @@ def resolve_or_create_agent(world: World, agent_ref: str | None) -> AgentRecord:
     return agent
 
 
-def _existing_agent(world: World, agent_ref: str | None) -> AgentRecord | None:
+def find_project_agent(world: World, agent_ref: str | None) -> AgentRecord | None:
+    """`--agent`'s agent, else the project's; None when the project has none yet."""
     if agent_ref:
         found = find_agent(world.home, agent_ref)
     else:
