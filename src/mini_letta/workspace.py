@@ -20,7 +20,6 @@ from mini_letta.agents.registry import (
     NewAgent,
     create_agent,
     find_agent,
-    load_agent,
     unique_agent_name,
 )
 from mini_letta.clock import Clock
@@ -129,7 +128,7 @@ def find_project_agent(world: World, agent_ref: str | None) -> AgentRecord | Non
         if not isinstance(last, str) or not last:
             return None
         try:
-            found = load_agent(world.home, last)
+            found = find_agent(world.home, last)
         except NotFoundError:
             replacement = _remaining_project_agent(world, project, last)
             if replacement is None:
@@ -153,7 +152,7 @@ def _remaining_project_agent(
         if agent_id == deleted or not isinstance(agent_id, str):
             continue
         try:
-            remaining.append(load_agent(world.home, agent_id))
+            remaining.append(find_agent(world.home, agent_id))
         except NotFoundError:
             continue
     if not remaining:
