@@ -29,9 +29,10 @@ from mini_letta.errors import NoAgentError, NotFoundError
 from mini_letta.home import Home
 from mini_letta.llm.handles import parse_handle
 from mini_letta.settings import (
+    current_agent_id,
+    current_conversation_id,
     default_model,
     load_project_settings,
-    project_agent_settings,
     remember_current,
 )
 
@@ -123,14 +124,13 @@ def find_project_agent(world: World, agent_ref: str | None) -> AgentRecord | Non
     if agent_ref:
         found = find_agent(world.home, agent_ref)
     else:
-        project = load_project_settings(world.cwd)
-        last = project.get("lastAgentId")
-        if not isinstance(last, str) or not last:
+        last = current_agent_id(world.cwd)
+        if last is None:
             return None
         try:
             found = find_agent(world.home, last)
         except NotFoundError:
-            replacement = _remaining_project_agent(world, project, last)
+            replacement = _remaining_project_agent(world, last)
             if replacement is None:
                 return None
             found = replacement
@@ -138,15 +138,13 @@ def find_project_agent(world: World, agent_ref: str | None) -> AgentRecord | Non
     return found
 
 
-def _remaining_project_agent(
-    world: World, project: Mapping[str, object], deleted: str
-) -> AgentRecord | None:
+def _remaining_project_agent(world: World, deleted: str) -> AgentRecord | None:
     """The project's current agent is gone: its one other agent, if it has exactly one.
 
     Several candidates are an error asking to pick: guessing would send a user's messages
     to an agent they did not mean. None when the project has no other agent left.
     """
-    used = project.get("agents")
+    used = load_project_settings(world.cwd).get("agents")
     remaining: list[AgentRecord] = []
     for agent_id in used if isinstance(used, dict) else {}:
         if agent_id == deleted or not isinstance(agent_id, str):
@@ -182,9 +180,7 @@ def resolve_conversation(
     elif conversation_id:
         store = open_conversation(world.home, agent.id, conversation_id)
     else:
-        current = project_agent_settings(load_project_settings(world.cwd), agent.id).get(
-            "conversationId"
-        )
+        current = current_conversation_id(world.cwd, agent.id)
         candidate = ConversationStore(agent.id, current, world.home) if current else None
         if candidate is not None and candidate.exists():
             store = candidate

@@ -1,10 +1,10 @@
 """The message record: one line of messages.jsonl, and the one place it is (de)serialised.
 
-Python uses snake_case, disk uses camelCase (SPEC §2-3). Optional fields are omitted on disk
-when empty, so a plain chat message stays a short line. A record that is not a valid message
-raises `ValueError` naming the field; the log reader turns that into a skipped line. Text is
-made storable on construction (`clean_text`): undecodable input bytes become U+FFFD, so a
-record always encodes as UTF-8 JSON.
+Python uses snake_case, disk uses camelCase. Optional fields are omitted on disk when empty, so
+a plain chat message stays a short line. A record that is not a valid message raises
+`ValueError` naming the field; the log reader turns that into a skipped line. Text is made
+storable on construction (`clean_text`): undecodable input bytes become U+FFFD, so a record
+always encodes as UTF-8 JSON.
 """
 
 from __future__ import annotations
