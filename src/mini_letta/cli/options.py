@@ -119,7 +119,9 @@ def read_prompt(prompt: str, stdin: TextIO) -> str:
 
     cleaned = clean_text(text)
     if cleaned != text:
-        click.echo(
+        from mini_letta.cli.terminal import echo
+
+        echo(
             "mini-letta: warning: the prompt is not valid UTF-8; "
             "undecodable bytes were replaced with U+FFFD",
             err=True,

@@ -6,8 +6,8 @@ from mini_letta.context.compaction import (
     CompactionBudget,
     CompactionSkipped,
     compact_conversation,
-    read_compaction_event,
 )
+from mini_letta.context.compaction_flag import load_compaction_flag
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.registry import create_conversation
 from mini_letta.llm.mock import MockProvider
@@ -39,7 +39,7 @@ def test_a_summary_that_grows_the_context_leaves_log_and_pointer_untouched(home,
     assert "would not shrink" in result.reason and "110 →" in result.reason
     assert store.log.path.read_bytes() == log_before
     assert store.load_record() == record_before
-    assert read_compaction_event(store) is None
+    assert load_compaction_flag(store) is None
 
 
 def test_manual_compaction_of_a_tiny_conversation_says_why_it_did_nothing(world):
