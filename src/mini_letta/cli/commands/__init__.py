@@ -8,6 +8,7 @@ from mini_letta.cli.commands.agents import agents
 from mini_letta.cli.commands.chat import chat
 from mini_letta.cli.commands.compact import compact
 from mini_letta.cli.commands.conversations import conversations
+from mini_letta.cli.commands.mcp import mcp_cmd
 from mini_letta.cli.commands.memory import memory
 from mini_letta.cli.commands.reflect import dream, reflect
 from mini_letta.cli.commands.reflect_worker import reflect_worker
@@ -20,6 +21,7 @@ COMMANDS: tuple[click.Command, ...] = (
     conversations,
     compact,
     memory,
+    mcp_cmd,
     sleeptime,
     reflect,
     dream,
