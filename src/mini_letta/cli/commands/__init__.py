@@ -14,6 +14,7 @@ from mini_letta.cli.commands.reflect import dream, reflect
 from mini_letta.cli.commands.reflect_worker import reflect_worker
 from mini_letta.cli.commands.reflections import reflections
 from mini_letta.cli.commands.sleeptime import sleeptime
+from mini_letta.cli.commands.status import status
 
 COMMANDS: tuple[click.Command, ...] = (
     chat,
@@ -23,6 +24,7 @@ COMMANDS: tuple[click.Command, ...] = (
     memory,
     mcp_cmd,
     sleeptime,
+    status,
     reflect,
     dream,
     reflections,
