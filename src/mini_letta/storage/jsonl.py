@@ -11,9 +11,12 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import operator
 import os
 import secrets
 import struct
+import sys
+from array import array
 from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from io import FileIO
@@ -272,11 +275,16 @@ class JsonlLog:
         )
 
     def _check_index(self, f: FileIO, size: int, entries: int) -> int | None:
-        """The end of the last indexed line if the first and last two entries fit the log."""
-        first = self._read_entries(0, 1)
-        last_two = self._read_entries(max(0, entries - 2), min(entries, 2))
-        if first != [0] or last_two is None or last_two[-1] >= size:
+        """The end of the last indexed line if the index is plausible for the log.
+
+        The whole index must start at 0 and increase strictly below `size` (a duplicated or
+        shuffled index fits the log entry by entry but claims the wrong line count), and its last
+        two entries must frame one line. That reads 8 bytes per line, once per process and log,
+        never the log itself; an entry pointing mid-line is caught when that line is read."""
+        offsets = self._read_offsets(entries)
+        if offsets is None or offsets[0] != 0 or offsets[-1] >= size or not _increasing(offsets):
             return None
+        last_two = offsets[-2:]
         if len(last_two) == 2:
             try:
                 self._line_at(f, last_two[0], last_two[1])
@@ -334,6 +342,20 @@ class JsonlLog:
             return None
         return list(struct.unpack(f"<{count}Q", data))
 
+    def _read_offsets(self, count: int) -> array[int] | None:
+        """The first `count` index entries as a compact array, or None if they are not there."""
+        try:
+            with open(self.index_path, "rb", buffering=0) as f:
+                data = _read_at(f, 0, count * _ENTRY)
+        except OSError:
+            return None
+        if len(data) != count * _ENTRY:
+            return None
+        offsets = array("Q", data)
+        if sys.byteorder != "little":
+            offsets.byteswap()
+        return offsets
+
     def _record(self, view: _View, line: int, raw: bytes) -> dict[str, Any] | None:
         """The parsed line, or None after one warning per instance and line."""
         record = _parse(raw)
@@ -341,6 +363,10 @@ class JsonlLog:
             self._warned.add((view.file_id, line))
             _log.warning("%s line %d is not a JSON object; skipping it", self.path, line + 1)
         return record
+
+
+def _increasing(offsets: Sequence[int]) -> bool:
+    return all(map(operator.lt, offsets, islice(offsets, 1, None)))
 
 
 def _pack(offsets: Sequence[int]) -> bytes:

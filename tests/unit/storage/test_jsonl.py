@@ -394,3 +394,16 @@ def test_sigkill_during_appends_loses_no_acknowledged_record(tmp_path: Path) -> 
     assert JsonlLog(path).read_line(last) == {"tag": "after", "seq": 0}
     assert index_entries(log) == line_starts(path)
     assert path.read_bytes().endswith(b"\n")
+
+
+def test_duplicated_index_is_rebuilt_before_any_read(tmp_path: Path) -> None:
+    """`cat idx idx > idx`: every entry fits the log, but there are twice as many as lines."""
+    log = filled(tmp_path, 6)
+    log.index_path.write_bytes(log.index_path.read_bytes() * 2)
+
+    fresh = JsonlLog(log.path)
+    assert fresh.count() == 6
+    assert [(line, r["i"]) for line, r in JsonlLog(log.path).tail(2)] == [(4, 4), (5, 5)]
+    assert [i for i, _ in JsonlLog(log.path).iter_reverse()] == [5, 4, 3, 2, 1, 0]
+    assert JsonlLog(log.path).append([{"i": 6}]) == [6]
+    assert index_entries(log) == line_starts(log.path)
