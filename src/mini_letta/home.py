@@ -55,6 +55,10 @@ class Home:
         """The compiled memory section, keyed by the memory repo's HEAD sha."""
         return self.agent_dir(agent_id) / "prompt-cache.json"
 
+    def reflection_holder_lock(self, agent_id: str, run_id: str) -> Path:
+        """Flocked by a reflection run while it lives, so a reused pid cannot pass for it."""
+        return self.agent_dir(agent_id) / f"reflection.lease.{run_id}.held"
+
     def memory_worktrees_dir(self, agent_id: str) -> Path:
         return self.agent_dir(agent_id) / "memory-worktrees"
 
