@@ -20,6 +20,7 @@ from mini_letta.errors import GitError
 
 GIT_TIMEOUT = 60.0
 _SHA_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_LOCK_EXISTS = re.compile(r"Unable to create '(.+\.lock)': File exists")
 HARNESS_NAME = "mini-letta"
 HARNESS_EMAIL = "mini-letta@localhost"
 _CONFIG = (
@@ -150,7 +151,14 @@ class GitRepo:
         except OSError as exc:
             raise GitError(f"git {name} could not run in {self.path}: {exc.strerror}") from exc
         if check and proc.returncode != 0:
-            raise GitError(f"git {name} failed: {_first_line(proc)}")
+            said = _first_line(proc)
+            held = _LOCK_EXISTS.search(said)
+            if held:  # git's own advice spans several lines; this is it in one
+                said = (
+                    f"{held.group(1)} exists: another git seems to be using the memory "
+                    "repository; if none is running, remove that file"
+                )
+            raise GitError(f"git {name} failed: {said}")
         return proc
 
     def exists(self) -> bool:

@@ -62,13 +62,13 @@ def apply_and_commit(memory_dir: Path, command: str, args: dict[str, Any], reaso
     from mini_letta.errors import MemoryEditError
     from mini_letta.memory.edits import plan_memory_edit
     from mini_letta.memory.history import write_and_commit
-    from mini_letta.memory.repo import GitRepo, memory_lock_path
-    from mini_letta.storage.locks import exclusive_lock
+    from mini_letta.memory.index_lock import memory_write_lock
+    from mini_letta.memory.repo import GitRepo
 
     repo = GitRepo(memory_dir)
     if not repo.exists():
         raise MemoryEditError(f"the memory folder {memory_dir} is not a git repository")
-    with exclusive_lock(memory_lock_path(memory_dir), timeout=LOCK_TIMEOUT, what="memory"):
+    with memory_write_lock(memory_dir, timeout=LOCK_TIMEOUT):
         _refuse_unfinished_git(memory_dir)
         plan = plan_memory_edit(memory_dir, command, args)
         dirty = repo.changed_paths(plan.touched)
