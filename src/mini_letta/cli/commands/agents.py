@@ -26,22 +26,24 @@ def agents() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def list_cmd(as_json: bool) -> None:
     """List agents, oldest first."""
-    from mini_letta.agents.registry import list_agents
+    from mini_letta.agents.registry import scan_agents
     from mini_letta.cli.world import current_world
     from mini_letta.settings import load_project_settings
 
     world = current_world()
-    found = list_agents(world.home)
+    found, damaged = scan_agents(world.home)
     if as_json:
-        _dump([agent.to_json() for agent in found])
+        _dump([agent.to_json() for agent in found] + [bad.to_json() for bad in damaged])
         return
-    if not found:
+    if not found and not damaged:
         click.echo("No agents yet; `mini-letta chat -p hello` creates one.")
         return
     current = load_project_settings(world.cwd).get("lastAgentId")
     for agent in found:
         mark = "*" if agent.id == current else " "
         click.echo(f"{mark} {agent.name:<24} {agent.id}  {agent.model}")
+    for bad in damaged:
+        click.echo(bad.render())
 
 
 def _settings_options(func: F) -> F:

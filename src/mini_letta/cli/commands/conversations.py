@@ -26,18 +26,19 @@ def conversations() -> None:
 def list_cmd(agent: str | None, as_json: bool) -> None:
     """List conversations, most recent first (* marks this project's current one)."""
     from mini_letta.cli.world import current_world
-    from mini_letta.conversations.registry import list_conversations
+    from mini_letta.conversations.registry import scan_conversations
     from mini_letta.conversations.store import ConversationStore
     from mini_letta.settings import load_project_settings, project_agent_settings
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
     record = resolve_agent(world, agent)
-    found = list_conversations(world.home, record.id)
+    found, damaged = scan_conversations(world.home, record.id)
     if as_json:
-        click.echo(json.dumps([conv.to_json() for conv in found], ensure_ascii=False, indent=2))
+        entries = [conv.to_json() for conv in found] + [bad.to_json() for bad in damaged]
+        click.echo(json.dumps(entries, ensure_ascii=False, indent=2))
         return
-    if not found:
+    if not found and not damaged:
         click.echo("No conversations yet.")
         return
     current = project_agent_settings(load_project_settings(world.cwd), record.id).get(
@@ -47,6 +48,8 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
         count = ConversationStore(record.id, conv.id, world.home).count()
         mark = "*" if conv.id == current else " "
         click.echo(f"{mark} {conv.id}  {conv.updated_at}  {count:>6} msgs  {conv.title}")
+    for bad in damaged:
+        click.echo(bad.render())
 
 
 @conversations.command("show")
