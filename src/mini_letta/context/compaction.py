@@ -10,18 +10,25 @@ starts at a user message, so no kept tool result loses its call. Callers hold th
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Literal
 
-from mini_letta.clock import Clock, format_timestamp
+from mini_letta.clock import Clock, SystemClock, format_timestamp
 from mini_letta.context.builder import ContextView, load_context_view
 from mini_letta.context.summariser import render_summary_content, render_transcript, summarise
 from mini_letta.context.tokens import estimate_message_tokens, estimate_messages_tokens
 from mini_letta.conversations.messages import CompactionInfo, Message
 from mini_letta.conversations.records import ContextPointer
+from mini_letta.conversations.repair import find_last_summary
 from mini_letta.conversations.store import ConversationStore
+from mini_letta.errors import CorruptFileError, LockTimeoutError
 from mini_letta.ids import new_message_id
 from mini_letta.llm.base import Provider
+from mini_letta.storage.atomic import quarantine_file
+
+_log = logging.getLogger("mini_letta")
 
 CompactionTrigger = Literal["before-call", "after-response", "overflow", "manual"]
 COMPACTION_EVENT_FILE = "compaction-event.json"
@@ -30,6 +37,7 @@ KEEP_SHARE = 0.3  # of the window, kept verbatim after a compaction
 READ_WINDOWS = 2  # compaction reads up to this many windows of in-context messages
 SUMMARY_MIN_TOKENS = 48
 SUMMARY_MAX_TOKENS = 4096
+REPAIR_LOCK_TIMEOUT = 5.0
 
 
 def compaction_threshold(window: int) -> int:
@@ -166,24 +174,58 @@ def settle_compaction(store: ConversationStore, view: ContextView) -> bool:
     return True
 
 
-def read_compaction_event(store: ConversationStore) -> dict[str, object] | None:
-    return store.read_json(COMPACTION_EVENT_FILE)
+def read_compaction_event(
+    store: ConversationStore, *, clock: Clock | None = None
+) -> dict[str, object] | None:
+    """The flag, or None when there is none; a corrupt one is repaired first (see below)."""
+    try:
+        return store.read_json(COMPACTION_EVENT_FILE)
+    except CorruptFileError:
+        try:
+            repair_compaction_event(store, clock or SystemClock())
+        except LockTimeoutError:  # a turn elsewhere holds the conversation: it will repair it
+            return None
+        return store.read_json(COMPACTION_EVENT_FILE)
+
+
+def repair_compaction_event(store: ConversationStore, clock: Clock) -> Path | None:
+    """Keep a corrupt compaction-event.json aside and rebuild it from the log's last summary.
+
+    The flag is derived data, so this is safe to do unasked; the rebuilt flag is not pending
+    (at rest it almost never is: the turn that compacted consumes it), so at worst one
+    compaction-triggered reflection is skipped. Returns where the bad copy went, or None."""
+    path = store.dir / COMPACTION_EVENT_FILE
+    with store.lock(timeout=REPAIR_LOCK_TIMEOUT):
+        try:
+            store.read_json(COMPACTION_EVENT_FILE)
+            return None  # readable (perhaps repaired by another process meanwhile)
+        except CorruptFileError as exc:
+            detail = exc.detail
+        summary = find_last_summary(store)
+        moved = quarantine_file(path, clock.now())
+        if summary is not None and summary.compaction is not None:
+            store.write_json(COMPACTION_EVENT_FILE, _event_json(summary, summary.compaction, False))
+    _log.warning(
+        "%s was corrupt (%s); kept it as %s and rebuilt it from the log", path, detail, moved.name
+    )
+    return moved
 
 
 def _record_compaction(store: ConversationStore, summary: Message, info: CompactionInfo) -> None:
     record = store.load_record()
-    pointer = ContextPointer(info.kept_from_line, info.kept_from_message_id, summary.id)
+    pointer = ContextPointer.after(summary)
     store.save_record(record.with_updates(context=pointer, updated_at=summary.created_at))
-    store.write_json(
-        COMPACTION_EVENT_FILE,
-        {
-            "schemaVersion": EVENT_SCHEMA_VERSION,
-            "pending": True,
-            "compactedAt": summary.created_at,
-            "summaryMessageId": summary.id,
-            "tokensBefore": info.tokens_before,
-            "tokensAfter": info.tokens_after,
-            "trigger": info.trigger,
-            "messagesCompacted": info.messages_compacted,
-        },
-    )
+    store.write_json(COMPACTION_EVENT_FILE, _event_json(summary, info, True))
+
+
+def _event_json(summary: Message, info: CompactionInfo, pending: bool) -> dict[str, object]:
+    return {
+        "schemaVersion": EVENT_SCHEMA_VERSION,
+        "pending": pending,
+        "compactedAt": summary.created_at,
+        "summaryMessageId": summary.id,
+        "tokensBefore": info.tokens_before,
+        "tokensAfter": info.tokens_after,
+        "trigger": info.trigger,
+        "messagesCompacted": info.messages_compacted,
+    }

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock, format_timestamp
+from mini_letta.context.compaction import read_compaction_event
 from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
+from mini_letta.conversations.records import ConversationRecord, make_title
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import (
     ContextOverflowError,
@@ -50,7 +52,6 @@ from mini_letta.loop.pressure import (
 from mini_letta.tools.base import ToolContext, Toolset, execute_tool_call
 
 DEFAULT_MAX_STEPS = 20
-TITLE_LENGTH = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,9 +83,10 @@ def run_turn(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
 
 def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
     store = setup.store
+    record = _check_ready(setup)
     user = _message(setup, "user", user_text)
     yield MessageEvent(user, store.append(user)[0])
-    if not store.load_record().title:  # the first turn names the conversation at once
+    if not record.title:  # the first turn names the conversation at once
         _touch_record(setup, title=user_text)
     usage = Usage()
     steps = 0
@@ -161,6 +163,15 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
     yield TurnResult(stop, final_text, usage, steps, error)
 
 
+def _check_ready(setup: TurnSetup) -> ConversationRecord:
+    """Read what the turn will need before anything is appended, so a corrupt conversation.json
+    fails the turn with the log untouched (a corrupt compaction flag is repaired here)."""
+    record = setup.store.load_record()
+    if setup.purpose == "chat":
+        read_compaction_event(setup.store, clock=setup.clock)
+    return record
+
+
 def _run_tools(setup: TurnSetup, calls: list[ToolCall]) -> Iterator[TurnEvent]:
     for call in calls:
         yield ToolCallEvent(call)
@@ -215,7 +226,7 @@ def _touch_record(
     record = setup.store.load_record()
     changes: dict[str, object] = {"updated_at": format_timestamp(setup.clock.now())}
     if title is not None and not record.title:
-        changes["title"] = " ".join(title.split())[:TITLE_LENGTH]
+        changes["title"] = make_title(title)
     if last_turn is not None:
         changes["extra"] = {**record.extra, "lastTurn": last_turn}
     setup.store.save_record(record.with_updates(**changes))

@@ -1,4 +1,4 @@
-"""`mini-letta conversations list|show ID`."""
+"""`mini-letta conversations list|show ID|repair ID`."""
 
 from __future__ import annotations
 
@@ -99,6 +99,30 @@ def show_cmd(conversation_id: str, agent: str | None, as_json: bool, last: int) 
         if message.tool_calls:
             text += " " + " ".join(f"[{call.name}]" for call in message.tool_calls)
         click.echo(f"  {message.role:>9}: {text[:200]}")
+
+
+@conversations.command("repair")
+@click.argument("conversation_id", metavar="ID")
+@agent_option
+def repair_cmd(conversation_id: str, agent: str | None) -> None:
+    """Rebuild a corrupt conversation.json or compaction flag from the log (copies are kept)."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.context.compaction import repair_compaction_event
+    from mini_letta.conversations.registry import open_conversation
+    from mini_letta.conversations.repair import repair_record
+    from mini_letta.workspace import resolve_agent
+
+    world = current_world()
+    record = resolve_agent(world, agent)
+    store = open_conversation(world.home, record.id, conversation_id)
+    with store.lock():
+        moved = [repair_record(store, world.clock), repair_compaction_event(store, world.clock)]
+    done = [path for path in moved if path is not None]
+    if not done:
+        click.echo(f"Nothing to repair in {store.conversation_id}.")
+    for path in done:
+        name = path.name.split(".corrupt-")[0]
+        click.echo(f"Rebuilt {name} from the log; the corrupt copy is kept as {path}")
 
 
 def _context_size(
