@@ -77,24 +77,31 @@ def new_agent(
         temperature=extra.temperature,
     )
     agent = create_agent(world.home, spec, world.clock)
-    ensure_agent_memory(world.home, agent)
+    from mini_letta.memory.repo import init_memory_repo
+
+    init_memory_repo(world.home.memory_dir(agent.id))  # the only place memory is created
     return agent
 
 
-def ensure_agent_memory(home: Home, agent: AgentRecord) -> None:
-    """Create the agent's memory repository if it is missing (idempotent; GitError if no git)."""
-    if (home.memory_dir(agent.id) / ".git").exists():
-        return
-    from mini_letta.memory.repo import init_memory_repo
+def check_agent_memory(home: Home, agent: AgentRecord) -> None:
+    from mini_letta.memory.recover import require_memory
 
-    init_memory_repo(home.memory_dir(agent.id))
+    require_memory(home.memory_dir(agent.id), agent.name)
 
 
-def resolve_agent(world: World, agent_ref: str | None, *, model: str | None = None) -> AgentRecord:
-    """The agent a command acts on; creates the project's agent on first use."""
+def resolve_agent(
+    world: World,
+    agent_ref: str | None,
+    *,
+    model: str | None = None,
+    check_memory: bool = True,
+) -> AgentRecord:
+    """The agent a command acts on; creates the project's agent on first use. An existing
+    agent's memory must be intact (`check_memory`), see `check_agent_memory`."""
     if agent_ref:
         found = find_agent(world.home, agent_ref)
-        ensure_agent_memory(world.home, found)
+        if check_memory:
+            check_agent_memory(world.home, found)
         return found
     last = load_project_settings(world.cwd).get("lastAgentId")
     if isinstance(last, str) and last:
@@ -103,7 +110,8 @@ def resolve_agent(world: World, agent_ref: str | None, *, model: str | None = No
         except NotFoundError:
             pass  # the agent was deleted; this project gets a new one
         else:
-            ensure_agent_memory(world.home, found)
+            if check_memory:
+                check_agent_memory(world.home, found)
             return found
     agent = new_agent(world, model=model)
     remember_current(world.cwd, agent.id, "")

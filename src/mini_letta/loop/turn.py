@@ -49,6 +49,7 @@ from mini_letta.loop.pressure import (
     request_after_overflow,
     request_before_call,
 )
+from mini_letta.memory.recover import require_memory
 from mini_letta.tools.base import ToolContext, Toolset, execute_tool_call
 
 DEFAULT_MAX_STEPS = 20
@@ -165,10 +166,13 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
 
 def _check_ready(setup: TurnSetup) -> ConversationRecord:
     """Read what the turn will need before anything is appended, so a corrupt conversation.json
-    fails the turn with the log untouched (a corrupt compaction flag is repaired here)."""
+    or a lost memory fails the turn with the log untouched (a corrupt compaction flag is
+    repaired here)."""
     record = setup.store.load_record()
     if setup.purpose == "chat":
         read_compaction_event(setup.store, clock=setup.clock)
+        if setup.tool_context.memory_dir is not None:
+            require_memory(setup.tool_context.memory_dir, setup.agent.name)
     return record
 
 

@@ -362,12 +362,20 @@ def _first_line(proc: subprocess.CompletedProcess[bytes]) -> str:
     return f"exit status {proc.returncode}"
 
 
-def init_memory_repo(path: Path, persona: str | None = None, human: str | None = None) -> GitRepo:
+def init_memory_repo(
+    path: Path,
+    persona: str | None = None,
+    human: str | None = None,
+    *,
+    keep: Sequence[str] = (),
+    message: str = "Initialize memory",
+) -> GitRepo:
     """Create an agent's memory repository, or leave an existing one exactly as it is.
 
     A new repository gets branch `main`, `system/persona.md` and `system/human.md` (with
-    descriptions and short default bodies) and one initial commit. A repository left half made
-    (git init done, no commit) is completed. Raises GitError when git is missing or fails.
+    descriptions and short default bodies, unless those files are there already) and one
+    initial commit, which also holds the files in `keep`. A repository left half made (git
+    init done, no commit) is completed. Raises GitError when git is missing or fails.
     """
     from mini_letta.memory.frontmatter import MemoryFile, render_memory_file
     from mini_letta.storage.atomic import save_bytes
@@ -390,9 +398,9 @@ def init_memory_repo(path: Path, persona: str | None = None, human: str | None =
         target = path / rel
         if not target.exists():
             save_bytes(target, render_memory_file(memory_file).encode("utf-8"))
-    repo.commit_paths(sorted(files), "Initialize memory")
+    repo.commit_paths(sorted({*files, *keep}), message)
     if not repo.has_head():
-        repo.run("commit", "-q", "--allow-empty", "-m", "Initialize memory")
+        repo.run("commit", "-q", "--allow-empty", "-m", message)
     return repo
 
 
