@@ -36,7 +36,7 @@ def measure(path: Path, lines: int, runs: int) -> str:
 
     scanned = median_ms(rescan, runs)
     return (
-        f"{lines:>9,} lines ({log.size_bytes() / 1e6:.0f} MB log, {len(index) / 1e6:.1f} MB"
+        f"{lines:>9,} lines ({path.stat().st_size / 1e6:.0f} MB log, {len(index) / 1e6:.1f} MB"
         f" index): open+tail(20) {checked:.1f} ms, without index {scanned:.1f} ms"
     )
 

@@ -88,7 +88,7 @@ def main() -> None:
         fill_conversation(store, opts.messages)
         fill_s = time.perf_counter() - started
         large = _time(["chat", "-p", "你好", "--conversation", big_id], home, cwd, opts.runs)
-        size_mb = store.log.size_bytes() / 1e6
+        size_mb = store.log.path.stat().st_size / 1e6
     print(f"mini-letta --version            median {version:7.1f} ms  ({opts.runs} runs)")
     print(f"mock turn, fresh conversation   median {fresh:7.1f} ms")
     print(

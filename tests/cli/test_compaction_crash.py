@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 from mini_letta.context.builder import load_context_view
-from mini_letta.context.compaction import read_compaction_event
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.home import Home
+from mini_letta.storage.atomic import load_json
 from support.cli import cli_env
 
 WINDOW = "900"  # compacts every few turns (the memory prompt and tool take ~530 tokens)
@@ -42,7 +42,7 @@ def _spawn(home: Path, cwd: Path, prefix: str) -> subprocess.Popen[str]:
 
 def _check_readable(store: ConversationStore) -> None:
     store.load_record()
-    read_compaction_event(store)  # a torn event file would raise CorruptFileError
+    load_json(store.files.compaction_flag)  # a torn event file would raise CorruptFileError
     view = load_context_view(store, 100_000)
     body = [m for m in view.messages if m.role != "summary"]
     assert body and body[0].role == "user"
@@ -72,5 +72,5 @@ def test_sigkill_during_compacting_turns(cli, home, project):
     view = load_context_view(store, 100_000)
     assert view.summary is not None
     assert store.load_record().context.summary_message_id == view.summary.id
-    event = read_compaction_event(store)
+    event = load_json(store.files.compaction_flag)
     assert event is not None and event["summaryMessageId"] == view.summary.id

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from mini_letta.clock import SystemClock
 from mini_letta.home import Home
-from mini_letta.reflection.launcher import QUEUE_FILE
 from mini_letta.reflection.lease import acquire_lease
 from support.cli import cli_env
 
@@ -140,12 +139,13 @@ def test_a_launch_queued_behind_a_run_is_run_by_the_next_holder(cli, home):
     cli("reflections", "list")
     agent_dir = _agent_dir(home)
     conv_a = json.loads(cli("conversations", "list", "--json").stdout)[0]["id"]
+    queue = Home(home.root).reflection_queue_file(agent_dir.name)
     lease = acquire_lease(Home(home.root), agent_dir.name, HOLDER, SystemClock())
     try:
         queued = cli("chat", "-p", "今天我们决定以后一律用 pnpm", "--background-reflection")
         assert queued.code == 0
-        _wait_for(lambda: (agent_dir / QUEUE_FILE).exists(), "the queued launch")
-        assert json.loads((agent_dir / QUEUE_FILE).read_text())["conversationId"] == conv_a
+        _wait_for(lambda: queue.exists(), "the queued launch")
+        assert json.loads(queue.read_text())["conversationId"] == conv_a
     finally:
         lease.release()
     second = cli("chat", "--new", "-p", "我叫李雷", "--background-reflection")
@@ -156,7 +156,7 @@ def test_a_launch_queued_behind_a_run_is_run_by_the_next_holder(cli, home):
     records = {r["runId"]: r for r in _records(cli)}
     ran = [records[m.group(1)] for m in lines]
     assert [r["conversationId"] != conv_a for r in ran] == [True, False]  # the runner, then queued
-    assert not (agent_dir / QUEUE_FILE).exists()
+    assert not queue.exists()
     assert not _lines(cli("reflections", "list").stderr, MERGED)
     human = cli("memory", "show", "system/human.md").stdout
     assert "pnpm" in human and "李雷" in human

@@ -38,7 +38,7 @@ def test_payload_stays_within_its_bound(tmp_path_factory, items, budget):
         return
     compact = json.dumps(list(payload.messages), ensure_ascii=False, separators=(",", ":"))
     assert len(compact) == payload.chars <= budget
-    assert payload.start_line == 0 and 0 < payload.end_snapshot_line <= store.count()
+    assert payload.start_line == 0 and 0 < payload.slice_end_line <= store.count()
 
 
 @given(text=TEXT, cap=st.integers(0, 3_000))

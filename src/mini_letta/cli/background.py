@@ -7,15 +7,16 @@ reaches it) and leaves its outcome in the agent's outbox for the next command to
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from typing import TYPE_CHECKING
 
-from mini_letta.cli.commands.reflect_worker import WORKER_COMMAND
-
 if TYPE_CHECKING:
+    import subprocess
+
     from mini_letta.reflection.outcome import RunTrigger
     from mini_letta.workspace import World
+
+WORKER_COMMAND = "_reflect-worker"  # hidden; cli/commands/reflect_worker.py
 
 
 def spawn_reflection_worker(
@@ -26,6 +27,8 @@ def spawn_reflection_worker(
     instruction: str | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start the worker and return at once; the caller may wait for it or not."""
+    import subprocess  # only when a worker is due: `--version` and most turns never need it
+
     args = [
         sys.executable,
         "-m",

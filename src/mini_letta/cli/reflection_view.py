@@ -1,4 +1,4 @@
-"""How a reflection outcome reads on stderr: the one `☾ reflection` line (SPEC §7.8)."""
+"""How a reflection outcome reads on stderr: the one `☾ reflection` line."""
 
 from __future__ import annotations
 

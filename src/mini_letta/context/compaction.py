@@ -2,42 +2,37 @@
 
 messages.jsonl stays the full append-only record. Compaction writes, in this order: (1) a
 `summary` message appended to the log, recording the line it keeps from; (2) conversation.json
-`context` moved to that line; (3) `compaction-event.json` with `pending: true`, which the
-post-turn reflection decision consumes. A crash after (1) leaves a view the reader already
+`context` moved to that line; (3) the compaction flag raised (context/compaction_flag.py), which
+the post-turn reflection decision lowers. A crash after (1) leaves a view the reader already
 derives from the log; `settle_compaction` writes (2) and (3) on the next turn. The kept part
 starts at a user message, so no kept tool result loses its call. Callers hold the lock.
 """
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Literal
 
-from mini_letta.clock import Clock, SystemClock, format_timestamp
+from mini_letta.clock import Clock, format_timestamp
 from mini_letta.context.builder import ContextView, load_context_view
+from mini_letta.context.compaction_flag import (
+    build_compaction_flag,
+    load_compaction_flag,
+    save_compaction_flag,
+)
 from mini_letta.context.summariser import render_summary_content, render_transcript, summarise
-from mini_letta.context.tokens import estimate_message_tokens, estimate_messages_tokens
 from mini_letta.conversations.messages import CompactionInfo, Message
 from mini_letta.conversations.records import ContextPointer
-from mini_letta.conversations.repair import find_last_summary
 from mini_letta.conversations.store import ConversationStore
-from mini_letta.errors import CorruptFileError, LockTimeoutError
 from mini_letta.ids import new_message_id
 from mini_letta.llm.base import Provider
-from mini_letta.storage.atomic import quarantine_file
-
-_log = logging.getLogger("mini_letta")
+from mini_letta.llm.tokens import estimate_message_tokens, estimate_messages_tokens
 
 CompactionTrigger = Literal["before-call", "after-response", "overflow", "manual"]
-COMPACTION_EVENT_FILE = "compaction-event.json"
-EVENT_SCHEMA_VERSION = 1
 KEEP_SHARE = 0.3  # of the window, kept verbatim after a compaction
 READ_WINDOWS = 2  # compaction reads up to this many windows of in-context messages
 SUMMARY_MIN_TOKENS = 48
 SUMMARY_MAX_TOKENS = 4096
-REPAIR_LOCK_TIMEOUT = 5.0
 
 
 def compaction_threshold(window: int) -> int:
@@ -151,7 +146,7 @@ def compact_conversation(
     )
     summary = replace(draft, compaction=info)
     line = store.append(summary)[0]
-    _record_compaction(store, summary, info)
+    _record_compaction(store, summary)
     return CompactionResult(
         summary, line, info.messages_compacted, info.tokens_before, info.tokens_after, trigger
     )
@@ -160,72 +155,22 @@ def compact_conversation(
 def settle_compaction(store: ConversationStore, view: ContextView) -> bool:
     """Finish a compaction a crash interrupted after its summary reached the log.
 
-    True when the pointer had to be moved (and the event written); cheap when nothing is due.
+    True when the pointer had to be moved (and the flag raised); cheap when nothing is due.
     """
     summary = view.summary
     if summary is None or summary.compaction is None:
         return False
     if view.record.context.summary_message_id == summary.id:
-        event = read_compaction_event(store)
-        if event is not None and event.get("summaryMessageId") == summary.id:
+        flag = load_compaction_flag(store)
+        if flag is not None and flag.summary_message_id == summary.id:
             return False
-        # Killed between moving the pointer (2) and writing the event (3): write both again.
-    _record_compaction(store, summary, summary.compaction)
+        # Killed between moving the pointer (2) and raising the flag (3): write both again.
+    _record_compaction(store, summary)
     return True
 
 
-def read_compaction_event(
-    store: ConversationStore, *, clock: Clock | None = None
-) -> dict[str, object] | None:
-    """The flag, or None when there is none; a corrupt one is repaired first (see below)."""
-    try:
-        return store.read_json(COMPACTION_EVENT_FILE)
-    except CorruptFileError:
-        try:
-            repair_compaction_event(store, clock or SystemClock())
-        except LockTimeoutError:  # a turn elsewhere holds the conversation: it will repair it
-            return None
-        return store.read_json(COMPACTION_EVENT_FILE)
-
-
-def repair_compaction_event(store: ConversationStore, clock: Clock) -> Path | None:
-    """Keep a corrupt compaction-event.json aside and rebuild it from the log's last summary.
-
-    The flag is derived data, so this is safe to do unasked; the rebuilt flag is not pending
-    (at rest it almost never is: the turn that compacted consumes it), so at worst one
-    compaction-triggered reflection is skipped. Returns where the bad copy went, or None."""
-    path = store.dir / COMPACTION_EVENT_FILE
-    with store.lock(timeout=REPAIR_LOCK_TIMEOUT):
-        try:
-            store.read_json(COMPACTION_EVENT_FILE)
-            return None  # readable (perhaps repaired by another process meanwhile)
-        except CorruptFileError as exc:
-            detail = exc.detail
-        summary = find_last_summary(store)
-        moved = quarantine_file(path, clock.now())
-        if summary is not None and summary.compaction is not None:
-            store.write_json(COMPACTION_EVENT_FILE, _event_json(summary, summary.compaction, False))
-    _log.warning(
-        "%s was corrupt (%s); kept it as %s and rebuilt it from the log", path, detail, moved.name
-    )
-    return moved
-
-
-def _record_compaction(store: ConversationStore, summary: Message, info: CompactionInfo) -> None:
+def _record_compaction(store: ConversationStore, summary: Message) -> None:
     record = store.load_record()
     pointer = ContextPointer.after(summary)
     store.save_record(record.with_updates(context=pointer, updated_at=summary.created_at))
-    store.write_json(COMPACTION_EVENT_FILE, _event_json(summary, info, True))
-
-
-def _event_json(summary: Message, info: CompactionInfo, pending: bool) -> dict[str, object]:
-    return {
-        "schemaVersion": EVENT_SCHEMA_VERSION,
-        "pending": pending,
-        "compactedAt": summary.created_at,
-        "summaryMessageId": summary.id,
-        "tokensBefore": info.tokens_before,
-        "tokensAfter": info.tokens_after,
-        "trigger": info.trigger,
-        "messagesCompacted": info.messages_compacted,
-    }
+    save_compaction_flag(store, build_compaction_flag(summary, pending=True))

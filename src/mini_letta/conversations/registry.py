@@ -47,12 +47,13 @@ def scan_conversations(home: Home, agent_id: str) -> tuple[list[ConversationReco
     root = home.conversations_dir(agent_id)
     if not root.is_dir():
         return [], []
-    stores = sorted(
-        (entry.name, ConversationStore(agent_id, entry.name, home)) for entry in root.iterdir()
+    entries = sorted(
+        (entry.name, home.conversation_file(agent_id, entry.name))
+        for entry in root.iterdir()
+        if home.conversation_file(agent_id, entry.name).exists()
     )
     records, damaged = load_each(
-        ((name, store.record_path) for name, store in stores if store.record_path.exists()),
-        lambda name: ConversationStore(agent_id, name, home).load_record(),
+        entries, lambda name: ConversationStore(agent_id, name, home).load_record()
     )
     records.sort(key=lambda record: (record.updated_at, record.id), reverse=True)
     return records, damaged

@@ -10,15 +10,12 @@ before each model call and after the final response, and a provider overflow is 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass
+from collections.abc import Generator, Iterator
 
-from mini_letta.agents.records import AgentRecord
-from mini_letta.clock import Clock, format_timestamp
-from mini_letta.context.compaction import read_compaction_event
+from mini_letta.clock import format_timestamp
+from mini_letta.context.compaction_flag import load_compaction_flag
 from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
 from mini_letta.conversations.records import ConversationRecord, make_title
-from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import (
     ContextOverflowError,
     ContextWindowTooSmallError,
@@ -28,13 +25,11 @@ from mini_letta.errors import (
 from mini_letta.ids import new_message_id
 from mini_letta.llm.base import (
     ModelRequest,
-    Provider,
-    Purpose,
+    ModelToolCall,
     StopEvent,
     TextDelta,
     UsageEvent,
 )
-from mini_letta.llm.base import ToolCallEvent as ModelToolCall
 from mini_letta.loop.events import (
     AssistantDelta,
     MessageEvent,
@@ -49,23 +44,9 @@ from mini_letta.loop.pressure import (
     request_after_overflow,
     request_before_call,
 )
+from mini_letta.loop.setup import TurnSetup
 from mini_letta.memory.recover import require_memory
-from mini_letta.tools.base import ToolContext, Toolset, execute_tool_call
-
-DEFAULT_MAX_STEPS = 20
-
-
-@dataclass(frozen=True, slots=True)
-class TurnSetup:
-    agent: AgentRecord
-    store: ConversationStore
-    provider: Provider
-    toolset: Toolset
-    tool_context: ToolContext
-    clock: Clock
-    system_prompt: Callable[[], str]
-    max_steps: int = DEFAULT_MAX_STEPS
-    purpose: Purpose = "chat"  # the reflection and merge-review agents run this loop too
+from mini_letta.tools.base import execute_tool_call
 
 
 def run_turn(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
@@ -170,7 +151,7 @@ def _check_ready(setup: TurnSetup) -> ConversationRecord:
     repaired here)."""
     record = setup.store.load_record()
     if setup.purpose == "chat":
-        read_compaction_event(setup.store, clock=setup.clock)
+        load_compaction_flag(setup.store, clock=setup.clock)
         if setup.tool_context.memory_dir is not None:
             require_memory(setup.tool_context.memory_dir, setup.agent.name)
     return record

@@ -20,12 +20,10 @@ from mini_letta.memory.edits import (
     write_memory_plan,
 )
 from mini_letta.memory.frontmatter import decode_memory_bytes, parse_memory_file
-from mini_letta.memory.index_lock import memory_write_lock
 from mini_letta.memory.paths import resolve_memory_path
-from mini_letta.memory.repo import GitRepo
+from mini_letta.memory.repo import GitRepo, lock_memory
 from mini_letta.memory.secrets import find_secret, iter_secrets, secret_values
 
-LOCK_TIMEOUT = 30.0
 _FIELD = "\x1f"
 _RECORD = "\x1e"
 
@@ -110,7 +108,7 @@ def undo_commit(memory_dir: Path, sha: str) -> str:
     """Revert one commit as a new commit; returns the new sha. A conflict changes nothing."""
 
     repo = _repo(memory_dir)
-    with memory_write_lock(memory_dir, timeout=LOCK_TIMEOUT):
+    with lock_memory(memory_dir):
         _require_clean(repo, "undo")
         parents = repo.run("rev-list", "--parents", "-n1", sha).split()[1:]
         if not parents:
@@ -170,7 +168,7 @@ def save_hand_edit(
         if new_text[found.start : found.end] not in known:
             raise SecretDetectedError(found.kind, f"the edited {rel}")
     plan = MemoryEditPlan("edit", {rel: new_text.encode("utf-8")}, (), f"edited {rel}")
-    with memory_write_lock(memory_dir, timeout=LOCK_TIMEOUT):
+    with lock_memory(memory_dir):
         _require_clean(repo, "edit", [rel])
         now = target.read_bytes() if target.exists() else None
         if now != before:

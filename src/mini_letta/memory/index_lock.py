@@ -1,4 +1,4 @@
-"""The memory lock, and the stale git `index.lock` it lets us clear.
+"""A stale git `index.lock` in a memory checkout, cleared once the memory lock is held.
 
 Every mini-letta writer of a memory checkout (the main one or a reflection worktree) commits while
 holding `<checkout>.lock`, so once we hold it, an `index.lock` in that checkout's git dir was left
@@ -13,26 +13,15 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-from mini_letta.memory.repo import memory_lock_path
-from mini_letta.storage.locks import exclusive_lock
+from mini_letta.home import git_index_lock_file
 
 _log = logging.getLogger("mini_letta")
 
 STALE_AFTER = 2.0  # seconds: longer than git holds the lock between closing and renaming it
 STALE_AFTER_BLIND = 600.0  # seconds, when no process table can say who has the file open
 _PROC = Path("/proc")
-
-
-@contextmanager
-def memory_write_lock(memory_dir: Path, *, timeout: float) -> Iterator[None]:
-    """Hold the checkout's memory lock, first clearing a stale `index.lock` (see module doc)."""
-    with exclusive_lock(memory_lock_path(memory_dir), timeout=timeout, what="memory"):
-        clear_stale_index_lock(memory_dir)
-        yield
 
 
 def clear_stale_index_lock(checkout: Path, *, now: float | None = None) -> Path | None:
@@ -42,7 +31,7 @@ def clear_stale_index_lock(checkout: Path, *, now: float | None = None) -> Path 
     git_dir = _git_dir(checkout)
     if git_dir is None:
         return None
-    lock = git_dir / "index.lock"
+    lock = git_index_lock_file(git_dir)
     try:
         age = (time.time() if now is None else now) - lock.stat().st_mtime
     except OSError:  # no lock file: the usual case, one stat

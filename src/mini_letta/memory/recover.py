@@ -16,11 +16,8 @@ from pathlib import Path
 
 from mini_letta.clock import Clock
 from mini_letta.errors import MemfsError
-from mini_letta.memory.repo import GitRepo, init_memory_repo, memory_lock_path
+from mini_letta.memory.repo import GitRepo, init_memory_repo, lock_memory
 from mini_letta.storage.atomic import quarantine_file
-from mini_letta.storage.locks import exclusive_lock
-
-LOCK_TIMEOUT = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +54,7 @@ def recover_memory(memory_dir: Path, clock: Clock, *, empty: bool = False) -> Re
     """Start the memory again; None when it was fine. The old folder becomes
     `memory.corrupt-<timestamp>`; unless `empty`, its `.md` files (not symlinks) are the new
     repository's first commit, beside default persona and human files where those are missing."""
-    with exclusive_lock(memory_lock_path(memory_dir), timeout=LOCK_TIMEOUT, what="memory"):
+    with lock_memory(memory_dir):
         if memory_problem(memory_dir) is None:
             return None
         aside = quarantine_file(memory_dir, clock.now()) if os.path.lexists(memory_dir) else None

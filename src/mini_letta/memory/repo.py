@@ -13,12 +13,16 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from mini_letta.errors import GitError
+from mini_letta.home import memory_lock_file
+from mini_letta.storage.locks import exclusive_lock
 
 GIT_TIMEOUT = 60.0
+MEMORY_LOCK_TIMEOUT = 30.0
 _SHA_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _LOCK_EXISTS = re.compile(r"Unable to create '(.+\.lock)': File exists")
 HARNESS_NAME = "mini-letta"
@@ -54,15 +58,19 @@ _DROPPED_ENV = (
     "GIT_CONFIG_COUNT",
 )
 
-DEFAULT_PERSONA_DESCRIPTION = "Who I am and how I work; I revise it as I learn."
-DEFAULT_PERSONA = "I am a mini-letta agent, a long-lived assistant for one person.\n"
-DEFAULT_HUMAN_DESCRIPTION = "What I know about the person I work with."
-DEFAULT_HUMAN = "Nothing yet; I have not got to know this person.\n"
 
+@contextmanager
+def lock_memory(memory_dir: Path, *, timeout: float = MEMORY_LOCK_TIMEOUT) -> Iterator[None]:
+    """The lock every memory writer holds (the memory tool, `memory edit`/`undo`, a merge).
 
-def memory_lock_path(memory_dir: Path) -> Path:
-    """The lock every memory writer holds: `agents/<id>/memory` -> `agents/<id>/memory.lock`."""
-    return memory_dir.with_name(memory_dir.name + ".lock")
+    Once it is held, an `index.lock` that a crashed git left is cleared (memory/index_lock.py
+    has the rule). Raises LockTimeoutError when another process keeps it for `timeout` seconds.
+    """
+    from mini_letta.memory.index_lock import clear_stale_index_lock
+
+    with exclusive_lock(memory_lock_file(memory_dir), timeout=timeout, what="memory"):
+        clear_stale_index_lock(memory_dir)
+        yield
 
 
 def ensure_git_available(search_path: str | None = None) -> str:
@@ -378,6 +386,14 @@ def init_memory_repo(
     init done, no commit) is completed. Raises GitError when git is missing or fails.
     """
     from mini_letta.memory.frontmatter import MemoryFile, render_memory_file
+    from mini_letta.memory.layout import (
+        DEFAULT_HUMAN,
+        DEFAULT_HUMAN_DESCRIPTION,
+        DEFAULT_PERSONA,
+        DEFAULT_PERSONA_DESCRIPTION,
+        HUMAN_FILE,
+        PERSONA_FILE,
+    )
     from mini_letta.storage.atomic import save_bytes
 
     ensure_git_available()
@@ -389,10 +405,8 @@ def init_memory_repo(
         repo.run("init", "-q")
     repo.run("symbolic-ref", "HEAD", "refs/heads/main")
     files = {
-        "system/persona.md": MemoryFile(
-            DEFAULT_PERSONA_DESCRIPTION, _body(persona, DEFAULT_PERSONA)
-        ),
-        "system/human.md": MemoryFile(DEFAULT_HUMAN_DESCRIPTION, _body(human, DEFAULT_HUMAN)),
+        PERSONA_FILE: MemoryFile(DEFAULT_PERSONA_DESCRIPTION, _body(persona, DEFAULT_PERSONA)),
+        HUMAN_FILE: MemoryFile(DEFAULT_HUMAN_DESCRIPTION, _body(human, DEFAULT_HUMAN)),
     }
     for rel, memory_file in files.items():
         target = path / rel

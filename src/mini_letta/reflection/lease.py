@@ -26,7 +26,7 @@ from filelock import FileLock, Timeout
 
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import CorruptFileError, LeaseHeldError, UnwritableError
-from mini_letta.home import Home
+from mini_letta.home import Home, lock_file_for
 from mini_letta.storage.atomic import load_json, quarantine_file, save_json
 from mini_letta.storage.fields import optional_int, require_str
 from mini_letta.storage.locks import exclusive_lock
@@ -34,7 +34,6 @@ from mini_letta.storage.locks import exclusive_lock
 _log = logging.getLogger("mini_letta")
 
 SCHEMA_VERSION = 1
-LEASE_FILE = "reflection.lease"
 DEFAULT_TTL = timedelta(minutes=30)
 _SAFE_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
@@ -106,14 +105,14 @@ class ReflectionLease:
                 return  # reaped by someone who thought we were gone; nothing to renew
             expires = format_timestamp(clock.now() + ttl)
             self.holder = replace(self.holder, expires_at=expires)
-            save_json(lease_path(self.home, self.agent_id), self.holder.to_json())
+            save_json(self.home.reflection_lease_file(self.agent_id), self.holder.to_json())
 
     def release(self) -> None:
         if not self._held:
             return
         self._held = False
         with _lock(self.home, self.agent_id):
-            path = lease_path(self.home, self.agent_id)
+            path = self.home.reflection_lease_file(self.agent_id)
             try:
                 data = load_json(path)
             except CorruptFileError:
@@ -130,10 +129,6 @@ class ReflectionLease:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
-
-
-def lease_path(home: Home, agent_id: str) -> Path:
-    return home.agent_dir(agent_id) / LEASE_FILE
 
 
 def acquire_lease(
@@ -156,14 +151,14 @@ def acquire_lease(
     with _lock(home, agent_id):
         current = _read(home, agent_id, clock)
         if current is not None and _is_alive(home, agent_id, current, now):
-            raise LeaseBusyError(current, lease_path(home, agent_id))
+            raise LeaseBusyError(current, home.reflection_lease_file(agent_id))
         if current is not None:
             _log.debug("reaping the reflection lease of run %s", current.run_id)
             if _SAFE_RUN_ID.fullmatch(current.run_id):
                 home.reflection_holder_lock(agent_id, current.run_id).unlink(missing_ok=True)
         alive = _hold(home.reflection_holder_lock(agent_id, run_id))
         try:
-            save_json(lease_path(home, agent_id), holder.to_json())
+            save_json(home.reflection_lease_file(agent_id), holder.to_json())
         except BaseException:
             alive.release()
             raise
@@ -221,7 +216,7 @@ def _hold(path: Path) -> FileLock:
 
 
 def _read(home: Home, agent_id: str, clock: Clock) -> LeaseHolder | None:
-    path = lease_path(home, agent_id)
+    path = home.reflection_lease_file(agent_id)
     try:
         data = load_json(path)
         return None if data is None else LeaseHolder.from_json(data)
@@ -232,7 +227,7 @@ def _read(home: Home, agent_id: str, clock: Clock) -> LeaseHolder | None:
 
 
 def _lock(home: Home, agent_id: str) -> Any:
-    path = home.agent_dir(agent_id) / (LEASE_FILE + ".lock")
+    path = lock_file_for(home.reflection_lease_file(agent_id))
     return exclusive_lock(path, timeout=10.0, what=f"the reflection lease of {agent_id}")
 
 

@@ -28,7 +28,7 @@ def list_cmd(as_json: bool) -> None:
     """List agents, oldest first."""
     from mini_letta.agents.registry import scan_agents
     from mini_letta.cli.world import current_world
-    from mini_letta.settings import load_project_settings
+    from mini_letta.settings import current_agent_id
 
     world = current_world()
     found, damaged = scan_agents(world.home)
@@ -38,7 +38,7 @@ def list_cmd(as_json: bool) -> None:
     if not found and not damaged:
         click.echo("No agents yet; `mini-letta chat -p hello` creates one.")
         return
-    current = load_project_settings(world.cwd).get("lastAgentId")
+    current = current_agent_id(world.cwd)
     for agent in found:
         mark = "*" if agent.id == current else " "
         click.echo(f"{mark} {agent.name:<24} {agent.id}  {agent.model}")

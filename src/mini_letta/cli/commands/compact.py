@@ -25,14 +25,13 @@ def compact(
     from mini_letta.errors import NotFoundError
     from mini_letta.loop.pressure import compact_now
     from mini_letta.loop.setup import TurnOptions, build_turn_setup
-    from mini_letta.settings import load_project_settings, project_agent_settings
+    from mini_letta.settings import current_conversation_id
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
     record = resolve_agent(world, agent)
     if conversation is None:
-        settings = project_agent_settings(load_project_settings(world.cwd), record.id)
-        conversation = settings.get("conversationId") or None
+        conversation = current_conversation_id(world.cwd, record.id)
         if conversation is None:
             raise NotFoundError(
                 f"agent {record.name} has no current conversation here; pass --conversation ID"

@@ -28,7 +28,7 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
     from mini_letta.cli.world import current_world
     from mini_letta.conversations.registry import scan_conversations
     from mini_letta.conversations.store import ConversationStore
-    from mini_letta.settings import load_project_settings, project_agent_settings
+    from mini_letta.settings import current_conversation_id
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
@@ -41,9 +41,7 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
     if not found and not damaged:
         click.echo("No conversations yet.")
         return
-    current = project_agent_settings(load_project_settings(world.cwd), record.id).get(
-        "conversationId"
-    )
+    current = current_conversation_id(world.cwd, record.id)
     for conv in found:
         count = ConversationStore(record.id, conv.id, world.home).count()
         mark = "*" if conv.id == current else " "
@@ -107,7 +105,7 @@ def show_cmd(conversation_id: str, agent: str | None, as_json: bool, last: int) 
 def repair_cmd(conversation_id: str, agent: str | None) -> None:
     """Rebuild a corrupt conversation.json or compaction flag from the log (copies are kept)."""
     from mini_letta.cli.world import current_world
-    from mini_letta.context.compaction import repair_compaction_event
+    from mini_letta.context.compaction_flag import repair_compaction_flag
     from mini_letta.conversations.registry import open_conversation
     from mini_letta.conversations.repair import repair_record
     from mini_letta.workspace import resolve_agent
@@ -116,7 +114,7 @@ def repair_cmd(conversation_id: str, agent: str | None) -> None:
     record = resolve_agent(world, agent)
     store = open_conversation(world.home, record.id, conversation_id)
     with store.lock():
-        moved = [repair_record(store, world.clock), repair_compaction_event(store, world.clock)]
+        moved = [repair_record(store, world.clock), repair_compaction_flag(store, world.clock)]
     done = [path for path in moved if path is not None]
     if not done:
         click.echo(f"Nothing to repair in {store.conversation_id}.")

@@ -1,4 +1,4 @@
-"""`mini-letta sleeptime`: show or change when reflection runs (SPEC §7.1)."""
+"""`mini-letta sleeptime`: show or change when reflection runs."""
 
 from __future__ import annotations
 

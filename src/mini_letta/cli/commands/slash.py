@@ -1,7 +1,7 @@
 """Reflection slash commands of the interactive session: /reflect, /dream, /sleeptime.
 
 `/reflect [instruction]` (alias `/dream`) reflects on the current conversation now, in a
-background worker the session watches, so the user keeps typing (SPEC §7.6, §7.8); the trigger
+background worker the session watches, so the user keeps typing; the trigger
 setting and the Windows switch do not apply. `/sleeptime [flags]` is `mini-letta sleeptime`
 for the session's agent: the same flags, output and errors.
 """
