@@ -15,11 +15,11 @@ LAYERS = {
     "errors": 0, "clock": 0, "ids": 0, "home": 0, "storage": 0,
     "conversations": 1, "agents": 1, "memory": 1, "settings": 1,
     "context": 2, "llm": 2, "tools": 2,
-    "loop": 3, "reflection": 3, "workspace": 3,
+    "loop": 3, "reflection": 3, "workspace": 3, "sync": 3, "interop": 3,
     "cli": 4,
 }  # fmt: skip
 FORBIDDEN = {("llm", "tools"), ("loop", "reflection")}
-HEAVY = {"openai", "anthropic", "yaml", "httpx", "prompt_toolkit"}
+HEAVY = {"openai", "anthropic", "yaml", "httpx", "prompt_toolkit", "mcp"}
 HARD_LIMIT_LINES = 700
 
 
@@ -96,7 +96,7 @@ def _import_graph() -> dict[str, set[str]]:
 
 
 # Entry points sit above the package they live in (main registers every command).
-ENTRY_POINTS = {"mini_letta.cli.main", "mini_letta.__main__"}
+ENTRY_POINTS = {"mini_letta.cli.main", "mini_letta.cli.app", "mini_letta.__main__"}
 
 
 def _unit(module: str, graph: dict[str, set[str]]) -> str:

@@ -2,12 +2,15 @@
 
 The worker takes the agent's lease itself, so a background run is single-flight with every other
 run; it has no terminal (stdio to /dev/null, its own process group, so Ctrl-C in the parent never
-reaches it) and leaves its outcome in the agent's outbox for the next command to show.
+reaches it) and leaves its outcome in the agent's outbox for the next command to show. A
+daemon thread reaps it, so a long-lived process (stream-json input, a program calling `main()`)
+leaves no zombie behind, and a process that exits first simply stops waiting.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -17,6 +20,7 @@ if TYPE_CHECKING:
     from mini_letta.workspace import World
 
 WORKER_COMMAND = "_reflect-worker"  # hidden; cli/commands/reflect_worker.py
+SYNC_WORKER_FLAG = "--background"  # `memory sync --background`: quiet, for a detached sync
 
 
 def spawn_reflection_worker(
@@ -27,9 +31,8 @@ def spawn_reflection_worker(
     instruction: str | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start the worker and return at once; the caller may wait for it or not."""
-    import subprocess  # only when a worker is due: `--version` and most turns never need it
 
-    args = [
+    args: list[str] = [
         sys.executable,
         "-m",
         "mini_letta",
@@ -43,7 +46,14 @@ def spawn_reflection_worker(
     ]
     if instruction:
         args += ["--instruction", instruction]
-    return subprocess.Popen(
+    return spawn_detached(world, args)
+
+
+def spawn_detached(world: World, args: list[str]) -> subprocess.Popen[bytes]:
+    """Start `args` with no terminal, in its own session: it outlives us and ignores Ctrl-C."""
+    import subprocess
+
+    proc = subprocess.Popen(
         args,
         cwd=world.cwd,
         env=dict(world.environ),
@@ -52,3 +62,5 @@ def spawn_reflection_worker(
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
+    threading.Thread(target=proc.wait, daemon=True).start()
+    return proc

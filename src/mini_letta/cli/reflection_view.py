@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import click
-
+from mini_letta.cli.terminal import echo
 from mini_letta.reflection.outbox import take_outcomes
 from mini_letta.reflection.outcome import Queued, ReflectionOutcome
 from mini_letta.reflection.trigger import BackgroundLaunch, PostTurnOutcome
@@ -32,4 +31,4 @@ def render_outcome_line(outcome: ReflectionOutcome | PostTurnOutcome) -> str:
 def show_waiting_outcomes(world: World, agent_id: str) -> None:
     """Print, once, the outcomes of background and queued runs that no terminal saw."""
     for outcome in take_outcomes(world.home, agent_id, world.clock):
-        click.echo(render_outcome_line(outcome), err=True)
+        echo(render_outcome_line(outcome), err=True)

@@ -173,9 +173,15 @@ def read_lease(home: Home, agent_id: str, clock: Clock) -> LeaseHolder | None:
 
 def is_lease_held(home: Home, agent_id: str, clock: Clock) -> bool:
     """True while a live, unexpired run holds the agent's lease."""
+    return running_holder(home, agent_id, clock) is not None
+
+
+def running_holder(home: Home, agent_id: str, clock: Clock) -> LeaseHolder | None:
+    """The lease's holder if it is a live, unexpired run, else None."""
     with _lock(home, agent_id):
         holder = _read(home, agent_id, clock)
-        return holder is not None and _is_alive(home, agent_id, holder, clock.now())
+        alive = holder is not None and _is_alive(home, agent_id, holder, clock.now())
+        return holder if alive else None
 
 
 def _is_alive(home: Home, agent_id: str, holder: LeaseHolder, now: datetime) -> bool:

@@ -7,6 +7,7 @@ import json
 import click
 
 from mini_letta.cli.options import agent_option, context_window_option
+from mini_letta.cli.terminal import echo
 
 
 @click.command()
@@ -49,11 +50,11 @@ def compact(
                 tokensAfter=result.tokens_after,
                 summaryMessageId=result.summary.id,
             )
-        click.echo(json.dumps(data, ensure_ascii=False))
+        echo(json.dumps(data, ensure_ascii=False))
     elif result is None:
-        click.echo("Nothing to compact: the context holds only the latest exchange.")
+        echo("Nothing to compact: the context holds only the latest exchange.")
     else:
-        click.echo(
+        echo(
             f"Compacted {result.messages_compacted} messages "
             f"({result.tokens_before} → {result.tokens_after} tokens); "
             f"summary {result.summary.id}."

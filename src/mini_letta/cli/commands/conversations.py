@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from mini_letta.cli.options import agent_option
+from mini_letta.cli.terminal import echo
 
 if TYPE_CHECKING:
     from mini_letta.agents.records import AgentRecord
@@ -36,18 +37,18 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
     found, damaged = scan_conversations(world.home, record.id)
     if as_json:
         entries = [conv.to_json() for conv in found] + [bad.to_json() for bad in damaged]
-        click.echo(json.dumps(entries, ensure_ascii=False, indent=2))
+        echo(json.dumps(entries, ensure_ascii=False, indent=2))
         return
     if not found and not damaged:
-        click.echo("No conversations yet.")
+        echo("No conversations yet.")
         return
     current = current_conversation_id(world.cwd, record.id)
     for conv in found:
         count = ConversationStore(record.id, conv.id, world.home).count()
         mark = "*" if conv.id == current else " "
-        click.echo(f"{mark} {conv.id}  {conv.updated_at}  {count:>6} msgs  {conv.title}")
+        echo(f"{mark} {conv.id}  {conv.updated_at}  {count:>6} msgs  {conv.title}")
     for bad in damaged:
-        click.echo(bad.render())
+        echo(bad.render())
 
 
 @conversations.command("show")
@@ -82,21 +83,21 @@ def show_cmd(conversation_id: str, agent: str | None, as_json: bool, last: int) 
             "contextWindow": size[1] if isinstance(size, tuple) else None,
             "messages": [message.to_json() for _, message in tail],
         }
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
-    click.echo(f"id:       {conv.id}")
-    click.echo(f"title:    {conv.title}")
-    click.echo(f"created:  {conv.created_at}")
-    click.echo(f"messages: {store.count()}")
+    echo(f"id:       {conv.id}")
+    echo(f"title:    {conv.title}")
+    echo(f"created:  {conv.created_at}")
+    echo(f"messages: {store.count()}")
     if isinstance(size, tuple):
-        click.echo(f"context:  about {size[0]} tokens in context, window {size[1]} tokens")
+        echo(f"context:  about {size[0]} tokens in context, window {size[1]} tokens")
     else:
-        click.echo(f"context:  unknown ({size})")
+        echo(f"context:  unknown ({size})")
     for _, message in tail:
         text = message.content.replace("\n", " ")
         if message.tool_calls:
             text += " " + " ".join(f"[{call.name}]" for call in message.tool_calls)
-        click.echo(f"  {message.role:>9}: {text[:200]}")
+        echo(f"  {message.role:>9}: {text[:200]}")
 
 
 @conversations.command("repair")
@@ -117,10 +118,10 @@ def repair_cmd(conversation_id: str, agent: str | None) -> None:
         moved = [repair_record(store, world.clock), repair_compaction_flag(store, world.clock)]
     done = [path for path in moved if path is not None]
     if not done:
-        click.echo(f"Nothing to repair in {store.conversation_id}.")
+        echo(f"Nothing to repair in {store.conversation_id}.")
     for path in done:
         name = path.name.split(".corrupt-")[0]
-        click.echo(f"Rebuilt {name} from the log; the corrupt copy is kept as {path}")
+        echo(f"Rebuilt {name} from the log; the corrupt copy is kept as {path}")
 
 
 def _context_size(

@@ -4,27 +4,19 @@ memory repo."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import click
 
+from mini_letta.cli.commands.memory_share import SHARE_COMMANDS, agent_memory_dir
 from mini_letta.cli.options import agent_option
+from mini_letta.cli.terminal import echo
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
 
-def _memory_dir(agent: str | None, *, check: bool = True) -> tuple[str, Path]:
-    from mini_letta.cli.world import current_world
-    from mini_letta.workspace import resolve_agent
-
-    world = current_world()
-    record = resolve_agent(world, agent, check_memory=check)
-    return record.id, world.home.memory_dir(record.id)
-
-
 def _dump(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
 @click.group()
@@ -32,11 +24,15 @@ def memory() -> None:
     """Inspect and edit an agent's memory (a git repository of markdown files)."""
 
 
+for _command in SHARE_COMMANDS:
+    memory.add_command(_command)
+
+
 @memory.command("path")
 @agent_option
 def path_cmd(agent: str | None) -> None:
     """Print the memory folder (even when it is gone: see `memory recover`)."""
-    click.echo(str(_memory_dir(agent, check=False)[1]))
+    echo(str(agent_memory_dir(agent, check=False)[1]))
 
 
 @memory.command("tree")
@@ -47,14 +43,14 @@ def tree_cmd(agent: str | None, as_json: bool) -> None:
     from mini_letta.memory.compile import render_tree_lines
     from mini_letta.memory.edits import list_memory_tree
 
-    _, folder = _memory_dir(agent)
+    _, folder = agent_memory_dir(agent)
     entries = list_memory_tree(folder)
     if as_json:
         _dump([{"path": path, "description": desc} for path, desc in entries])
         return
-    click.echo(f"{folder}/")
+    echo(f"{folder}/")
     for line in render_tree_lines(entries):
-        click.echo(line)
+        echo(line)
 
 
 @memory.command("show")
@@ -65,7 +61,7 @@ def show_cmd(path: str, agent: str | None, rev: str | None) -> None:
     """Print one memory file."""
     from mini_letta.memory.history import show_memory_file
 
-    click.echo(show_memory_file(_memory_dir(agent)[1], path, rev), nl=False)
+    echo(show_memory_file(agent_memory_dir(agent)[1], path, rev), nl=False)
 
 
 @memory.command("log")
@@ -76,13 +72,13 @@ def log_cmd(agent: str | None, limit: int, as_json: bool) -> None:
     """List memory commits, newest first."""
     from mini_letta.memory.history import load_log
 
-    entries = load_log(_memory_dir(agent)[1], limit)
+    entries = load_log(agent_memory_dir(agent)[1], limit)
     if as_json:
         _dump([{"sha": e.sha, "date": e.date, "author": e.author, "subject": e.subject}
                for e in entries])  # fmt: skip
         return
     for e in entries:
-        click.echo(f"{e.sha[:7]}  {e.date[:16].replace('T', ' ')}  {e.subject}")
+        echo(f"{e.sha[:7]}  {e.date[:16].replace('T', ' ')}  {e.subject}")
 
 
 @memory.command("diff")
@@ -92,11 +88,11 @@ def diff_cmd(rev: str, agent: str | None) -> None:
     """Show changes in the memory folder since REV (default HEAD: what is uncommitted)."""
     from mini_letta.memory.history import load_diff
 
-    text = load_diff(_memory_dir(agent)[1], rev)
+    text = load_diff(agent_memory_dir(agent)[1], rev)
     if text:
-        click.echo(text, nl=False)
+        echo(text, nl=False)
     else:
-        click.echo("No changes.")
+        echo("No changes.")
 
 
 @memory.command("status")
@@ -104,21 +100,28 @@ def diff_cmd(rev: str, agent: str | None) -> None:
 @json_option
 def status_cmd(agent: str | None, as_json: bool) -> None:
     """Show the memory branch, HEAD and any uncommitted changes."""
+    from mini_letta.cli.world import current_world
     from mini_letta.memory.history import load_status
+    from mini_letta.sync.engine import files_needing_review
 
-    agent_id, folder = _memory_dir(agent)
+    agent_id, folder = agent_memory_dir(agent)
     status = load_status(folder)
+    world = current_world()
+    review = files_needing_review(world.home, agent_id, world.clock)
     if as_json:
         changes = [{"status": code, "path": path} for code, path in status.changes]
         _dump({"agentId": agent_id, "path": status.path, "branch": status.branch,
-               "head": status.head, "clean": status.clean, "changes": changes})  # fmt: skip
+               "head": status.head, "clean": status.clean, "changes": changes,
+               "needsReview": list(review)})  # fmt: skip
         return
-    click.echo(f"memory: {status.path}")
-    click.echo(f"branch: {status.branch or '(detached)'} at {(status.head or 'no commits')[:7]}")
+    echo(f"memory: {status.path}")
+    echo(f"branch: {status.branch or '(detached)'} at {(status.head or 'no commits')[:7]}")
     if status.clean:
-        click.echo("clean")
+        echo("clean")
     for code, path in status.changes:
-        click.echo(f"  {code} {path}")
+        echo(f"  {code} {path}")
+    for path in review:
+        echo(f"needs review: {path} (memory sync kept both machines' versions)")
 
 
 @memory.command("validate")
@@ -128,14 +131,14 @@ def validate_cmd(agent: str | None, as_json: bool) -> None:
     """Check every memory file's frontmatter, the skill layout, and for secrets."""
     from mini_letta.memory.history import validate_memory
 
-    checked, problems = validate_memory(_memory_dir(agent)[1])
+    checked, problems = validate_memory(agent_memory_dir(agent)[1])
     if as_json:
         _dump({"valid": not problems, "files": checked,
                "problems": [{"path": p.path, "problem": p.problem} for p in problems]})  # fmt: skip
     else:
         for problem in problems:
-            click.echo(f"{problem.path}: {problem.problem}")
-        click.echo(f"{checked} files checked, {len(problems)} problems")
+            echo(f"{problem.path}: {problem.problem}")
+        echo(f"{checked} files checked, {len(problems)} problems")
     if problems:
         raise click.exceptions.Exit(1)
 
@@ -148,18 +151,18 @@ def undo_cmd(ref: str | None, agent: str | None) -> None:
     from mini_letta.memory.history import resolve_undo_rev, undo_commit
     from mini_letta.reflection.records import is_run_id
 
-    agent_id, folder = _memory_dir(agent)
+    agent_id, folder = agent_memory_dir(agent)
     if ref and is_run_id(ref):  # a reflection run: revert its merge and rewind its watermark
         from mini_letta.cli.world import current_world
         from mini_letta.reflection.undo import undo_reflection_run
 
         world = current_world()
         reverts = undo_reflection_run(world.home, agent_id, ref, world.clock)
-        click.echo(f"reverted reflection run {ref.strip()} as {reverts[-1][:7]}")
+        echo(f"reverted reflection run {ref.strip()} as {reverts[-1][:7]}")
         return
     sha = resolve_undo_rev(folder, ref)  # reflection adds run_lookup= for run ids
     new = undo_commit(folder, sha)
-    click.echo(f"reverted {sha[:7]} as {new[:7]}")
+    echo(f"reverted {sha[:7]} as {new[:7]}")
 
 
 @memory.command("edit")
@@ -169,8 +172,8 @@ def edit_cmd(path: str, agent: str | None) -> None:
     """Open a memory file in $EDITOR; it is validated and committed when you save."""
     from mini_letta.memory.history import save_hand_edit
 
-    sha = save_hand_edit(_memory_dir(agent)[1], path, _edit_in_editor)
-    click.echo(f"committed {sha[:7]}" if sha else "no changes")
+    sha = save_hand_edit(agent_memory_dir(agent)[1], path, _edit_in_editor)
+    echo(f"committed {sha[:7]}" if sha else "no changes")
 
 
 @memory.command("recover")
@@ -182,16 +185,20 @@ def recover_cmd(agent: str | None, empty: bool) -> None:
     from mini_letta.cli.world import current_world
     from mini_letta.memory.recover import recover_memory
 
-    _, folder = _memory_dir(agent, check=False)
+    _, folder = agent_memory_dir(agent, check=False)
     done = recover_memory(folder, current_world().clock, empty=empty)
     if done is None:
-        click.echo(f"The memory at {folder} is intact; nothing to recover.")
+        echo(f"The memory at {folder} is intact; nothing to recover.")
         return
     kept = f"{len(done.kept)} .md file(s) kept in the first commit"
     old = f"; the old folder is {done.aside}" if done.aside else ""
-    click.echo(f"Started the memory at {folder} again ({kept}){old}")
+    echo(f"Started the memory at {folder} again ({kept}){old}")
 
 
 def _edit_in_editor(text: str) -> str:
-    edited = click.edit(text, extension=".md", require_save=False)
+    from mini_letta.cli.terminal import current_terminal
+
+    environ = dict(current_terminal().environ)
+    editor = environ.get("VISUAL") or environ.get("EDITOR")
+    edited = click.edit(text, editor=editor, env=environ, extension=".md", require_save=False)
     return text if edited is None else edited

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from mini_letta.cli.options import agent_option
+from mini_letta.cli.terminal import echo
 
 if TYPE_CHECKING:
     from mini_letta.agents.records import AgentRecord
@@ -69,7 +70,7 @@ def reflect(
         outcome = launch_multi_reflection(world, record, stores, options)
     else:
         outcome = launch_reflection(world, record, stores[0], options)
-    click.echo(render_outcome_line(outcome), err=True)
+    echo(render_outcome_line(outcome), err=True)
     _run_queued(world, record)
     if not outcome.ok:
         raise click.exceptions.Exit(1)
@@ -89,13 +90,13 @@ def _print_preview(world: World, agent: AgentRecord, store: ConversationStore) -
     payload = preview_reflection(world, agent, store)
     if payload is None:
         return False
-    click.echo(
+    echo(
         f"conversation {store.conversation_id}: lines {payload.start_line}-"
         f"{payload.slice_end_line - 1}, {len(payload.messages)} message(s), "
         f"{payload.steps} step(s), {payload.start_message_id} .. {payload.end_message_id}"
         + (" (the rest waits for the next run)" if payload.truncated else "")
     )
-    click.echo(f"payload: {payload.path}")
+    echo(f"payload: {payload.path}")
     return True
 
 

@@ -7,6 +7,7 @@ import json
 import click
 
 from mini_letta.cli.options import agent_option
+from mini_letta.cli.terminal import echo
 
 
 @click.group()
@@ -30,18 +31,18 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
     found, damaged = scan_run_records(world.home, record.id)
     if as_json:
         entries = [r.to_json() for r in found] + [bad.to_json("runId") for bad in damaged]
-        click.echo(json.dumps(entries, ensure_ascii=False, indent=2))
+        echo(json.dumps(entries, ensure_ascii=False, indent=2))
         return
     if not found and not damaged:
-        click.echo("No reflection runs yet; `mini-letta reflect` starts one.")
+        echo("No reflection runs yet; `mini-letta reflect` starts one.")
         return
     for run in found:
-        click.echo(
+        echo(
             f"{run.run_id}  {run.status:<17} {run.trigger:<16} "
             f"{run.commit_count} commit(s)  {run.message}"
         )
     for bad in damaged:
-        click.echo(bad.render())
+        echo(bad.render())
 
 
 @reflections.command("show")
@@ -58,9 +59,9 @@ def show_cmd(run_id: str, agent: str | None, as_json: bool) -> None:
     world = current_world()
     record = load_run_record(world.home, resolve_agent(world, agent).id, run_id)
     if as_json:
-        click.echo(json.dumps(record.to_json(), ensure_ascii=False, indent=2))
+        echo(json.dumps(record.to_json(), ensure_ascii=False, indent=2))
         return
-    click.echo(describe_run(world.home, record), nl=False)
+    echo(describe_run(world.home, record), nl=False)
 
 
 @reflections.command("undo")
@@ -74,4 +75,4 @@ def undo_cmd(run_id: str, agent: str | None) -> None:
 
     world = current_world()
     reverts = undo_reflection_run(world.home, resolve_agent(world, agent).id, run_id, world.clock)
-    click.echo(f"Undid reflection run {run_id} ({len(reverts)} revert commit(s)).")
+    echo(f"Undid reflection run {run_id} ({len(reverts)} revert commit(s)).")

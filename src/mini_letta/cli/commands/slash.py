@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from mini_letta.cli.terminal import current_terminal, echo
+
 if TYPE_CHECKING:
     from mini_letta.cli.headless import ChatSession
     from mini_letta.cli.repl_watch import ReflectionWatch
@@ -46,7 +48,7 @@ def _reflect(session: ChatSession, watch: ReflectionWatch, instruction: str) -> 
         instruction or None,
     )
     watch(proc)
-    click.echo("  ☾ reflecting in the background; the outcome appears when it is done.", err=True)
+    echo("  ☾ reflecting in the background; the outcome appears when it is done.", err=True)
 
 
 def _sleeptime(session: ChatSession, watch: ReflectionWatch, args: str) -> None:
@@ -57,13 +59,15 @@ def _sleeptime(session: ChatSession, watch: ReflectionWatch, args: str) -> None:
         argv = shlex.split(args)
         if "--agent" not in argv:
             argv += ["--agent", session.agent.id]
-        sleeptime.main(args=argv, prog_name="/sleeptime", standalone_mode=False)
+        sleeptime.main(
+            args=argv, prog_name="/sleeptime", standalone_mode=False, obj=current_terminal()
+        )
     except ValueError as exc:  # shlex: an unclosed quote
-        click.echo(f"mini-letta: /sleeptime: {exc}", err=True)
+        echo(f"mini-letta: /sleeptime: {exc}", err=True)
     except click.ClickException as exc:
-        exc.show()
+        exc.show(file=current_terminal().stderr)
     except MiniLettaError as exc:
-        click.echo(f"mini-letta: {exc}", err=True)
+        echo(f"mini-letta: {exc}", err=True)
 
 
 SLASH_COMMANDS: dict[str, SlashCommand] = {
