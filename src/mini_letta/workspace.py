@@ -123,8 +123,9 @@ def resolve_agent(
     model: str | None = None,
     check_memory: bool = True,
 ) -> AgentRecord:
-    """The agent a command acts on; creates the project's agent on first use. An existing
-    agent's memory must be intact (`check_memory`), see `check_agent_memory`."""
+    """The agent a command acts on; creates the project's agent on first use. With
+    `check_memory` (commands that read or write memory: chat, compact, reflect, memory ...), an
+    existing agent's lost or broken memory is an error; inspection commands go without."""
     if agent_ref:
         found = find_agent(world.home, agent_ref)
         if check_memory:

@@ -212,6 +212,8 @@ def test_lost_memory_stops_every_command_and_is_never_silently_recreated(cli, ho
     assert _log_lines(home) == before  # the refused turn appended nothing
     assert not (root / ".git" / "HEAD").exists()
     assert cli("memory", "path").stdout.strip() == str(root)
+    for args in (["status"], ["conversations", "list"], ["reflections", "list"]):
+        assert cli(*args).code == 0, args  # inspecting the agent still works
 
 
 def test_memory_recover_keeps_the_files_in_a_first_commit_and_the_old_folder(cli, home):

@@ -85,8 +85,10 @@ def gather_health(
 
 
 def _memory(memory_dir: Path) -> MemoryHealth:
+    from mini_letta.memory.recover import memory_problem
+
     repo = GitRepo(memory_dir)
-    if not repo.exists():
+    if memory_problem(memory_dir) is not None:  # lost or broken: `memory recover` says more
         return MemoryHealth(str(memory_dir), None, False, 0)
     changes = repo.changed_paths()
     return MemoryHealth(str(memory_dir), repo.head_sha_or_none(), not changes, len(changes))

@@ -131,7 +131,7 @@ def set_cmd(agent: str | None, as_json: bool, **values: object) -> None:
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
-    record = resolve_agent(world, agent)
+    record = resolve_agent(world, agent, check_memory=False)
     changes = {key: value for key, value in values.items() if value is not None}
     if not changes:
         raise click.UsageError("nothing to change; give --model, --base-url, --tools, …")
@@ -159,7 +159,7 @@ def show_cmd(agent: str | None, as_json: bool) -> None:
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
-    record = resolve_agent(world, agent)
+    record = resolve_agent(world, agent, check_memory=False)
     if as_json:
         _dump(record.to_json())
         return

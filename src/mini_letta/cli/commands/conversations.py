@@ -33,7 +33,7 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
-    record = resolve_agent(world, agent)
+    record = resolve_agent(world, agent, check_memory=False)
     found, damaged = scan_conversations(world.home, record.id)
     if as_json:
         entries = [conv.to_json() for conv in found] + [bad.to_json() for bad in damaged]
@@ -70,7 +70,7 @@ def show_cmd(conversation_id: str, agent: str | None, as_json: bool, last: int) 
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
-    record = resolve_agent(world, agent)
+    record = resolve_agent(world, agent, check_memory=False)
     store = open_conversation(world.home, record.id, conversation_id)
     conv = store.load_record()
     tail = store.tail(last) if last else []
@@ -112,7 +112,7 @@ def repair_cmd(conversation_id: str, agent: str | None) -> None:
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
-    record = resolve_agent(world, agent)
+    record = resolve_agent(world, agent, check_memory=False)
     store = open_conversation(world.home, record.id, conversation_id)
     with store.lock():
         moved = [repair_record(store, world.clock), repair_compaction_flag(store, world.clock)]

@@ -26,7 +26,7 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
-    record = resolve_agent(world, agent)
+    record = resolve_agent(world, agent, check_memory=False)
     show_waiting_outcomes(world, record.id)
     found, damaged = scan_run_records(world.home, record.id)
     if as_json:
@@ -57,7 +57,7 @@ def show_cmd(run_id: str, agent: str | None, as_json: bool) -> None:
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
-    record = load_run_record(world.home, resolve_agent(world, agent).id, run_id)
+    record = load_run_record(world.home, resolve_agent(world, agent, check_memory=False).id, run_id)
     if as_json:
         echo(json.dumps(record.to_json(), ensure_ascii=False, indent=2))
         return
