@@ -3,7 +3,8 @@
 conversation.json holds what the log can tell again: the title is the first user message, the
 times are the first and last messages', and the in-context view starts where the last
 compaction summary says. A corrupt record is kept aside as `<name>.corrupt-<timestamp>`, never
-deleted. Keys only the old record knew (say `lastTurn`) are lost with it.
+deleted. Keys only the old record knew (`lastTurn`, usage totals, the pinned system prompt,
+which is then compiled afresh as for a new conversation) are lost with it.
 """
 
 from __future__ import annotations
