@@ -91,7 +91,7 @@ def new_agent(
     agent = create_agent(world.home, spec, world.clock)
     if memory_remote is not None:
         _join_shared_memory(world, agent, memory_remote)
-    ensure_agent_memory(world.home, agent)
+    _create_agent_memory(world.home, agent)
     return agent
 
 
@@ -112,20 +112,29 @@ def _join_shared_memory(world: World, agent: AgentRecord, url: str) -> None:
         raise
 
 
-def ensure_agent_memory(home: Home, agent: AgentRecord) -> None:
-    """Create the agent's memory repository if it is missing (idempotent; GitError if no git)."""
-    if (home.memory_dir(agent.id) / ".git").exists():
-        return
+def _create_agent_memory(home: Home, agent: AgentRecord) -> None:
+    """Make a new agent's memory (kept as it is if cloned): the only place memory is created."""
     from mini_letta.memory.repo import init_memory_repo
 
-    init_memory_repo(home.memory_dir(agent.id))
+    if not (home.memory_dir(agent.id) / ".git").exists():
+        init_memory_repo(home.memory_dir(agent.id))
 
 
-def resolve_agent(world: World, agent_ref: str | None) -> AgentRecord:
-    """The agent a command acts on; never creates one (NotFoundError when there is none)."""
+def check_agent_memory(home: Home, agent: AgentRecord) -> None:
+    from mini_letta.memory.recover import require_memory
+
+    require_memory(home.memory_dir(agent.id), agent.name)
+
+
+def resolve_agent(world: World, agent_ref: str | None, *, check_memory: bool = True) -> AgentRecord:
+    """The agent a command acts on; never creates one (NoAgentError when there is none). With
+    `check_memory` (commands that read or write memory: compact, reflect, memory ...), an
+    agent's lost or broken memory is an error; inspection commands go without."""
     found = find_project_agent(world, agent_ref)
     if found is None:
         raise NoAgentError()
+    if check_memory:
+        check_agent_memory(world.home, found)
     return found
 
 
@@ -134,6 +143,7 @@ def resolve_or_create_agent(world: World, agent_ref: str | None) -> AgentRecord:
     on the default model (a run's --model is that run's, not the new agent's)."""
     found = find_project_agent(world, agent_ref)
     if found is not None:
+        check_agent_memory(world.home, found)
         return found
     agent = new_agent(world)
     remember_current(world.cwd, agent.id, "")
@@ -143,20 +153,14 @@ def resolve_or_create_agent(world: World, agent_ref: str | None) -> AgentRecord:
 def find_project_agent(world: World, agent_ref: str | None) -> AgentRecord | None:
     """`--agent`'s agent, else the project's; None when the project has none yet."""
     if agent_ref:
-        found = find_agent(world.home, agent_ref)
-    else:
-        last = current_agent_id(world.cwd)
-        if last is None:
-            return None
-        try:
-            found = find_agent(world.home, last)
-        except NotFoundError:
-            replacement = _remaining_project_agent(world, last)
-            if replacement is None:
-                return None
-            found = replacement
-    ensure_agent_memory(world.home, found)
-    return found
+        return find_agent(world.home, agent_ref)
+    last = current_agent_id(world.cwd)
+    if last is None:
+        return None
+    try:
+        return find_agent(world.home, last)
+    except NotFoundError:
+        return _remaining_project_agent(world, last)
 
 
 def _remaining_project_agent(world: World, deleted: str) -> AgentRecord | None:
