@@ -1,10 +1,10 @@
 """The memory repository: the system `git` binary run as a subprocess, never interactively.
 
-Every call has a timeout, no prompts, no pager, a fixed harness identity and no commit signing;
-the user's global and system git config are not read (`GIT_CONFIG_GLOBAL=/dev/null`), so their
-hooks path, signing or autocrlf cannot change what memory commits do, while the repo's own hooks
-(`.git/hooks`) still run. Inherited `GIT_DIR`-style variables are dropped. Failures are
-`GitError` with one line naming the git command and the first line of what git said.
+Every call has a timeout, no prompts, a fixed harness identity, and goes through `gitsafe`: the
+user's global and system config are not read, and no program the repository names runs (no hook,
+fsmonitor, pager, filter or merge driver, external diff, credential helper). Inherited
+`GIT_DIR`-style variables are dropped. Failures are `GitError` with one line naming the git
+command and the first line of what git said.
 """
 
 from __future__ import annotations
@@ -17,40 +17,31 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from mini_letta.errors import GitError
+from mini_letta.gitsafe import (
+    DIFF_COMMANDS,
+    DIFF_FLAGS,
+    DRIVER_KEYS,
+    SAFE_GIT_CONFIG,
+    config_args,
+    driver_overrides,
+    safe_git_env,
+)
 
 GIT_TIMEOUT = 60.0
 _SHA_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 HARNESS_NAME = "mini-letta"
 HARNESS_EMAIL = "mini-letta@localhost"
 _CONFIG = (
+    *SAFE_GIT_CONFIG,
     f"user.name={HARNESS_NAME}",
     f"user.email={HARNESS_EMAIL}",
-    "commit.gpgsign=false",
-    "tag.gpgsign=false",
     "core.autocrlf=false",
     "core.quotepath=false",
-    "core.pager=cat",
     "init.defaultBranch=main",
 )
-_DROPPED_ENV = (
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR",
-    "GIT_NAMESPACE",
-    "GIT_PREFIX",
-    "GIT_CEILING_DIRECTORIES",
-    "GIT_AUTHOR_NAME",
-    "GIT_AUTHOR_EMAIL",
-    "GIT_AUTHOR_DATE",
-    "GIT_COMMITTER_NAME",
-    "GIT_COMMITTER_EMAIL",
-    "GIT_COMMITTER_DATE",
-    "GIT_CONFIG",
-    "GIT_CONFIG_PARAMETERS",
-    "GIT_CONFIG_COUNT",
+# Plumbing that never runs a filter or merge driver, so needs no look at the repo's drivers.
+_NO_DRIVER_COMMANDS = frozenset(
+    {"rev-parse", "symbolic-ref", "ls-tree", "cat-file", "log", "ls-files", "config", "init"}
 )
 
 DEFAULT_PERSONA_DESCRIPTION = "Who I am and how I work; I revise it as I learn."
@@ -72,26 +63,6 @@ def ensure_git_available(search_path: str | None = None) -> str:
     return found
 
 
-def git_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment git runs in: the caller's, minus repo overrides, plus no-prompt rules."""
-    env = dict(os.environ if environ is None else environ)
-    for name in _DROPPED_ENV:
-        env.pop(name, None)
-    env.update(
-        GIT_TERMINAL_PROMPT="0",
-        GIT_ASKPASS="",
-        SSH_ASKPASS="",
-        GCM_INTERACTIVE="never",
-        GIT_PAGER="cat",
-        PAGER="cat",
-        GIT_CONFIG_GLOBAL=os.devnull,
-        GIT_CONFIG_NOSYSTEM="1",
-        GIT_EDITOR="false",
-        LC_ALL="C",
-    )
-    return env
-
-
 class GitRepo:
     """One working tree of a memory repository (the main checkout or a worktree)."""
 
@@ -104,7 +75,7 @@ class GitRepo:
     ) -> None:
         self.path = Path(path)
         self.timeout = timeout
-        self._env = git_env(environ)
+        self._env = safe_git_env(environ)
 
     def __repr__(self) -> str:
         return f"GitRepo({str(self.path)!r})"
@@ -129,11 +100,11 @@ class GitRepo:
     def _run(
         self, args: Sequence[str], *, check: bool, stdin: bytes | None = None
     ) -> subprocess.CompletedProcess[bytes]:
-        command = ["git", "-C", str(self.path)]
-        for item in _CONFIG:
-            command += ["-c", item]
-        command += list(args)
         name = next((arg for arg in args if not arg.startswith("-")), "git")
+        command = ["git", "-C", str(self.path), *config_args(_CONFIG)]
+        if name not in _NO_DRIVER_COMMANDS:
+            command += config_args(self._driver_overrides())
+        command += _with_diff_flags(args, name)
         try:
             proc = subprocess.run(
                 command,
@@ -152,6 +123,11 @@ class GitRepo:
         if check and proc.returncode != 0:
             raise GitError(f"git {name} failed: {_first_line(proc)}")
         return proc
+
+    def _driver_overrides(self) -> list[str]:
+        """The repo's filter and merge drivers as they are now, disarmed (config can change)."""
+        proc = self._run(("config", "-z", "--get-regexp", DRIVER_KEYS), check=False)
+        return driver_overrides(proc.stdout) if proc.returncode == 0 else []
 
     def exists(self) -> bool:
         return (self.path / ".git").exists()
@@ -221,7 +197,7 @@ class GitRepo:
     def commit_paths(self, paths: Sequence[str], message: str) -> str | None:
         """Stage exactly `paths` (additions, edits, deletions) and commit them alone.
 
-        Returns the new sha, or None when the paths hold no change. On failure (a hook refusing,
+        Returns the new sha, or None when the paths hold no change. On failure (a held lock,
         a full disk) the index entries of `paths` are put back as they were in HEAD and a
         GitError is raised; the working-tree files are the caller's to restore.
         """
@@ -343,6 +319,14 @@ def _parse_batch(output: bytes) -> list[bytes]:
         blobs.append(output[start : start + size])
         position = start + size + 1
     return blobs
+
+
+def _with_diff_flags(args: Sequence[str], name: str) -> list[str]:
+    """`args` with external diff and textconv turned off right after a diff-like subcommand."""
+    if name not in DIFF_COMMANDS:
+        return list(args)
+    at = list(args).index(name) + 1
+    return [*args[:at], *DIFF_FLAGS, *args[at:]]
 
 
 def _first_line(proc: subprocess.CompletedProcess[bytes]) -> str:
