@@ -185,10 +185,12 @@ def test_safe_env_reads_no_user_config_and_drops_overrides():
     assert env["GIT_TERMINAL_PROMPT"] == "0"
 
 
-def test_git_repo_sees_a_filtered_file_as_it_is_on_disk(tmp_path):
-    """With the filter disarmed, what is committed is the bytes on disk."""
+def test_git_repo_commits_a_filtered_file_as_it_is_on_disk(tmp_path):
+    """With the filter disarmed, what is committed is the bytes on disk, not the filter's."""
     repo = init_memory_repo(tmp_path / "memory")
-    _arm(repo.path, tmp_path / "markers")
+    with (repo.path / ".git" / "config").open("a") as config:
+        config.write('[filter "upper"]\n\tclean = tr a-z A-Z\n\trequired = true\n')
+    (repo.path / ".gitattributes").write_text("*.md filter=upper\n")
     (repo.path / "a.md").write_text("exact bytes\n")
     repo.commit_paths(["a.md"], "a")
     assert GitRepo(repo.path).show_file("HEAD", "a.md") == "exact bytes\n"
