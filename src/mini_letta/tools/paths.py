@@ -33,8 +33,10 @@ class PathRefusedError(ToolInputError):
     """A path outside what the tools may touch; shown to the model."""
 
 
-def _inside(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
+def _inside(path: Path | str, root: Path | str) -> bool:
+    """Whether `path` is `root` or below it (both absolute and symlink-free)."""
+    text, base = str(path), str(root)
+    return text == base or text.startswith(base if base.endswith(os.sep) else base + os.sep)
 
 
 def _folded(name: str) -> str:
@@ -57,7 +59,7 @@ class Confinement:
             ctx.home_dir.resolve() if ctx.home_dir is not None else None,
         )
 
-    def area(self, real: Path) -> Area | None:
+    def area(self, real: Path | str) -> Area | None:
         """Where a symlink-free path lies: memory (checked first), working directory, or neither."""
         if self.memory is not None and _inside(real, self.memory):
             return "memory"
@@ -99,23 +101,23 @@ class Confinement:
                 "tools never change it, use mini-letta's commands"
             )
 
-    def files(self, root: Path, rels: Iterable[str]) -> Iterator[tuple[str, Path]]:
+    def files(self, root: Path, rels: Iterable[str]) -> Iterator[tuple[str, str]]:
         """(rel, real path) for each listed entry that is a regular file this call may read.
 
         Entries whose real path lies outside (a symlink, or a symlinked folder on the way) are
         left out, as are folders, sockets and FIFOs. Each folder is resolved once.
         """
-        real_dirs: dict[str, Path] = {}
+        real_dirs: dict[str, str] = {}
         for rel in rels:
             folder, _, name = rel.rpartition("/")
             real_dir = real_dirs.get(folder)
             if real_dir is None:
-                real_dir = real_dirs[folder] = (root / folder).resolve()
-            real = real_dir / name
+                real_dir = real_dirs[folder] = os.path.realpath(root / folder)
+            real = os.path.join(real_dir, name)
             try:
                 info = os.lstat(real)
                 if stat.S_ISLNK(info.st_mode):
-                    real = real.resolve()
+                    real = os.path.realpath(real, strict=True)
                     info = os.stat(real)
             except (OSError, RuntimeError):  # vanished, dangling, or a symlink loop
                 continue

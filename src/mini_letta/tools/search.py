@@ -9,7 +9,9 @@ are skipped by Grep.
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,7 @@ MAX_MATCHES = 200
 MAX_GLOB_RESULTS = 500
 MAX_MATCH_CHARS = 300
 MAX_GREP_FILE_BYTES = 5_000_000
-Reachable = tuple[str, Path]
+Reachable = tuple[str, str]  # (path relative to the search root, real path)
 
 
 def _search_root(args: dict[str, Any], ctx: ToolContext) -> tuple[Path, list[Path] | None]:
@@ -42,7 +44,7 @@ def _search_root(args: dict[str, Any], ctx: ToolContext) -> tuple[Path, list[Pat
 def _files(root: Path, only: list[Path] | None, ctx: ToolContext) -> tuple[list[Reachable], bool]:
     """(rel to root, real path) of each file to look at; only what Read could read."""
     if only is not None:
-        return [(path.name, path) for path in only], False
+        return [(path.name, str(path)) for path in only], False
     listing: FileList = list_files(root)
     return list(Confinement.of(ctx).files(root, listing.paths)), listing.truncated
 
@@ -80,10 +82,11 @@ class GrepTool:
         root, only = _search_root(args, ctx)
         files, truncated = _files(root, only, ctx)
         lines: list[str] = []
+        shown = _shown_under(root, ctx)
         for rel, real in files:
             if name_filter is not None and not name_filter(rel):
                 continue
-            if _grep_file(real, regex, display_path(root / rel, ctx), lines):
+            if _grep_file(real, regex, shown(rel), lines):
                 break
         if not lines:
             return ToolResult(f"No matches for {pattern!r}.")
@@ -103,12 +106,19 @@ def _name_filter(raw: object) -> Any:
     return lambda rel: regex.match(rel) is not None
 
 
-def _grep_file(path: Path, regex: re.Pattern[str], shown: str, lines: list[str]) -> bool:
+def _shown_under(root: Path, ctx: ToolContext) -> Callable[[str], str]:
+    """How a path relative to `root` is shown: relative to the working directory if inside it."""
+    base = display_path(root, ctx)
+    return lambda rel: rel if base == "." else f"{base}/{rel}"
+
+
+def _grep_file(path: str, regex: re.Pattern[str], shown: str, lines: list[str]) -> bool:
     """Append matches; True once the match limit is reached."""
     try:
-        if path.stat().st_size > MAX_GREP_FILE_BYTES:
+        if os.stat(path).st_size > MAX_GREP_FILE_BYTES:
             return False
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read()
     except OSError:
         return False
     if b"\x00" in data[:8192]:
@@ -153,7 +163,7 @@ class GlobTool:
         found = [rel for rel, _ in files if regex.match(rel)]
         if not found:
             return ToolResult(f"No files match {pattern!r}.")
-        shown = [display_path(root / rel, ctx) for rel in found[:MAX_GLOB_RESULTS]]
+        shown = list(map(_shown_under(root, ctx), found[:MAX_GLOB_RESULTS]))
         if len(found) > MAX_GLOB_RESULTS:
             shown.append(f"[{len(found) - MAX_GLOB_RESULTS} more; narrow the pattern]")
         return ToolResult(cap_text("\n".join(shown), ctx.output_cap))
