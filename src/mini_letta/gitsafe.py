@@ -89,7 +89,6 @@ def safe_git_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
         GIT_ATTR_NOSYSTEM="1",
         GIT_EDITOR="false",
         GIT_SEQUENCE_EDITOR="false",
-        GIT_PROTOCOL_FROM_USER="0",
         LC_ALL="C",
     )
     return env
