@@ -66,11 +66,16 @@ _DROPPED_ENV = (
 )
 
 
-def safe_git_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment git runs in: the caller's, minus git overrides, reading no user config.
+def safe_git_env(
+    environ: Mapping[str, str] | None = None, *, user_config: bool = False
+) -> dict[str, str]:
+    """The environment git runs in: the caller's, minus git overrides; nothing prompts or pages.
 
     The user's global and system config are not read (their hooks path, signing or autocrlf
-    cannot change what mini-letta's commits do), nothing prompts, nothing pages.
+    cannot change what mini-letta's commits do) unless `user_config`: talking to a remote
+    needs their credential helper and ssh settings. `SAFE_GIT_CONFIG` then overrides some of
+    those (`credential.helper`, `core.sshCommand`): a remote caller passes the user's own values
+    after it, read with `git config --global`, so the repository's values never win.
     """
     env = dict(os.environ if environ is None else environ)
     for name in _DROPPED_ENV:
@@ -84,13 +89,13 @@ def safe_git_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
         GCM_INTERACTIVE="never",
         GIT_PAGER="cat",
         PAGER="cat",
-        GIT_CONFIG_GLOBAL=os.devnull,
-        GIT_CONFIG_NOSYSTEM="1",
         GIT_ATTR_NOSYSTEM="1",
         GIT_EDITOR="false",
         GIT_SEQUENCE_EDITOR="false",
         LC_ALL="C",
     )
+    if not user_config:
+        env.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
     return env
 
 

@@ -183,6 +183,8 @@ def test_safe_env_reads_no_user_config_and_drops_overrides():
     assert env["PATH"] == "/bin" and env["GIT_CONFIG_NOSYSTEM"] == "1"
     assert "GIT_DIR" not in env and "GIT_CONFIG_KEY_0" not in env
     assert env["GIT_TERMINAL_PROMPT"] == "0"
+    remote = safe_git_env({"PATH": "/bin"}, user_config=True)
+    assert "GIT_CONFIG_GLOBAL" not in remote and "GIT_CONFIG_NOSYSTEM" not in remote
 
 
 def test_git_repo_commits_a_filtered_file_as_it_is_on_disk(tmp_path):
