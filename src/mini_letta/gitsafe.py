@@ -26,6 +26,7 @@ SAFE_GIT_CONFIG: tuple[str, ...] = (
     "protocol.git.allow=never",  # core.gitProxy (first value wins) only serves git://
     "credential.helper=",  # an empty value clears every helper configured before it
     "diff.external=",
+    "core.alternateRefsCommand=",
     f"core.attributesFile={os.devnull}",
     "protocol.ext.allow=never",
     "log.showSignature=false",
