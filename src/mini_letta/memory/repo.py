@@ -80,6 +80,7 @@ class GitRepo:
         self.path = Path(path)
         self.timeout = timeout
         self._env = safe_git_env(environ)
+        self._drivers: tuple[tuple[int, int, int], list[str]] | None = None
 
     def __repr__(self) -> str:
         return f"GitRepo({str(self.path)!r})"
@@ -129,9 +130,21 @@ class GitRepo:
         return proc
 
     def _driver_overrides(self) -> list[str]:
-        """The repo's filter and merge drivers as they are now, disarmed (config can change)."""
+        """The repo's filter and merge drivers as they are now, disarmed (config can change).
+
+        Asked of `git config` again whenever `.git/config` changed (always, for a worktree).
+        """
+        try:
+            info = os.stat(self.path / ".git" / "config")
+            key: tuple[int, int, int] | None = (info.st_ino, info.st_mtime_ns, info.st_size)
+        except OSError:
+            key = None
+        if key is not None and self._drivers is not None and self._drivers[0] == key:
+            return self._drivers[1]
         proc = self._run(("config", "-z", "--get-regexp", DRIVER_KEYS), check=False)
-        return driver_overrides(proc.stdout) if proc.returncode == 0 else []
+        found = driver_overrides(proc.stdout) if proc.returncode == 0 else []
+        self._drivers = None if key is None else (key, found)
+        return found
 
     def exists(self) -> bool:
         return (self.path / ".git").exists()
