@@ -80,7 +80,7 @@ class GitRepo:
         self.path = Path(path)
         self.timeout = timeout
         self._env = safe_git_env(environ)
-        self._drivers: tuple[tuple[int, int, int], list[str]] | None = None
+        self._drivers: tuple[tuple[int, ...], list[str]] | None = None
 
     def __repr__(self) -> str:
         return f"GitRepo({str(self.path)!r})"
@@ -132,13 +132,9 @@ class GitRepo:
     def _driver_overrides(self) -> list[str]:
         """The repo's filter and merge drivers as they are now, disarmed (config can change).
 
-        Asked of `git config` again whenever `.git/config` changed (always, for a worktree).
+        Asked of `git config` again whenever a config file of the repository changed.
         """
-        try:
-            info = os.stat(self.path / ".git" / "config")
-            key: tuple[int, int, int] | None = (info.st_ino, info.st_mtime_ns, info.st_size)
-        except OSError:
-            key = None
+        key = _config_stamp(self.path)
         if key is not None and self._drivers is not None and self._drivers[0] == key:
             return self._drivers[1]
         proc = self._run(("config", "-z", "--get-regexp", DRIVER_KEYS), check=False)
@@ -336,6 +332,35 @@ def _parse_batch(output: bytes) -> list[bytes]:
         blobs.append(output[start : start + size])
         position = start + size + 1
     return blobs
+
+
+def _config_stamp(work_tree: Path) -> tuple[int, ...] | None:
+    """(inode, mtime, size) of the config files git reads for `work_tree`; None if unsure.
+
+    A linked worktree's `.git` is a file naming its git dir, whose `commondir` leads to the
+    shared config; `config.worktree` may add to it.
+    """
+    try:
+        dot_git = work_tree / ".git"
+        git_dir = dot_git
+        if not dot_git.is_dir():
+            text = dot_git.read_text(encoding="utf-8").strip()
+            if not text.startswith("gitdir: "):
+                return None
+            git_dir = work_tree / text.removeprefix("gitdir: ")
+        common = git_dir
+        if (git_dir / "commondir").is_file():
+            common = git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()
+        stamp: list[int] = []
+        for path in (common / "config", git_dir / "config.worktree"):
+            if path.exists():
+                info = path.stat()
+                stamp += [info.st_ino, info.st_mtime_ns, info.st_size]
+            else:
+                stamp += [-1]
+        return tuple(stamp)
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _with_diff_flags(args: Sequence[str], name: str) -> list[str]:
