@@ -34,6 +34,43 @@ SAFE_GIT_CONFIG: tuple[str, ...] = (
     "tag.gpgsign=false",
 )
 
+# Settings a remote operation takes from the user's own (global, system) config instead.
+TRANSPORT_KEYS = r"^(credential\..*helper|core\.sshcommand|core\.askpass)$"
+_TRANSPORT = ("credential.helper=", "core.sshCommand=ssh", "core.askPass=")
+
+
+def safe_git_config(*, user_config: bool = False) -> tuple[str, ...]:
+    """`SAFE_GIT_CONFIG`, without the transport settings when `user_transport_config` adds them."""
+    if not user_config:
+        return SAFE_GIT_CONFIG
+    return tuple(item for item in SAFE_GIT_CONFIG if item not in _TRANSPORT)
+
+
+def user_transport_config(listing: bytes) -> list[str]:
+    """`-c` items: the repository's transport settings replaced by the user's own.
+
+    `listing` is `git config --system/--global -z --get-regexp TRANSPORT_KEYS` output. Every
+    credential helper named so far (the repository's included) is cleared first, then the user's
+    are added back; ssh and askpass fall back to plain `ssh` and none.
+    """
+    items = ["credential.helper="]
+    ssh, askpass = "ssh", ""
+    for entry in listing.decode("utf-8", "surrogateescape").split("\0"):
+        key, _, value = entry.partition("\n")
+        lowered = key.lower()
+        if lowered == "core.sshcommand":
+            ssh = value
+        elif lowered == "core.askpass":
+            askpass = value
+        elif (
+            lowered.startswith("credential.")
+            and lowered.endswith(".helper")
+            or lowered == ("credential.helper")
+        ):
+            items.append(f"{key}={value}")
+    return [*items, f"core.sshCommand={ssh}", f"core.askPass={askpass}"]
+
+
 # Subcommands whose output goes through the diff machinery: external diff and textconv are off.
 DIFF_COMMANDS = frozenset({"diff", "log", "show", "format-patch"})
 DIFF_FLAGS: tuple[str, ...] = ("--no-ext-diff", "--no-textconv")

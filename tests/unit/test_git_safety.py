@@ -6,12 +6,13 @@ operations, reflection worktrees and the Grep/Glob tools never do.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from mini_letta.gitsafe import driver_overrides, safe_git_env
+from mini_letta.gitsafe import driver_overrides, safe_git_env, user_transport_config
 from mini_letta.memory.history import load_diff, load_log, load_status, undo_commit
 from mini_letta.memory.repo import GitRepo, init_memory_repo
 from mini_letta.reflection.finalise import merge_branch
@@ -196,3 +197,25 @@ def test_git_repo_commits_a_filtered_file_as_it_is_on_disk(tmp_path):
     (repo.path / "a.md").write_text("exact bytes\n")
     repo.commit_paths(["a.md"], "a")
     assert GitRepo(repo.path).show_file("HEAD", "a.md") == "exact bytes\n"
+
+
+def test_remote_operations_take_transport_settings_from_the_user_only():
+    listing = b"credential.helper\nosxkeychain\0core.sshcommand\nssh -i key\0"
+    assert user_transport_config(listing) == [
+        "credential.helper=",
+        "credential.helper=osxkeychain",
+        "core.sshCommand=ssh -i key",
+        "core.askPass=",
+    ]
+    assert user_transport_config(b"")[-2:] == ["core.sshCommand=ssh", "core.askPass="]
+
+
+def test_a_remote_git_call_runs_no_repository_program(tmp_path):
+    repo = init_memory_repo(tmp_path / "memory")
+    markers = tmp_path / "markers"
+    _arm(repo.path, markers)
+    remote = GitRepo(repo.path, environ={**os.environ, "HOME": str(tmp_path)}, user_config=True)
+    (repo.path / "a.md").write_text("a\n")
+    remote.commit_paths(["a.md"], "a")
+    remote.run("fetch", "-q", "ext::sh -c touch% " + str(markers / "ext"), check=False)
+    assert _fired(markers) == []

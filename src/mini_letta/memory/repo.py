@@ -22,10 +22,12 @@ from mini_letta.gitsafe import (
     DIFF_COMMANDS,
     DIFF_FLAGS,
     DRIVER_KEYS,
-    SAFE_GIT_CONFIG,
+    TRANSPORT_KEYS,
     config_args,
     driver_overrides,
+    safe_git_config,
     safe_git_env,
+    user_transport_config,
 )
 from mini_letta.home import memory_lock_file
 from mini_letta.storage.locks import exclusive_lock
@@ -36,13 +38,14 @@ _SHA_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 HARNESS_NAME = "mini-letta"
 HARNESS_EMAIL = "mini-letta@localhost"
 _CONFIG = (
-    *SAFE_GIT_CONFIG,
     f"user.name={HARNESS_NAME}",
     f"user.email={HARNESS_EMAIL}",
     "core.autocrlf=false",
     "core.quotepath=false",
     "init.defaultBranch=main",
 )
+# Remote operations (sync) also read the user's config; these keep their results predictable.
+_REMOTE_CONFIG = ("merge.conflictStyle=diff3", "push.default=nothing")
 # Plumbing that never runs a filter or merge driver, so needs no look at the repo's drivers.
 _NO_DRIVER_COMMANDS = frozenset(
     {"rev-parse", "symbolic-ref", "ls-tree", "cat-file", "log", "ls-files", "config", "init"}
@@ -76,10 +79,16 @@ class GitRepo:
         *,
         timeout: float = GIT_TIMEOUT,
         environ: Mapping[str, str] | None = None,
+        user_config: bool = False,
     ) -> None:
         self.path = Path(path)
         self.timeout = timeout
-        self._env = safe_git_env(environ)
+        self._env = safe_git_env(environ, user_config=user_config)
+        self._user_config = user_config
+        self._config = [*safe_git_config(user_config=user_config), *_CONFIG]
+        if user_config:
+            self._config += _REMOTE_CONFIG
+        self._transport: list[str] | None = None
         self._drivers: tuple[tuple[int, ...], list[str]] | None = None
 
     def __repr__(self) -> str:
@@ -106,7 +115,9 @@ class GitRepo:
         self, args: Sequence[str], *, check: bool, stdin: bytes | None = None
     ) -> subprocess.CompletedProcess[bytes]:
         name = next((arg for arg in args if not arg.startswith("-")), "git")
-        command = ["git", "-C", str(self.path), *config_args(_CONFIG)]
+        command = ["git", "-C", str(self.path), *config_args(self._config)]
+        if self._user_config and name != "config":
+            command += config_args(self._user_transport())
         if name not in _NO_DRIVER_COMMANDS:
             command += config_args(self._driver_overrides())
         command += _with_diff_flags(args, name)
@@ -128,6 +139,18 @@ class GitRepo:
         if check and proc.returncode != 0:
             raise GitError(f"git {name} failed: {_first_line(proc)}")
         return proc
+
+    def _user_transport(self) -> list[str]:
+        """The user's own credential helpers and ssh/askpass commands, which beat the repo's."""
+        if self._transport is None:
+            listings = [
+                self._run(("config", scope, "-z", "--get-regexp", TRANSPORT_KEYS), check=False)
+                for scope in ("--system", "--global")
+            ]
+            self._transport = user_transport_config(
+                b"".join(proc.stdout for proc in listings if proc.returncode == 0)
+            )
+        return self._transport
 
     def _driver_overrides(self) -> list[str]:
         """The repo's filter and merge drivers as they are now, disarmed (config can change).
