@@ -103,6 +103,7 @@ def compact_conversation(
     budget: CompactionBudget,
     trigger: CompactionTrigger,
     tokens_before: int | None = None,
+    focus: str | None = None,
 ) -> CompactionResult | None:
     """Compact the conversation's context; None when there is nothing to summarise.
 
@@ -123,6 +124,7 @@ def compact_conversation(
         window=budget.window,
         summary_tokens=budget.summary_tokens,
         clock=clock,
+        focus=focus,
     )
     if tokens_before is None:
         tokens_before = budget.prompt_tokens + view.tokens

@@ -16,9 +16,14 @@ from mini_letta.cli.terminal import echo
     "--conversation", metavar="ID", help="The conversation (default: this project's current one)."
 )
 @context_window_option
+@click.option("--focus", metavar="TEXT", help="What the summary should keep above all.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def compact(
-    agent: str | None, conversation: str | None, context_window: int | None, as_json: bool
+    agent: str | None,
+    conversation: str | None,
+    context_window: int | None,
+    focus: str | None,
+    as_json: bool,
 ) -> None:
     """Compact a conversation's context (the full log is kept)."""
     from mini_letta.cli.world import current_world
@@ -39,7 +44,7 @@ def compact(
             )
     store = open_conversation(world.home, record.id, conversation)
     setup = build_turn_setup(world, record, store, TurnOptions(context_window=context_window))
-    result = compact_now(setup)
+    result = compact_now(setup, focus)
     if as_json:
         data: dict[str, object] = {"conversationId": store.conversation_id, "compacted": False}
         if result is not None:
