@@ -195,3 +195,9 @@ def _state(cli):
     return SlashState(
         request, session, ReflectionWatch(world, terminal.stderr, live=False), input, terminal
     )
+
+
+def test_a_commands_help_prints_on_the_session_terminal(cli):
+    out = _session(cli, "/memory show --help", "/sleeptime --help").stdout
+    assert "Print one memory file." in out
+    assert "Usage: /sleeptime" in out

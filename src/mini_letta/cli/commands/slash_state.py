@@ -54,9 +54,18 @@ class SlashState:
 
 def run_click(command: click.Command, argv: list[str], prog: str) -> None:
     """Run a CLI command in the session: the same output and the same errors, no exit."""
+    from mini_letta.cli.terminal import add_help_options
+
     terminal = current_terminal()
+    add_help_options(command)
     try:
-        command.main(args=argv, prog_name=prog, standalone_mode=False, obj=terminal)
+        command.main(
+            args=argv,
+            prog_name=prog,
+            standalone_mode=False,
+            obj=terminal,
+            help_option_names=[],  # the command carries the terminal's own --help
+        )
     except click.ClickException as exc:
         exc.show(file=terminal.stderr)
     except (click.exceptions.Exit, click.Abort):
