@@ -201,3 +201,14 @@ def test_a_commands_help_prints_on_the_session_terminal(cli):
     out = _session(cli, "/memory show --help", "/sleeptime --help").stdout
     assert "Print one memory file." in out
     assert "Usage: /sleeptime" in out
+
+
+def test_the_context_command_prints_what_the_session_prints(cli):
+    assert cli("chat", "-p", "hello").code == 0
+    session = _session(cli, "/context").stdout
+    assert cli("context").stdout == session
+    data = json.loads(cli("context", "--json").stdout)
+    assert sum(data["parts"].values()) == data["used"]
+    assert data["used"] + data["free"] == data["window"]
+    sizes = [f["tokens"] for f in data["memoryFiles"]]
+    assert sizes == sorted(sizes, reverse=True) and len(sizes) == 2
