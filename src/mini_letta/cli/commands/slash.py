@@ -102,7 +102,7 @@ def help_lines() -> list[str]:
     lines = ["Commands:"]
     for command in COMMANDS:
         head = f"{command.name} {command.usage}".rstrip()
-        lines.append(f"  {head:<28} {command.description}")
+        lines.append(f"  {head:<29} {command.description}")
     return lines
 
 

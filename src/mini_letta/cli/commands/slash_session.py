@@ -71,7 +71,7 @@ def _pick_conversation(state: SlashState) -> str | None:
         return None
     for number, conv in enumerate(found, 1):
         mark = "*" if conv.id == session.store.conversation_id else " "
-        echo(f"{number:>3}{mark} {conv.id}  {conv.updated_at}  {conv.title}")
+        echo(f"{number:>3}{mark} {conv.id}  {conv.updated_at}  {conv.title or '(untitled)'}")
     try:
         answer = state.read_line("Resume which (number, empty to cancel)? ").strip()
     except (EOFError, KeyboardInterrupt):
