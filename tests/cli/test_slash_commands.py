@@ -174,6 +174,9 @@ def test_completers_offer_what_exists(cli, home):
     assert memory(state, "sh") == ["show"]
     assert memory(state, "show system/h") == [f"show {HUMAN}"]
     assert permissions(state, "b") == ["bypassPermissions"]
+    model = BY_NAME["/model"].complete
+    assert model is not None and model(state, "o") == ["openai/", "ollama/"]
+    assert model(state, "")[:2] == ["mock", "script:"]
 
 
 def _state(cli):
@@ -212,3 +215,8 @@ def test_the_context_command_prints_what_the_session_prints(cli):
     assert data["used"] + data["free"] == data["window"]
     sizes = [f["tokens"] for f in data["memoryFiles"]]
     assert sizes == sorted(sizes, reverse=True) and len(sizes) == 2
+
+
+def test_quit_leaves_like_exit(cli):
+    result = cli(stdin="/quit\nnever sent\n")
+    assert result.code == 0 and "never sent" not in result.stdout

@@ -57,6 +57,15 @@ def _conversation_ids(state: SlashState, prefix: str) -> list[str]:
     return [conv.id for conv in found if conv.id.startswith(prefix)]
 
 
+def _models(state: SlashState, prefix: str) -> list[str]:
+    """The agent's own model, then every provider's prefix."""
+    from mini_letta.llm.handles import PROVIDERS
+
+    words = [state.session.agent.model, "mock", "script:"]
+    words += [f"{name}/" for name in PROVIDERS if name not in ("mock", "script")]
+    return [word for word in dict.fromkeys(words) if word.startswith(prefix)]
+
+
 def _modes(state: SlashState, prefix: str) -> list[str]:
     from mini_letta.tools.permissions import PERMISSION_MODES
 
@@ -74,7 +83,7 @@ def _exit(state: SlashState, args: str) -> None:
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/help", "", "this list", _help),
     SlashCommand("/memory", "[show|log|diff|edit]", "the memory tree, a file, its history", mem.memory_cmd, _memory_words),  # noqa: E501
-    SlashCommand("/model", "[MODEL]", "show the model, or switch this session to another", ses.model_cmd),  # noqa: E501
+    SlashCommand("/model", "[MODEL]", "show the model, or switch this session to another", ses.model_cmd, _models),  # noqa: E501
     SlashCommand("/agents", "", "list the agents", ses.agents_cmd),
     SlashCommand("/agent", "NAME", "switch to another agent", ses.agent_cmd, _agent_names),
     SlashCommand("/conversations", "", "list this agent's conversations", ses.conversations_cmd),
