@@ -220,3 +220,16 @@ def test_the_context_command_prints_what_the_session_prints(cli):
 def test_quit_leaves_like_exit(cli):
     result = cli(stdin="/quit\nnever sent\n")
     assert result.code == 0 and "never sent" not in result.stdout
+
+
+def test_reflections_show_a_runs_diff_and_undo_reverts_the_run(cli):
+    assert cli("chat", "-p", "我更喜欢用 tabs 缩进").code == 0
+    reflected = cli("reflect")
+    match = re.search(r"☾ reflection (\d{14}-[0-9a-f]{8}): merged", reflected.stderr)
+    assert match, reflected.stderr
+    run_id = match.group(1)
+    out = _session(cli, "/reflections", f"/reflections show {run_id}", f"/undo {run_id}").stdout
+    assert out.startswith(f"{run_id}  merged ")
+    assert "+- Preference: 我更喜欢用 tabs 缩进" in out
+    assert re.search(rf"^reverted reflection run {run_id} as [0-9a-f]{{7}}$", out, re.MULTILINE)
+    assert "tabs" not in cli("memory", "show", HUMAN).stdout
