@@ -16,6 +16,7 @@ from mini_letta.errors import InvalidValueError, NotFoundError
 from mini_letta.home import Home, ensure_dir
 from mini_letta.ids import new_agent_id
 from mini_letta.storage.atomic import load_json, save_json
+from mini_letta.storage.damaged import Damaged, load_each
 from mini_letta.storage.locks import exclusive_lock
 
 _NAME_RE = re.compile(r"^[\w][\w .\-]{0,63}$")
@@ -35,7 +36,7 @@ class NewAgent:
 
 def validate_agent_name(name: str) -> str:
     name = name.strip()
-    if not _NAME_RE.match(name) or name.startswith("agent-"):
+    if not _NAME_RE.fullmatch(name) or name.startswith("agent-"):
         raise InvalidValueError(
             f"invalid agent name {name!r}: use 1-64 letters, digits, spaces, '.', '_' or '-', "
             "not starting with 'agent-'"
@@ -101,14 +102,23 @@ def update_agent(
 
 def list_agents(home: Home) -> list[AgentRecord]:
     """All agents, oldest first. A corrupt agent.json raises: it is never silently hidden."""
+    agents, damaged = scan_agents(home)
+    if damaged:
+        raise damaged[0].error()
+    return agents
+
+
+def scan_agents(home: Home) -> tuple[list[AgentRecord], list[Damaged]]:
+    """All agents, oldest first, and the ones whose agent.json cannot be read."""
     if not home.agents_dir.is_dir():
-        return []
-    agents = [
-        load_agent(home, entry.name)
+        return [], []
+    entries = sorted(
+        (entry.name, home.agent_file(entry.name))
         for entry in home.agents_dir.iterdir()
         if entry.is_dir() and home.agent_file(entry.name).exists()
-    ]
-    return sorted(agents, key=lambda agent: (agent.created_at, agent.id))
+    )
+    agents, damaged = load_each(entries, lambda agent_id: load_agent(home, agent_id))
+    return sorted(agents, key=lambda agent: (agent.created_at, agent.id)), damaged
 
 
 def find_agent(home: Home, ref: str) -> AgentRecord:

@@ -1,8 +1,10 @@
 """Reading the interactive session's input on a terminal with prompt_toolkit.
 
 Enter sends; Esc-Enter or Ctrl-J starts a new line, and a paste keeps its lines. History lives
-in the home directory, so it carries across sessions. Tab (or typing) completes slash commands,
-with each one's description, and `@path` for files under the working directory. Ctrl-C on a line
+in the home directory, so it carries across sessions. Typing (or Tab) completes slash commands
+from the session's command table (cli/commands/slash.py), with each one's description, then
+their arguments through the table's completers, and `@path` for files under the working
+directory. Ctrl-C on a line
 with text clears it; on an empty line it raises KeyboardInterrupt, so the session can leave on a
 second one. A bottom toolbar shows whatever the session's status callable returns.
 """
@@ -13,9 +15,8 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from mini_letta.cli.slash_catalog import CATALOG, SlashInfo
 from mini_letta.home import ensure_dir
 
 if TYPE_CHECKING:
@@ -24,6 +25,20 @@ if TYPE_CHECKING:
     from prompt_toolkit.key_binding import KeyBindings
 
 MAX_PATH_COMPLETIONS = 200
+Arguments = Callable[[str, str], list[str]]  # (command name, arguments typed) -> candidates
+
+
+class Command(Protocol):
+    """What completion needs of a slash command table's entry."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+
+
+def _no_arguments(name: str, typed: str) -> list[str]:
+    return []
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,13 +49,25 @@ class Choice:
     meta: str = ""
 
 
-def complete(cwd: Path, before: str, catalog: Iterable[SlashInfo] = CATALOG) -> Iterator[Choice]:
-    """Slash commands at the start of the input; `@path` anywhere, relative to `cwd`."""
-    if before.startswith("/") and " " not in before:
-        for info in catalog:
-            if info.name.startswith(before):
-                yield Choice(info.name, len(before), info.name, info.description)
-        return
+def complete(
+    cwd: Path,
+    before: str,
+    commands: Iterable[Command] = (),
+    arguments: Arguments = _no_arguments,
+) -> Iterator[Choice]:
+    """Slash commands and their arguments at the start of the input; `@path` anywhere,
+    relative to `cwd`."""
+    if before.startswith("/") and "\n" not in before:
+        name, space, typed = before.partition(" ")
+        if not space:
+            for command in commands:
+                if command.name.startswith(name):
+                    yield Choice(command.name, len(name), command.name, command.description)
+            return
+        if not typed.split(" ")[-1].startswith("@"):
+            for word in arguments(name, typed):
+                yield Choice(word, len(typed), word)
+            return
     word = before.split()[-1] if before and not before[-1].isspace() else ""
     if word.startswith("@"):
         yield from _paths(cwd, word[1:])
@@ -63,13 +90,13 @@ def _paths(cwd: Path, partial: str) -> Iterator[Choice]:
             return
 
 
-def session_completer(cwd: Path) -> Completer:
+def session_completer(cwd: Path, commands: Iterable[Command], arguments: Arguments) -> Completer:
     from prompt_toolkit.completion import CompleteEvent, Completer, Completion
     from prompt_toolkit.document import Document
 
     class SessionCompleter(Completer):
         def get_completions(self, document: Document, event: CompleteEvent) -> Iterator[Completion]:
-            for choice in complete(cwd, document.text_before_cursor):
+            for choice in complete(cwd, document.text_before_cursor, commands, arguments):
                 yield Completion(
                     choice.text, -choice.replace, display=choice.display, display_meta=choice.meta
                 )
@@ -103,6 +130,8 @@ def build_prompt_session(
     history: Path,
     cwd: Path,
     toolbar: Callable[[], str] | None = None,
+    commands: Iterable[Command] = (),
+    arguments: Arguments = _no_arguments,
     **io: Any,
 ) -> PromptSession[str]:
     """The session's prompt; `io` passes `input`/`output` through (tests use a pipe)."""
@@ -112,7 +141,7 @@ def build_prompt_session(
     ensure_dir(history.parent)
     return PromptSession(
         history=FileHistory(str(history)),
-        completer=session_completer(cwd),
+        completer=session_completer(cwd, tuple(commands), arguments),
         complete_while_typing=True,
         key_bindings=session_keys(),
         bottom_toolbar=toolbar,

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from mini_letta.conversations.messages import Usage
 from mini_letta.reflection.outcome import Queued, ReflectionOutcome
 from mini_letta.reflection.trigger import BackgroundLaunch, PostTurnOutcome
+
+if TYPE_CHECKING:
+    from mini_letta.cli.headless import ChatSession
 
 TROUBLE = ("failed", "merge_conflict", "not_merged", "dirty_uncommitted", "parent_dirty")
 
@@ -50,6 +54,16 @@ class SessionBar:
     running: Callable[[], int]  # background reflections alive now
     usage: Usage | None = None
     last: ReflectionOutcome | PostTurnOutcome | None = None
+    conversation: str = ""
+
+    def follow(self, session: ChatSession) -> None:
+        """Show `session` (after /model, /agent, /resume...); another conversation's context
+        use is unknown until its first turn."""
+        self.agent, self.model = session.agent.name, session.setup.provider.handle
+        self.window = session.setup.provider.context_window
+        if session.store.conversation_id != self.conversation:
+            self.conversation = session.store.conversation_id
+            self.usage = None
 
     def saw(self, outcome: ReflectionOutcome | PostTurnOutcome) -> None:
         """A reflection outcome was shown (after a turn, or from a background worker)."""

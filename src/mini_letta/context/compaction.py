@@ -5,7 +5,8 @@ messages.jsonl stays the full append-only record. Compaction writes, in this ord
 `context` moved to that line; (3) the compaction flag raised (context/compaction_flag.py), which
 the post-turn reflection decision lowers. A crash after (1) leaves a view the reader already
 derives from the log; `settle_compaction` writes (2) and (3) on the next turn. The kept part
-starts at a user message, so no kept tool result loses its call. Callers hold the lock.
+starts at a user message, so no kept tool result loses its call. Callers hold the lock. A
+summary that would not make the context smaller writes nothing (`CompactionSkipped` says why).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Literal
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.context.builder import ContextView, load_context_view
 from mini_letta.context.compaction_flag import (
-    CompactionFlag,
+    build_compaction_flag,
     load_compaction_flag,
     save_compaction_flag,
 )
@@ -68,6 +69,22 @@ class CompactionResult:
     trigger: CompactionTrigger
 
 
+@dataclass(frozen=True, slots=True)
+class CompactionSkipped:
+    """The summary would not have shrunk the context, so nothing was written."""
+
+    tokens_before: int
+    tokens_after: int
+    trigger: CompactionTrigger
+
+    @property
+    def reason(self) -> str:
+        return (
+            "the summary would not shrink the context "
+            f"({self.tokens_before} → {self.tokens_after} tokens); nothing was changed"
+        )
+
+
 def choose_cut(view: ContextView, keep_tokens: int) -> int | None:
     """Index of the first kept message: a user message, with something real before it.
 
@@ -103,7 +120,8 @@ def compact_conversation(
     budget: CompactionBudget,
     trigger: CompactionTrigger,
     tokens_before: int | None = None,
-) -> CompactionResult | None:
+    focus: str | None = None,
+) -> CompactionResult | CompactionSkipped | None:
     """Compact the conversation's context; None when there is nothing to summarise.
 
     Raises the summariser's errors (ProviderError kinds, ContextWindowTooSmallError) before
@@ -123,6 +141,7 @@ def compact_conversation(
         window=budget.window,
         summary_tokens=budget.summary_tokens,
         clock=clock,
+        focus=focus,
     )
     if tokens_before is None:
         tokens_before = budget.prompt_tokens + view.tokens
@@ -144,9 +163,11 @@ def compact_conversation(
         + estimate_messages_tokens(kept),
         trigger=trigger,
     )
+    if info.tokens_after >= tokens_before:
+        return CompactionSkipped(tokens_before, info.tokens_after, trigger)
     summary = replace(draft, compaction=info)
     line = store.append(summary)[0]
-    _record_compaction(store, summary, info)
+    _record_compaction(store, summary)
     return CompactionResult(
         summary, line, info.messages_compacted, info.tokens_before, info.tokens_after, trigger
     )
@@ -165,21 +186,12 @@ def settle_compaction(store: ConversationStore, view: ContextView) -> bool:
         if flag is not None and flag.summary_message_id == summary.id:
             return False
         # Killed between moving the pointer (2) and raising the flag (3): write both again.
-    _record_compaction(store, summary, summary.compaction)
+    _record_compaction(store, summary)
     return True
 
 
-def _record_compaction(store: ConversationStore, summary: Message, info: CompactionInfo) -> None:
+def _record_compaction(store: ConversationStore, summary: Message) -> None:
     record = store.load_record()
-    pointer = ContextPointer(info.kept_from_line, info.kept_from_message_id, summary.id)
+    pointer = ContextPointer.after(summary)
     store.save_record(record.with_updates(context=pointer, updated_at=summary.created_at))
-    flag = CompactionFlag(
-        pending=True,
-        summary_message_id=summary.id,
-        compacted_at=summary.created_at,
-        tokens_before=info.tokens_before,
-        tokens_after=info.tokens_after,
-        trigger=info.trigger,
-        messages_compacted=info.messages_compacted,
-    )
-    save_compaction_flag(store, flag)
+    save_compaction_flag(store, build_compaction_flag(summary, pending=True))

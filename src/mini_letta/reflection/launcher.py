@@ -30,9 +30,15 @@ from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import CorruptFileError, MiniLettaError
 from mini_letta.home import Home, lock_file_for
 from mini_letta.reflection.backoff import is_step_count_due
-from mini_letta.reflection.lease import is_alive, read_lease
+from mini_letta.reflection.lease import is_lease_held, read_lease
 from mini_letta.reflection.outbox import post_automatic_outcome
-from mini_letta.reflection.outcome import AutoTrigger, Queued, ReflectionOutcome, skip_message
+from mini_letta.reflection.outcome import (
+    AutoTrigger,
+    Queued,
+    ReflectionOutcome,
+    busy_message,
+    skip_message,
+)
 from mini_letta.reflection.run import LaunchOptions, launch_reflection
 from mini_letta.reflection.settings import load_reflection_settings
 from mini_letta.reflection.watermark import read_reflection_state, update_reflection_state
@@ -103,10 +109,9 @@ def launch_automatic(
     )
     put_queued_launch(world.home, agent.id, entry)
     holder = read_lease(world.home, agent.id, world.clock)
-    running = f"run {holder.run_id}, pid {holder.pid} on {holder.host}" if holder else "a run"
-    message = (
-        f"Another reflection of this agent is running ({running}); this one runs when it "
-        "finishes, and its outcome is shown by the next command."
+    running = f"run {holder.run_id}, pid {holder.pid} on {holder.host}" if holder else ""
+    message = busy_message(
+        running, "this one runs when it finishes, and its outcome is shown by the next command."
     )
     return Queued(trigger, store.conversation_id, message)
 
@@ -147,17 +152,12 @@ def drain_queued_launches(
         outcome = _launch_once(world, agent, store, replace(base, trigger=entry.trigger))
         if outcome.skip_reason == "busy":
             restore_queued_launch(world.home, agent.id, entry, world.clock)
-            if is_lease_held(world, agent.id):
+            if is_lease_held(world.home, agent.id, world.clock):
                 break  # the holder drains when it is done
             continue
         started += 1
         on_outcome(outcome)
     return started
-
-
-def is_lease_held(world: World, agent_id: str) -> bool:
-    holder = read_lease(world.home, agent_id, world.clock)
-    return holder is not None and is_alive(holder, world.clock.now())
 
 
 def _still_due(

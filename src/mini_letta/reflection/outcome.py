@@ -63,6 +63,12 @@ def status_message(status: Status, *, commits: int = 0, detail: str = "") -> str
     )
 
 
+def busy_message(holder: str, then: str) -> str:
+    """Another run holds the lease; `holder` says which ("" when it is not known)."""
+    which = f" ({holder})" if holder else ""
+    return f"Another reflection of this agent is running{which}; {then}"
+
+
 def skip_message(reason: SkipReason, detail: str = "") -> str:
     if reason == "no_payload":
         return "No new messages to reflect on."
@@ -72,9 +78,7 @@ def skip_message(reason: SkipReason, detail: str = "") -> str:
             "again."
         )
     if reason == "busy":
-        return (
-            f"Another reflection of this agent is running ({detail}); try again when it finishes."
-        )
+        return busy_message(detail, "try again when it finishes.")
     if reason == "error":
         return f"The reflection could not start ({detail}); it will be tried again later."
     return f"{detail}."
@@ -95,6 +99,7 @@ class ReflectionOutcome:
     payload_path: str | None = None
     record_path: str | None = None
     consecutive_failures: int = 0
+    lost_watermarks: tuple[str, ...] = ()  # conversations replayed from the start (id gone)
 
     @property
     def launched(self) -> bool:
@@ -123,6 +128,7 @@ class ReflectionOutcome:
             "mergeCommit": self.merge_commit,
             "payloadPath": self.payload_path,
             "consecutiveFailures": self.consecutive_failures,
+            "watermarkLost": list(self.lost_watermarks),
         }
 
     @classmethod
@@ -150,7 +156,15 @@ class ReflectionOutcome:
             merge_commit=optional_str(data, "mergeCommit"),
             payload_path=optional_str(data, "payloadPath"),
             consecutive_failures=optional_int(data, "consecutiveFailures", minimum=0) or 0,
+            lost_watermarks=_str_tuple(data, "watermarkLost"),
         )
+
+
+def _str_tuple(data: dict[str, Any], key: str) -> tuple[str, ...]:
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ValueError(f"{key} must be a list of strings")
+    return tuple(value)
 
 
 @dataclass(frozen=True, slots=True)

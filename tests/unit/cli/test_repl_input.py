@@ -8,8 +8,8 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+from mini_letta.cli.commands.slash import COMMANDS
 from mini_letta.cli.repl_input import build_prompt_session, complete
-from mini_letta.cli.slash_catalog import CATALOG, help_text, suggest, unknown_command_line
 
 
 def _read(tmp_path: Path, keys: str, toolbar=None) -> str:
@@ -22,7 +22,11 @@ def _read(tmp_path: Path, keys: str, toolbar=None) -> str:
 
 
 def _completions(cwd: Path, text: str) -> list[tuple[str, str]]:
-    return [(choice.text, choice.meta) for choice in complete(cwd, text)]
+    def arguments(name: str, typed: str) -> list[str]:
+        words = ["show system/persona.md", "log"] if name == "/memory" else []
+        return [word for word in words if word.startswith(typed)]
+
+    return [(choice.text, choice.meta) for choice in complete(cwd, text, COMMANDS, arguments)]
 
 
 def test_enter_sends_and_esc_enter_or_ctrl_j_add_a_line(tmp_path):
@@ -57,12 +61,16 @@ def test_the_toolbar_is_drawn_from_the_sessions_callable(tmp_path):
 
 def test_slash_completion_lists_matching_commands_with_their_descriptions(tmp_path):
     found = _completions(tmp_path, "/re")
-    assert (
-        "/recompile",
-        "show memory as it is now in the system prompt (from the next turn)",
-    ) in found
-    assert [name for name, _ in found] == ["/recompile", "/reflect"]
-    assert _completions(tmp_path, "/reflect now") == []  # arguments are not commands
+    described = {command.name: command.description for command in COMMANDS}
+    assert found == [(name, described[name]) for name in described if name.startswith("/re")]
+    assert "/resume" in dict(found) and "/memory" not in dict(found)
+    assert _completions(tmp_path, "/reflect now") == []  # no completer for its argument
+
+
+def test_a_commands_arguments_come_from_its_completer(tmp_path):
+    assert _completions(tmp_path, "/memory sh") == [("show system/persona.md", "")]
+    (tmp_path / "notes.md").write_text("")
+    assert _completions(tmp_path, "/reflect on @no") == [("notes.md", "")]
 
 
 def test_at_path_completes_files_in_the_working_directory(tmp_path):
@@ -76,18 +84,3 @@ def test_at_path_completes_files_in_the_working_directory(tmp_path):
     assert [t for t, _ in _completions(tmp_path, "@.h")] == [".hidden"]
     assert _completions(tmp_path, "@nowhere/x") == []
     assert _completions(tmp_path, "no at sign") == []
-
-
-def test_a_mistyped_command_gets_a_suggestion():
-    assert suggest("/recompil") == "/recompile"
-    assert (
-        unknown_command_line("/exti")
-        == "Unknown command /exti; did you mean /exit? /help lists them."
-    )
-    assert unknown_command_line("/bogus") == "Unknown command /bogus; /help lists them."
-
-
-def test_help_lists_every_command_with_its_line():
-    text = help_text()
-    for info in CATALOG:
-        assert info.name in text and info.description in text

@@ -7,7 +7,6 @@ finishes while the user keeps typing.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import click
@@ -16,25 +15,37 @@ from mini_letta.cli.terminal import echo
 
 if TYPE_CHECKING:
     from mini_letta.cli.answer_view import AnswerView
-    from mini_letta.cli.headless import ChatSession
+    from mini_letta.cli.commands.slash_state import SlashState
     from mini_letta.cli.repl_watch import ReflectionWatch
     from mini_letta.cli.session_bar import SessionBar
     from mini_letta.cli.terminal import Terminal
     from mini_letta.workspace import World
 
+
 LEAVE_HINT = "(Ctrl-C again, or Ctrl-D, to leave)"
 
 
 def _read_line_factory(
-    terminal: Terminal, world: World, bar: SessionBar
+    terminal: Terminal, world: World, bar: SessionBar, state: Callable[[], SlashState]
 ) -> tuple[Callable[[str], str], Callable[[str], str]]:
     """The session's line reader and the approval prompt's (no history, no completion)."""
     if terminal.is_interactive():
         from prompt_toolkit import PromptSession
 
+        from mini_letta.cli.commands.slash import COMMANDS, find_command
         from mini_letta.cli.repl_input import build_prompt_session
 
-        session = build_prompt_session(world.home.input_history_file, world.cwd, bar.text)
+        def arguments(name: str, typed: str) -> list[str]:
+            command = find_command(name)
+            return (
+                []
+                if command is None or command.complete is None
+                else command.complete(state(), typed)
+            )
+
+        session = build_prompt_session(
+            world.home.input_history_file, world.cwd, bar.text, COMMANDS, arguments
+        )
         answers: PromptSession[str] = PromptSession()
         return (lambda prompt: session.prompt(prompt)), (lambda prompt: answers.prompt(prompt))
     plain = lambda prompt: _plain_readline(terminal)  # noqa: E731
@@ -62,13 +73,13 @@ def open_interactive(ctx: click.Context) -> None:
 def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
     from mini_letta.cli.approval import build_terminal_approver
     from mini_letta.cli.commands.slash import run_slash_command
+    from mini_letta.cli.commands.slash_state import SlashState
     from mini_letta.cli.headless import ChatSession, SessionRequest
     from mini_letta.cli.session_bar import SessionBar
-    from mini_letta.cli.session_status import PendingNotice, request_recompile, status_lines
-    from mini_letta.cli.slash_catalog import help_text, unknown_command_line
+    from mini_letta.cli.session_status import PendingNotice
 
     bar = SessionBar("", "", 0, running=lambda: watch.running)
-    read_line, read_answer = _read_line_factory(terminal, world, bar)
+    read_line, read_answer = _read_line_factory(terminal, world, bar, lambda: state)
     approve = build_terminal_approver(read_answer, terminal.stderr, world.cwd)
     request = SessionRequest(
         world=world,
@@ -78,6 +89,7 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
         on_reflection=bar.saw,
     )
     session = ChatSession(request, terminal.stdout, terminal.stderr)
+    state = SlashState(request, session, watch, read_line, terminal)
     watch.agent_id = session.agent.id
     watch.on_outcome = bar.saw
     interrupted = False  # the last thing was a Ctrl-C: one more on an empty line leaves
@@ -89,8 +101,7 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
     )
     while True:
         watch.print_finished()
-        bar.agent, bar.model = session.agent.name, session.setup.provider.handle
-        bar.window = session.setup.provider.context_window
+        bar.follow(state.session)
         try:
             line = read_line("› ").strip()
         except EOFError:
@@ -105,39 +116,20 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
         watch.print_finished()  # a reflection that ended while we waited for this line
         if not line:
             continue
-        if line in ("/exit", "/quit"):
-            return
-        if line == "/help":
-            echo(help_text())
-            continue
-        if line == "/new":
-            session = ChatSession(replace(request, new=True), terminal.stdout, terminal.stderr)
-            echo(f"New conversation {session.store.conversation_id}.", err=True)
-            continue
-        if line == "/compact":
-            _compact(session)
-            continue
-        if line == "/recompile":
-            echo(request_recompile(session.setup), err=True)
-            continue
-        if line == "/status":
-            echo("\n".join(status_lines(session.setup)), err=True)
-            continue
-        if run_slash_command(line, session, watch):
-            continue
         if line.startswith("/"):
-            echo(unknown_command_line(line.split()[0]), err=True)
+            if not run_slash_command(line, state):
+                return
             continue
         watch.turn_running = True
         try:
-            session.turn(line)
+            state.session.turn(line)
         except KeyboardInterrupt:
             interrupted = True
             echo(f"\n(interrupted) {LEAVE_HINT}", err=True)
         finally:
             watch.turn_running = False
-        bar.usage = session.renderer.last_usage or bar.usage
-        notice = pending.line(session.setup)
+        bar.usage = state.session.renderer.last_usage or bar.usage
+        notice = pending.line(state.session.setup)
         if notice:
             echo(notice, err=True)
 
@@ -149,22 +141,3 @@ def _answer_view(terminal: Terminal) -> AnswerView | None:
     from mini_letta.cli.answer_view import AnswerView
 
     return AnswerView.for_terminal(terminal.stdout, terminal.environ)
-
-
-def _compact(session: ChatSession) -> None:
-    from mini_letta.errors import MiniLettaError
-    from mini_letta.loop.pressure import compact_now
-
-    try:
-        result = compact_now(session.setup)
-    except MiniLettaError as exc:
-        echo(f"mini-letta: {exc}", err=True)
-        return
-    if result is None:
-        echo("Nothing to compact yet.", err=True)
-    else:
-        echo(
-            f"  ↻ compacted {result.messages_compacted} messages "
-            f"({result.tokens_before} → {result.tokens_after} tokens)",
-            err=True,
-        )
