@@ -1,0 +1,72 @@
+"""The interactive session in a real terminal (tmux): what a user sees and types."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from tests.support.tmux import TMUX, session_pane
+from tests.support.waiting import wait_until
+
+pytestmark = [
+    pytest.mark.skipif(TMUX is None, reason="tmux is not installed (apt-get install -y tmux)"),
+    pytest.mark.timeout(120),
+]
+
+ANSWER = "Steps:\n\n- **first** thing\n- second\n\n```python\nprint('hi')\n```\n"
+
+
+def _agent(cli, project, entries) -> None:
+    (project / "s.json").write_text(json.dumps(entries))
+    created = cli("agents", "create", "--model", "script:s.json")
+    assert created.code == 0, created.stderr
+
+
+def test_an_answer_streams_then_shows_as_markdown_and_ctrl_c_cancels_then_leaves(
+    cli, project, home
+):
+    _agent(cli, project, [ANSWER, {"delay": 60, "text": "too late"}])
+    with session_pane(home.root, project, width=60) as pane:
+        screen = pane.wait_for("project · script:s.json · context")  # the status line
+        assert "reflection idle" in screen
+        pane.enter("show me")
+        screen = pane.wait_for("• second")
+        assert "**first**" not in screen and "```" not in screen  # rendered, not the source
+        assert "print('hi')" in screen
+
+        pane.enter("/memroy")
+        pane.wait_for("Unknown command /memroy; did you mean /memory?")
+
+        pane.enter("take your time")
+        pane.send("C-c")
+        pane.wait_for("(interrupted)")
+        assert pane.alive()
+        pane.send("C-c")
+        wait_until(lambda: not pane.alive(), "the session to leave on a second Ctrl-C")
+
+
+def test_the_approval_prompt_shows_the_diff_and_runs_once_approved(cli, project, home):
+    (project / "notes.txt").write_text("alpha\nbeta\n")
+    edit = {"path": "notes.txt", "old_string": "beta", "new_string": "gamma"}
+    _agent(cli, project, [{"toolCalls": [{"name": "Edit", "arguments": edit}]}, "Done."])
+    with session_pane(home.root, project) as pane:
+        pane.enter("fix the notes")
+        screen = pane.wait_for("[y]es once / [a]lways Edit this session / [N]o, deny")
+        assert "-beta" in screen and "+gamma" in screen
+        pane.type("y")
+        pane.send("Enter")
+        pane.wait_for("⚙ Edit notes.txt ✓")
+        pane.wait_for("Done.")
+    assert (project / "notes.txt").read_text() == "alpha\ngamma\n"
+
+
+def test_a_background_reflection_shows_its_outcome_between_turns(cli, project, home):
+    with session_pane(home.root, project) as pane:
+        pane.enter("remember that I like tea")
+        pane.enter("/reflect")
+        pane.wait_for("reflecting in the background")
+        wait_until(lambda: "reflection running" not in pane.screen(), "the run to end", 90)
+        outcome = [row for row in pane.screen().splitlines() if "☾ reflection " in row]
+        assert len(outcome) == 1, pane.screen()  # one line, between turns
+        status = outcome[0].split(": ", 1)[1].split(" ")[0]  # "☾ reflection RUN: merged — …"
+        assert f"reflection {status.replace('_', ' ')}" in pane.screen().splitlines()[-1]

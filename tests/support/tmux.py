@@ -1,0 +1,93 @@
+"""The interactive session in a real terminal: a tmux pane we type into and read back.
+
+Each pane gets its own tmux server (`-L`, a socket named for the test), so tests never see each
+other's windows, and the server is killed afterwards. Reading polls `capture-pane` through
+`wait_until`, bounded, never sleeping long.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.support.cli import cli_env
+from tests.support.waiting import wait_until
+
+TMUX = shutil.which("tmux")
+
+
+class Pane:
+    def __init__(self, socket: str) -> None:
+        self.socket = socket
+
+    def _tmux(self, *args: str) -> str:
+        assert TMUX is not None
+        done = subprocess.run(
+            [TMUX, "-L", self.socket, *args], capture_output=True, text=True, timeout=10
+        )
+        return done.stdout
+
+    def send(self, *keys: str) -> None:
+        """tmux key names (`Enter`, `C-c`) or text, typed into the pane."""
+        self._tmux("send-keys", "-t", "s", *keys)
+
+    def type(self, text: str) -> None:
+        self._tmux("send-keys", "-t", "s", "-l", text)
+
+    def screen(self) -> str:
+        return self._tmux("capture-pane", "-p", "-J", "-t", "s")
+
+    def wait_for(self, text: str, timeout: float = 30.0) -> str:
+        wait_until(lambda: text in self.screen(), f"{text!r} on screen:\n{self.screen()}", timeout)
+        return self.screen()
+
+    def prompts(self) -> int:
+        return sum(1 for row in self.screen().splitlines() if row.startswith("›"))
+
+    def enter(self, text: str) -> None:
+        """Type a line at the next prompt and send it; first wait for that prompt, so the text
+        is never typed ahead into a turn that is still on screen."""
+        self.wait_for_prompt()
+        self.type(text)
+        self.send("Enter")
+        wait_until(lambda: text.splitlines()[0] in self.screen(), f"{text!r} typed")
+
+    def wait_for_prompt(self, timeout: float = 30.0) -> None:
+        """Wait until the last prompt on screen is empty, with the status line below it."""
+
+        def ready() -> bool:
+            rows = [row for row in self.screen().splitlines() if row.strip()]
+            return len(rows) >= 2 and rows[-2].rstrip() == "›" and "· reflection " in rows[-1]
+
+        wait_until(ready, f"an empty prompt on screen:\n{self.screen()}", timeout)
+
+    def alive(self) -> bool:
+        return "s" in self._tmux("list-sessions", "-F", "#{session_name}").split()
+
+
+@contextmanager
+def session_pane(
+    home: Path, cwd: Path, *, width: int = 80, height: int = 30, env: dict[str, str] | None = None
+) -> Iterator[Pane]:
+    """`mini-letta` (the interactive session) running in a fresh tmux pane."""
+    assert TMUX is not None
+    pane = Pane(f"mini-letta-test-{uuid.uuid4().hex[:12]}")
+    environ = cli_env(home, {"TERM": "xterm-256color", **(env or {})})
+    assignments = [f"{name}={shlex.quote(value)}" for name, value in environ.items()]
+    command = " ".join(["env", "-i", *assignments, shlex.quote(sys.executable), "-m", "mini_letta"])
+    subprocess.run(
+        [TMUX, "-L", pane.socket, "-f", "/dev/null", "new-session", "-d", "-s", "s",
+         "-x", str(width), "-y", str(height), "-c", str(cwd), command],
+        check=True, timeout=10,
+    )  # fmt: skip
+    try:
+        pane.wait_for("· reflection ")  # the status line: the prompt is up
+        yield pane
+    finally:
+        subprocess.run([TMUX, "-L", pane.socket, "kill-server"], capture_output=True, timeout=10)
