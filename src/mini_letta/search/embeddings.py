@@ -31,7 +31,8 @@ H = TypeVar("H")
 
 
 class Embedder(Protocol):
-    model: str
+    @property
+    def model(self) -> str: ...
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
 

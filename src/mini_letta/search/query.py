@@ -43,7 +43,7 @@ class MessageHit:
             "role": self.role,
             "createdAt": self.created_at,
             "text": self.text,
-            "score": round(self.score, 4),
+            "score": round(self.score, 6),
         }
 
 
@@ -55,7 +55,12 @@ class MemoryHit:
     score: float
 
     def to_json(self) -> dict[str, object]:
-        return {"path": self.path, "line": self.line, "text": self.text, "score": round(self.score, 4)}
+        return {
+            "path": self.path,
+            "line": self.line,
+            "text": self.text,
+            "score": round(self.score, 6),
+        }
 
 
 def check_limit(limit: int) -> int:
@@ -119,7 +124,9 @@ def _message_tier(
         f"messages_fts.rowid WHERE {' AND '.join(clauses)} ORDER BY score, m.id DESC LIMIT ?"
     )
     rows = conn.execute(sql, (*params, where.limit)).fetchall()
-    return [MessageHit(*row[:6], score=-row[6]) for row in rows]
+    return [
+        MessageHit(row[0], row[1], row[2], row[3], row[4], row[5], score=-row[6]) for row in rows
+    ]
 
 
 def find_memory(conn: sqlite3.Connection, query: ParsedQuery, limit: int) -> list[MemoryHit]:

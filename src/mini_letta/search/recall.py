@@ -9,8 +9,8 @@ vector similarity (reciprocal rank fusion); without one, BM25 alone.
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from mini_letta.home import Home
 from mini_letta.search.embeddings import Embedder, fuse_by_similarity

@@ -73,9 +73,11 @@ def parse_query(query: str) -> ParsedQuery | None:
     return ParsedQuery(words, strict, " OR ".join(dict.fromkeys(loose)))
 
 
-def build_snippet(text: str, words: tuple[str, ...], width: int = 160, mark: str = "**") -> str:
-    """A one-line excerpt around the first query word found, each found word wrapped in
-    `mark` (matching works on the NFKC/casefolded form, which keeps CJK and ASCII lengths)."""
+def build_snippet(
+    text: str, words: tuple[str, ...], width: int = 160, marks: tuple[str, str] = ("**", "**")
+) -> str:
+    """A one-line excerpt around the first query word found, each found word between `marks`
+    (matching works on the NFKC/casefolded form, which keeps CJK and ASCII lengths)."""
     flat = " ".join(text.split())
     folded = normalise(flat)
     if len(folded) != len(flat):  # NFKC changed lengths (ligatures...): match on the fold
@@ -91,7 +93,7 @@ def build_snippet(text: str, words: tuple[str, ...], width: int = 160, mark: str
     for lo, hi in spans:
         if lo < cursor or hi > end:
             continue
-        pieces += [flat[cursor:lo], mark, flat[lo:hi], mark]
+        pieces += [flat[cursor:lo], marks[0], flat[lo:hi], marks[1]]
         cursor = hi
     pieces += [flat[cursor:end], "…" if end < len(flat) else ""]
     return "".join(pieces)

@@ -9,6 +9,7 @@ from mini_letta.cli.commands.chat import chat
 from mini_letta.cli.commands.compact import compact
 from mini_letta.cli.commands.conversations import conversations
 from mini_letta.cli.commands.memory import memory
+from mini_letta.cli.commands.recall import import_cmd, search
 from mini_letta.cli.commands.reflect import dream, reflect
 from mini_letta.cli.commands.reflect_worker import reflect_worker
 from mini_letta.cli.commands.reflections import reflections
@@ -25,4 +26,6 @@ COMMANDS: tuple[click.Command, ...] = (
     dream,
     reflections,
     reflect_worker,
+    search,
+    import_cmd,
 )
