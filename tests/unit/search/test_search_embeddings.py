@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from support.recall import say
-from support.scripted_server import Reply
 
 from mini_letta.errors import ConfigError
 from mini_letta.search.embeddings import OpenAIEmbedder, load_embedder
 from mini_letta.search.query import MessageFilter
 from mini_letta.search.recall import Recall
+from support.recall import say
+from support.scripted_server import Reply
 
 
 def embeddings(*vectors):

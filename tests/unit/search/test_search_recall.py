@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
 
 import pytest
-from support.memory import commit_all, write_file
-from support.recall import say
 
 from mini_letta.errors import InvalidValueError
 from mini_letta.search.query import MessageFilter, parse_time_bound
 from mini_letta.search.store import SCHEMA_VERSION
+from support.memory import commit_all, write_file
+from support.recall import say
 
 
 def ids(hits):
@@ -136,9 +137,8 @@ def test_a_replaced_log_is_reindexed_whole(recall, new_conversation, tmp_path):
     assert recall.search_messages("kumquat", MessageFilter())
     log = store.dir / "messages.jsonl"
     replacement = tmp_path / "replacement.jsonl"
-    replacement.write_text(
-        '{"id":"msg-new","role":"user","content":"新的消息 papaya","createdAt":"2026-03-02T00:00:00Z"}\n'
-    )
+    line = {"id": "msg-new", "role": "user", "content": "新的 papaya", "createdAt": "2026-03-02"}
+    replacement.write_text(json.dumps(line, ensure_ascii=False) + "\n")
     os.replace(replacement, log)  # a new file (new inode), as an atomic rewrite makes
     stats = recall.refresh()
     assert stats.conversations_reset == 1
