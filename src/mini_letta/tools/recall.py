@@ -68,8 +68,8 @@ def _recall(ctx: ToolContext) -> Recall:
 
 
 def _limit(args: dict[str, Any]) -> int:
-    limit = optional_int(args, "limit", 10) or 10
-    if not 1 <= limit <= 50:
+    limit = optional_int(args, "limit", 10)
+    if limit is None or not 1 <= limit <= 50:
         raise ToolInputError("'limit' must be between 1 and 50")
     return limit
 
