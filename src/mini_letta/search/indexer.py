@@ -36,8 +36,14 @@ class RefreshStats:
 
 
 def refresh_index(conn: sqlite3.Connection, home: Home, agent_id: str) -> RefreshStats:
-    """Index what was written since the last refresh (messages and memory)."""
+    """Index what was written since the last refresh (messages and memory).
+
+    A first look without the write lock decides whether anything changed (one `stat` per
+    conversation, one read of the memory HEAD); only then is the write transaction taken, and
+    the look repeated inside it, since another process may have done the work meanwhile."""
     stats = RefreshStats()
+    if not _has_changes(conn, home, agent_id):
+        return stats
     conn.execute("BEGIN IMMEDIATE")
     try:
         _refresh_conversations(conn, home, agent_id, stats)
@@ -47,6 +53,24 @@ def refresh_index(conn: sqlite3.Connection, home: Home, agent_id: str) -> Refres
         conn.execute("ROLLBACK")
         raise
     return stats
+
+
+def _has_changes(conn: sqlite3.Connection, home: Home, agent_id: str) -> bool:
+    known = _known_sources(conn)
+    present = _conversation_logs(home, agent_id)
+    if set(known) != set(present):
+        return True
+    for conversation_id, log in present.items():
+        source = known[conversation_id]
+        try:
+            st = os.stat(log)
+        except FileNotFoundError:
+            if source.lines:
+                return True
+            continue
+        if not _same_file(source, st):
+            return True
+    return _memory_head(home, agent_id) != _indexed_head(conn)
 
 
 # -- conversations ----------------------------------------------------------------------------
@@ -64,47 +88,58 @@ class _Source:
 def _refresh_conversations(
     conn: sqlite3.Connection, home: Home, agent_id: str, stats: RefreshStats
 ) -> None:
-    known = {
-        row[0]: _Source(*row[1:])
-        for row in conn.execute(
-            "SELECT conversation_id, file_dev, file_ino, file_size, lines, last_message_id "
-            "FROM sources"
-        )
-    }
-    root = home.conversations_dir(agent_id)
-    present = _conversation_ids(root) if root.is_dir() else []
+    known = _known_sources(conn)
+    present = _conversation_logs(home, agent_id)
     for conversation_id in set(known) - set(present):
         _forget_conversation(conn, conversation_id)
-    for conversation_id in present:
+    for conversation_id in sorted(present):
+        source = known.get(conversation_id)
+        try:
+            st = os.stat(present[conversation_id])
+        except FileNotFoundError:
+            if source is not None and source.lines:
+                _forget_conversation(conn, conversation_id)
+                stats.conversations_reset += 1
+            continue
+        if source is not None and _same_file(source, st):
+            continue  # the fast path: one stat per conversation
         store = ConversationStore(agent_id, conversation_id, home)
-        _refresh_one(conn, store, known.get(conversation_id), stats)
+        _refresh_one(conn, store, source, st, stats)
 
 
-def _conversation_ids(root: os.PathLike[str]) -> list[str]:
-    with os.scandir(root) as entries:
-        return [
-            entry.name
-            for entry in entries
-            if entry.is_dir() and os.path.exists(os.path.join(entry.path, RECORD_FILE))
-        ]
+def _known_sources(conn: sqlite3.Connection) -> dict[str, _Source]:
+    rows = conn.execute(
+        "SELECT conversation_id, file_dev, file_ino, file_size, lines, last_message_id FROM sources"
+    )
+    return {row[0]: _Source(*row[1:]) for row in rows}
+
+
+def _conversation_logs(home: Home, agent_id: str) -> dict[str, str]:
+    """conversation id -> path of its log, for every folder holding a conversation.json."""
+    root = home.conversations_dir(agent_id)
+    try:
+        with os.scandir(root) as entries:
+            return {
+                entry.name: os.path.join(entry.path, MESSAGES_FILE)
+                for entry in entries
+                if entry.is_dir() and os.path.exists(os.path.join(entry.path, RECORD_FILE))
+            }
+    except FileNotFoundError:
+        return {}
+
+
+def _same_file(source: _Source, st: os.stat_result) -> bool:
+    return (source.dev, source.ino, source.size) == (st.st_dev, st.st_ino, st.st_size)
 
 
 def _refresh_one(
-    conn: sqlite3.Connection, store: ConversationStore, known: _Source | None, stats: RefreshStats
+    conn: sqlite3.Connection,
+    store: ConversationStore,
+    known: _Source | None,
+    st: os.stat_result,
+    stats: RefreshStats,
 ) -> None:
-    try:
-        st = os.stat(store.dir / MESSAGES_FILE)
-    except FileNotFoundError:
-        if known is not None and known.lines:
-            _forget_conversation(conn, store.conversation_id)
-            stats.conversations_reset += 1
-        return
-    if known is not None and (known.dev, known.ino, known.size) == (
-        st.st_dev,
-        st.st_ino,
-        st.st_size,
-    ):
-        return  # the fast path: one stat per conversation
+    """Read the log from where the index stopped (or from the start if it is not the same)."""
     end = store.count()
     start = known.lines if known is not None and _continues(store, known, st, end) else 0
     if known is not None and start == 0 and known.lines:
@@ -153,16 +188,19 @@ def _message_row(
 def _insert_messages(
     conn: sqlite3.Connection, rows: list[tuple[str, int, str, str, str, str, str]]
 ) -> None:
-    for row in rows:
-        cursor = conn.execute(
-            "INSERT INTO messages (conversation_id, line, message_id, role, created_at, ts, text)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            row,
-        )
-        conn.execute(
-            "INSERT INTO messages_fts (rowid, body) VALUES (?, ?)",
-            (cursor.lastrowid, build_index_text(row[6])),
-        )
+    """Two `executemany`s with ids assigned here (the write lock is held), not a row at a time."""
+    if not rows:
+        return
+    first = (conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0) + 1
+    conn.executemany(
+        "INSERT INTO messages (id, conversation_id, line, message_id, role, created_at, ts, text)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(first + i, *row) for i, row in enumerate(rows)],
+    )
+    conn.executemany(
+        "INSERT INTO messages_fts (rowid, body) VALUES (?, ?)",
+        [(first + i, build_index_text(row[6])) for i, row in enumerate(rows)],
+    )
 
 
 def _forget_conversation(conn: sqlite3.Connection, conversation_id: str) -> None:
@@ -201,9 +239,7 @@ def _refresh_memory(
     conn: sqlite3.Connection, home: Home, agent_id: str, stats: RefreshStats
 ) -> None:
     repo = GitRepo(home.memory_dir(agent_id))
-    head = repo.head_sha_or_none() if repo.exists() else None
-    row = conn.execute("SELECT value FROM meta WHERE key = 'memory_head'").fetchone()
-    indexed = row[0] or None if row else None
+    head, indexed = _memory_head(home, agent_id), _indexed_head(conn)
     if head == indexed:
         return
     changed = _changed_files(repo, indexed, head) if indexed and head else None
@@ -222,6 +258,16 @@ def _refresh_memory(
         if path.endswith(".md"):
             stats.memory_lines += _insert_memory_file(conn, path, text)
     conn.execute("INSERT OR REPLACE INTO meta VALUES ('memory_head', ?)", (head or "",))
+
+
+def _memory_head(home: Home, agent_id: str) -> str | None:
+    repo = GitRepo(home.memory_dir(agent_id))
+    return repo.head_sha_or_none() if repo.exists() else None
+
+
+def _indexed_head(conn: sqlite3.Connection) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'memory_head'").fetchone()
+    return (row[0] or None) if row else None
 
 
 def _changed_files(repo: GitRepo, old: str, new: str) -> list[str] | None:

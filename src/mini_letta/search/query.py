@@ -8,7 +8,7 @@ rank above loose ones. Scores are FTS5's bm25 negated, so higher is better.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from mini_letta.errors import InvalidValueError
@@ -94,18 +94,22 @@ def find_messages(
     conn: sqlite3.Connection, query: ParsedQuery, where: MessageFilter
 ) -> list[MessageHit]:
     """The best `where.limit` messages, strict matches first."""
-    hits = _message_tier(conn, query.all_terms, where, ())
+    hits = _message_tier(conn, query.all_terms, where, where.limit)
     if len(hits) < where.limit and query.any_term != query.all_terms:
-        seen = tuple(hit.message_id for hit in hits)
-        rest = replace(where, limit=where.limit - len(hits))
-        hits += _message_tier(conn, query.any_term, rest, seen)
+        seen = {hit.message_id for hit in hits}
+        more = _message_tier(conn, query.any_term, where, where.limit + len(hits))
+        hits += [hit for hit in more if hit.message_id not in seen][: where.limit - len(hits)]
     return hits
 
 
 def _message_tier(
-    conn: sqlite3.Connection, match: str, where: MessageFilter, exclude: tuple[str, ...]
+    conn: sqlite3.Connection, match: str, where: MessageFilter, limit: int
 ) -> list[MessageHit]:
-    clauses, params = ["messages_fts MATCH ?"], [match]
+    columns = (
+        "SELECT m.conversation_id, m.message_id, m.line, m.role, m.created_at, m.text, f.score"
+    )
+    clauses: list[str] = []
+    params: list[object] = []
     for column, value, op in (
         ("m.conversation_id", where.conversation_id, "="),
         ("m.role", where.role, "="),
@@ -115,15 +119,20 @@ def _message_tier(
         if value is not None:
             clauses.append(f"{column} {op} ?")
             params.append(value)
-    if exclude:
-        clauses.append(f"m.message_id NOT IN ({', '.join('?' * len(exclude))})")
-        params += exclude
-    sql = (
-        "SELECT m.conversation_id, m.message_id, m.line, m.role, m.created_at, m.text, "
-        "bm25(messages_fts) AS score FROM messages_fts JOIN messages m ON m.id = "
-        f"messages_fts.rowid WHERE {' AND '.join(clauses)} ORDER BY score, m.id DESC LIMIT ?"
-    )
-    rows = conn.execute(sql, (*params, where.limit)).fetchall()
+    if clauses:  # filters: rank every match, then filter
+        sql = (
+            f"{columns} FROM (SELECT rowid, bm25(messages_fts) AS score FROM messages_fts "
+            "WHERE messages_fts MATCH ?) f JOIN messages m ON m.id = f.rowid "
+            f"WHERE {' AND '.join(clauses)} ORDER BY f.score, m.id DESC LIMIT ?"
+        )
+        rows = conn.execute(sql, (match, *params, limit)).fetchall()
+    else:  # no filters: FTS5 keeps only the top `limit` while ranking
+        sql = (
+            f"{columns} FROM (SELECT rowid, rank AS score FROM messages_fts "
+            "WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?) f "
+            "JOIN messages m ON m.id = f.rowid ORDER BY f.score, m.id DESC"
+        )
+        rows = conn.execute(sql, (match, limit)).fetchall()
     return [
         MessageHit(row[0], row[1], row[2], row[3], row[4], row[5], score=-row[6]) for row in rows
     ]

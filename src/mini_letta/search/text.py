@@ -32,6 +32,8 @@ def _bigrams(run: str) -> list[str]:
 
 def build_index_text(text: str) -> str:
     """The text FTS5 indexes: normalised, CJK runs as bigrams plus their last character."""
+    if text.isascii():  # the common case, and NFKC leaves ASCII alone
+        return text.casefold()
 
     def expand(match: re.Match[str]) -> str:
         run = match.group(0)
@@ -61,15 +63,19 @@ def _fts_unit(word: str) -> str:
 
 
 def parse_query(query: str) -> ParsedQuery | None:
-    """None when the query has nothing searchable (only punctuation or spaces)."""
+    """None when the query has nothing searchable (only punctuation or spaces).
+
+    A lone CJK character beside other words is almost always a particle (的, 了, 吗) and, as
+    a prefix over every bigram it starts, the costliest term there is: it is left out then."""
     words = tuple(dict.fromkeys(_WORD.findall(normalise(query))))
     if not words:
         return None
+    terms = [w for w in words if not (len(w) == 1 and _CJK_RUN.fullmatch(w))] or list(words)
     loose: list[str] = []  # a long CJK run is more often a question than one word: its bigrams
-    for word in words:
+    for word in terms:
         pieces = _bigrams(word) if _CJK_RUN.fullmatch(word) and len(word) > 2 else [word]
         loose += [_fts_unit(piece) for piece in pieces]
-    strict = " AND ".join(_fts_unit(word) for word in words)
+    strict = " AND ".join(_fts_unit(word) for word in terms)
     return ParsedQuery(words, strict, " OR ".join(dict.fromkeys(loose)))
 
 

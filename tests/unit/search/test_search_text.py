@@ -25,10 +25,11 @@ def test_index_text_folds_full_width_letters_and_case():
         ("缩进", '"缩进"'),
         ("包管理器", '"包管 管理 理器"'),
         ("进", '"进"*'),
-        ("pnpm 的 lockfile", '"pnpm" AND "的"* AND "lockfile"'),
+        ("pnpm 的 lockfile", '"pnpm" AND "lockfile"'),
+        ("的", '"的"*'),
         ('say "hi"', '"say" AND "hi"'),
     ],
-    ids=["cjk-word", "cjk-long-word", "one-character", "mixed", "quotes"],
+    ids=["cjk-word", "cjk-long-word", "one-character", "mixed-particle-dropped", "alone", "quotes"],
 )
 def test_parse_query_builds_the_strict_expression(query, strict):
     parsed = parse_query(query)
