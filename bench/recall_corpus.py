@@ -30,19 +30,31 @@ FACTS: list[tuple[str, str]] = [
     ("We agreed to squash-merge every pull request into main", "How do we merge pull requests?"),
     ("My preferred editor is Helix, with the default keymap", "Which editor do I use?"),
     ("The staging cluster runs on three ARM nodes in Frankfurt", "Where is the staging cluster?"),
-    ("Release notes are written in the CHANGELOG.md file by the release captain", "Who writes the release notes?"),
-    ("The flaky payment test fails because of a timezone assumption", "Why does the payment test fail?"),
-    ("We pinned Python to 3.12 because numpy wheels lag behind", "Which Python version did we pin and why?"),
+    (
+        "Release notes are written in the CHANGELOG.md file by the release captain",
+        "Who writes the release notes?",
+    ),
+    (
+        "The flaky payment test fails because of a timezone assumption",
+        "Why does the payment test fail?",
+    ),
+    (
+        "We pinned Python to 3.12 because numpy wheels lag behind",
+        "Which Python version did we pin and why?",
+    ),
     ("The on-call rotation switches every Monday at 9am", "When does on-call rotate?"),
     ("Image uploads are limited to 10 megabytes per file", "What is the upload size limit?"),
-    ("Feature flags live in LaunchDarkly, not in the config repo", "Where are feature flags stored?"),
+    (
+        "Feature flags live in LaunchDarkly, not in the config repo",
+        "Where are feature flags stored?",
+    ),
     ("The API rate limit is 600 requests per minute per token", "What is the API rate limit?"),
     ("Alice owns the billing service; ask her before changing invoices", "Who owns billing?"),
     ("We chose Postgres over MySQL for JSONB support", "Why did we pick Postgres?"),
     ("Backups are encrypted with age keys kept in the vault", "How are backups encrypted?"),
     ("Our sprint demo happens every other Friday afternoon", "When is the sprint demo?"),
     ("The mobile app must support iOS 16 and newer", "Which iOS versions do we support?"),
-]  # fmt: skip
+]
 
 _ZH_FILLER = [
     "好的，我看一下{x}。", "{x} 这块我再确认下。", "刚才 {x} 的问题解决了吗？",
@@ -68,6 +80,19 @@ _EN_TOPICS = [
 ]  # fmt: skip
 
 
+_DETAILS_ZH = ["第 {n} 行", "版本 1.{n}", "大概 {n} 分钟", "{n} 个文件", "工单 #{n}", ""]
+_DETAILS_EN = ["on line {n}", "in v1.{n}", "for {n} minutes", "in {n} files", "(ticket #{n})", ""]
+
+
+def _filler(rng: random.Random, english: bool) -> str:
+    """One chatty clause about a random topic, with a random detail so lines rarely repeat."""
+    template = rng.choice(_EN_FILLER if english else _ZH_FILLER)
+    topic = rng.choice(_EN_TOPICS if english else _ZH_TOPICS)
+    detail = rng.choice(_DETAILS_EN if english else _DETAILS_ZH).format(n=rng.randrange(1, 500))
+    text = template.format(x=topic)
+    return f"{text[:-1]} {detail}{text[-1]}" if detail else text
+
+
 @dataclass(frozen=True)
 class Line:
     role: str
@@ -84,9 +109,9 @@ def build_sessions(sessions: int, per_session: int, seed: int = 7) -> list[list[
         chat = []
         for i in range(per_session):
             english = rng.random() < 0.4
-            template = rng.choice(_EN_FILLER if english else _ZH_FILLER)
-            topic = rng.choice(_EN_TOPICS if english else _ZH_TOPICS)
-            chat.append(Line("user" if i % 2 == 0 else "assistant", template.format(x=topic)))
+            clauses = [_filler(rng, english) for _ in range(rng.choice((1, 1, 2, 3)))]
+            text = (" " if english else "").join(clauses)
+            chat.append(Line("user" if i % 2 == 0 else "assistant", text))
         chats.append(chat)
     for index, (fact, _) in enumerate(FACTS):
         chat = chats[rng.randrange(sessions)]

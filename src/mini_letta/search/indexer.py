@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from mini_letta.conversations.messages import Message
-from mini_letta.conversations.store import MESSAGES_FILE, RECORD_FILE, ConversationStore
+from mini_letta.conversations.store import MESSAGES_FILE, ConversationStore
 from mini_letta.errors import GitError
 from mini_letta.home import Home
 from mini_letta.memory.repo import GitRepo
@@ -115,14 +115,15 @@ def _known_sources(conn: sqlite3.Connection) -> dict[str, _Source]:
 
 
 def _conversation_logs(home: Home, agent_id: str) -> dict[str, str]:
-    """conversation id -> path of its log, for every folder holding a conversation.json."""
+    """conversation id -> path of its log, for every conversation folder (one whose log does
+    not exist yet has nothing to index; the stat that follows finds that out)."""
     root = home.conversations_dir(agent_id)
     try:
         with os.scandir(root) as entries:
             return {
                 entry.name: os.path.join(entry.path, MESSAGES_FILE)
                 for entry in entries
-                if entry.is_dir() and os.path.exists(os.path.join(entry.path, RECORD_FILE))
+                if entry.is_dir()
             }
     except FileNotFoundError:
         return {}

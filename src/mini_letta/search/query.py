@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from mini_letta.errors import InvalidValueError
-from mini_letta.search.text import ParsedQuery
+from mini_letta.search.text import ParsedQuery, join_any
 
 MAX_LIMIT = 200
+COMMON_SHARE = 0.05
+MIN_LOOSE = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,11 +97,33 @@ def find_messages(
 ) -> list[MessageHit]:
     """The best `where.limit` messages, strict matches first."""
     hits = _message_tier(conn, query.all_terms, where, where.limit)
-    if len(hits) < where.limit and query.any_term != query.all_terms:
+    loose = _without_common_terms(conn, query)
+    if len(hits) < where.limit and loose != query.all_terms:
         seen = {hit.message_id for hit in hits}
-        more = _message_tier(conn, query.any_term, where, where.limit + len(hits))
+        more = _message_tier(conn, loose, where, where.limit + len(hits))
         hits += [hit for hit in more if hit.message_id not in seen][: where.limit - len(hits)]
     return hits
+
+
+def _without_common_terms(conn: sqlite3.Connection, query: ParsedQuery) -> str:
+    """The loose expression without terms found in over COMMON_SHARE of the messages (我们,
+    什么, the, is): their BM25 weight is next to nothing, yet OR-ing them makes FTS5 rank most
+    of the index. The rarest MIN_LOOSE terms are kept whatever their frequency."""
+    if len(query.loose) <= MIN_LOOSE:
+        return query.any_term
+    tokens = [token for token, _ in query.loose]
+    marks = ", ".join("?" * len(tokens))
+    frequency = dict(
+        conn.execute(f"SELECT term, doc FROM messages_vocab WHERE term IN ({marks})", tokens)
+    )
+    total = conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0
+    by_rarity = sorted(query.loose, key=lambda pair: frequency.get(pair[0], 0))
+    kept = [
+        unit
+        for rank, (token, unit) in enumerate(by_rarity)
+        if rank < MIN_LOOSE or frequency.get(token, 0) <= total * COMMON_SHARE
+    ]
+    return join_any(kept)
 
 
 def _message_tier(

@@ -35,12 +35,13 @@ CREATE TABLE IF NOT EXISTS messages (
     text TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS messages_by_conversation ON messages (conversation_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5 (
-    body, content='', tokenize='unicode61');
+    body, content='', tokenize='porter unicode61');
+CREATE VIRTUAL TABLE IF NOT EXISTS messages_vocab USING fts5vocab (messages_fts, 'row');
 CREATE TABLE IF NOT EXISTS memory (
     id INTEGER PRIMARY KEY, path TEXT NOT NULL, line INTEGER NOT NULL, text TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS memory_by_path ON memory (path);
 CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5 (
-    body, content='', tokenize='unicode61');
+    body, content='', tokenize='porter unicode61');
 CREATE TABLE IF NOT EXISTS vectors (
     model TEXT NOT NULL, hash TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (model, hash));
 """

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 # Han (with extensions and compatibility ideographs), kana and Hangul: scripts written without
@@ -44,12 +45,21 @@ def build_index_text(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ParsedQuery:
-    """A query as FTS5 expressions: `all_terms` needs every word (a CJK run as a phrase),
-    `any_term` any word or, for a CJK run longer than a word, any of its bigrams."""
+    """A query as FTS5 expressions: `all_terms` needs every word (a CJK run as a phrase);
+    `loose` lists (token, FTS5 unit) for any word or, for a CJK run longer than a word, any of
+    its bigrams, and `any_term` joins them with OR."""
 
     words: tuple[str, ...]
     all_terms: str
-    any_term: str
+    loose: tuple[tuple[str, str], ...]
+
+    @property
+    def any_term(self) -> str:
+        return join_any(unit for _, unit in self.loose)
+
+
+def join_any(units: Iterable[str]) -> str:
+    return " OR ".join(units)
 
 
 def _fts_unit(word: str) -> str:
@@ -71,12 +81,12 @@ def parse_query(query: str) -> ParsedQuery | None:
     if not words:
         return None
     terms = [w for w in words if not (len(w) == 1 and _CJK_RUN.fullmatch(w))] or list(words)
-    loose: list[str] = []  # a long CJK run is more often a question than one word: its bigrams
+    loose: dict[str, str] = {}  # a long CJK run is more often a question than a word: bigrams
     for word in terms:
         pieces = _bigrams(word) if _CJK_RUN.fullmatch(word) and len(word) > 2 else [word]
-        loose += [_fts_unit(piece) for piece in pieces]
+        loose.update((piece, _fts_unit(piece)) for piece in pieces)
     strict = " AND ".join(_fts_unit(word) for word in terms)
-    return ParsedQuery(words, strict, " OR ".join(dict.fromkeys(loose)))
+    return ParsedQuery(words, strict, tuple(loose.items()))
 
 
 def build_snippet(

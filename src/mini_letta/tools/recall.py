@@ -9,14 +9,10 @@ embeddings key) through `extra["environ"]`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mini_letta.home import Home
 from mini_letta.llm.base import ToolSpec
-from mini_letta.search.embeddings import load_embedder
-from mini_letta.search.query import MessageFilter, parse_time_bound
-from mini_letta.search.recall import Recall
-from mini_letta.search.text import build_snippet, parse_query
 from mini_letta.tools.base import (
     ToolContext,
     ToolInputError,
@@ -25,6 +21,9 @@ from mini_letta.tools.base import (
     optional_int,
     require_str,
 )
+
+if TYPE_CHECKING:
+    from mini_letta.search.recall import Recall
 
 SNIPPET = 300
 _STR = {"type": "string"}
@@ -59,6 +58,11 @@ MEMORY_SEARCH = ToolSpec(
 
 
 def _recall(ctx: ToolContext) -> Recall:
+    """The agent's Recall; the search modules (and sqlite3) load on the first search, so a
+    turn that never searches does not pay for them."""
+    from mini_letta.search.embeddings import load_embedder
+    from mini_letta.search.recall import Recall
+
     home = ctx.extra.get("home")
     if not isinstance(home, Home) or not ctx.agent_id:
         raise ToolInputError("search is not available in this run (no agent home)")
@@ -80,6 +84,8 @@ def _bound(args: dict[str, Any], key: str, *, end: bool) -> str | None:
         return None
     if not isinstance(value, str):
         raise ToolInputError(f"{key!r} must be a date string")
+    from mini_letta.search.query import parse_time_bound
+
     return parse_time_bound(value, end=end, what=key)
 
 
@@ -88,6 +94,9 @@ class ConversationSearchTool:
     kind: ToolKind = "read"
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        from mini_letta.search.query import MessageFilter
+        from mini_letta.search.text import build_snippet
+
         query = require_str(args, "query")
         role = args.get("role")
         if role not in (None, "user", "assistant"):
@@ -130,5 +139,7 @@ class MemorySearchTool:
 
 
 def _words(query: str) -> tuple[str, ...]:
+    from mini_letta.search.text import parse_query
+
     parsed = parse_query(query)
     return parsed.words if parsed is not None else ()

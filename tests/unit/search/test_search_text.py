@@ -41,6 +41,7 @@ def test_parse_query_loosens_a_long_cjk_run_into_its_bigrams():
     parsed = parse_query("用哪个包")
     assert parsed is not None
     assert parsed.any_term == '"用哪" OR "哪个" OR "个包"'
+    assert [token for token, _ in parsed.loose] == ["用哪", "哪个", "个包"]
 
 
 @pytest.mark.parametrize("query", ["", "   ", "，。！？", "---"])
