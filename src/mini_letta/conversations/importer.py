@@ -18,7 +18,7 @@ from pathlib import Path
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.records import ConversationRecord
-from mini_letta.conversations.store import MESSAGES_FILE, RECORD_FILE, ConversationStore
+from mini_letta.conversations.store import ConversationStore
 from mini_letta.conversations.transcripts import Transcript
 from mini_letta.errors import UnwritableError
 from mini_letta.home import Home, ensure_dir
@@ -59,12 +59,15 @@ def import_conversation(
         updated_at=max(message.created_at for message in messages),
         extra={"importedFrom": {"format": source.transcript.format, "file": source.file_name}},
     )
+    files = home.conversation_files(agent_id, conversation_id)
     staging = ensure_dir(home.import_staging_dir(agent_id)) / conversation_id
-    target = ensure_dir(home.conversations_dir(agent_id)) / conversation_id
+    target = files.dir
+    ensure_dir(target.parent)
     try:
         staging.mkdir()
-        JsonlLog(staging / MESSAGES_FILE).append([message.to_json() for message in messages])
-        save_json(staging / RECORD_FILE, record.to_json())
+        log = JsonlLog(staging / files.messages.name)
+        log.append([message.to_json() for message in messages])
+        save_json(staging / files.record.name, record.to_json())
         os.rename(staging, target)
         fsync_directory(target.parent)
     except OSError as exc:

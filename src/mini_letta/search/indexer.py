@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from mini_letta.conversations.messages import Message
-from mini_letta.conversations.store import MESSAGES_FILE, ConversationStore
+from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import GitError
 from mini_letta.home import Home
 from mini_letta.memory.repo import GitRepo
@@ -118,10 +118,11 @@ def _conversation_logs(home: Home, agent_id: str) -> dict[str, str]:
     """conversation id -> path of its log, for every conversation folder (one whose log does
     not exist yet has nothing to index; the stat that follows finds that out)."""
     root = home.conversations_dir(agent_id)
+    log_name = home.conversation_files(agent_id, "any").messages.name  # one Path, not one each
     try:
         with os.scandir(root) as entries:
             return {
-                entry.name: os.path.join(entry.path, MESSAGES_FILE)
+                entry.name: os.path.join(entry.path, log_name)
                 for entry in entries
                 if entry.is_dir()
             }

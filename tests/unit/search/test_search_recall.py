@@ -231,3 +231,29 @@ def test_memory_indexes_the_commit_not_uncommitted_edits(recall, world, agent):
     root = world.home.memory_dir(agent.id)
     write_file(root, "draft.md", "---\ndescription: d\n---\n\nunsaved idea\n")
     assert recall.search_memory("unsaved") == []
+
+
+def test_two_refreshes_at_once_index_each_message_once(world, agent, new_conversation):
+    import threading
+
+    from mini_letta.search.recall import Recall
+
+    store = new_conversation()
+    for i in range(200):
+        say(store, "user", f"parallel message {i}")
+    errors: list[BaseException] = []
+
+    def refresh() -> None:
+        try:
+            Recall(world.home, agent.id).refresh()
+        except BaseException as exc:  # reported below, on the test's thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=refresh) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert not errors
+    with sqlite3.connect(world.home.search_index_file(agent.id)) as conn:
+        assert conn.execute("SELECT count(*) FROM messages").fetchone()[0] == 200

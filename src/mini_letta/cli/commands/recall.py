@@ -8,13 +8,13 @@ of hit objects. import writes a transcript from another tool as a new conversati
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import click
 
 from mini_letta.cli.options import agent_option
+from mini_letta.cli.terminal import current_terminal, echo
 
 if TYPE_CHECKING:
     from mini_letta.search.query import MemoryHit, MessageHit
@@ -69,7 +69,7 @@ def search(
         recall.search_memory(query, limit) if in_memory else recall.search_messages(query, where)
     )
     if output_format == "json":
-        click.echo(json.dumps([hit.to_json() for hit in hits], ensure_ascii=False, indent=2))
+        echo(json.dumps([hit.to_json() for hit in hits], ensure_ascii=False, indent=2))
         return
     _print_hits(query, hits)
 
@@ -79,19 +79,19 @@ def _print_hits(query: str, hits: list[MessageHit] | list[MemoryHit]) -> None:
     from mini_letta.search.text import build_snippet, parse_query
 
     if not hits:
-        click.echo("No matches.")
+        echo("No matches.")
         return
     parsed = parse_query(query)
     words = parsed.words if parsed else ()
-    marks = ("\x1b[1m", "\x1b[0m") if sys.stdout.isatty() else ("**", "**")
+    marks = ("\x1b[1m", "\x1b[0m") if current_terminal().stdout.isatty() else ("**", "**")
     for hit in hits:
         snippet = build_snippet(hit.text, words, marks=marks)
         if isinstance(hit, MessageHit):
             when = hit.created_at[:16].replace("T", " ")
-            click.echo(f"{hit.conversation_id}  {when}  {hit.role:<9}  {hit.message_id}")
+            echo(f"{hit.conversation_id}  {when}  {hit.role:<9}  {hit.message_id}")
         else:
-            click.echo(f"{hit.path}:{hit.line}")
-        click.echo(f"  {snippet}")
+            echo(f"{hit.path}:{hit.line}")
+        echo(f"  {snippet}")
 
 
 @click.command("import")
@@ -127,9 +127,9 @@ def import_cmd(
     )
     count = len(transcript.messages)
     if output_format == "json":
-        click.echo(json.dumps({"conversationId": store.conversation_id, "messages": count}))
+        echo(json.dumps({"conversationId": store.conversation_id, "messages": count}))
         return
-    click.echo(
+    echo(
         f"Imported {count} message(s) from {path.name} ({transcript.format}) as "
         f"{store.conversation_id}."
     )
