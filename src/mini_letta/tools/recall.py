@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from mini_letta.home import Home
 from mini_letta.llm.base import ToolSpec
 from mini_letta.tools.base import (
     ToolContext,
@@ -60,6 +59,7 @@ MEMORY_SEARCH = ToolSpec(
 def _recall(ctx: ToolContext) -> Recall:
     """The agent's Recall; the search modules (and sqlite3) load on the first search, so a
     turn that never searches does not pay for them."""
+    from mini_letta.home import Home
     from mini_letta.search.embeddings import load_embedder
     from mini_letta.search.recall import Recall
 
