@@ -79,6 +79,10 @@ class Home:
         """Where an imported transcript is written before it is renamed into conversations/."""
         return self.agent_dir(agent_id) / "import-staging"
 
+    def memory_sync_file(self, agent_id: str) -> Path:
+        """The state of memory sync: last attempt, last error, files left for review."""
+        return self.agent_dir(agent_id) / "memory-sync.json"
+
     def memory_worktrees_dir(self, agent_id: str) -> Path:
         return self.agent_dir(agent_id) / "memory-worktrees"
 
