@@ -77,6 +77,7 @@ def test_bad_search_flags_exit_2_in_one_line(cli, args, needle):
 
 
 def test_search_in_an_unknown_conversation_is_an_error(cli):
+    cli("chat", "-p", "hi")
     result = cli("search", "x", "--conversation", "conv-nope")
     assert result.code == 1
     assert "conv-nope" in result.stderr

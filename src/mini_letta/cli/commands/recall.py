@@ -60,7 +60,7 @@ def search(
         limit=limit,
     )
     world = current_world()
-    record = resolve_agent(world, agent)
+    record = resolve_agent(world, agent, check_memory=False)
     if conversation:
         store = open_conversation(world.home, record.id, conversation)
         where = replace(where, conversation_id=store.conversation_id)
@@ -116,12 +116,12 @@ def import_cmd(
     from mini_letta.cli.world import current_world
     from mini_letta.conversations.importer import ImportSource, import_conversation
     from mini_letta.conversations.transcripts import load_transcript
-    from mini_letta.workspace import resolve_agent
+    from mini_letta.workspace import resolve_or_create_agent
 
     world = current_world()
     path = (world.cwd / file) if not Path(file).is_absolute() else Path(file)
     transcript = load_transcript(path, fmt)
-    record = resolve_agent(world, agent)
+    record = resolve_or_create_agent(world, agent)
     store = import_conversation(
         world.home, record.id, ImportSource(transcript, path.name, title), world.clock
     )
