@@ -34,14 +34,16 @@ def _read_line_factory(
 
         from mini_letta.cli.commands.slash import COMMANDS, find_command
         from mini_letta.cli.repl_input import build_prompt_session
+        from mini_letta.errors import MiniLettaError
 
         def arguments(name: str, typed: str) -> list[str]:
             command = find_command(name)
-            return (
-                []
-                if command is None or command.complete is None
-                else command.complete(state(), typed)
-            )
+            if command is None or command.complete is None:
+                return []
+            try:
+                return command.complete(state(), typed)
+            except (MiniLettaError, OSError):  # a damaged listing offers nothing, says nothing
+                return []
 
         session = build_prompt_session(
             world.home.input_history_file, world.cwd, bar.text, COMMANDS, arguments
