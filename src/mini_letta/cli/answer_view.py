@@ -10,6 +10,7 @@ scrolled away cannot be erased. Without a terminal nothing here runs (plain text
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TextIO
@@ -38,7 +39,7 @@ def rows_taken(text: str, width: int) -> int:
     return sum(max(1, -(-cell_len(line) // width)) for line in text.split("\n"))
 
 
-def render_markdown(text: str, out: TextIO, *, width: int, color: bool) -> None:
+def render_markdown(text: str, out: TextIO, *, width: int, color: bool = True) -> None:
     """Print `text` as markdown on `out` (ANSI styles only when `color`)."""
     from rich.console import Console
     from rich.markdown import Markdown
@@ -56,6 +57,11 @@ def render_markdown(text: str, out: TextIO, *, width: int, color: bool) -> None:
     out.flush()
 
 
+def _import_rich() -> None:
+    import rich.console
+    import rich.markdown  # noqa: F401
+
+
 @dataclass
 class AnswerView:
     """One terminal's answer area: what of the current answer has been streamed so far."""
@@ -67,6 +73,9 @@ class AnswerView:
 
     @classmethod
     def for_terminal(cls, out: TextIO, environ: Mapping[str, str]) -> AnswerView:
+        """A view for a session's terminal; rich is imported meanwhile on a side thread, so
+        the first answer does not wait for it (bench/answer_render.py: a few hundred ms)."""
+        threading.Thread(target=_import_rich, daemon=True).start()
         return cls(out, wants_color(environ))
 
     def delta(self, text: str) -> None:
