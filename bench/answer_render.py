@@ -1,8 +1,9 @@
 """What showing an answer as markdown costs the interactive session, once a turn ends.
 
 Times, in a fresh process each, importing rich's markdown renderer (once a session; the session
-imports it on a side thread when it opens, so the first answer rarely waits), then in-process the re-render of answers of 10, 40 and 200 lines
-(prose, a list, a table and a highlighted code block) at 80 and 60 columns, to a string.
+imports it on a side thread when it opens, so the first answer rarely waits), then in-process
+the re-render of answers of 10, 40 and 200 lines (prose, a list, a table and a highlighted code
+block) at 80 and 60 columns, to a string.
 
     python bench/answer_render.py [--repeat 20]
 """
