@@ -103,11 +103,12 @@ def build_turn_setup(
         clock=world.clock,
         agent_id=agent.id,
         memory_dir=world.home.memory_dir(agent.id),
+        home_dir=world.home.root,
         permission_mode=options.permission_mode,
         allowed_tools=options.allowed_tools,
         disallowed_tools=options.disallowed_tools,
         approve=options.approve,
-        extra={"environ": world.environ},
+        extra={"environ": world.environ, "home": world.home},
     )
     prompt = build_system_prompt(agent, store)
     if options.recompile:
