@@ -25,7 +25,12 @@ def _agent(cli, project, entries) -> None:
 def test_an_answer_streams_then_shows_as_markdown_and_ctrl_c_cancels_then_leaves(
     cli, project, home
 ):
-    _agent(cli, project, [ANSWER, {"delay": 60, "text": "too late"}])
+    (project / "a.txt").write_text("a\n")
+    reading = {
+        "text": "Reading first.",
+        "toolCalls": [{"name": "Read", "arguments": {"path": "a.txt"}}],
+    }
+    _agent(cli, project, [ANSWER, reading, {"delay": 60, "text": "too late"}])
     with session_pane(home.root, project, width=60) as pane:
         screen = pane.wait_for("project · script:s.json · context")  # the status line
         assert "reflection idle" in screen
@@ -38,8 +43,10 @@ def test_an_answer_streams_then_shows_as_markdown_and_ctrl_c_cancels_then_leaves
         pane.wait_for("Unknown command /memroy; did you mean /memory?")
 
         pane.enter("take your time")
+        pane.wait_for("⚙ Read a.txt ✓")  # the turn has the terminal: Ctrl-C is a signal now
         pane.send("C-c")
-        pane.wait_for("(interrupted)")
+        screen = pane.wait_for("(interrupted)")
+        assert "Reading first." in screen  # the partial answer stays
         assert pane.alive()
         pane.send("C-c")
         wait_until(lambda: not pane.alive(), "the session to leave on a second Ctrl-C")
