@@ -72,8 +72,13 @@ def test_a_background_reflection_shows_its_outcome_between_turns(cli, project, h
         pane.enter("remember that I like tea")
         pane.enter("/reflect")
         pane.wait_for("reflecting in the background")
-        wait_until(lambda: "reflection running" not in pane.screen(), "the run to end", 90)
-        outcome = [row for row in pane.screen().splitlines() if "☾ reflection " in row]
+
+        def outcome_lines() -> list[str]:
+            return [row for row in pane.screen().splitlines() if "☾ reflection " in row]
+
+        wait_until(outcome_lines, "the run's outcome line", 90)
+        wait_until(lambda: "reflection running" not in pane.screen(), "the status line")
+        outcome = outcome_lines()
         assert len(outcome) == 1, pane.screen()  # one line, between turns
         status = outcome[0].split(": ", 1)[1].split(" ")[0]  # "☾ reflection RUN: merged — …"
         assert f"reflection {status.replace('_', ' ')}" in pane.screen().splitlines()[-1]
