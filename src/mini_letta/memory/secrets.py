@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
+from mini_letta.errors import SecretDetectedError
 from mini_letta.memory.secret_patterns import PATTERNS, WINDOW, SecretPattern
 
 Observer = Callable[[int, int], None]  # (start, end) of each window a shape is matched in
@@ -159,6 +160,14 @@ def find_secret(text: str) -> str | None:
     for found in scan_secrets(text):
         return found.kind
     return None
+
+
+def refuse_secret(text: str, where: str) -> None:
+    """The one gate for text that memory stores or commits: SecretDetectedError names the kind
+    (never the value) of the first credential in `text`; `where` says which text it was."""
+    kind = find_secret(text)
+    if kind is not None:
+        raise SecretDetectedError(kind, where)
 
 
 def secret_values(text: str) -> set[str]:

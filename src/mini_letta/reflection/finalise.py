@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mini_letta.errors import SecretDetectedError
 from mini_letta.memory.repo import GitRepo, memory_lock_path
+from mini_letta.memory.secrets import refuse_secret
 from mini_letta.reflection.outcome import Status, status_message
 from mini_letta.reflection.settings import MergeMode
 from mini_letta.reflection.worktree import (
@@ -104,6 +106,10 @@ def merge_branch(parent: GitRepo, worktree: Worktree) -> MergeAttempt:
 
 def _merge_locked(parent: GitRepo, worktree: Worktree) -> MergeAttempt:
     message = f"merge(reflection): {branch_subject(parent, worktree)}"
+    try:
+        refuse_secret(message, "the merge message")
+    except SecretDetectedError as exc:
+        return MergeAttempt(False, detail=str(exc))
     if parent.returncode("merge", "--no-edit", "-m", message, worktree.branch) == 0:
         return MergeAttempt(True)
     conflicted = parent.run("diff", "--name-only", "--diff-filter=U").split()

@@ -11,11 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mini_letta.errors import SecretDetectedError
 from mini_letta.llm.base import ToolSpec
 from mini_letta.memory.edits import COMMANDS, apply_memory_edit, list_memory_tree, read_memory_file
 from mini_letta.memory.repo import GitRepo
-from mini_letta.memory.secrets import find_secret
+from mini_letta.memory.secrets import refuse_secret
 from mini_letta.tools.base import (
     Tool,
     ToolContext,
@@ -103,9 +102,7 @@ class MemoryCommitTool:
         message = " ".join(require_str(args, "message").split("\n", 1)[0].split())
         if not message:
             raise ToolInputError("'message' must say what changed")
-        secret = find_secret(message)
-        if secret:
-            raise SecretDetectedError(secret, "the commit message")
+        refuse_secret(message, "the commit message")  # before looking at the tree
         repo = GitRepo(_root(ctx))
         changed = repo.changed_paths()
         if not changed:
