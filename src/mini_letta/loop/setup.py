@@ -16,6 +16,7 @@ from mini_letta.llm.handles import parse_handle
 from mini_letta.llm.registry import ProviderOptions, build_provider
 from mini_letta.loop.turn import DEFAULT_MAX_STEPS, TurnSetup
 from mini_letta.memory.compile import PromptCompiler
+from mini_letta.settings import bash_env_allow
 from mini_letta.tools.base import Approver, ToolContext
 from mini_letta.tools.permissions import PermissionMode
 from mini_letta.tools.registry import build_toolset, choose_tool_names
@@ -100,6 +101,7 @@ def build_turn_setup(
         allowed_tools=options.allowed_tools,
         disallowed_tools=options.disallowed_tools,
         approve=options.approve,
+        bash_env_allow=bash_env_allow(world.home),
         extra={"environ": world.environ},
     )
     return TurnSetup(
