@@ -160,7 +160,7 @@ PATTERNS: tuple[SecretPattern, ...] = (
         "password",
         ("pass",),
         r"(?i:pass(?:word|wd|phrase))s?[ \t]++(?i:is|was)(?![A-Za-z])[ \t]*+[:=]?[ \t]*+"
-        r"[\"'“]?([^\s\"'`,;，。、；”]{6,}+)",
+        r"[\"'`“]?([^\s\"'`,;，。、；”]{6,}+)",
         group=1,
         check=_prose_password,
         fold=True,

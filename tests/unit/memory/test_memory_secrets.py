@@ -58,6 +58,7 @@ PROSE_PASSWORDS = [
     ("password-is-colon", "password is: Pl4ntedPassw0rd08"),
     ("my-password-is", "my password is hunter2X9"),
     ("password-was", "The Wi-Fi password was 'c0ffeeBeans7' until Monday"),
+    ("password-in-backticks", "the staging password is `st4gingPass`"),
     ("chinese-is", "密码是 Pl4ntedPassw0rd08"),
     ("chinese-colon", "服务器口令：Pl4nted2024"),
     ("chinese-for", "数据库密码为abc12345"),
