@@ -28,8 +28,12 @@ from mini_letta.home import Home  # noqa: E402
 from mini_letta.llm.mock import MockProvider  # noqa: E402
 from mini_letta.loop.events import CompactionEvent  # noqa: E402
 from mini_letta.loop.pressure import measure_context  # noqa: E402
-from mini_letta.loop.setup import TurnOptions, build_turn_setup  # noqa: E402
-from mini_letta.loop.turn import TurnSetup, run_turn  # noqa: E402
+from mini_letta.loop.setup import (  # noqa: E402
+    TurnOptions,
+    TurnSetup,  # noqa: E402
+    build_turn_setup,
+)
+from mini_letta.loop.turn import run_turn  # noqa: E402
 from mini_letta.workspace import World, new_agent  # noqa: E402
 
 SENTENCE = "今天我们讨论了部署流程，决定以后所有服务都用容器发布，并且每周五做一次回顾。"

@@ -18,7 +18,7 @@ sys.path.insert(0, str(SRC))
 
 from _common import median_ms  # noqa: E402
 
-from mini_letta.context.tokens import estimate_tokens  # noqa: E402
+from mini_letta.llm.tokens import estimate_tokens  # noqa: E402
 from mini_letta.memory.compile import (  # noqa: E402
     PromptCompiler,
     build_memory_section,

@@ -25,7 +25,7 @@ SRC = ROOT / "src"
 sys.path.insert(0, str(SRC))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from mini_letta.context.tokens import estimate_schema_tokens, estimate_tokens  # noqa: E402
+from mini_letta.llm.tokens import estimate_schema_tokens, estimate_tokens  # noqa: E402
 from support.scripted_server import ScriptedServer, anthropic_stream, openai_stream  # noqa: E402
 
 FIRST_REQUEST_BUDGET = 6_000

@@ -24,7 +24,6 @@ from _common import fill_conversation, median_ms  # noqa: E402
 
 from mini_letta.agents.records import AgentRecord  # noqa: E402
 from mini_letta.clock import SystemClock  # noqa: E402
-from mini_letta.context.compaction import COMPACTION_EVENT_FILE  # noqa: E402
 from mini_letta.conversations.store import ConversationStore  # noqa: E402
 from mini_letta.home import Home  # noqa: E402
 from mini_letta.reflection.payload import build_payload, clear_payloads  # noqa: E402
@@ -36,6 +35,7 @@ from mini_letta.reflection.watermark import (  # noqa: E402
     save_reflection_state,
     steps_since_last_reflection,
 )
+from mini_letta.storage.atomic import save_json  # noqa: E402
 from mini_letta.workspace import World, new_agent, resolve_conversation  # noqa: E402
 
 
@@ -97,7 +97,7 @@ def _decisions(
         return action
 
     def with_flag() -> None:
-        store.write_json(COMPACTION_EVENT_FILE, {"schemaVersion": 1, "pending": True})
+        save_json(store.files.compaction_flag, {"schemaVersion": 1, "pending": True})
         decision = decide_after_turn(world, agent, store, platform="linux", settings=step)
         assert decision.compaction_consumed and decision.trigger is None
 

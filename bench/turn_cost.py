@@ -2,7 +2,8 @@
 
 Usage: python bench/turn_cost.py [--runs N] [--messages N]
 Prints the median of N runs for `--version`, a turn in a fresh conversation, and a turn in a
-conversation whose log already holds the given number of messages.
+conversation whose log already holds the given number of messages: wall time, and the CPU time
+(user + system) of the process, which a busy shared machine disturbs far less.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -30,9 +32,16 @@ def _env(home: Path) -> dict[str, str]:
     return {**os.environ, "MINI_LETTA_HOME": str(home), "PYTHONPATH": str(SRC)}
 
 
-def _time(args: list[str], home: Path, cwd: Path, runs: int) -> float:
-    samples = []
+def _cpu_of_children() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _time(args: list[str], home: Path, cwd: Path, runs: int) -> tuple[float, float]:
+    """Median wall and CPU milliseconds of `python -m mini_letta ARGS`."""
+    walls, cpus = [], []
     for _ in range(runs):
+        cpu_before = _cpu_of_children()
         started = time.perf_counter()
         subprocess.run(
             [sys.executable, "-m", "mini_letta", *args],
@@ -41,8 +50,9 @@ def _time(args: list[str], home: Path, cwd: Path, runs: int) -> float:
             check=True,
             capture_output=True,
         )
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples) * 1000
+        walls.append(time.perf_counter() - started)
+        cpus.append(_cpu_of_children() - cpu_before)
+    return statistics.median(walls) * 1000, statistics.median(cpus) * 1000
 
 
 def main() -> None:
@@ -88,14 +98,20 @@ def main() -> None:
         fill_conversation(store, opts.messages)
         fill_s = time.perf_counter() - started
         large = _time(["chat", "-p", "你好", "--conversation", big_id], home, cwd, opts.runs)
-        size_mb = store.log.size_bytes() / 1e6
-    print(f"mini-letta --version            median {version:7.1f} ms  ({opts.runs} runs)")
-    print(f"mock turn, fresh conversation   median {fresh:7.1f} ms")
+        size_mb = store.log.path.stat().st_size / 1e6
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; {opts.runs} runs each")
     print(
-        f"mock turn, {opts.messages:,} messages    median {large:7.1f} ms  "
-        f"(log {size_mb:.1f} MB, filled in {fill_s:.1f} s)"
+        f"mini-letta --version            median {version[0]:7.1f} ms  (CPU {version[1]:6.1f} ms)"
     )
-    print(f"ratio large/fresh               {large / fresh:7.2f}")
+    print(f"mock turn, fresh conversation   median {fresh[0]:7.1f} ms  (CPU {fresh[1]:6.1f} ms)")
+    print(
+        f"mock turn, {opts.messages:,} messages    median {large[0]:7.1f} ms  "
+        f"(CPU {large[1]:6.1f} ms; log {size_mb:.1f} MB, filled in {fill_s:.1f} s)"
+    )
+    print(
+        f"ratio large/fresh               {large[0] / fresh[0]:7.2f}  "
+        f"(CPU {large[1] / fresh[1]:.2f})"
+    )
 
 
 if __name__ == "__main__":

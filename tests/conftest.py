@@ -1,19 +1,31 @@
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from mini_letta.home import Home  # noqa: E402
 from mini_letta.workspace import World  # noqa: E402
-from support.cli import CliResult, run_cli  # noqa: E402
+from support.cli import CliResult, run_cli, run_cli_in_process  # noqa: E402
 from support.clock import FakeClock  # noqa: E402
 from support.scripted_server import ScriptedServer  # noqa: E402
+
+# Hypothesis: a bounded number of examples per property and no per-example deadline (a shared
+# 2-core machine is slow at random moments). CI is derandomized, so a failure reproduces;
+# HYPOTHESIS_PROFILE=thorough explores far more when a parser changes.
+settings.register_profile("dev", max_examples=50, deadline=None)
+settings.register_profile("ci", max_examples=50, deadline=None, derandomize=True, database=None)
+settings.register_profile("thorough", max_examples=1000, deadline=None)
+settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+)
 
 
 @pytest.fixture
@@ -39,20 +51,31 @@ def world(home: Home, project: Path, clock: FakeClock) -> World:
 
 
 class Cli:
-    """Runs `python -m mini_letta` in the test's project folder against the test's home."""
+    """Runs the CLI in the test's project folder against the test's home: in-process through
+    `main()` by default, as a real `python -m mini_letta` process for `cli_process`."""
 
-    def __init__(self, home: Path, cwd: Path) -> None:
+    def __init__(self, home: Path, cwd: Path, *, process: bool = False) -> None:
         self.home = home
         self.cwd = cwd
+        self.process = process
 
     def __call__(self, *args: str, **kwargs: object) -> CliResult:
         kwargs.setdefault("cwd", self.cwd)
-        return run_cli(*args, home=self.home, **kwargs)  # type: ignore[arg-type]
+        if self.process:
+            return run_cli(*args, home=self.home, **kwargs)  # type: ignore[arg-type]
+        return run_cli_in_process(*args, home=self.home, **kwargs)  # type: ignore[arg-type]
 
 
 @pytest.fixture
 def cli(home: Home, project: Path) -> Cli:
     return Cli(home.root, project)
+
+
+@pytest.fixture
+def cli_process(home: Home, project: Path) -> Cli:
+    """The CLI as a subprocess: for exit codes of the real entry point, signals, closed
+    pipes and imports; everything else uses the in-process `cli`."""
+    return Cli(home.root, project, process=True)
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,8 @@
-"""The home folder and every path inside it.
+"""The home folder and every path inside it (and the one path mini-letta keeps in a project).
 
 `Home` is resolved once from the environment (`MINI_LETTA_HOME`, else `~/.mini-letta`) and owns
-all path joins, so the on-disk layout of SPEC §2 lives in this one file. It never creates folders:
+every file name, so the on-disk layout (drawn in docs/architecture.md) lives in this one file;
+other modules ask it for paths and never join names themselves. It never creates folders:
 creation is explicit (`ensure_dir`), so `--help` or `--version` leaves nothing behind.
 """
 
@@ -14,6 +15,20 @@ from pathlib import Path
 from mini_letta.errors import UnwritableError
 
 PROJECT_DIR_NAME = ".mini-letta"
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationFiles:
+    """Where one conversation keeps its files; a reflection run's transcript has its own set."""
+
+    dir: Path
+    messages: Path  # the append-only log
+    record: Path  # conversation.json
+    lock: Path  # serialises turns and compactions
+    compaction_flag: Path  # the last compaction, pending until the post-turn decision
+    reflection_state: Path  # the watermark
+    reflection_state_lock: Path
+    payloads_dir: Path  # one redacted slice per reflection run
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +47,11 @@ class Home:
         return self.root / "settings.json"
 
     @property
+    def input_history_file(self) -> Path:
+        """Lines typed in the interactive session, for the up arrow."""
+        return self.root / "history"
+
+    @property
     def agents_dir(self) -> Path:
         return self.root / "agents"
 
@@ -47,10 +67,6 @@ class Home:
     def memory_dir(self, agent_id: str) -> Path:
         return self.agent_dir(agent_id) / "memory"
 
-    def memory_lock(self, agent_id: str) -> Path:
-        """Held while a memory edit is written and committed (`memory` tool, `memory edit`)."""
-        return self.agent_dir(agent_id) / "memory.lock"
-
     def prompt_cache_file(self, agent_id: str) -> Path:
         """The compiled memory section, keyed by the memory repo's HEAD sha."""
         return self.agent_dir(agent_id) / "prompt-cache.json"
@@ -58,14 +74,95 @@ class Home:
     def memory_worktrees_dir(self, agent_id: str) -> Path:
         return self.agent_dir(agent_id) / "memory-worktrees"
 
+    # -- reflection, per agent ---------------------------------------------------------------
+
     def reflections_dir(self, agent_id: str) -> Path:
         return self.agent_dir(agent_id) / "reflections"
+
+    def reflection_record_file(self, agent_id: str, run_id: str) -> Path:
+        return self.reflections_dir(agent_id) / f"{run_id}.json"
+
+    def reflection_transcript_file(self, agent_id: str, run_id: str, kind: str) -> Path:
+        """A run's side-agent transcript (`messages`: the reflection agent, `merge`: review)."""
+        return self.reflections_dir(agent_id) / f"{run_id}.{kind}.jsonl"
+
+    def reflection_manifest_file(self, agent_id: str, run_id: str) -> Path:
+        return self.reflections_dir(agent_id) / f"{run_id}.manifest.json"
+
+    def reflection_lease_file(self, agent_id: str) -> Path:
+        return self.agent_dir(agent_id) / "reflection.lease"
+
+    def reflection_queue_file(self, agent_id: str) -> Path:
+        return self.agent_dir(agent_id) / "reflection-queue.json"
+
+    def reflection_outbox_dir(self, agent_id: str) -> Path:
+        return self.agent_dir(agent_id) / "reflection-outbox"
+
+    def reflection_outbox_entry(self, agent_id: str, sequence: int, stamp: str) -> Path:
+        return self.reflection_outbox_dir(agent_id) / f"{sequence:08d}-{stamp}.json"
+
+    # -- conversations -------------------------------------------------------------------------
 
     def conversations_dir(self, agent_id: str) -> Path:
         return self.agent_dir(agent_id) / "conversations"
 
     def conversation_dir(self, agent_id: str, conversation_id: str) -> Path:
         return self.conversations_dir(agent_id) / conversation_id
+
+    def conversation_file(self, agent_id: str, conversation_id: str) -> Path:
+        return self.conversation_dir(agent_id, conversation_id) / "conversation.json"
+
+    def conversation_files(self, agent_id: str, conversation_id: str) -> ConversationFiles:
+        folder = self.conversation_dir(agent_id, conversation_id)
+        return ConversationFiles(
+            dir=folder,
+            messages=folder / "messages.jsonl",
+            record=self.conversation_file(agent_id, conversation_id),
+            lock=folder / "conversation.lock",
+            compaction_flag=folder / "compaction-event.json",
+            reflection_state=folder / "reflection-state.json",
+            reflection_state_lock=folder / "reflection-state.lock",
+            payloads_dir=folder / "payloads",
+        )
+
+    def run_transcript_files(self, agent_id: str, run_id: str, kind: str) -> ConversationFiles:
+        """A run transcript is a conversation whose scaffolding hides next to the run's record."""
+        folder = self.reflections_dir(agent_id)
+        hidden = f".{run_id}.{kind}"
+        return ConversationFiles(
+            dir=folder,
+            messages=self.reflection_transcript_file(agent_id, run_id, kind),
+            record=folder / f"{hidden}.json",
+            lock=folder / f"{hidden}.lock",
+            compaction_flag=folder / f"{hidden}.compaction-event.json",
+            reflection_state=folder / f"{hidden}.reflection-state.json",
+            reflection_state_lock=folder / f"{hidden}.reflection-state.lock",
+            payloads_dir=folder / f"{hidden}.payloads",
+        )
+
+
+def payload_file(payloads_dir: Path, name: str) -> Path:
+    return payloads_dir / f"{name}.json"
+
+
+def is_json_file(path: Path) -> bool:
+    """A finished JSON record (not a temp file, not hidden scaffolding)."""
+    return path.suffix == ".json" and not path.name.startswith(".")
+
+
+def memory_lock_file(memory_dir: Path) -> Path:
+    """The lock every memory writer holds: `agents/<id>/memory` -> `agents/<id>/memory.lock`."""
+    return memory_dir.with_name(memory_dir.name + ".lock")
+
+
+def lock_file_for(path: Path) -> Path:
+    """The lock that guards a read-modify-write of `path` (settings, queue, lease, outbox)."""
+    return path.with_name(path.name + ".lock")
+
+
+def index_file_for(log: Path) -> Path:
+    """The sidecar byte-offset index of an append-only log."""
+    return log.with_name(log.name + ".idx")
 
 
 def project_settings_file(project_dir: Path) -> Path:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mini_letta.errors import CorruptFileError
-from mini_letta.home import Home, project_settings_file
+from mini_letta.home import Home, lock_file_for, project_settings_file
 from mini_letta.storage.atomic import load_json, save_json
 from mini_letta.storage.locks import exclusive_lock
 
@@ -79,6 +79,24 @@ def project_agent_settings(project: Mapping[str, Any], agent_id: str) -> dict[st
     return dict(entry)
 
 
+def current_agent_id(project_dir: Path) -> str | None:
+    """The agent this project used last, or None (a fresh project, or a blank entry)."""
+    return _optional_id(load_project_settings(project_dir), "lastAgentId", project_dir)
+
+
+def current_conversation_id(project_dir: Path, agent_id: str) -> str | None:
+    """The agent's current conversation in this project, or None when it has none yet."""
+    entry = project_agent_settings(load_project_settings(project_dir), agent_id)
+    return _optional_id(entry, "conversationId", project_dir)
+
+
+def _optional_id(data: Mapping[str, Any], key: str, project_dir: Path) -> str | None:
+    value = data.get(key)
+    if value is not None and not isinstance(value, str):
+        raise CorruptFileError(project_settings_file(project_dir), f"{key} must be a string")
+    return value or None
+
+
 def remember_current(project_dir: Path, agent_id: str, conversation_id: str) -> None:
     """Make this agent and conversation the project's current ones."""
 
@@ -93,7 +111,7 @@ def remember_current(project_dir: Path, agent_id: str, conversation_id: str) -> 
 
 
 def _update(path: Path, change: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
-    with exclusive_lock(path.with_name(path.name + ".lock"), what=str(path)):
+    with exclusive_lock(lock_file_for(path), what=str(path)):
         current = load_json(path)
         updated = change(current or {})
         if updated != current:  # most turns re-remember what is already there

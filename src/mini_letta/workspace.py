@@ -1,7 +1,7 @@
 """Which agent and conversation a command acts on, from flags and the project's settings.
 
 `World` is everything the core takes from outside — home, working directory, environment,
-clock — passed in once so tests drive it all without patching. Resolution rules (SPEC §3):
+clock — passed in once so tests drive it all without patching. Resolution rules:
 `--agent` picks by id or name, else the project's last agent, else a new one is created;
 `--conversation` picks one, `--new` starts one, else the agent's current one in this project.
 """
@@ -21,9 +21,9 @@ from mini_letta.errors import NotFoundError
 from mini_letta.home import Home
 from mini_letta.llm.handles import parse_handle
 from mini_letta.settings import (
+    current_agent_id,
+    current_conversation_id,
     default_model,
-    load_project_settings,
-    project_agent_settings,
     remember_current,
 )
 
@@ -96,8 +96,8 @@ def resolve_agent(world: World, agent_ref: str | None, *, model: str | None = No
         found = find_agent(world.home, agent_ref)
         ensure_agent_memory(world.home, found)
         return found
-    last = load_project_settings(world.cwd).get("lastAgentId")
-    if isinstance(last, str) and last:
+    last = current_agent_id(world.cwd)
+    if last:
         try:
             found = find_agent(world.home, last)
         except NotFoundError:
@@ -119,9 +119,7 @@ def resolve_conversation(
     elif conversation_id:
         store = open_conversation(world.home, agent.id, conversation_id)
     else:
-        current = project_agent_settings(load_project_settings(world.cwd), agent.id).get(
-            "conversationId"
-        )
+        current = current_conversation_id(world.cwd, agent.id)
         candidate = ConversationStore(agent.id, current, world.home) if current else None
         if candidate is not None and candidate.exists():
             store = candidate

@@ -4,45 +4,20 @@ from __future__ import annotations
 
 import json
 import random
-import signal
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 from mini_letta.context.builder import load_context_view
-from mini_letta.context.compaction import read_compaction_event
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.home import Home
-from support.cli import cli_env
+from mini_letta.storage.atomic import load_json
+from support.crash import kill_after, spawn_turn_loop
 
 WINDOW = "900"  # compacts every few turns (the memory prompt and tool take ~530 tokens)
-TURN_LOOP = """
-import sys
-from mini_letta.cli.main import main
-prefix, window = sys.argv[1], sys.argv[2]
-for i in range(100000):
-    text = f"{prefix}-{i} 今天的工作记录：我们讨论了部署和测试的安排"
-    if main(["chat", "-p", text, "--context-window", window]):
-        sys.exit(1)
-    print(f"ACK {prefix}-{i}", file=sys.stderr, flush=True)
-"""
-
-
-def _spawn(home: Path, cwd: Path, prefix: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-c", TURN_LOOP, prefix, WINDOW],
-        cwd=cwd,
-        env=cli_env(home),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+TEXT = "今天的工作记录：我们讨论了部署和测试的安排"
 
 
 def _check_readable(store: ConversationStore) -> None:
     store.load_record()
-    read_compaction_event(store)  # a torn event file would raise CorruptFileError
+    load_json(store.files.compaction_flag)  # a torn event file would raise CorruptFileError
     view = load_context_view(store, 100_000)
     body = [m for m in view.messages if m.role != "summary"]
     assert body and body[0].role == "user"
@@ -55,12 +30,11 @@ def test_sigkill_during_compacting_turns(cli, home, project):
     store = ConversationStore(data["agentId"], data["conversationId"], Home(home.root))
     rng = random.Random(5)
     acknowledged: list[str] = []
-    for round_no in range(12):
-        child = _spawn(home.root, project, f"r{round_no}")
-        time.sleep(rng.uniform(0.2, 0.6))
-        child.send_signal(signal.SIGKILL)
-        _, err = child.communicate()
-        acknowledged += [line.split()[1] for line in err.splitlines() if line.startswith("ACK ")]
+    for round_no in range(5):
+        child = spawn_turn_loop(
+            home.root, project, f"r{round_no}", 1000, "--context-window", WINDOW, text=TEXT
+        )
+        acknowledged += kill_after(child, rng.randint(2, 3), rng)
         _check_readable(store)
     users = [m.content.split()[0] for m in store.all() if m.role == "user"]
     assert set(acknowledged) <= set(users)
@@ -72,5 +46,5 @@ def test_sigkill_during_compacting_turns(cli, home, project):
     view = load_context_view(store, 100_000)
     assert view.summary is not None
     assert store.load_record().context.summary_message_id == view.summary.id
-    event = read_compaction_event(store)
+    event = load_json(store.files.compaction_flag)
     assert event is not None and event["summaryMessageId"] == view.summary.id

@@ -6,17 +6,10 @@ import json
 import signal
 import subprocess
 import sys
-import time
 
 from support.cli import cli_env
 from support.scripted_server import Reply, openai_stream
-
-
-def _wait_for_request(server, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not server.requests:
-        assert time.monotonic() < deadline, "the CLI never called the model"
-        time.sleep(0.05)
+from support.waiting import wait_until
 
 
 def test_sigint_while_waiting_for_the_model_exits_130_and_keeps_the_message(
@@ -36,7 +29,7 @@ def test_sigint_while_waiting_for_the_model_exits_130_and_keeps_the_message(
         text=True,
     )
     try:
-        _wait_for_request(scripted_server)
+        wait_until(lambda: scripted_server.requests, "the CLI to call the model")
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=20)
     finally:

@@ -6,14 +6,13 @@ import json
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from mini_letta.clock import SystemClock
 from mini_letta.home import Home
-from mini_letta.reflection.launcher import QUEUE_FILE
 from mini_letta.reflection.lease import acquire_lease
 from support.cli import cli_env
+from support.waiting import wait_until
 
 MERGED = re.compile(
     r"^  ☾ reflection (\d{14}-[0-9a-f]{8}): merged — Merged 1 reflection commit\(s\)\.$"
@@ -25,13 +24,6 @@ HOLDER = "20261008160000-00000001"
 def _agent_dir(home: Home) -> Path:
     (agent,) = home.agents_dir.iterdir()
     return agent
-
-
-def _wait_for(predicate, what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def _outbox(home: Home) -> list[Path]:
@@ -96,7 +88,7 @@ def test_background_reflection_is_shown_once_by_the_next_command(cli, home):
     result = cli("chat", "-p", "我更喜欢用 tabs 缩进", "--background-reflection")
     assert result.code == 0 and result.stdout == "（mock）我听到了：我更喜欢用 tabs 缩进\n"
     assert STARTED.match(result.stderr) and not _lines(result.stderr, MERGED), result.stderr
-    _wait_for(lambda: _outbox(home), "the detached reflection")
+    wait_until(lambda: _outbox(home), "the detached reflection")
     shown = cli("reflections", "list")
     (line,) = _lines(shown.stderr, MERGED)
     assert line.group(1) in shown.stdout
@@ -113,7 +105,7 @@ def test_the_background_setting_detaches_like_the_flag(cli, home):
     result = cli("chat", "-p", "我更喜欢用 tabs 缩进", "--output-format", "json")
     reflection = json.loads(result.stdout)["reflection"]
     assert reflection["background"] is True and reflection["pid"] > 0
-    _wait_for(lambda: _outbox(home), "the detached reflection")
+    wait_until(lambda: _outbox(home), "the detached reflection")
     shown = cli("chat", "-p", "嗯", "--output-format", "stream-json")
     events = [json.loads(line) for line in shown.stdout.splitlines()]
     assert [e["type"] for e in events[:2]] == ["init", "reflection"]
@@ -136,30 +128,47 @@ def test_a_launch_queued_behind_a_run_is_run_by_the_next_holder(cli, home):
     holds the lease), the second runs and then runs the queued one; both outcomes shown once."""
     cli("sleeptime", "--trigger", "step-count", "--steps", "1")
     cli("chat", "-p", "我更喜欢用 tabs 缩进", "--background-reflection")  # a first merge
-    _wait_for(lambda: _outbox(home), "the first reflection")
+    wait_until(lambda: _outbox(home), "the first reflection")
     cli("reflections", "list")
     agent_dir = _agent_dir(home)
     conv_a = json.loads(cli("conversations", "list", "--json").stdout)[0]["id"]
+    queue = Home(home.root).reflection_queue_file(agent_dir.name)
     lease = acquire_lease(Home(home.root), agent_dir.name, HOLDER, SystemClock())
     try:
         queued = cli("chat", "-p", "今天我们决定以后一律用 pnpm", "--background-reflection")
         assert queued.code == 0
-        _wait_for(lambda: (agent_dir / QUEUE_FILE).exists(), "the queued launch")
-        assert json.loads((agent_dir / QUEUE_FILE).read_text())["conversationId"] == conv_a
+        wait_until(lambda: queue.exists(), "the queued launch")
+        assert json.loads(queue.read_text())["conversationId"] == conv_a
+        # The queuer looks at the lease once more after queueing (and would run the launch
+        # itself if the lease were free): let it finish while the lease is still held.
+        wait_until(lambda: not _workers_of(conv_a), "the queueing worker to exit")
     finally:
         lease.release()
     second = cli("chat", "--new", "-p", "我叫李雷", "--background-reflection")
     assert second.code == 0
-    _wait_for(lambda: len(_outbox(home)) == 2, "both reflections")
+    wait_until(lambda: len(_outbox(home)) == 2, "both reflections")
     shown = cli("reflections", "list")
     lines = _lines(shown.stderr, re.compile(r"^  ☾ reflection (\S+): merged — "))
     records = {r["runId"]: r for r in _records(cli)}
     ran = [records[m.group(1)] for m in lines]
     assert [r["conversationId"] != conv_a for r in ran] == [True, False]  # the runner, then queued
-    assert not (agent_dir / QUEUE_FILE).exists()
+    assert not queue.exists()
     assert not _lines(cli("reflections", "list").stderr, MERGED)
     human = cli("memory", "show", "system/human.md").stdout
     assert "pnpm" in human and "李雷" in human
+
+
+def _workers_of(conversation_id: str) -> list[str]:
+    """Pids of running reflection workers for a conversation (Linux: read from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"_reflect-worker" in command and conversation_id.encode() in command:
+            found.append(entry.name)
+    return found
 
 
 def _interactive(home: Path, cwd: Path) -> subprocess.Popen[str]:
@@ -183,7 +192,7 @@ def test_the_interactive_session_shows_a_finished_reflection_before_the_next_lin
     assert repl.stdin is not None
     repl.stdin.write("我更喜欢用 tabs 缩进\n")
     repl.stdin.flush()
-    _wait_for(lambda: home.agents_dir.exists() and _outbox(home), "the reflection")
+    wait_until(lambda: home.agents_dir.exists() and _outbox(home), "the reflection")
     out, err = repl.communicate("/bogus\n", timeout=60)
     assert repl.returncode == 0 and "Traceback" not in err, err
     assert "（mock）我听到了：我更喜欢用 tabs 缩进" in out

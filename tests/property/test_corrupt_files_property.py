@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from support.cli import run_cli
+from support.cli import run_cli_in_process
 
 FILES = ["agent.json", "conversation.json", "settings.local.json", "settings.json"]
 
@@ -36,17 +38,29 @@ def _target(home: Path, project: Path, which: str) -> Path:
     return conv_dir / which
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.fixture(scope="module")
+def after_one_turn(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A home and project after one turn, copied for each example (an agent costs a git init)."""
+    root = tmp_path_factory.mktemp("one-turn")
+    (root / "project").mkdir()
+    assert (
+        run_cli_in_process("chat", "-p", "first", home=root / "home", cwd=root / "project").code
+        == 0
+    )
+    return root
+
+
+# Each example is a whole turn: fewer of them than the profile's default.
+@settings(max_examples=20, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(FILES), garbage)
-def test_garbage_in_a_json_file_never_crashes(which, content):
+def test_garbage_in_a_json_file_never_crashes(after_one_turn, which, content):
     with tempfile.TemporaryDirectory() as tmp:
+        shutil.copytree(after_one_turn, tmp, dirs_exist_ok=True)
         home, project = Path(tmp) / "home", Path(tmp) / "project"
-        project.mkdir()
-        assert run_cli("chat", "-p", "first", home=home, cwd=project).code == 0
         target = _target(home, project, which)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(content)
-        result = run_cli("chat", "-p", "again", home=home, cwd=project)  # asserts no Traceback
+        result = run_cli_in_process("chat", "-p", "again", home=home, cwd=project)  # no Traceback
         assert result.code in (0, 1), result.stderr
         assert "internal error" not in result.stderr, result.stderr
         if result.code == 1:

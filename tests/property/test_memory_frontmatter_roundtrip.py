@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import yaml
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from mini_letta.memory.frontmatter import (
@@ -36,7 +36,6 @@ def _printable_yaml(value: object) -> bool:
     return True
 
 
-@settings(max_examples=300, deadline=None)
 @given(
     description=_DESCRIPTION,
     body=_BODY,
@@ -48,7 +47,6 @@ def test_frontmatter_render_parse_round_trip(description, body, read_only, extra
     assert parse_memory_file(render_memory_file(original), "x.md") == original
 
 
-@settings(max_examples=200, deadline=None)
 @given(description=_DESCRIPTION, body=_BODY, bom=st.booleans(), crlf=st.booleans())
 def test_frontmatter_bom_and_crlf_parse_like_lf(description, body, bom, crlf):
     text = render_memory_file(MemoryFile(description, body))
@@ -58,7 +56,6 @@ def test_frontmatter_bom_and_crlf_parse_like_lf(description, body, bom, crlf):
     assert parse_memory_file(variant, "x.md") == parse_memory_file(text, "x.md")
 
 
-@settings(max_examples=500, deadline=None)
 @given(st.lists(st.tuples(_KEY, st.one_of(_TEXT, _YAMLISH)), min_size=1, max_size=4))
 def test_frontmatter_fast_path_agrees_with_yaml(pairs):
     block = "\n".join(f"{key}: {value}" for key, value in pairs)

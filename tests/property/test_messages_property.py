@@ -7,8 +7,8 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mini_letta.context.tokens import estimate_tokens
 from mini_letta.conversations.messages import Message, ToolCall, Usage
+from mini_letta.llm.tokens import estimate_tokens
 
 text = st.text(max_size=200)
 calls = st.builds(ToolCall, st.text(min_size=1, max_size=10), st.text(min_size=1), text)

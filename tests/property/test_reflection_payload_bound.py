@@ -18,9 +18,7 @@ TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=3_
 MESSAGE = st.tuples(st.sampled_from(["user", "assistant", "tool"]), TEXT, st.integers(0, 2))
 
 
-@settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(items=st.lists(MESSAGE, min_size=1, max_size=25), budget=st.integers(1_000, 20_000))
 def test_payload_stays_within_its_bound(tmp_path_factory, items, budget):
     clock = FakeClock()
@@ -38,7 +36,7 @@ def test_payload_stays_within_its_bound(tmp_path_factory, items, budget):
         return
     compact = json.dumps(list(payload.messages), ensure_ascii=False, separators=(",", ":"))
     assert len(compact) == payload.chars <= budget
-    assert payload.start_line == 0 and 0 < payload.end_snapshot_line <= store.count()
+    assert payload.start_line == 0 and 0 < payload.slice_end_line <= store.count()
 
 
 @given(text=TEXT, cap=st.integers(0, 3_000))

@@ -5,12 +5,12 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mini_letta.context.tokens import (
+from mini_letta.conversations.messages import Message
+from mini_letta.llm.tokens import (
     estimate_message_tokens,
     estimate_messages_tokens,
     estimate_tokens,
 )
-from mini_letta.conversations.messages import Message
 
 texts = st.text(
     alphabet=st.one_of(

@@ -1,7 +1,11 @@
-"""run_cli: the CLI as a real subprocess with a minimal environment, the contract tests use."""
+"""The CLI as tests drive it: in-process through `main(argv, terminal)` (the default, fast),
+or as a real `python -m mini_letta` subprocess for what only a process shows (the entry
+point's exit code, signals, closed pipes, lazy imports). Both use the same minimal
+environment: no API keys, this test's home, and the worktree's `src` first."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -40,6 +44,7 @@ def run_cli(
     env: dict[str, str] | None = None,
     timeout: float = 60,
 ) -> CliResult:
+    """`python -m mini_letta ARGS` as a real process."""
     proc = subprocess.run(
         [sys.executable, "-m", "mini_letta", *args],
         cwd=cwd,
@@ -52,3 +57,21 @@ def run_cli(
     )
     assert "Traceback" not in proc.stderr, proc.stderr
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+def run_cli_in_process(
+    *args: str,
+    home: Path,
+    cwd: Path,
+    stdin: str | None = None,
+    env: dict[str, str] | None = None,
+) -> CliResult:
+    """`main(ARGS)` in this process, with its own streams, environment and directory."""
+    from mini_letta.cli.main import main
+    from mini_letta.cli.terminal import Terminal
+
+    out, err = io.StringIO(), io.StringIO()
+    terminal = Terminal(io.StringIO(stdin or ""), out, err, cli_env(home, env), cwd)
+    code = main(list(args), terminal)
+    assert "Traceback" not in err.getvalue(), err.getvalue()
+    return CliResult(code, out.getvalue(), err.getvalue())

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mini_letta.agents.records import AgentRecord
-from mini_letta.context.tokens import estimate_request_tokens
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.conversations.records import ConversationRecord
 from mini_letta.conversations.registry import create_conversation
@@ -22,16 +21,16 @@ from mini_letta.errors import ContextOverflowError
 from mini_letta.llm.base import (
     ModelEvent,
     ModelRequest,
+    ModelToolCall,
     Provider,
     StopEvent,
     TextDelta,
-    ToolCallEvent,
     ToolSpec,
     UsageEvent,
 )
 from mini_letta.llm.mock import MockProvider
-from mini_letta.loop.setup import TurnOptions, build_turn_setup
-from mini_letta.loop.turn import TurnSetup
+from mini_letta.llm.tokens import estimate_request_tokens
+from mini_letta.loop.setup import TurnOptions, TurnSetup, build_turn_setup
 from mini_letta.tools.base import ToolContext, ToolResult, Toolset
 from mini_letta.workspace import World, new_agent
 
@@ -78,7 +77,7 @@ class ToolCallingProvider:
         if done < self.calls_per_turn:
             self.counter += 1
             args = json.dumps({"text": f"lookup {self.counter} " + "数据" * 10}, ensure_ascii=False)
-            yield ToolCallEvent(ToolCall(f"call-{self.counter}", "echo", args))
+            yield ModelToolCall(ToolCall(f"call-{self.counter}", "echo", args))
             yield StopEvent("tool_use")
             return
         yield TextDelta("好的，已经查完了。")

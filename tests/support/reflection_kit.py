@@ -105,7 +105,7 @@ class ScriptedProvider:
         self.requests = []
 
     def stream(self, request):
-        from mini_letta.llm.base import StopEvent, TextDelta, ToolCallEvent
+        from mini_letta.llm.base import ModelToolCall, StopEvent, TextDelta
 
         self.requests.append(request)
         step = self.steps.pop(0) if self.steps else respond("done")
@@ -116,7 +116,7 @@ class ScriptedProvider:
         if step.text:
             yield TextDelta(step.text)
         for call in step.tool_calls:
-            yield ToolCallEvent(call)
+            yield ModelToolCall(call)
         yield StopEvent(step.stop_reason)
 
 

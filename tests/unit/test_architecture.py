@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,118 @@ def test_modules_stay_small(path):
     assert lines <= HARD_LIMIT_LINES, f"{path.relative_to(PACKAGE)} has {lines} lines"
 
 
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """module -> the package modules it imports, lazily or under TYPE_CHECKING included."""
+    modules = {_module_name(path): path for path in _modules()}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    full = f"{node.module}.{alias.name}"
+                    targets.add(full if full in modules else node.module)
+            elif isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+        graph[name] = {target for target in targets if target in modules} - {name}
+    return graph
+
+
+# Entry points sit above the package they live in (main registers every command).
+ENTRY_POINTS = {"mini_letta.cli.main", "mini_letta.cli.app", "mini_letta.__main__"}
+
+
+def _unit(module: str, graph: dict[str, set[str]]) -> str:
+    """A module's package (`mini_letta.cli.commands`), or itself for top-level modules."""
+    if module in ENTRY_POINTS:
+        return module
+    parent = module.rsplit(".", 1)[0]
+    is_package = any(other.startswith(module + ".") for other in graph)
+    return module if is_package or parent == "mini_letta" else parent
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one member (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_cycle_finder_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_imports_itself_round_a_cycle():
+    """Not even lazily or for annotations: a cycle dodged by a late import is still a cycle."""
+    assert _cycles(_import_graph()) == []
+
+
+def test_no_package_imports_itself_round_a_cycle():
+    """Between packages too (cli and cli/commands, llm and context): one direction each."""
+    graph = _import_graph()
+    units: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        source = _unit(module, graph)
+        units.setdefault(source, set()).update(_unit(t, graph) for t in targets)
+        units[source].discard(source)
+    assert _cycles(units) == []
+
+
 def test_package_init_imports_nothing():
     tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
     assert not _imports(tree)
+
+
+# A file name in a string: `"agent.json"`, `f"{run_id}.json"` (its ".json" part), `"*.jsonl"`.
+_FILE_NAME = re.compile(r"^[\w.*{}-]*\.(json|jsonl|lock|idx|lease)$")
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_only_home_names_files(path):
+    """Every file under the home (and the project's settings) is named in home.py alone."""
+    if path.name == "home.py" and path.parent == PACKAGE:
+        return
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            assert not _FILE_NAME.match(node.value), (
+                f"{path.relative_to(PACKAGE)}:{node.lineno} names a file ({node.value!r}); "
+                "ask Home (home.py) for the path instead"
+            )
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_code_cites_no_document_outside_the_repository(path):
+    """Comments point to docs/architecture.md or stand alone; there is no spec to cite."""
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        assert not re.search(r"\bSPEC\b", line), f"{path.relative_to(PACKAGE)}:{number}: {line}"

@@ -107,7 +107,7 @@ def list_agents(home: Home) -> list[AgentRecord]:
     agents = [
         load_agent(home, entry.name)
         for entry in home.agents_dir.iterdir()
-        if entry.is_dir() and (entry / "agent.json").exists()
+        if entry.is_dir() and home.agent_file(entry.name).exists()
     ]
     return sorted(agents, key=lambda agent: (agent.created_at, agent.id))
 

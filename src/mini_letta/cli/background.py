@@ -2,20 +2,24 @@
 
 The worker takes the agent's lease itself, so a background run is single-flight with every other
 run; it has no terminal (stdio to /dev/null, its own process group, so Ctrl-C in the parent never
-reaches it) and leaves its outcome in the agent's outbox for the next command to show.
+reaches it) and leaves its outcome in the agent's outbox for the next command to show. A
+daemon thread reaps it, so a long-lived process (stream-json input, a program calling `main()`)
+leaves no zombie behind, and a process that exits first simply stops waiting.
 """
 
 from __future__ import annotations
 
-import subprocess
 import sys
+import threading
 from typing import TYPE_CHECKING
 
-from mini_letta.cli.commands.reflect_worker import WORKER_COMMAND
-
 if TYPE_CHECKING:
+    import subprocess
+
     from mini_letta.reflection.outcome import RunTrigger
     from mini_letta.workspace import World
+
+WORKER_COMMAND = "_reflect-worker"  # hidden; cli/commands/reflect_worker.py
 
 
 def spawn_reflection_worker(
@@ -26,6 +30,8 @@ def spawn_reflection_worker(
     instruction: str | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start the worker and return at once; the caller may wait for it or not."""
+    import subprocess  # only when a worker is due: `--version` and most turns never need it
+
     args = [
         sys.executable,
         "-m",
@@ -40,7 +46,7 @@ def spawn_reflection_worker(
     ]
     if instruction:
         args += ["--instruction", instruction]
-    return subprocess.Popen(
+    proc = subprocess.Popen(
         args,
         cwd=world.cwd,
         env=dict(world.environ),
@@ -49,3 +55,5 @@ def spawn_reflection_worker(
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
+    threading.Thread(target=proc.wait, daemon=True).start()
+    return proc

@@ -15,8 +15,8 @@ from mini_letta.cli.post_turn import SessionReflection, Watch
 from mini_letta.cli.render import OutputFormat, Renderer, SessionInfo
 from mini_letta.llm.base import close_provider
 from mini_letta.loop.events import TurnResult
-from mini_letta.loop.setup import TurnOptions, build_turn_setup
-from mini_letta.loop.turn import DEFAULT_MAX_STEPS, TurnSetup, run_turn
+from mini_letta.loop.setup import DEFAULT_MAX_STEPS, TurnOptions, TurnSetup, build_turn_setup
+from mini_letta.loop.turn import run_turn
 from mini_letta.tools.base import Approver
 from mini_letta.tools.permissions import PermissionMode
 from mini_letta.workspace import World, resolve_agent, resolve_conversation

@@ -1,82 +1,95 @@
-"""The entry point: the click group, and the one place exceptions become exit codes.
+"""The entry point, and the one place exceptions become exit codes.
 
 Exit codes: 0 success, 1 error, 2 usage error, 130 interrupted. Click runs non-standalone so
 Ctrl-C is ours to map; any other exception is a bug and is shown as one line, with the
-traceback only under MINI_LETTA_DEBUG=1.
+traceback only under MINI_LETTA_DEBUG=1. `main()` takes an optional `Terminal`, so a caller
+can run a command in-process with its own streams, environment and working directory.
+`--version` alone is answered before click (about a third of the start-up) is imported.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
-
-import click
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, TextIO
 
 from mini_letta import __version__
-from mini_letta.cli.commands import COMMANDS
-from mini_letta.errors import MiniLettaError
+
+if TYPE_CHECKING:
+    from mini_letta.cli.terminal import Terminal
 
 
-class _WarningFormatter(logging.Formatter):
-    def format(self, record: logging.LogRecord) -> str:
-        return f"mini-letta: warning: {record.getMessage()}"
+def main(argv: list[str] | None = None, terminal: Terminal | None = None) -> int:
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args == ["--version"]:
+        out = sys.stdout if terminal is None else terminal.stdout
+        out.write(f"mini-letta {__version__}\n")
+        out.flush()
+        return 0
+    from mini_letta.cli.terminal import Terminal
+
+    terminal = terminal or Terminal.of_process()
+    with _warnings_to(terminal.stderr):
+        return _invoke(args, terminal)
 
 
-@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(
-    __version__, "--version", prog_name="mini-letta", message="%(prog)s %(version)s"
-)
-@click.pass_context
-def app(ctx: click.Context) -> None:
-    """mini-letta: a memory-first, stateful agent for the terminal."""
-    if ctx.invoked_subcommand is None:
-        from mini_letta.cli.commands.interactive import open_interactive
+def _invoke(args: list[str], terminal: Terminal) -> int:
+    import click
 
-        open_interactive(ctx)
+    from mini_letta.cli.app import app
+    from mini_letta.errors import MiniLettaError
 
+    def fail(message: str, code: int) -> int:
+        terminal.echo(f"mini-letta: {message}", err=True)
+        return code
 
-for _command in COMMANDS:
-    app.add_command(_command)
-
-
-def _fail(message: str, code: int) -> int:
-    click.echo(f"mini-letta: {message}", err=True)
-    return code
-
-
-def _configure_logging() -> None:
-    logger = logging.getLogger("mini_letta")
-    if not logger.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(_WarningFormatter())
-        logger.addHandler(handler)
-        logger.setLevel(logging.WARNING)
-        logger.propagate = False
-
-
-def main(argv: list[str] | None = None) -> int:
-    _configure_logging()
     try:
-        rc = app.main(args=argv, prog_name="mini-letta", standalone_mode=False)
+        rc = app.main(args=args, prog_name="mini-letta", standalone_mode=False, obj=terminal)
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.UsageError as exc:  # exit 2; one line, with where to find help
         command = exc.ctx.command_path if exc.ctx else "mini-letta"
-        return _fail(f"{exc.format_message()} (see `{command} --help`)", exc.exit_code)
+        return fail(f"{exc.format_message()} (see `{command} --help`)", exc.exit_code)
     except click.ClickException as exc:
-        return _fail(exc.format_message(), exc.exit_code)
+        return fail(exc.format_message(), exc.exit_code)
     except (click.Abort, KeyboardInterrupt):
-        return _fail("interrupted", 130)
+        return fail("interrupted", 130)
     except MiniLettaError as exc:
-        return _fail(str(exc), exc.exit_code)
+        return fail(str(exc), exc.exit_code)
     except BrokenPipeError:
         return 1
     except Exception as exc:  # a bug in mini-letta
-        if os.environ.get("MINI_LETTA_DEBUG"):
+        if terminal.environ.get("MINI_LETTA_DEBUG"):
             raise
-        return _fail(f"internal error: {exc!r} (MINI_LETTA_DEBUG=1 shows the traceback)", 1)
+        return fail(f"internal error: {exc!r} (MINI_LETTA_DEBUG=1 shows the traceback)", 1)
     return rc if isinstance(rc, int) else 0
+
+
+@contextmanager
+def _warnings_to(stream: TextIO) -> Iterator[None]:
+    """Show the package's warnings as `mini-letta: warning: ...` lines on `stream`, for the
+    warnings this thread logs while the command runs."""
+    import logging
+    import threading
+
+    class _WarningFormatter(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            return f"mini-letta: warning: {record.getMessage()}"
+
+    owner = threading.get_ident()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(_WarningFormatter())
+    handler.addFilter(lambda record: record.thread == owner)
+    logger = logging.getLogger("mini_letta")
+    logger.addHandler(handler)
+    logger.setLevel(logging.WARNING)
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
 
 
 def run() -> None:

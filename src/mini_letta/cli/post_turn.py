@@ -1,4 +1,4 @@
-"""A chat session's reflection after each turn (SPEC §7.8): run it here, detach it, or watch it.
+"""A chat session's reflection after each turn: run it here, detach it, or watch it.
 
 `foreground` (the default of `chat -p`): the triggered reflection runs in this process after
 the answer is printed, and one `☾ reflection` line follows on stderr (a stream-json

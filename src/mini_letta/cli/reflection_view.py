@@ -1,9 +1,8 @@
-"""How a reflection outcome reads on stderr: the one `☾ reflection` line (SPEC §7.8)."""
+"""How a reflection outcome reads on stderr: the one `☾ reflection` line."""
 
 from __future__ import annotations
 
-import click
-
+from mini_letta.cli.terminal import echo
 from mini_letta.reflection.outbox import take_outcomes
 from mini_letta.reflection.outcome import Queued, ReflectionOutcome
 from mini_letta.reflection.trigger import BackgroundLaunch, PostTurnOutcome
@@ -23,4 +22,4 @@ def render_outcome_line(outcome: ReflectionOutcome | PostTurnOutcome) -> str:
 def show_waiting_outcomes(world: World, agent_id: str) -> None:
     """Print, once, the outcomes of background and queued runs that no terminal saw."""
     for outcome in take_outcomes(world.home, agent_id, world.clock):
-        click.echo(render_outcome_line(outcome), err=True)
+        echo(render_outcome_line(outcome), err=True)

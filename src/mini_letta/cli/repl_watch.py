@@ -11,13 +11,13 @@ here or by the next command.
 from __future__ import annotations
 
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TextIO, cast
 
 from mini_letta.cli.reflection_view import render_outcome_line
+from mini_letta.cli.terminal import Terminal
 from mini_letta.reflection.outbox import take_outcomes
 from mini_letta.workspace import World
 
@@ -25,10 +25,10 @@ EXIT_WAIT = 600.0  # seconds a piped session waits at exit for its running refle
 
 
 @contextmanager
-def open_watch(world: World, *, live: bool) -> Iterator[ReflectionWatch]:
-    """A watch for one interactive session; `live` (a terminal) prints above the prompt."""
-    if not live:
-        watch = ReflectionWatch(world, sys.stderr, live=False)
+def open_watch(world: World, terminal: Terminal) -> Iterator[ReflectionWatch]:
+    """A watch for one interactive session; on a real terminal it prints above the prompt."""
+    if not terminal.is_interactive():
+        watch = ReflectionWatch(world, terminal.stderr, live=False)
         try:
             yield watch
         finally:

@@ -1,15 +1,16 @@
-"""The real world for the CLI: this process's environment, working directory and clock."""
+"""The world a CLI command acts in: its terminal's environment and directory, the real clock."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
+from mini_letta.cli.terminal import current_terminal
 from mini_letta.clock import SystemClock
 from mini_letta.home import Home
 from mini_letta.workspace import World
 
 
 def current_world() -> World:
-    environ = dict(os.environ)
-    return World(home=Home.from_env(environ), cwd=Path.cwd(), environ=environ, clock=SystemClock())
+    terminal = current_terminal()
+    environ = dict(terminal.environ)
+    return World(
+        home=Home.from_env(environ), cwd=terminal.cwd, environ=environ, clock=SystemClock()
+    )

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mini_letta.context.tokens import estimate_message_tokens
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.records import ConversationRecord
 from mini_letta.conversations.store import ConversationStore
+from mini_letta.llm.tokens import estimate_message_tokens
 
 
 @dataclass(frozen=True, slots=True)

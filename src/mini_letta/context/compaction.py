@@ -2,8 +2,8 @@
 
 messages.jsonl stays the full append-only record. Compaction writes, in this order: (1) a
 `summary` message appended to the log, recording the line it keeps from; (2) conversation.json
-`context` moved to that line; (3) `compaction-event.json` with `pending: true`, which the
-post-turn reflection decision consumes. A crash after (1) leaves a view the reader already
+`context` moved to that line; (3) the compaction flag raised (context/compaction_flag.py), which
+the post-turn reflection decision lowers. A crash after (1) leaves a view the reader already
 derives from the log; `settle_compaction` writes (2) and (3) on the next turn. The kept part
 starts at a user message, so no kept tool result loses its call. Callers hold the lock.
 """
@@ -15,17 +15,20 @@ from typing import Literal
 
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.context.builder import ContextView, load_context_view
+from mini_letta.context.compaction_flag import (
+    CompactionFlag,
+    load_compaction_flag,
+    save_compaction_flag,
+)
 from mini_letta.context.summariser import render_summary_content, render_transcript, summarise
-from mini_letta.context.tokens import estimate_message_tokens, estimate_messages_tokens
 from mini_letta.conversations.messages import CompactionInfo, Message
 from mini_letta.conversations.records import ContextPointer
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.ids import new_message_id
 from mini_letta.llm.base import Provider
+from mini_letta.llm.tokens import estimate_message_tokens, estimate_messages_tokens
 
 CompactionTrigger = Literal["before-call", "after-response", "overflow", "manual"]
-COMPACTION_EVENT_FILE = "compaction-event.json"
-EVENT_SCHEMA_VERSION = 1
 KEEP_SHARE = 0.3  # of the window, kept verbatim after a compaction
 READ_WINDOWS = 2  # compaction reads up to this many windows of in-context messages
 SUMMARY_MIN_TOKENS = 48
@@ -152,38 +155,31 @@ def compact_conversation(
 def settle_compaction(store: ConversationStore, view: ContextView) -> bool:
     """Finish a compaction a crash interrupted after its summary reached the log.
 
-    True when the pointer had to be moved (and the event written); cheap when nothing is due.
+    True when the pointer had to be moved (and the flag raised); cheap when nothing is due.
     """
     summary = view.summary
     if summary is None or summary.compaction is None:
         return False
     if view.record.context.summary_message_id == summary.id:
-        event = read_compaction_event(store)
-        if event is not None and event.get("summaryMessageId") == summary.id:
+        flag = load_compaction_flag(store)
+        if flag is not None and flag.summary_message_id == summary.id:
             return False
-        # Killed between moving the pointer (2) and writing the event (3): write both again.
+        # Killed between moving the pointer (2) and raising the flag (3): write both again.
     _record_compaction(store, summary, summary.compaction)
     return True
-
-
-def read_compaction_event(store: ConversationStore) -> dict[str, object] | None:
-    return store.read_json(COMPACTION_EVENT_FILE)
 
 
 def _record_compaction(store: ConversationStore, summary: Message, info: CompactionInfo) -> None:
     record = store.load_record()
     pointer = ContextPointer(info.kept_from_line, info.kept_from_message_id, summary.id)
     store.save_record(record.with_updates(context=pointer, updated_at=summary.created_at))
-    store.write_json(
-        COMPACTION_EVENT_FILE,
-        {
-            "schemaVersion": EVENT_SCHEMA_VERSION,
-            "pending": True,
-            "compactedAt": summary.created_at,
-            "summaryMessageId": summary.id,
-            "tokensBefore": info.tokens_before,
-            "tokensAfter": info.tokens_after,
-            "trigger": info.trigger,
-            "messagesCompacted": info.messages_compacted,
-        },
+    flag = CompactionFlag(
+        pending=True,
+        summary_message_id=summary.id,
+        compacted_at=summary.created_at,
+        tokens_before=info.tokens_before,
+        tokens_after=info.tokens_after,
+        trigger=info.trigger,
+        messages_compacted=info.messages_compacted,
     )
+    save_compaction_flag(store, flag)

@@ -11,11 +11,11 @@ reports a context overflow.
 from __future__ import annotations
 
 from mini_letta.clock import Clock, format_timestamp
-from mini_letta.context.tokens import MESSAGE_OVERHEAD, estimate_tokens
 from mini_letta.conversations.messages import Message
 from mini_letta.errors import ContextOverflowError, ContextWindowTooSmallError, ProviderError
 from mini_letta.ids import new_message_id
 from mini_letta.llm.base import ModelRequest, Provider, collect
+from mini_letta.llm.tokens import MESSAGE_OVERHEAD, estimate_tokens
 
 SUMMARY_HEADER = "(Earlier messages of this conversation were compacted to fit the context window.)"
 TRANSCRIPT_INTRO = "Transcript of the messages to summarise:"

@@ -1,8 +1,8 @@
 """The message record: one line of messages.jsonl, and the one place it is (de)serialised.
 
-Python uses snake_case, disk uses camelCase (SPEC §2-3). Optional fields are omitted on disk
-when empty, so a plain chat message stays a short line. A record that is not a valid message
-raises `ValueError` naming the field; the log reader turns that into a skipped line.
+Python uses snake_case, disk uses camelCase. Optional fields are omitted on disk when empty, so
+a plain chat message stays a short line. A record that is not a valid message raises
+`ValueError` naming the field; the log reader turns that into a skipped line.
 """
 
 from __future__ import annotations

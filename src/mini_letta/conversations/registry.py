@@ -41,6 +41,6 @@ def list_conversations(home: Home, agent_id: str) -> list[ConversationRecord]:
     records = [
         ConversationStore(agent_id, entry.name, home).load_record()
         for entry in root.iterdir()
-        if (entry / "conversation.json").exists()
+        if home.conversation_file(agent_id, entry.name).exists()
     ]
     return sorted(records, key=lambda record: (record.updated_at, record.id), reverse=True)

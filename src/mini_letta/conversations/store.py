@@ -16,32 +16,36 @@ from typing import Any
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.records import ConversationRecord
 from mini_letta.errors import NotFoundError
-from mini_letta.home import Home
+from mini_letta.home import ConversationFiles, Home
 from mini_letta.storage.atomic import load_json, save_json
 from mini_letta.storage.jsonl import JsonlLog
 from mini_letta.storage.locks import exclusive_lock
 
 logger = logging.getLogger("mini_letta")
 
-MESSAGES_FILE = "messages.jsonl"
-RECORD_FILE = "conversation.json"
-LOCK_FILE = "conversation.lock"
 TURN_LOCK_TIMEOUT = 300.0
 
 
 class ConversationStore:
-    def __init__(self, agent_id: str, conversation_id: str, home: Home) -> None:
+    def __init__(
+        self,
+        agent_id: str,
+        conversation_id: str,
+        home: Home,
+        files: ConversationFiles | None = None,
+    ) -> None:
         self.agent_id = agent_id
         self.conversation_id = conversation_id
         self.home = home
-        self.dir = home.conversation_dir(agent_id, conversation_id)
-        self.log = JsonlLog(self.dir / MESSAGES_FILE)
+        self.files = files or home.conversation_files(agent_id, conversation_id)
+        self.dir = self.files.dir
+        self.log = JsonlLog(self.files.messages)
 
     # -- the record -------------------------------------------------------------------------
 
     @property
     def record_path(self) -> Path:
-        return self.dir / RECORD_FILE
+        return self.files.record
 
     def exists(self) -> bool:
         return self.record_path.exists()
@@ -110,18 +114,10 @@ class ConversationStore:
                 return line, message
         return None
 
-    # -- sidecar files (the chapter's store.readJson / store.writeJson) ------------------------
-
-    def read_json(self, name: str) -> dict[str, Any] | None:
-        return load_json(self.dir / name)
-
-    def write_json(self, name: str, data: dict[str, Any]) -> None:
-        save_json(self.dir / name, data)
-
     def lock(self, timeout: float = TURN_LOCK_TIMEOUT) -> AbstractContextManager[None]:
         """The cross-process lock that serialises turns and compactions in this conversation."""
         return exclusive_lock(
-            self.dir / LOCK_FILE, timeout=timeout, what=f"conversation {self.conversation_id}"
+            self.files.lock, timeout=timeout, what=f"conversation {self.conversation_id}"
         )
 
 

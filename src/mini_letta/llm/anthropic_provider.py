@@ -20,10 +20,10 @@ from mini_letta.errors import MissingKeyError, ProviderError
 from mini_letta.llm.base import (
     ModelEvent,
     ModelRequest,
+    ModelToolCall,
     Provider,
     StopEvent,
     TextDelta,
-    ToolCallEvent,
     UsageEvent,
 )
 from mini_letta.llm.catalog import (
@@ -179,7 +179,7 @@ class AnthropicProvider(SdkProvider):
                 elif kind == "content_block_stop" and event.index in tools:
                     call_id, name, *fragments = tools.pop(event.index)
                     saw_call = True
-                    yield ToolCallEvent(ToolCall(call_id, name, "".join(fragments) or "{}"))
+                    yield ModelToolCall(ToolCall(call_id, name, "".join(fragments) or "{}"))
                 elif kind == "message_delta":
                     stop = event.delta.stop_reason or stop
                     if event.usage is not None and event.usage.output_tokens is not None:
@@ -195,7 +195,7 @@ class AnthropicProvider(SdkProvider):
                 yield TextDelta(block.text)
             elif block.type == "tool_use":
                 saw_call = True
-                yield ToolCallEvent(ToolCall(block.id, block.name, json.dumps(block.input)))
+                yield ModelToolCall(ToolCall(block.id, block.name, json.dumps(block.input)))
         yield UsageEvent(_usage(message.usage))
         yield StopEvent(_stop_reason(message.stop_reason, saw_call))
 

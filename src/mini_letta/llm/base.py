@@ -1,7 +1,7 @@
 """The one provider protocol: a request in, a stream of typed events out.
 
 Every provider — the embedded mock, the scripted replayer, the OpenAI and Anthropic SDKs —
-implements `stream()`. Events arrive in order: any number of `TextDelta` and `ToolCallEvent`,
+implements `stream()`. Events arrive in order: any number of `TextDelta` and `ModelToolCall`,
 then at most one `UsageEvent`, then exactly one `StopEvent`. Errors are raised as the
 `ProviderError` kinds in `mini_letta.errors`; no SDK type ever leaves a provider.
 """
@@ -43,7 +43,7 @@ class TextDelta:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCallEvent:
+class ModelToolCall:
     call: ToolCall
 
 
@@ -57,7 +57,7 @@ class StopEvent:
     reason: StopReason
 
 
-ModelEvent = TextDelta | ToolCallEvent | UsageEvent | StopEvent
+ModelEvent = TextDelta | ModelToolCall | UsageEvent | StopEvent
 
 
 class Provider(Protocol):
@@ -97,7 +97,7 @@ def collect(events: Iterator[ModelEvent]) -> ModelResponse:
     for event in events:
         if isinstance(event, TextDelta):
             parts.append(event.text)
-        elif isinstance(event, ToolCallEvent):
+        elif isinstance(event, ModelToolCall):
             calls.append(event.call)
         elif isinstance(event, UsageEvent):
             usage = event.usage

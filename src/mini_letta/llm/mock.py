@@ -11,21 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from mini_letta.context.tokens import estimate_request_tokens, estimate_response_tokens
 from mini_letta.conversations.messages import Usage
 from mini_letta.llm.base import (
     ModelEvent,
     ModelRequest,
     ModelResponse,
+    ModelToolCall,
     Purpose,
     StopEvent,
     TextDelta,
-    ToolCallEvent,
     UsageEvent,
 )
 from mini_letta.llm.mock_memory import respond_remember
 from mini_letta.llm.mock_reflection import respond_merge, respond_reflection
 from mini_letta.llm.mock_summary import respond_summary
+from mini_letta.llm.tokens import estimate_request_tokens, estimate_response_tokens
 
 MOCK_CONTEXT_WINDOW = 8192
 CHAT_PREFIX = "（mock）我听到了："
@@ -69,7 +69,7 @@ class MockProvider:
         for start in range(0, len(text), step):
             yield TextDelta(text[start : start + step])
         for call in response.tool_calls:
-            yield ToolCallEvent(call)
+            yield ModelToolCall(call)
         yield UsageEvent(response.usage or _usage(request, response))
         yield StopEvent(response.stop_reason)
 

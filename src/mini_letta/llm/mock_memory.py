@@ -13,11 +13,10 @@ import re
 
 from mini_letta.conversations.messages import Message, ToolCall
 from mini_letta.llm.base import ModelRequest, ModelResponse
-from mini_letta.memory.repo import DEFAULT_HUMAN
+from mini_letta.memory.layout import DEFAULT_HUMAN, HUMAN_FILE
 
 REMEMBERED_PREFIX = "（mock）我记住了："
 FAILED_PREFIX = "（mock）没能记住："
-HUMAN_FILE = "system/human.md"
 
 _PATTERNS = (
     re.compile(r"^\s*(?:请你?|帮我|麻烦你?)?记住(?:了)?[\s：:，,、]*(?P<fact>.+)$", re.S),

@@ -19,9 +19,9 @@ from typing import Any
 from mini_letta.conversations.messages import Message, ToolCall
 from mini_letta.errors import MiniLettaError
 from mini_letta.llm.base import ModelRequest, ModelResponse
-from mini_letta.memory.repo import DEFAULT_HUMAN
+from mini_letta.memory.layout import DEFAULT_HUMAN
+from mini_letta.memory.layout import HUMAN_FILE as HUMAN
 
-HUMAN = "system/human.md"
 PLACEHOLDER = DEFAULT_HUMAN.strip()  # memfs's text for a human.md that knows nothing yet
 _TRANSCRIPT = re.compile(r"<transcript[^>]*>\n(.*?)\n</transcript>", re.S)
 _SPLIT = re.compile(r"(?<=[。！？!?；;\n])|(?<=\.)\s+")
@@ -135,7 +135,7 @@ def respond_reflection(request: ModelRequest) -> ModelResponse:
     if not reads:
         return _call(len(history), "memory_read", {"path": HUMAN})
     if reads[0].is_error:
-        return _done("Could not read system/human.md; changed nothing.")
+        return _done(f"Could not read {HUMAN}; changed nothing.")
     statements = [
         statement
         for message in _transcript(task)

@@ -13,8 +13,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from mini_letta.context.tokens import estimate_tokens
 from mini_letta.llm.base import ModelRequest, ModelResponse
+from mini_letta.llm.tokens import estimate_tokens
 
 DEFAULT_SUMMARY_TOKENS = 400
 STATEMENT_CAP = 200  # characters of one kept statement

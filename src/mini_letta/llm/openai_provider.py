@@ -19,10 +19,10 @@ from mini_letta.errors import MissingKeyError, ProviderError
 from mini_letta.llm.base import (
     ModelEvent,
     ModelRequest,
+    ModelToolCall,
     Provider,
     StopEvent,
     TextDelta,
-    ToolCallEvent,
     UsageEvent,
 )
 from mini_letta.llm.catalog import (
@@ -174,7 +174,7 @@ class OpenAIProvider(SdkProvider):
                     finish = choice.finish_reason or finish
         for index in sorted(calls):
             call_id, name, *fragments = calls[index]
-            yield ToolCallEvent(ToolCall(call_id or _new_call_id(index), name, "".join(fragments)))
+            yield ModelToolCall(ToolCall(call_id or _new_call_id(index), name, "".join(fragments)))
         if usage is not None:
             yield UsageEvent(usage)
         yield StopEvent(_stop_reason(finish, bool(calls)))
@@ -190,7 +190,7 @@ class OpenAIProvider(SdkProvider):
             function = getattr(call, "function", None)
             if function is not None:
                 call_id = call.id or _new_call_id(index)
-                yield ToolCallEvent(ToolCall(call_id, function.name or "", function.arguments))
+                yield ModelToolCall(ToolCall(call_id, function.name or "", function.arguments))
         if response.usage is not None:
             usage = response.usage
             yield UsageEvent(Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0))

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from mini_letta.clock import Clock
-from mini_letta.context.tokens import estimate_messages_tokens, estimate_tokens
 from mini_letta.conversations.messages import StopReason, ToolCall, Usage
 from mini_letta.errors import (
     AuthError,
@@ -39,15 +38,16 @@ from mini_letta.errors import (
 from mini_letta.llm.base import (
     ModelEvent,
     ModelRequest,
+    ModelToolCall,
     Provider,
     StopEvent,
     TextDelta,
-    ToolCallEvent,
     UsageEvent,
 )
 from mini_letta.llm.handles import ModelHandle
 from mini_letta.llm.registry import ProviderOptions
 from mini_letta.llm.retry import with_retries
+from mini_letta.llm.tokens import estimate_messages_tokens, estimate_tokens
 
 SCRIPT_CONTEXT_WINDOW = 128_000
 _KEYS = {"text", "toolCalls", "usage", "stopReason", "delay", "error", "message", "retryAfter"}
@@ -193,7 +193,7 @@ class ScriptProvider:
                 error.retry_after = entry.retry_after
             raise error
         for call in entry.tool_calls:
-            yield ToolCallEvent(call)
+            yield ModelToolCall(call)
         yield UsageEvent(entry.usage or _estimate_usage(request, entry))
         yield StopEvent(entry.stop_reason or ("tool_use" if entry.tool_calls else "end_turn"))
 

@@ -25,19 +25,19 @@ from mini_letta.context.compaction import (
     settle_compaction,
 )
 from mini_letta.context.reminders import Reminder, attach_reminder, save_reminder_carrier
-from mini_letta.context.tokens import (
+from mini_letta.errors import ContextOverflowError, ContextWindowTooSmallError, MiniLettaError
+from mini_letta.llm.base import ModelRequest
+from mini_letta.llm.tokens import (
     MESSAGE_OVERHEAD,
     corrected_tokens,
     estimate_message_tokens,
     estimate_prompt_tokens,
     estimate_tokens,
 )
-from mini_letta.errors import ContextOverflowError, ContextWindowTooSmallError, MiniLettaError
-from mini_letta.llm.base import ModelRequest
 from mini_letta.loop.events import CompactionEvent, MessageEvent, TurnEvent
 
 if TYPE_CHECKING:
-    from mini_letta.loop.turn import TurnSetup
+    from mini_letta.loop.setup import TurnSetup
 
 logger = logging.getLogger("mini_letta")
 

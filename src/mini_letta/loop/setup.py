@@ -1,4 +1,4 @@
-"""Assemble a TurnSetup for an agent and conversation: provider, tools, system prompt.
+"""TurnSetup, what a turn runs with, and how to assemble one: provider, tools, system prompt.
 
 Shared by `chat -p`, the stream-json input mode and the interactive session, so the three
 behave the same. Nothing here runs a model; it only decides what the turn will use.
@@ -10,17 +10,32 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mini_letta.agents.records import AgentRecord
+from mini_letta.clock import Clock
 from mini_letta.conversations.store import ConversationStore
-from mini_letta.llm.base import Provider
+from mini_letta.llm.base import Provider, Purpose
 from mini_letta.llm.handles import parse_handle
 from mini_letta.llm.registry import ProviderOptions, build_provider
-from mini_letta.loop.turn import DEFAULT_MAX_STEPS, TurnSetup
 from mini_letta.memory.compile import PromptCompiler
 from mini_letta.settings import bash_env_allow
-from mini_letta.tools.base import Approver, ToolContext
+from mini_letta.tools.base import Approver, ToolContext, Toolset
 from mini_letta.tools.permissions import PermissionMode
 from mini_letta.tools.registry import build_toolset, choose_tool_names
 from mini_letta.workspace import World
+
+DEFAULT_MAX_STEPS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class TurnSetup:
+    agent: AgentRecord
+    store: ConversationStore
+    provider: Provider
+    toolset: Toolset
+    tool_context: ToolContext
+    clock: Clock
+    system_prompt: Callable[[], str]
+    max_steps: int = DEFAULT_MAX_STEPS
+    purpose: Purpose = "chat"  # the reflection and merge-review agents run this loop too
 
 
 @dataclass(frozen=True, slots=True)

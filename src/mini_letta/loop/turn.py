@@ -10,13 +10,10 @@ before each model call and after the final response, and a provider overflow is 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass
+from collections.abc import Generator, Iterator
 
-from mini_letta.agents.records import AgentRecord
-from mini_letta.clock import Clock, format_timestamp
+from mini_letta.clock import format_timestamp
 from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
-from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import (
     ContextOverflowError,
     ContextWindowTooSmallError,
@@ -26,13 +23,11 @@ from mini_letta.errors import (
 from mini_letta.ids import new_message_id
 from mini_letta.llm.base import (
     ModelRequest,
-    Provider,
-    Purpose,
+    ModelToolCall,
     StopEvent,
     TextDelta,
     UsageEvent,
 )
-from mini_letta.llm.base import ToolCallEvent as ModelToolCall
 from mini_letta.loop.events import (
     AssistantDelta,
     MessageEvent,
@@ -47,23 +42,10 @@ from mini_letta.loop.pressure import (
     request_after_overflow,
     request_before_call,
 )
-from mini_letta.tools.base import ToolContext, Toolset, execute_tool_call
+from mini_letta.loop.setup import TurnSetup
+from mini_letta.tools.base import execute_tool_call
 
-DEFAULT_MAX_STEPS = 20
 TITLE_LENGTH = 60
-
-
-@dataclass(frozen=True, slots=True)
-class TurnSetup:
-    agent: AgentRecord
-    store: ConversationStore
-    provider: Provider
-    toolset: Toolset
-    tool_context: ToolContext
-    clock: Clock
-    system_prompt: Callable[[], str]
-    max_steps: int = DEFAULT_MAX_STEPS
-    purpose: Purpose = "chat"  # the reflection and merge-review agents run this loop too
 
 
 def run_turn(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:

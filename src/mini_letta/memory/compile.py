@@ -17,9 +17,9 @@ from pathlib import Path, PurePosixPath
 
 from mini_letta.errors import CorruptFileError, FrontmatterError, GitError, StorageError
 from mini_letta.memory.frontmatter import decode_memory_bytes, normalize_text, parse_memory_file
+from mini_letta.memory.layout import PERSONA_FILE as PERSONA
 from mini_letta.memory.repo import GitRepo
 
-PERSONA = "system/persona.md"
 CACHE_SCHEMA_VERSION = 1
 _RENDER_VERSION = 1  # bump when the section format changes, so disk caches are rebuilt
 
@@ -41,10 +41,10 @@ class _Folder:
 
 def compile_system_prompt(base: str, repo_path: Path, metadata: Mapping[str, str]) -> str:
     """The full system prompt from HEAD, compiled now (use PromptCompiler to cache it)."""
-    return assemble_prompt(base, render_memory_snapshot(repo_path), metadata)
+    return assemble_prompt(base, render_memory_section(repo_path), metadata)
 
 
-def render_memory_snapshot(repo_path: Path) -> str:
+def render_memory_section(repo_path: Path) -> str:
     """The memory section alone (self, system files, external tree, skills) at HEAD."""
     repo = GitRepo(repo_path)
     _require_repo(repo)

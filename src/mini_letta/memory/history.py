@@ -21,10 +21,9 @@ from mini_letta.memory.edits import (
 )
 from mini_letta.memory.frontmatter import decode_memory_bytes, parse_memory_file
 from mini_letta.memory.paths import resolve_memory_path
-from mini_letta.memory.repo import GitRepo, memory_lock_path
+from mini_letta.memory.repo import GitRepo, lock_memory
 from mini_letta.memory.secrets import find_secret, iter_secrets, refuse_secret, secret_values
 
-LOCK_TIMEOUT = 30.0
 _FIELD = "\x1f"
 _RECORD = "\x1e"
 
@@ -111,10 +110,9 @@ def undo_commit(memory_dir: Path, sha: str) -> str:
     A conflict changes nothing; neither does a revert that would bring a credential back (in a
     file, a path, or the subject it repeats): SecretDetectedError.
     """
-    from mini_letta.storage.locks import exclusive_lock
 
     repo = _repo(memory_dir)
-    with exclusive_lock(memory_lock_path(memory_dir), timeout=LOCK_TIMEOUT, what="memory"):
+    with lock_memory(memory_dir):
         _require_clean(repo, "undo")
         parents = repo.run("rev-list", "--parents", "-n1", sha).split()[1:]
         if not parents:
@@ -189,7 +187,6 @@ def save_hand_edit(
     The new text must be a valid memory file without new secrets; otherwise MemfsError and
     memory is untouched. Returns the new sha, or None when the text did not change.
     """
-    from mini_letta.storage.locks import exclusive_lock
 
     rel = resolve_memory_path(memory_dir, path)
     refuse_secret(rel, "the path")
@@ -208,7 +205,7 @@ def save_hand_edit(
         if new_text[found.start : found.end] not in known:
             raise SecretDetectedError(found.kind, f"the edited {rel}")
     plan = MemoryEditPlan("edit", {rel: new_text.encode("utf-8")}, (), f"edited {rel}")
-    with exclusive_lock(memory_lock_path(memory_dir), timeout=LOCK_TIMEOUT, what="memory"):
+    with lock_memory(memory_dir):
         _require_clean(repo, "edit", [rel])
         now = target.read_bytes() if target.exists() else None
         if now != before:

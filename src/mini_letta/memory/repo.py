@@ -14,11 +14,15 @@ import re
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from mini_letta.errors import GitError
+from mini_letta.home import memory_lock_file
+from mini_letta.storage.locks import exclusive_lock
 
 GIT_TIMEOUT = 60.0
+MEMORY_LOCK_TIMEOUT = 30.0
 _SHA_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 HARNESS_NAME = "mini-letta"
 HARNESS_EMAIL = "mini-letta@localhost"
@@ -53,15 +57,15 @@ _DROPPED_ENV = (
     "GIT_CONFIG_COUNT",
 )
 
-DEFAULT_PERSONA_DESCRIPTION = "Who I am and how I work; I revise it as I learn."
-DEFAULT_PERSONA = "I am a mini-letta agent, a long-lived assistant for one person.\n"
-DEFAULT_HUMAN_DESCRIPTION = "What I know about the person I work with."
-DEFAULT_HUMAN = "Nothing yet; I have not got to know this person.\n"
 
+def lock_memory(
+    memory_dir: Path, *, timeout: float = MEMORY_LOCK_TIMEOUT
+) -> AbstractContextManager[None]:
+    """The lock every memory writer holds (the memory tool, `memory edit`/`undo`, a merge).
 
-def memory_lock_path(memory_dir: Path) -> Path:
-    """The lock every memory writer holds: `agents/<id>/memory` -> `agents/<id>/memory.lock`."""
-    return memory_dir.with_name(memory_dir.name + ".lock")
+    Raises LockTimeoutError when another process keeps it for `timeout` seconds.
+    """
+    return exclusive_lock(memory_lock_file(memory_dir), timeout=timeout, what="memory")
 
 
 def ensure_git_available(search_path: str | None = None) -> str:
@@ -366,6 +370,14 @@ def init_memory_repo(path: Path, persona: str | None = None, human: str | None =
     (git init done, no commit) is completed. Raises GitError when git is missing or fails.
     """
     from mini_letta.memory.frontmatter import MemoryFile, render_memory_file
+    from mini_letta.memory.layout import (
+        DEFAULT_HUMAN,
+        DEFAULT_HUMAN_DESCRIPTION,
+        DEFAULT_PERSONA,
+        DEFAULT_PERSONA_DESCRIPTION,
+        HUMAN_FILE,
+        PERSONA_FILE,
+    )
     from mini_letta.storage.atomic import save_bytes
 
     ensure_git_available()
@@ -377,10 +389,8 @@ def init_memory_repo(path: Path, persona: str | None = None, human: str | None =
         repo.run("init", "-q")
     repo.run("symbolic-ref", "HEAD", "refs/heads/main")
     files = {
-        "system/persona.md": MemoryFile(
-            DEFAULT_PERSONA_DESCRIPTION, _body(persona, DEFAULT_PERSONA)
-        ),
-        "system/human.md": MemoryFile(DEFAULT_HUMAN_DESCRIPTION, _body(human, DEFAULT_HUMAN)),
+        PERSONA_FILE: MemoryFile(DEFAULT_PERSONA_DESCRIPTION, _body(persona, DEFAULT_PERSONA)),
+        HUMAN_FILE: MemoryFile(DEFAULT_HUMAN_DESCRIPTION, _body(human, DEFAULT_HUMAN)),
     }
     for rel, memory_file in files.items():
         target = path / rel

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock, format_timestamp
@@ -22,8 +21,8 @@ from mini_letta.conversations.store import ConversationStore
 from mini_letta.home import Home, ensure_dir
 from mini_letta.llm.base import Provider, Purpose
 from mini_letta.loop.events import MessageEvent, TurnResult
-from mini_letta.loop.turn import TurnSetup, run_turn
-from mini_letta.storage.jsonl import JsonlLog
+from mini_letta.loop.setup import TurnSetup
+from mini_letta.loop.turn import run_turn
 from mini_letta.storage.locks import exclusive_lock
 from mini_letta.tools.base import ToolContext, Toolset
 
@@ -34,22 +33,11 @@ class RunTranscript(ConversationStore):
     """A conversation kept at `reflections/<run-id>.<kind>.jsonl` instead of conversations/."""
 
     def __init__(self, home: Home, agent_id: str, run_id: str, kind: str = "messages") -> None:
-        super().__init__(agent_id, f"reflection-{run_id}-{kind}", home)
-        self.dir = home.reflections_dir(agent_id)
-        self.log = JsonlLog(self.dir / f"{run_id}.{kind}.jsonl")
-        self._record_path = self.dir / f".{run_id}.{kind}.json"
-        self._lock_path = self.dir / f".{run_id}.{kind}.lock"
-
-    @property
-    def record_path(self) -> Path:
-        return self._record_path
-
-    @property
-    def log_path(self) -> Path:
-        return self.log.path
+        files = home.run_transcript_files(agent_id, run_id, kind)
+        super().__init__(agent_id, f"reflection-{run_id}-{kind}", home, files)
 
     def lock(self, timeout: float = 30.0) -> contextlib.AbstractContextManager[None]:
-        return exclusive_lock(self._lock_path, timeout=timeout, what=self.conversation_id)
+        return exclusive_lock(self.files.lock, timeout=timeout, what=self.conversation_id)
 
     def start(self, clock: Clock) -> None:
         ensure_dir(self.dir)
@@ -61,7 +49,7 @@ class RunTranscript(ConversationStore):
         )
 
     def discard_scaffolding(self) -> None:
-        for path in (self._record_path, self._lock_path, self.log.lock_path):
+        for path in (self.files.record, self.files.lock, self.log.lock_path):
             with contextlib.suppress(OSError):
                 path.unlink()
 

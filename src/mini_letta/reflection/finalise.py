@@ -1,4 +1,4 @@
-"""Finalising a reflection worktree (SPEC §7.5 step 6): classify it, merge it, in exact order.
+"""Finalising a reflection worktree: classify it, merge it, in exact order.
 
 The checks run in this order and the first match decides: worktree dirty → `dirty_uncommitted`;
 the agent failed → `failed`; no commits → `no_changes`; parent dirty → `parent_dirty`; then
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mini_letta.errors import SecretDetectedError
-from mini_letta.memory.repo import GitRepo, memory_lock_path
+from mini_letta.memory.repo import GitRepo, lock_memory
 from mini_letta.memory.secrets import refuse_secret
 from mini_letta.reflection.outcome import Status, status_message
 from mini_letta.reflection.settings import MergeMode
@@ -23,7 +23,6 @@ from mini_letta.reflection.worktree import (
     commits_ahead,
     is_merged,
 )
-from mini_letta.storage.locks import exclusive_lock
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +94,7 @@ def merge_branch(parent: GitRepo, worktree: Worktree) -> MergeAttempt:
     Runs under the memory repo's lock, the one the memory tool commits under, and re-checks
     that the parent is clean there. A conflict is aborted at once: the parent is left as it was.
     """
-    with exclusive_lock(memory_lock_path(parent.path), timeout=MERGE_LOCK_TIMEOUT, what="memory"):
+    with lock_memory(parent.path, timeout=MERGE_LOCK_TIMEOUT):
         if parent.current_branch() != "main":
             return MergeAttempt(False, detail="memory is not on branch main")
         changes = parent.changed_paths()

@@ -1,4 +1,4 @@
-"""Automatic launches: run now, or queue behind the running reflection (SPEC §7.5 item 1).
+"""Automatic launches: run now, or queue behind the running reflection.
 
 `launch_automatic` runs a triggered reflection; if another run holds the agent's lease, the
 launch is queued in `agents/<id>/reflection-queue.json` — one entry per agent, the latest wins —
@@ -25,7 +25,7 @@ from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import CorruptFileError, MiniLettaError
-from mini_letta.home import Home
+from mini_letta.home import Home, lock_file_for
 from mini_letta.reflection.backoff import is_step_count_due
 from mini_letta.reflection.lease import is_alive, read_lease
 from mini_letta.reflection.outbox import post_automatic_outcome
@@ -40,7 +40,6 @@ from mini_letta.workspace import World
 
 _log = logging.getLogger("mini_letta")
 
-QUEUE_FILE = "reflection-queue.json"
 SCHEMA_VERSION = 1
 MAX_DRAINED = 8  # runs one drain may start: a bound, should launches keep arriving
 COUNTED_SKIPS = ("parent_dirty", "memory_not_ready", "error")
@@ -230,9 +229,9 @@ def _read(home: Home, agent_id: str, clock: Clock) -> QueuedLaunch | None:
 
 
 def _path(home: Home, agent_id: str) -> Path:
-    return home.agent_dir(agent_id) / QUEUE_FILE
+    return home.reflection_queue_file(agent_id)
 
 
 def _lock(home: Home, agent_id: str) -> Any:
-    path = home.agent_dir(agent_id) / (QUEUE_FILE + ".lock")
+    path = lock_file_for(home.reflection_queue_file(agent_id))
     return exclusive_lock(path, timeout=10.0, what=f"the reflection queue of {agent_id}")

@@ -19,7 +19,7 @@ from typing import Any
 
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import CorruptFileError, LeaseHeldError
-from mini_letta.home import Home
+from mini_letta.home import Home, lock_file_for
 from mini_letta.storage.atomic import load_json, quarantine_file, save_json
 from mini_letta.storage.fields import optional_int, require_str
 from mini_letta.storage.locks import exclusive_lock
@@ -27,7 +27,6 @@ from mini_letta.storage.locks import exclusive_lock
 _log = logging.getLogger("mini_letta")
 
 SCHEMA_VERSION = 1
-LEASE_FILE = "reflection.lease"
 DEFAULT_TTL = timedelta(minutes=30)
 
 
@@ -92,14 +91,14 @@ class ReflectionLease:
                 return  # reaped by someone who thought we were gone; nothing to renew
             expires = format_timestamp(clock.now() + ttl)
             self.holder = replace(self.holder, expires_at=expires)
-            save_json(lease_path(self.home, self.agent_id), self.holder.to_json())
+            save_json(self.home.reflection_lease_file(self.agent_id), self.holder.to_json())
 
     def release(self) -> None:
         if not self._held:
             return
         self._held = False
         with _lock(self.home, self.agent_id):
-            path = lease_path(self.home, self.agent_id)
+            path = self.home.reflection_lease_file(self.agent_id)
             try:
                 data = load_json(path)
             except CorruptFileError:
@@ -112,10 +111,6 @@ class ReflectionLease:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
-
-
-def lease_path(home: Home, agent_id: str) -> Path:
-    return home.agent_dir(agent_id) / LEASE_FILE
 
 
 def acquire_lease(
@@ -138,10 +133,10 @@ def acquire_lease(
     with _lock(home, agent_id):
         current = _read(home, agent_id, clock)
         if current is not None and is_alive(current, now):
-            raise LeaseBusyError(current, lease_path(home, agent_id))
+            raise LeaseBusyError(current, home.reflection_lease_file(agent_id))
         if current is not None:
             _log.debug("reaping the reflection lease of run %s", current.run_id)
-        save_json(lease_path(home, agent_id), holder.to_json())
+        save_json(home.reflection_lease_file(agent_id), holder.to_json())
     return ReflectionLease(home, agent_id, holder, current)
 
 
@@ -175,7 +170,7 @@ def _pid_alive(pid: int) -> bool:
 
 
 def _read(home: Home, agent_id: str, clock: Clock) -> LeaseHolder | None:
-    path = lease_path(home, agent_id)
+    path = home.reflection_lease_file(agent_id)
     try:
         data = load_json(path)
         return None if data is None else LeaseHolder.from_json(data)
@@ -186,7 +181,7 @@ def _read(home: Home, agent_id: str, clock: Clock) -> LeaseHolder | None:
 
 
 def _lock(home: Home, agent_id: str) -> Any:
-    path = home.agent_dir(agent_id) / (LEASE_FILE + ".lock")
+    path = lock_file_for(home.reflection_lease_file(agent_id))
     return exclusive_lock(path, timeout=10.0, what=f"the reflection lease of {agent_id}")
 
 

@@ -16,29 +16,24 @@ from typing import Any
 
 from mini_letta.clock import Clock
 from mini_letta.errors import CorruptFileError
-from mini_letta.home import Home
+from mini_letta.home import Home, is_json_file, lock_file_for
 from mini_letta.reflection.outcome import ReflectionOutcome
 from mini_letta.storage.atomic import load_json, quarantine_file, save_json
 from mini_letta.storage.locks import exclusive_lock
 
 _log = logging.getLogger("mini_letta")
 
-OUTBOX_DIR = "reflection-outbox"
 SCHEMA_VERSION = 1
-
-
-def outbox_dir(home: Home, agent_id: str) -> Path:
-    return home.agent_dir(agent_id) / OUTBOX_DIR
 
 
 def post_outcome(home: Home, agent_id: str, outcome: ReflectionOutcome, clock: Clock) -> Path:
     """Leave `outcome` for the next command; a sequence number keeps the posting order."""
-    folder = outbox_dir(home, agent_id)
+    folder = home.reflection_outbox_dir(agent_id)
     with _lock(folder):
         entries = _entries(folder)
         last = _sequence(entries[-1]) if entries else 0
         stamp = clock.now().strftime("%Y%m%d%H%M%S")
-        path = folder / f"{last + 1:08d}-{stamp}.json"
+        path = home.reflection_outbox_entry(agent_id, last + 1, stamp)
         save_json(path, {"schemaVersion": SCHEMA_VERSION, "outcome": outcome.to_json()})
     return path
 
@@ -54,7 +49,7 @@ def post_automatic_outcome(
 def take_outcomes(home: Home, agent_id: str, clock: Clock) -> list[ReflectionOutcome]:
     """Every waiting outcome, oldest first, removed from the outbox (an unreadable one is moved
     aside with a warning instead)."""
-    folder = outbox_dir(home, agent_id)
+    folder = home.reflection_outbox_dir(agent_id)
     if not _entries(folder):
         return []
     taken: list[ReflectionOutcome] = []
@@ -82,7 +77,7 @@ def _decode(data: dict[str, Any]) -> ReflectionOutcome:
 
 
 def _lock(folder: Path) -> Any:
-    return exclusive_lock(folder.with_name(OUTBOX_DIR + ".lock"), what="the reflection outbox")
+    return exclusive_lock(lock_file_for(folder), what="the reflection outbox")
 
 
 def _sequence(path: Path) -> int:
@@ -95,4 +90,4 @@ def _entries(folder: Path) -> list[Path]:
         names = os.listdir(folder)
     except FileNotFoundError:
         return []
-    return sorted(folder / n for n in names if n.endswith(".json") and not n.startswith("."))
+    return sorted(path for path in map(folder.joinpath, names) if is_json_file(path))

@@ -110,11 +110,6 @@ class ReflectionOutcome:
         """For automatic runs: everything but the repeats of a failure streak (reported once)."""
         return self.ok or self.skip_reason == "busy" or self.consecutive_failures <= 1
 
-    @property
-    def first_failure(self) -> bool:
-        """True once per failure streak, so automatic runs report a streak only once."""
-        return self.status is not None and not self.ok and self.consecutive_failures == 1
-
     def to_json(self) -> dict[str, Any]:
         return {
             "launched": self.launched,

@@ -1,11 +1,11 @@
-"""The reflection payload (SPEC §7.4): the unreflected slice, normalised, redacted and bounded.
+"""The reflection payload: the unreflected slice, normalised, redacted and bounded.
 
-The slice runs from the line after the watermark to a snapshot boundary taken at launch, so
-messages appended while a reflection runs are not in it. Each message becomes a small JSON
+The slice runs from the line after the watermark to the launch line (the log's end at launch),
+so messages appended while a reflection runs are not in it. Each message becomes a small JSON
 object (tool arguments capped at 300 characters, tool results at 2,500 head+tail with a marker);
 secrets are redacted before anything is cut, so a cut can never expose half a key. The whole
 list stays within `max_chars` of compact JSON: the oldest part goes first and the rest waits,
-with `end_snapshot_line` moved back to where this slice stops. Building reads only the slice,
+with `slice_end_line` moved back to where this slice stops. Building reads only the slice,
 never more than the budget past the watermark. Files live in the conversation's `payloads/`
 and are removed by the next run (`clear_payloads`).
 """
@@ -23,12 +23,12 @@ from mini_letta.clock import Clock, format_timestamp
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import CorruptFileError, ReflectionError
+from mini_letta.home import is_json_file, payload_file
 from mini_letta.memory.secrets import redact_secrets
 from mini_letta.reflection.watermark import ReflectionState, Watermark, unreflected_messages
 from mini_letta.storage.atomic import load_json, save_json
 
 SCHEMA_VERSION = 1
-PAYLOADS_DIR = "payloads"
 PAYLOAD_TYPE = "reflection_payload"
 MANIFEST_TYPE = "multi_transcript_reflection_payload"
 TOOL_ARGS_CAP = 300
@@ -43,8 +43,8 @@ class Payload:
     path: Path
     messages: tuple[dict[str, Any], ...]
     start_line: int
-    end_snapshot_line: int  # exclusive: the slice is lines [start_line, end_snapshot_line)
-    snapshot_line: int  # the launch boundary; end_snapshot_line < it when the rest waits
+    slice_end_line: int  # exclusive: the slice is lines [start_line, slice_end_line)
+    launch_line: int  # the launch boundary; slice_end_line < it when the rest waits
     start_message_id: str | None
     end_message_id: str | None
     end: Watermark  # where the watermark goes when this slice is consumed
@@ -55,12 +55,12 @@ class Payload:
 
     @property
     def truncated(self) -> bool:
-        return self.end_snapshot_line < self.snapshot_line
+        return self.slice_end_line < self.launch_line
 
 
 def payload_budget(context_window: int) -> int:
     """Characters of payload for a model: a quarter of its window at one token per character
-    (the CJK worst case), leaving room for the prompt, the memory snapshot and the agent's steps.
+    (the CJK worst case), leaving room for the prompt, the memory section and the agent's steps.
     """
     return max(MIN_MAX_CHARS * 4, min(DEFAULT_MAX_CHARS, context_window // 4))
 
@@ -71,28 +71,28 @@ def build_payload(
     *,
     name: str,
     clock: Clock,
-    snapshot_line: int | None = None,
+    launch_line: int | None = None,
     max_chars: int = DEFAULT_MAX_CHARS,
 ) -> Payload | None:
     """Select, normalise and write the next payload; None when there is nothing to reflect on."""
     if max_chars < MIN_MAX_CHARS:
         raise ValueError(f"max_chars must be at least {MIN_MAX_CHARS}")
-    snapshot = store.count() if snapshot_line is None else snapshot_line
-    unreflected = unreflected_messages(store, state, stop_line=snapshot)
+    boundary = store.count() if launch_line is None else launch_line
+    unreflected = unreflected_messages(store, state, stop_line=boundary)
     entries, cut = _select(unreflected, max_chars)
     kept = [e for e in entries if e.data is not None]
     if not kept:
         return None
     last = entries[-1]
-    end_line = last.line + 1 if cut else snapshot
+    end_line = last.line + 1 if cut else boundary
     messages = tuple(e.data for e in kept if e.data is not None)
-    path = store.dir / PAYLOADS_DIR / f"{name}.json"
+    path = payload_file(store.files.payloads_dir, name)
     payload = Payload(
         path=path,
         messages=messages,
         start_line=unreflected.start_line,
-        end_snapshot_line=end_line,
-        snapshot_line=snapshot,
+        slice_end_line=end_line,
+        launch_line=boundary,
         start_message_id=kept[0].message_id,
         end_message_id=kept[-1].message_id,
         end=Watermark(last.line, last.message_id),
@@ -139,11 +139,11 @@ def build_replay_payload(
     messages = tuple(e.data for e in kept if e.data is not None)
     end = picked[-1].line + 1
     payload = Payload(
-        path=store.dir / PAYLOADS_DIR / f"{name}.json",
+        path=payload_file(store.files.payloads_dir, name),
         messages=messages,
         start_line=picked[0].line,
-        end_snapshot_line=end,
-        snapshot_line=end,
+        slice_end_line=end,
+        launch_line=end,
         start_message_id=kept[0].message_id,
         end_message_id=kept[-1].message_id,
         end=Watermark(picked[-1].line, picked[-1].message_id),
@@ -180,7 +180,7 @@ def save_manifest(
                 "startMessageId": payload.start_message_id,
                 "endMessageId": payload.end_message_id,
                 "startLine": payload.start_line,
-                "endSnapshotLine": payload.end_snapshot_line,
+                "endSnapshotLine": payload.slice_end_line,
             }
             for conversation_id, payload in slices
         ],
@@ -252,12 +252,12 @@ def load_payload(path: Path) -> dict[str, Any]:
 
 def clear_payloads(store: ConversationStore) -> int:
     """Remove the payloads of earlier runs; call only while holding the agent's lease."""
-    folder = store.dir / PAYLOADS_DIR
+    folder = store.files.payloads_dir
     removed = 0
     if not folder.is_dir():
         return 0
     for entry in folder.iterdir():
-        if entry.suffix == ".json" or entry.name.endswith(".tmp"):
+        if is_json_file(entry) or entry.name.endswith(".tmp"):
             try:
                 os.unlink(entry)
                 removed += 1
@@ -346,7 +346,7 @@ def _payload_json(store: ConversationStore, payload: Payload, created_at: str) -
         "createdAt": created_at,
         "mode": payload.mode,
         "startLine": payload.start_line,
-        "endSnapshotLine": payload.end_snapshot_line,
+        "endSnapshotLine": payload.slice_end_line,
         "startMessageId": payload.start_message_id,
         "endMessageId": payload.end_message_id,
         "watermarkLost": payload.watermark_lost,

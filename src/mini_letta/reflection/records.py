@@ -1,4 +1,4 @@
-"""Run records: `agents/<id>/reflections/<run-id>.json`, one per reflection run (SPEC §7.7).
+"""Run records: `agents/<id>/reflections/<run-id>.json`, one per reflection run.
 
 A record is written when a run starts (status `running`) and rewritten when it ends, so a crash
 leaves a `running` record that the next run marks `interrupted`. Records are the durable history
@@ -16,7 +16,7 @@ from typing import Any
 
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import CorruptFileError, NotFoundError
-from mini_letta.home import Home
+from mini_letta.home import Home, is_json_file
 from mini_letta.storage.atomic import load_json, save_json
 from mini_letta.storage.fields import optional_dict, optional_int, optional_str, require_str
 
@@ -31,7 +31,7 @@ class SliceInfo:
 
     conversation_id: str
     start_line: int
-    end_snapshot_line: int
+    slice_end_line: int
     start_message_id: str | None
     end_message_id: str | None
     message_count: int
@@ -45,7 +45,7 @@ class SliceInfo:
             "conversationId": self.conversation_id,
             "mode": self.mode,
             "startLine": self.start_line,
-            "endSnapshotLine": self.end_snapshot_line,
+            "endSnapshotLine": self.slice_end_line,  # the disk name predates `slice_end_line`
             "startMessageId": self.start_message_id,
             "endMessageId": self.end_message_id,
             "messageCount": self.message_count,
@@ -59,7 +59,7 @@ class SliceInfo:
         return cls(
             conversation_id=require_str(data, "conversationId", non_empty=True),
             start_line=optional_int(data, "startLine", minimum=0) or 0,
-            end_snapshot_line=optional_int(data, "endSnapshotLine", minimum=0) or 0,
+            slice_end_line=optional_int(data, "endSnapshotLine", minimum=0) or 0,
             start_message_id=optional_str(data, "startMessageId"),
             end_message_id=optional_str(data, "endMessageId"),
             message_count=optional_int(data, "messageCount", minimum=0) or 0,
@@ -176,16 +176,8 @@ def is_run_id(text: str) -> bool:
     return _RUN_ID.match(text.strip()) is not None
 
 
-def record_path(home: Home, agent_id: str, run_id: str) -> Path:
-    return home.reflections_dir(agent_id) / f"{run_id}.json"
-
-
-def messages_path(home: Home, agent_id: str, run_id: str) -> Path:
-    return home.reflections_dir(agent_id) / f"{run_id}.messages.jsonl"
-
-
 def save_run_record(home: Home, record: RunRecord) -> Path:
-    path = record_path(home, record.agent_id, record.run_id)
+    path = home.reflection_record_file(record.agent_id, record.run_id)
     save_json(path, record.to_json())
     return path
 
@@ -197,7 +189,7 @@ def load_run_record(home: Home, agent_id: str, run_id: str) -> RunRecord:
             f"{run_id!r} is not a reflection run id (like 20261008160658-c0ef7940; "
             "see `mini-letta reflections list`)"
         )
-    path = record_path(home, agent_id, run_id)
+    path = home.reflection_record_file(agent_id, run_id)
     data = load_json(path)
     if data is None:
         raise NotFoundError(
@@ -212,8 +204,8 @@ def list_run_records(home: Home, agent_id: str) -> list[RunRecord]:
     if not folder.is_dir():
         return []
     records = []
-    for path in sorted(folder.glob("*.json"), reverse=True):
-        if not _RUN_ID.match(path.stem):
+    for path in sorted(folder.iterdir(), reverse=True):
+        if not is_json_file(path) or not _RUN_ID.match(path.stem):
             continue
         data = load_json(path)
         if data is not None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from mini_letta.errors import GitError
 from mini_letta.home import Home
 from mini_letta.memory.repo import GitRepo
-from mini_letta.reflection.records import RunRecord, messages_path
+from mini_letta.reflection.records import RunRecord
 
 
 def describe_run(home: Home, record: RunRecord) -> str:
@@ -29,10 +29,10 @@ def describe_run(home: Home, record: RunRecord) -> str:
             payload += " (removed by a later run)"
         lines += [
             f"conversation: {piece.conversation_id} lines {piece.start_line}-"
-            f"{piece.end_snapshot_line - 1} ({piece.message_count} message(s))",
+            f"{piece.slice_end_line - 1} ({piece.message_count} message(s))",
             f"payload:      {payload}",
         ]
-    transcript = messages_path(home, record.agent_id, record.run_id)
+    transcript = home.reflection_transcript_file(record.agent_id, record.run_id, "messages")
     lines.append(f"transcript:   {transcript if transcript.exists() else '-'}")
     lines.append("")
     lines.append(_diff(home, record))

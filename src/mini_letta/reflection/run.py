@@ -1,4 +1,6 @@
-"""A reflection run, SPEC §7.5 steps 1-7 in order: `launch_reflection` is the one entry point.
+"""A reflection run, its steps in order: `launch_reflection` is the one entry point.
+
+The steps (drawn in docs/architecture.md, "A reflection run"):
 
 lease → memory repo on main → stale leftovers cleaned → parent dirty? skip → payload(s)? else
 skip → worktree → reflection agent → finalise → worktree and branch removed (always) → states
@@ -21,7 +23,7 @@ from mini_letta.errors import MiniLettaError
 from mini_letta.ids import new_run_id
 from mini_letta.llm.base import Provider
 from mini_letta.loop.setup import TurnOptions, build_agent_provider, build_system_prompt
-from mini_letta.memory.compile import render_memory_snapshot
+from mini_letta.memory.compile import render_memory_section
 from mini_letta.memory.repo import GitRepo
 from mini_letta.reflection.agent import (
     DEFAULT_REFLECTION_STEPS,
@@ -114,7 +116,7 @@ def launch_multi_reflection(
     stores: Sequence[ConversationStore],
     options: LaunchOptions,
 ) -> ReflectionOutcome:
-    """One run over several conversations (SPEC §7.4): unreflected slices where there is new
+    """One run over several conversations: unreflected slices where there is new
     content, replay slices where there is not; only the unreflected watermarks move."""
     if not stores:
         raise ValueError("launch_multi_reflection needs at least one conversation")
@@ -272,7 +274,7 @@ def _execute(run: _Run, slices: list[Slice]) -> tuple[Finalised, SideAgentResult
 
 
 def _manifest(run: _Run, slices: list[Slice]) -> str:
-    path = run.world.home.reflections_dir(run.agent.id) / f"{run.run_id}.manifest.json"
+    path = run.world.home.reflection_manifest_file(run.agent.id, run.run_id)
     save_manifest(
         path,
         agent_id=run.agent.id,
@@ -286,8 +288,8 @@ def _manifest(run: _Run, slices: list[Slice]) -> str:
 
 def _run_agent(run: _Run, worktree: Worktree, slices: list[Slice]) -> SideAgentResult:
     payloads = [load_payload(piece.payload.path) for piece in slices]
-    snapshot = render_memory_snapshot(worktree.path)
-    task = build_reflection_task(payloads, snapshot, run.options.instruction)
+    memory = render_memory_section(worktree.path)
+    task = build_reflection_task(payloads, memory, run.options.instruction)
     context = ToolContext(
         cwd=worktree.path,
         clock=run.world.clock,

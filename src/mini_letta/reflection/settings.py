@@ -1,4 +1,4 @@
-"""Reflection settings (SPEC §7.1): the type, the one layering function, validation, rendering.
+"""Reflection settings: the type, the one layering function, validation, rendering.
 
 Effective settings = defaults ← global settings.json `reflection` ← agent.json `reflection` ←
 project-local `agents.<id>.reflection`. In a layer, a missing key means "not set here" (inherit)
@@ -183,7 +183,7 @@ def load_reflection_settings(
 
 
 def is_auto_reflection_enabled(platform: str, environ: Mapping[str, str]) -> bool:
-    """Automatic reflection is off on native Windows unless explicitly enabled (SPEC §7.1)."""
+    """Automatic reflection is off on native Windows unless explicitly enabled."""
     if platform != "win32":
         return True
     return environ.get("MINI_LETTA_ENABLE_WINDOWS_AUTO_REFLECTION", "").strip() == "1"

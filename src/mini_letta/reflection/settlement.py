@@ -1,7 +1,7 @@
 """What a reflection run leaves behind: each conversation's state and the run record.
 
 `settle_slices` is the only place a run moves a watermark: for every `unreflected` slice, a
-consumed run (`merged`, `no_changes`) advances it to the end of that slice's snapshot, never
+consumed run (`merged`, `no_changes`) advances it to the end of that slice, never
 backwards, and resets the failure count; any other status adds one failure. `replay` slices are
 never touched. The record is written `running` at the start and completed at the end.
 """
@@ -162,7 +162,7 @@ def _slice_info(piece: Slice) -> SliceInfo:
     return SliceInfo(
         conversation_id=piece.store.conversation_id,
         start_line=payload.start_line,
-        end_snapshot_line=payload.end_snapshot_line,
+        slice_end_line=payload.slice_end_line,
         start_message_id=payload.start_message_id,
         end_message_id=payload.end_message_id,
         message_count=len(payload.messages),

@@ -1,7 +1,7 @@
 """The first message of each side agent: the reflection task and the merge-review task.
 
 The reflection task carries the payload as `<transcript>` with one JSON message per line, after
-the memory snapshot; the system prompts live in `prompts/`. Everything the agent needs is in
+the memory section; the system prompts live in `prompts/`. Everything the agent needs is in
 the text, so a real model and the mock read the same thing.
 """
 
@@ -25,9 +25,9 @@ def merge_review_prompt() -> str:
 
 
 def build_reflection_task(
-    payloads: Sequence[Mapping[str, Any]], snapshot: str, instruction: str | None
+    payloads: Sequence[Mapping[str, Any]], memory: str, instruction: str | None
 ) -> str:
-    """The reflection agent's first message: notes, the memory snapshot, then each transcript."""
+    """The reflection agent's first message: notes, the memory section, then each transcript."""
     parts = [
         "Review this transcript and update memory."
         if len(payloads) == 1
@@ -40,7 +40,7 @@ def build_reflection_task(
         )
     if instruction and instruction.strip():
         parts.append(f"Additional instruction from the user: {instruction.strip()}")
-    parts.append(f"<memory_snapshot>\n{snapshot.strip()}\n</memory_snapshot>")
+    parts.append(f"<memory>\n{memory.strip()}\n</memory>")
     parts.extend(_transcript(payload) for payload in payloads)
     return "\n\n".join(parts)
 

@@ -1,4 +1,4 @@
-"""The post-turn decision (SPEC §7.2; chapter 14.3 and 14.5): reflect after this turn, or not.
+"""The post-turn decision (chapter 14.3 and 14.5): reflect after this turn, or not.
 
 Only a turn that ended with `end_turn` counts: after any other turn nothing changes, and a
 compaction flag it raised waits for the next turn that does. Then, in order: (1) a pending
@@ -17,10 +17,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from mini_letta.agents.records import AgentRecord
-from mini_letta.context.compaction import COMPACTION_EVENT_FILE, read_compaction_event
+from mini_letta.context.compaction_flag import lower_compaction_flag
 from mini_letta.conversations.messages import StopReason
 from mini_letta.conversations.store import ConversationStore
-from mini_letta.errors import LockTimeoutError
 from mini_letta.reflection.outcome import AutoTrigger, Queued, ReflectionOutcome
 from mini_letta.reflection.settings import (
     ReflectionSettings,
@@ -38,7 +37,6 @@ DecisionReason = Literal[
     "backing_off",
     "below_threshold",
 ]
-FLAG_LOCK_TIMEOUT = 5.0  # a turn in progress elsewhere: leave the flag for the next turn end
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +88,7 @@ def decide_after_turn(
     """Consume the compaction flag and decide; launches nothing."""
     if stop_reason != "end_turn":
         return Decision(None, "not_end_turn")
-    consumed = consume_compaction_flag(store)
+    consumed = lower_compaction_flag(store)
     settings = settings or load_reflection_settings(world.home, world.cwd, agent)
     if settings.trigger == "off":
         return Decision(None, "off", consumed)
@@ -135,27 +133,6 @@ def maybe_reflect_after_turn(
 
         return launch_automatic(world, agent, store, decision.trigger)
     return launch(decision.trigger)
-
-
-def consume_compaction_flag(store: ConversationStore) -> bool:
-    """Set a pending compaction flag to false, keeping its other fields; True if it was set.
-
-    Cheap when nothing is pending (one small read). Written under the conversation lock, so a
-    compaction in another process is never overwritten; if a turn elsewhere holds the lock for
-    long, the flag stays pending for the next turn end.
-    """
-    event = read_compaction_event(store)
-    if event is None or event.get("pending") is not True:
-        return False
-    try:
-        with store.lock(timeout=FLAG_LOCK_TIMEOUT):
-            event = read_compaction_event(store)
-            if event is None or event.get("pending") is not True:
-                return False
-            store.write_json(COMPACTION_EVENT_FILE, {**event, "pending": False})
-    except LockTimeoutError:
-        return False
-    return True
 
 
 def should_report(outcome: PostTurnOutcome) -> bool:

@@ -1,4 +1,4 @@
-"""The reflection watermark: `reflection-state.json` per conversation (SPEC §7.3, chapter 14.4).
+"""The reflection watermark: `reflection-state.json` per conversation (chapter 14.4).
 
 The watermark is a message id with its line beside it, so finding it is one indexed read (the id
 is checked at that line; a search by id is the fallback; an id the log no longer has means
@@ -22,14 +22,12 @@ from mini_letta.conversations.messages import Message
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import CorruptFileError
 from mini_letta.reflection.records import find_consumed_watermark
-from mini_letta.storage.atomic import quarantine_file
+from mini_letta.storage.atomic import load_json, quarantine_file, save_json
 from mini_letta.storage.fields import optional_int, optional_str
 from mini_letta.storage.locks import exclusive_lock
 
 _log = logging.getLogger("mini_letta")
 
-STATE_FILE = "reflection-state.json"
-STATE_LOCK = "reflection-state.lock"
 SCHEMA_VERSION = 1
 
 
@@ -114,7 +112,7 @@ def read_reflection_state(
     CorruptFileError when the run records cannot tell how far reflection had got.
     """
     try:
-        data = store.read_json(STATE_FILE)
+        data = load_json(store.files.reflection_state)
         if data is None:
             return ReflectionState()
         return ReflectionState.from_json(data)
@@ -124,7 +122,7 @@ def read_reflection_state(
 
 
 def save_reflection_state(store: ConversationStore, state: ReflectionState) -> None:
-    store.write_json(STATE_FILE, dict(state.to_json()))
+    save_json(store.files.reflection_state, state.to_json())
 
 
 def update_reflection_state(
@@ -190,7 +188,7 @@ class UnreflectedMessages:
     """The messages after the watermark as (line, message), streamed from the log.
 
     `watermark_lost` is True when the state named a message the log no longer has, so
-    everything is offered again; `stop_line` (exclusive) is a snapshot boundary.
+    everything is offered again; `stop_line` (exclusive) is a launch boundary.
     """
 
     def __init__(
@@ -267,10 +265,10 @@ def count_steps(
 
 
 def _rebuild(store: ConversationStore, clock: Clock, detail: str) -> ReflectionState:
-    path = store.dir / STATE_FILE
+    path = store.files.reflection_state
     with _state_lock(store):
         try:  # another process may have repaired it while we waited for the lock
-            data = store.read_json(STATE_FILE)
+            data = load_json(path)
             if data is None:
                 return ReflectionState()
             return ReflectionState.from_json(data)
@@ -315,5 +313,5 @@ def _rebuild(store: ConversationStore, clock: Clock, detail: str) -> ReflectionS
 
 def _state_lock(store: ConversationStore) -> Any:
     return exclusive_lock(
-        store.dir / STATE_LOCK, what=f"reflection state of {store.conversation_id}"
+        store.files.reflection_state_lock, what=f"reflection state of {store.conversation_id}"
     )

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from mini_letta.errors import StorageError, UnwritableError
+from mini_letta.home import index_file_for, lock_file_for
 from mini_letta.storage.atomic import fsync_directory, write_all
 from mini_letta.storage.locks import exclusive_lock
 
@@ -61,8 +62,8 @@ class JsonlLog:
 
     def __init__(self, path: Path, *, lock_timeout: float = 30.0) -> None:
         self.path = path
-        self.index_path = path.with_suffix(path.suffix + ".idx")
-        self.lock_path = path.with_suffix(path.suffix + ".lock")
+        self.index_path = index_file_for(path)
+        self.lock_path = lock_file_for(path)
         self._lock_timeout = lock_timeout
         self._view = _View(file_id=None)
         self._warned: set[tuple[tuple[int, int] | None, int]] = set()
@@ -148,14 +149,6 @@ class JsonlLog:
             return 0
         with f:
             return self._current(f).count
-
-    def size_bytes(self) -> int:
-        try:
-            return self.path.stat().st_size
-        except FileNotFoundError:
-            return 0
-        except OSError as exc:
-            raise StorageError(f"cannot read {self.path} ({exc.strerror or exc})") from exc
 
     def read_line(self, index: int) -> dict[str, Any] | None:
         """The record on line `index`, or None if that line is not a JSON object."""

@@ -1,45 +1,110 @@
-"""Cross-process exclusive locks on a lock file (flock on Unix, via `filelock`).
+"""Cross-process exclusive locks on a lock file: `flock` on POSIX (filelock on Windows).
 
-Invariants: a lock dies with its holder (flock is released by the kernel when the process exits,
-even on SIGKILL), so there is no stale-lock cleanup; the soft-lock fallback is disabled for that
-reason. Locks are re-entrant per thread and process for the same path; other threads and other
-processes are excluded.
+Invariants: a lock dies with its holder (the kernel drops a flock when the process exits, even
+on SIGKILL), so there is no stale-lock cleanup. Locks are re-entrant per thread for the same
+path; other threads and other processes are excluded (each thread locks its own open file
+description, and flock excludes across descriptions). `flock` itself is used rather than the
+filelock package because importing filelock costs about a quarter of a mock turn.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-
-from filelock import FileLock, Timeout
 
 from mini_letta.errors import LockTimeoutError, UnwritableError
 
 _POLL = 0.005  # seconds between flock attempts; appends hold the lock for about one fsync
 
 
+class _Held:
+    """One thread's hold on one lock file: how deep it is nested, and how to let it go."""
+
+    __slots__ = ("depth", "release")
+
+    def __init__(self, release: Callable[[], None]) -> None:
+        self.depth = 1
+        self.release = release
+
+
+_local = threading.local()  # .held: dict[str, _Held], this thread's locks by absolute path
+
+
 @contextmanager
 def exclusive_lock(path: Path, *, timeout: float = 30.0, what: str = "this file") -> Iterator[None]:
-    """Hold an exclusive lock on `path` for the body; `timeout` < 0 waits forever.
+    """Hold an exclusive lock on `path` for the body; `timeout` < 0 waits forever, 0 not at all.
 
-    The `FileLock` is a per-process singleton for its path (filelock keeps the registry), so
-    nested use from one thread only bumps a counter instead of deadlocking on a second flock.
-    Every instance is built with the same options, because filelock rejects a singleton lookup
-    whose options differ; the timeout is therefore passed to `acquire`, not to the constructor.
+    Nested use from one thread only counts depth instead of deadlocking on a second lock.
+    Raises LockTimeoutError when another holder keeps it past `timeout`, UnwritableError when
+    the lock file cannot be created.
     """
+    held: dict[str, _Held] = _local.__dict__.setdefault("held", {})
+    key = os.path.abspath(path)
+    hold = held.get(key)
+    if hold is not None:
+        hold.depth += 1
+    else:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UnwritableError(path.parent, exc.strerror or str(exc)) from exc
+        hold = held[key] = _Held(_acquire(path, timeout, what))
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        yield
+    finally:
+        hold.depth -= 1
+        if hold.depth == 0:
+            del held[key]
+            hold.release()
+
+
+def _acquire(path: Path, timeout: float, what: str) -> Callable[[], None]:
+    if sys.platform == "win32":
+        return _acquire_with_filelock(path, timeout, what)
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
-        raise UnwritableError(path.parent, exc.strerror or str(exc)) from exc
-    lock = FileLock(path, is_singleton=True, fallback_to_soft=False)
+        raise UnwritableError(path, exc.strerror or str(exc)) from exc
+    deadline = None if timeout < 0 else time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if deadline is not None and time.monotonic() >= deadline:
+                os.close(fd)
+                raise LockTimeoutError(what, path, timeout) from None
+            time.sleep(_POLL)
+            continue
+        except OSError as exc:
+            os.close(fd)
+            raise UnwritableError(path, exc.strerror or str(exc)) from exc
+        return lambda: _release(fd)
+
+
+def _release(fd: int) -> None:
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def _acquire_with_filelock(path: Path, timeout: float, what: str) -> Callable[[], None]:
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(path)
     try:
         lock.acquire(timeout=timeout, poll_interval=_POLL)
     except Timeout as exc:  # before OSError: filelock's Timeout is a TimeoutError
         raise LockTimeoutError(what, path, timeout) from exc
     except OSError as exc:
         raise UnwritableError(path, exc.strerror or str(exc)) from exc
-    try:
-        yield
-    finally:
-        lock.release()
+    return lambda: lock.release()

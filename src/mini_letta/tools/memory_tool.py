@@ -14,7 +14,6 @@ from typing import Any
 from mini_letta.llm.base import ToolSpec
 from mini_letta.tools.base import ToolContext, ToolInputError, ToolKind, ToolResult, require_str
 
-LOCK_TIMEOUT = 30.0
 _COMMANDS = ["view", "create", "str_replace", "insert", "delete", "rename", "update_description"]
 
 DESCRIPTION = (
@@ -62,15 +61,14 @@ def apply_and_commit(memory_dir: Path, command: str, args: dict[str, Any], reaso
     from mini_letta.errors import MemoryEditError
     from mini_letta.memory.edits import plan_memory_edit
     from mini_letta.memory.history import write_and_commit
-    from mini_letta.memory.repo import GitRepo, memory_lock_path
+    from mini_letta.memory.repo import GitRepo, lock_memory
     from mini_letta.memory.secrets import refuse_secret
-    from mini_letta.storage.locks import exclusive_lock
 
     refuse_secret(reason, "the reason")
     repo = GitRepo(memory_dir)
     if not repo.exists():
         raise MemoryEditError(f"the memory folder {memory_dir} is not a git repository")
-    with exclusive_lock(memory_lock_path(memory_dir), timeout=LOCK_TIMEOUT, what="memory"):
+    with lock_memory(memory_dir):
         _refuse_unfinished_git(memory_dir)
         plan = plan_memory_edit(memory_dir, command, args)
         dirty = repo.changed_paths(plan.touched)

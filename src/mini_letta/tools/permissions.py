@@ -13,8 +13,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from mini_letta.errors import InvalidValueError
-
 PermissionMode = Literal["default", "acceptEdits", "bypassPermissions", "plan"]
 PERMISSION_MODES: tuple[PermissionMode, ...] = (
     "default",
@@ -30,14 +28,6 @@ _TABLE: dict[PermissionMode, dict[str, Decision]] = {
     "bypassPermissions": {"read": "allow", "memory": "allow", "edit": "allow", "execute": "allow"},
     "plan": {"read": "allow", "memory": "deny", "edit": "deny", "execute": "deny"},
 }
-
-
-def parse_permission_mode(value: str) -> PermissionMode:
-    if value not in PERMISSION_MODES:
-        raise InvalidValueError(
-            f"invalid permission mode {value!r} (allowed: {', '.join(PERMISSION_MODES)})"
-        )
-    return value
 
 
 def decide(

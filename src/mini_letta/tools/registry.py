@@ -2,7 +2,7 @@
 
 The toolset for a run is, first match wins: `--tools`, agent.json `tools`, else the default
 for the model — every tool for a real (or scripted) model, `memory` alone for the mock, whose
-small window should not carry schemas it never uses (SPEC §5). `--disallowed-tools` removes
+small window should not carry schemas it never uses. `--disallowed-tools` removes
 names from whatever was chosen. Names match case-insensitively and come back canonical.
 """
 

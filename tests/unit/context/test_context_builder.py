@@ -7,11 +7,11 @@ from collections.abc import Iterator
 import pytest
 
 from mini_letta.context.builder import load_context_view
-from mini_letta.context.tokens import estimate_messages_tokens
 from mini_letta.conversations.messages import CompactionInfo, Message, ToolCall
 from mini_letta.conversations.records import ContextPointer
 from mini_letta.conversations.registry import create_conversation
 from mini_letta.conversations.store import ConversationStore
+from mini_letta.llm.tokens import estimate_messages_tokens
 
 _count = 0
 

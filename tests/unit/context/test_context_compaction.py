@@ -8,13 +8,11 @@ import pytest
 
 from mini_letta.context.builder import load_context_view
 from mini_letta.context.compaction import (
-    COMPACTION_EVENT_FILE,
     CompactionBudget,
     choose_cut,
     compact_conversation,
     compaction_threshold,
     plan_budget,
-    read_compaction_event,
     settle_compaction,
 )
 from mini_letta.context.summariser import SUMMARY_HEADER
@@ -24,6 +22,7 @@ from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import BadRequestError, ContextOverflowError
 from mini_letta.llm.base import ModelEvent, ModelRequest
 from mini_letta.llm.mock import MockProvider
+from mini_letta.storage.atomic import load_json
 from support.compaction_fakes import (
     Crash,
     CrashingStore,
@@ -125,7 +124,7 @@ def test_compaction_appends_a_summary_moves_the_pointer_and_writes_the_event(sto
         messages[kept_from].id,
         summary.id,
     )
-    event = read_compaction_event(store)
+    event = load_json(store.files.compaction_flag)
     assert event == {
         "schemaVersion": 1,
         "pending": True,
@@ -156,7 +155,7 @@ def test_nothing_to_compact_writes_nothing(store, clock):
     record = store.load_record()
     assert compact_conversation(store, MockProvider(), clock, BUDGET, "manual") is None
     assert store.count() == 2 and store.load_record() == record
-    assert read_compaction_event(store) is None
+    assert load_json(store.files.compaction_flag) is None
 
 
 class FailingSummariser:
@@ -172,7 +171,7 @@ def test_a_failing_summariser_leaves_everything_as_it_was(store, clock):
     store.append(exchanges(6))
     with pytest.raises(BadRequestError):
         compact_conversation(store, FailingSummariser(), clock, BUDGET, "before-call")
-    assert store.count() == 12 and read_compaction_event(store) is None
+    assert store.count() == 12 and load_json(store.files.compaction_flag) is None
 
 
 def test_an_overflowing_summariser_is_retried_on_a_middle_truncated_transcript(store, clock):
@@ -196,7 +195,7 @@ def test_a_summariser_that_always_overflows_gives_up_cleanly(store, clock):
     provider = OverflowingProvider(context_window=20_000, limit=5, purposes=("summary",))
     with pytest.raises(ContextOverflowError, match="compaction was not applied"):
         compact_conversation(store, provider, clock, BUDGET, "overflow")
-    assert store.count() == 12 and read_compaction_event(store) is None
+    assert store.count() == 12 and load_json(store.files.compaction_flag) is None
     assert len(provider.overflows) <= 7
 
 
@@ -207,14 +206,14 @@ def test_a_crash_between_the_two_writes_is_settled_on_next_read(store, clock, ho
     with pytest.raises(Crash):
         compact_conversation(crashing, MockProvider(), clock, BUDGET, "before-call", 400)
     assert store.load_record().context.summary_message_id is None
-    assert read_compaction_event(store) is None
+    assert load_json(store.files.compaction_flag) is None
     view = load_context_view(store, 100_000)
     summary = view.summary
     assert summary is not None and view.messages[0] == summary
     assert view.messages[1:] == tuple(messages[summary.compaction.kept_from_line :])
     assert settle_compaction(store, view)
     assert store.load_record().context.summary_message_id == summary.id
-    event = store.read_json(COMPACTION_EVENT_FILE)
+    event = load_json(store.files.compaction_flag)
     assert event["pending"] and event["summaryMessageId"] == summary.id
     assert event["tokensBefore"] == 400
     assert not settle_compaction(store, load_context_view(store, 100_000))

@@ -14,10 +14,10 @@ from mini_letta.context.summariser import (
     summarise,
     transcript_budget,
 )
-from mini_letta.context.tokens import estimate_tokens
 from mini_letta.conversations.messages import Message, ToolCall
 from mini_letta.errors import ContextWindowTooSmallError
 from mini_letta.llm.mock import MockProvider
+from mini_letta.llm.tokens import estimate_tokens
 from support.clock import FakeClock
 from support.compaction_fakes import RecordingProvider
 

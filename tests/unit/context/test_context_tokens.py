@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from mini_letta.context.tokens import (
+from mini_letta.conversations.messages import Message, ToolCall, Usage
+from mini_letta.llm.base import ToolSpec
+from mini_letta.llm.tokens import (
     MESSAGE_OVERHEAD,
     corrected_tokens,
     estimate_message_tokens,
@@ -13,8 +15,6 @@ from mini_letta.context.tokens import (
     estimate_tokens,
     estimate_tool_tokens,
 )
-from mini_letta.conversations.messages import Message, ToolCall, Usage
-from mini_letta.llm.base import ToolSpec
 
 
 @pytest.mark.parametrize(

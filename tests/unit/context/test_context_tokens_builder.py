@@ -4,9 +4,9 @@ import pytest
 
 from mini_letta.clock import format_timestamp
 from mini_letta.context.builder import load_context_view
-from mini_letta.context.tokens import estimate_tokens
 from mini_letta.conversations.messages import Message, ToolCall
 from mini_letta.conversations.registry import create_conversation
+from mini_letta.llm.tokens import estimate_tokens
 
 
 @pytest.mark.parametrize(

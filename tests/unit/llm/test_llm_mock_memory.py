@@ -10,7 +10,7 @@ from mini_letta.conversations.messages import Message, ToolCall
 from mini_letta.llm.base import ModelRequest, ToolSpec
 from mini_letta.llm.mock import respond_chat
 from mini_letta.llm.mock_memory import remembered_fact
-from mini_letta.memory.repo import DEFAULT_HUMAN
+from mini_letta.memory.layout import DEFAULT_HUMAN
 
 
 @pytest.mark.parametrize(

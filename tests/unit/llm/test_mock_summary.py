@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from mini_letta.context.summariser import render_summary_content, render_transcript
-from mini_letta.context.tokens import estimate_tokens
 from mini_letta.conversations.messages import Message, ToolCall
 from mini_letta.llm.base import ModelRequest
 from mini_letta.llm.mock_summary import respond_summary
+from mini_letta.llm.tokens import estimate_tokens
 
 
 def _m(role, content="", **fields):

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from mini_letta.conversations.messages import ToolCall
-from mini_letta.llm.base import ModelEvent, ModelRequest, StopEvent, TextDelta, ToolCallEvent
+from mini_letta.llm.base import ModelEvent, ModelRequest, ModelToolCall, StopEvent, TextDelta
 from mini_letta.loop.events import TurnResult
 from mini_letta.loop.setup import TurnOptions, build_turn_setup
 from mini_letta.loop.turn import run_turn
@@ -34,7 +34,7 @@ def test_memory_commit_is_visible_on_the_next_model_call(world):
             "reason": "tea"}  # fmt: skip
     provider = RecordingProvider(
         [
-            [ToolCallEvent(ToolCall("c1", "memory", json.dumps(args))), StopEvent("tool_use")],
+            [ModelToolCall(ToolCall("c1", "memory", json.dumps(args))), StopEvent("tool_use")],
             [TextDelta("noted"), StopEvent("end_turn")],
         ]
     )

@@ -7,13 +7,14 @@ from dataclasses import replace
 import pytest
 
 from mini_letta.context.builder import load_context_view
-from mini_letta.context.compaction import COMPACTION_EVENT_FILE, read_compaction_event
+from mini_letta.context.compaction_flag import lower_compaction_flag
 from mini_letta.context.reminders import REMINDER_ID_PREFIX
 from mini_letta.context.summariser import SUMMARY_HEADER
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.llm.mock import CHAT_PREFIX, MockProvider
 from mini_letta.loop.events import CompactionEvent, MessageEvent, TurnResult
 from mini_letta.loop.turn import run_turn
+from mini_letta.storage.atomic import load_json
 from support.compaction_fakes import (
     CHINESE_TURNS,
     Crash,
@@ -39,12 +40,8 @@ def _turn(setup, text):
 
 
 def _consume_event(store):
-    """What the post-turn reflection decision does: a pending flag is consumed at turn end."""
-    event = read_compaction_event(store)
-    if event is None or not event.get("pending"):
-        return False
-    store.write_json(COMPACTION_EVENT_FILE, {**event, "pending": False})
-    return True
+    """What the post-turn reflection decision does: a pending flag is lowered at turn end."""
+    return lower_compaction_flag(store)
 
 
 def _tool_calls_paired(messages):
@@ -65,7 +62,7 @@ def test_twelve_chinese_turns_in_a_1200_token_window(world):
         assert result.stop_reason == "end_turn"
         assert result.text == CHAT_PREFIX + text
         if compactions:
-            event = read_compaction_event(setup.store)
+            event = load_json(setup.store.files.compaction_flag)
             assert event is not None and event["pending"] is True
             assert event["summaryMessageId"] == compactions[-1].summary_message_id
             assert event["schemaVersion"] == 1 and event["trigger"] in (
@@ -90,7 +87,7 @@ def test_turns_without_compaction_leave_no_pending_event(world):
     for text in CHINESE_TURNS[:3]:
         compactions, _ = _turn(setup, text)
         assert compactions == []
-    assert read_compaction_event(setup.store) is None
+    assert load_json(setup.store.files.compaction_flag) is None
 
 
 def test_every_request_carries_the_reminder_once_and_again_after_compaction(world):
@@ -163,7 +160,7 @@ def test_provider_overflow_compacts_and_retries(world):
         triggers += [c.trigger for c in compactions]
     assert provider.overflows  # the provider did refuse some requests
     assert "overflow" in triggers and set(triggers) == {"overflow"}
-    event = read_compaction_event(setup.store)
+    event = load_json(setup.store.files.compaction_flag)
     assert event is not None and event["trigger"] == "overflow"
 
 
@@ -242,12 +239,12 @@ def test_a_turn_after_a_crash_mid_compaction_settles_it_and_continues(world):
     view = load_context_view(store, 100_000)
     assert view.summary is not None  # the summary reached the log ...
     assert store.load_record().context.summary_message_id is None  # ... the pointer did not
-    assert read_compaction_event(store) is None
+    assert load_json(store.files.compaction_flag) is None
     compactions, result = _turn(setup, "我们继续吧")
     assert result.stop_reason == "end_turn" and result.text == CHAT_PREFIX + "我们继续吧"
     newest = compactions[-1].summary_message_id if compactions else view.summary.id
     assert store.load_record().context.summary_message_id == newest
-    event = read_compaction_event(store)
+    event = load_json(store.files.compaction_flag)
     assert event is not None and event["pending"] and event["summaryMessageId"] == newest
     users = [m.content for m in store.all() if m.role == "user"]
     assert users == [*CHINESE_TURNS[: done + 1], "我们继续吧"]

@@ -13,9 +13,9 @@ from mini_letta.errors import InvalidValueError, TransientError
 from mini_letta.llm.base import (
     ModelEvent,
     ModelRequest,
+    ModelToolCall,
     StopEvent,
     TextDelta,
-    ToolCallEvent,
     ToolSpec,
     UsageEvent,
 )
@@ -69,8 +69,8 @@ def _setup(world, provider, *, tools=(), max_steps=20):
     )
 
 
-def _call(call_id: str, args: str) -> ToolCallEvent:
-    return ToolCallEvent(ToolCall(call_id, "echo", args))
+def _call(call_id: str, args: str) -> ModelToolCall:
+    return ModelToolCall(ToolCall(call_id, "echo", args))
 
 
 def test_tool_call_then_answer(world):
@@ -117,7 +117,7 @@ def test_bad_tool_calls_become_error_results(world, args, expected):
 def test_unknown_tool_is_reported_to_the_model(world):
     provider = ScriptedProvider(
         [
-            [ToolCallEvent(ToolCall("c1", "nope", "{}")), StopEvent("tool_use")],
+            [ModelToolCall(ToolCall("c1", "nope", "{}")), StopEvent("tool_use")],
             [TextDelta("ok"), StopEvent("end_turn")],
         ]
     )

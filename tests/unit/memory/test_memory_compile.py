@@ -10,7 +10,7 @@ from mini_letta.errors import GitError
 from mini_letta.memory.compile import (
     PromptCompiler,
     compile_system_prompt,
-    render_memory_snapshot,
+    render_memory_section,
 )
 from support.memory import commit_all, write_file
 
@@ -97,7 +97,7 @@ def test_compile_golden(rich_repo):
 def test_compile_is_deterministic_and_matches_the_snapshot(rich_repo):
     first = compile_system_prompt("BASE PROMPT", rich_repo.path, META)
     assert compile_system_prompt("BASE PROMPT", rich_repo.path, META) == first
-    assert render_memory_snapshot(rich_repo.path) in first
+    assert render_memory_section(rich_repo.path) in first
 
 
 def test_compile_default_memory(memory_repo):

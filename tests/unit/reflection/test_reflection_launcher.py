@@ -10,7 +10,6 @@ import pytest
 from mini_letta.errors import TransientError
 from mini_letta.llm.mock import MockProvider
 from mini_letta.reflection.launcher import (
-    QUEUE_FILE,
     QueuedLaunch,
     drain_queued_launches,
     launch_automatic,
@@ -19,7 +18,6 @@ from mini_letta.reflection.launcher import (
 )
 from mini_letta.reflection.lease import acquire_lease
 from mini_letta.reflection.outbox import (
-    outbox_dir,
     post_automatic_outcome,
     post_outcome,
     take_outcomes,
@@ -46,7 +44,7 @@ def _lasting(store, clock, text="我更喜欢用 tabs 缩进"):
 
 
 def _queued(world, agent):
-    path = world.home.agent_dir(agent.id) / QUEUE_FILE
+    path = world.home.reflection_queue_file(agent.id)
     return json.loads(path.read_text()) if path.exists() else None
 
 
@@ -146,12 +144,12 @@ def test_a_queued_launch_for_a_deleted_conversation_is_dropped(world, agent):
 
 
 def test_an_unreadable_queue_file_is_dropped_with_a_warning(world, agent, caplog):
-    path = world.home.agent_dir(agent.id) / QUEUE_FILE
+    path = world.home.reflection_queue_file(agent.id)
     path.write_text('{"schemaVersion": 1, "trigger": "sometimes"}')
     with caplog.at_level(logging.WARNING, logger="mini_letta"):
         assert take_queued_launch(world.home, agent.id, world.clock) is None
     assert "unreadable queued reflection launch" in caplog.text
-    assert not path.exists() and list(path.parent.glob(QUEUE_FILE + ".corrupt-*"))
+    assert not path.exists() and list(path.parent.glob(path.name + ".corrupt-*"))
 
 
 # ----- failures: counted, backed off, reported once ----------------------------------------------
@@ -252,7 +250,7 @@ def test_repeats_of_a_failure_streak_are_not_posted(world, agent):
 )
 def test_an_unreadable_outcome_is_moved_aside(world, agent, content, caplog):
     post_outcome(world.home, agent.id, _outcome(1), world.clock)
-    folder = outbox_dir(world.home, agent.id)
+    folder = world.home.reflection_outbox_dir(agent.id)
     (folder / "00000002-bad.json").write_text(content)
     post_outcome(world.home, agent.id, _outcome(3), world.clock)
     with caplog.at_level(logging.WARNING, logger="mini_letta"):
@@ -264,4 +262,4 @@ def test_an_unreadable_outcome_is_moved_aside(world, agent, content, caplog):
 
 def test_an_empty_outbox_creates_nothing(world, agent):
     assert take_outcomes(world.home, agent.id, world.clock) == []
-    assert not outbox_dir(world.home, agent.id).exists()
+    assert not world.home.reflection_outbox_dir(agent.id).exists()

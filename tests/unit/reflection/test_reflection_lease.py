@@ -15,7 +15,6 @@ from mini_letta.reflection.lease import (
     LeaseBusyError,
     LeaseHolder,
     acquire_lease,
-    lease_path,
     read_lease,
 )
 from support.cli import SRC
@@ -71,7 +70,7 @@ def test_holder_killed_with_sigkill_is_reaped(home, holder_process):
     assert lease.reaped is not None and lease.reaped.pid == holder_process.pid
     assert lease.holder.run_id == "20261008160700-00000002"
     lease.release()
-    assert not lease_path(home, AGENT).exists()
+    assert not home.reflection_lease_file(AGENT).exists()
 
 
 def test_holder_that_releases_frees_the_lease(home, holder_process):
@@ -98,7 +97,9 @@ def test_expired_lease_is_reaped_even_if_its_process_lives(home, clock):
     second = acquire_lease(home, AGENT, "20261008160659-00000002", clock)
     assert second.reaped is not None and second.reaped.run_id == first.holder.run_id
     first.release()  # no longer ours: must not remove the new holder's lease
-    assert json.loads(lease_path(home, AGENT).read_text())["runId"] == second.holder.run_id
+    assert (
+        json.loads(home.reflection_lease_file(AGENT).read_text())["runId"] == second.holder.run_id
+    )
     second.release()
 
 
@@ -121,7 +122,7 @@ def _write_lease(home, **overrides):
         expires_at="2026-10-08T17:00:00.000Z",
     ).to_json()
     holder.update(overrides)
-    path = lease_path(home, AGENT)
+    path = home.reflection_lease_file(AGENT)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(holder))
 
@@ -151,7 +152,7 @@ def test_dead_pid_on_this_host_is_reaped(home, clock):
     ids=["torn", "empty", "bad-types", "missing-times"],
 )
 def test_unreadable_lease_is_kept_aside_and_replaced(home, clock, raw):
-    path = lease_path(home, AGENT)
+    path = home.reflection_lease_file(AGENT)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(raw)
     with acquire_lease(home, AGENT, "20261008160700-00000002", clock):

@@ -77,12 +77,12 @@ def test_payload_file_shape_and_slice(home, clock):
     store = new_store(home, clock)
     first = add_turn(store, clock, "hello")
     payload = build_payload(store, ReflectionState(), name="run-1", clock=clock)
-    assert payload.path == store.dir / "payloads" / "run-1.json"
+    assert payload.path == store.files.payloads_dir / "run-1.json"
     data = load_payload(payload.path)
     assert data["schemaVersion"] == 1 and data["type"] == "reflection_payload"
     assert data["conversationId"] == store.conversation_id
     assert [m["role"] for m in data["messages"]] == ["user", "assistant"]
-    assert (payload.start_line, payload.end_snapshot_line) == (0, 2)
+    assert (payload.start_line, payload.slice_end_line) == (0, 2)
     assert payload.start_message_id == first[0].id and payload.end_message_id == first[1].id
     assert payload.end == Watermark(1, first[1].id)
     assert payload.steps == 1 and not payload.truncated
@@ -94,7 +94,7 @@ def test_nothing_unreflected_is_no_payload(home, clock):
     turn = add_turn(store, clock, "hello")
     done = ReflectionState(reflected_through_message_id=turn[1].id, reflected_through_line=1)
     assert build_payload(store, done, name="p", clock=clock) is None
-    assert not (store.dir / "payloads").exists()
+    assert not store.files.payloads_dir.exists()
 
 
 def test_only_dropped_messages_is_no_payload(home, clock):
@@ -108,9 +108,9 @@ def test_snapshot_line_bounds_the_slice(home, clock):
     add_turn(store, clock, "one")
     boundary = store.count()
     add_turn(store, clock, "later")
-    payload = build_payload(store, ReflectionState(), name="p", clock=clock, snapshot_line=boundary)
+    payload = build_payload(store, ReflectionState(), name="p", clock=clock, launch_line=boundary)
     assert [m["content"] for m in payload.messages] == ["one", "ok: one"]
-    assert payload.end_snapshot_line == boundary and not payload.truncated
+    assert payload.slice_end_line == boundary and not payload.truncated
 
 
 def test_budget_takes_the_oldest_part_and_the_rest_waits(home, clock):
@@ -121,13 +121,13 @@ def test_budget_takes_the_oldest_part_and_the_rest_waits(home, clock):
     assert payload.truncated and payload.chars <= 2_000
     assert payload.messages[0]["content"].startswith("message 0 ")
     assert payload.messages[-1]["role"] == "assistant"  # cut before a user message
-    assert payload.end.line == payload.end_snapshot_line - 1
+    assert payload.end.line == payload.slice_end_line - 1
     rest = ReflectionState(
         reflected_through_message_id=payload.end.message_id,
         reflected_through_line=payload.end.line,
     )
     following = build_payload(store, rest, name="q", clock=clock, max_chars=2_000)
-    assert following.start_line == payload.end_snapshot_line
+    assert following.start_line == payload.slice_end_line
     assert following.messages[0]["role"] == "user"
 
 

@@ -12,7 +12,6 @@ from mini_letta.reflection.records import (
     list_run_records,
     load_run_record,
     mark_interrupted,
-    record_path,
     save_run_record,
 )
 
@@ -55,7 +54,7 @@ def test_list_is_newest_first_and_ignores_other_files(home):
 
 def test_a_corrupt_record_is_an_error_naming_it(home):
     save_run_record(home, _record("20261008160658-00000001"))
-    path = record_path(home, AGENT, "20261008160658-00000001")
+    path = home.reflection_record_file(AGENT, "20261008160658-00000001")
     path.write_text('{"schemaVersion": 1, "runId": 7}')
     with pytest.raises(CorruptFileError) as err:
         list_run_records(home, AGENT)

@@ -9,12 +9,11 @@ import pytest
 from mini_letta.errors import TransientError
 from mini_letta.llm.mock import MockProvider
 from mini_letta.memory.repo import GitRepo
-from mini_letta.reflection.lease import acquire_lease, lease_path
+from mini_letta.reflection.lease import acquire_lease
 from mini_letta.reflection.records import list_run_records, load_run_record, save_run_record
 from mini_letta.reflection.run import LaunchOptions, launch_reflection, preview_reflection
 from mini_letta.reflection.settings import ReflectionSettings
 from mini_letta.reflection.watermark import (
-    STATE_FILE,
     read_reflection_state,
     steps_since_last_reflection,
 )
@@ -57,7 +56,7 @@ def _offered_again(world, agent, store) -> bool:
     return (
         state.reflected_through_message_id is None
         and again is not None
-        and (again.start_line, again.end_snapshot_line) == (0, 6)
+        and (again.start_line, again.slice_end_line) == (0, 6)
     )
 
 
@@ -88,7 +87,7 @@ def test_the_chapters_walk_through_merges_two_lines_in_one_commit(world, agent, 
     ]
     assert git(parent.path, "rev-list", "--count", f"{before}..HEAD").strip() == "1"
     assert _leftovers(world, agent, parent) == ([], [])
-    assert not lease_path(world.home, agent.id).exists()
+    assert not world.home.reflection_lease_file(agent.id).exists()
     state = read_reflection_state(store)
     last = store.at_line(store.count() - 1)
     assert (state.reflected_through_message_id, state.reflected_through_line) == (last.id, 5)
@@ -109,12 +108,12 @@ def test_the_run_record_and_the_agents_own_messages(world, agent, store, parent)
     assert record.model == "mock" and record.usage["inputTokens"] > 0 and record.steps == 5
     assert record.instruction == "only lasting things"
     (piece,) = record.slices
-    assert (piece.start_line, piece.end_snapshot_line, piece.message_count) == (0, 6, 6)
+    assert (piece.start_line, piece.slice_end_line, piece.message_count) == (0, 6, 6)
     log = world.home.reflections_dir(agent.id) / f"{outcome.run_id}.messages.jsonl"
     roles = [json.loads(line)["role"] for line in log.read_text().splitlines()]
     assert roles[0] == "user" and roles.count("assistant") == 5
     task = json.loads(log.read_text().splitlines()[0])["content"]
-    assert "only lasting things" in task and "<memory_snapshot>" in task
+    assert "only lasting things" in task and "<memory>" in task
     assert not list(world.home.conversations_dir(agent.id).glob("reflection-*"))
 
 
@@ -127,7 +126,7 @@ def test_nothing_new_is_no_payload_and_creates_nothing(world, agent, store, pare
     assert outcome.ok and not outcome.launched
     assert _leftovers(world, agent, parent) == ([], [])
     assert list_run_records(world.home, agent.id) == []
-    assert not (store.dir / STATE_FILE).exists()
+    assert not store.files.reflection_state.exists()
 
 
 def test_second_run_after_a_merge_has_nothing_to_do(world, agent, store):
@@ -150,18 +149,18 @@ def test_a_failing_model_is_failed_and_the_same_slice_is_offered_again(world, ag
     broken = ScriptedProvider([TransientError("server overloaded")])
     first = _launch(world, agent, store, provider=broken)
     assert first.status == "failed" and "server overloaded" in first.message
-    assert not first.ok and first.first_failure
+    assert not first.ok and first.consecutive_failures == 1 and first.worth_reporting
     state = read_reflection_state(store)
     assert state.consecutive_failures == 1 and _offered_again(world, agent, store)
     second = _launch(world, agent, store, provider=ScriptedProvider([TransientError("again")]))
-    assert second.consecutive_failures == 2 and not second.first_failure
+    assert second.consecutive_failures == 2 and not second.worth_reporting
     records = {r.run_id: r for r in list_run_records(world.home, agent.id)}
     assert (
         records[first.run_id].slices[0].start_line
         == records[second.run_id].slices[0].start_line
         == 0
     )
-    assert records[first.run_id].slices[0].end_snapshot_line == 6
+    assert records[first.run_id].slices[0].slice_end_line == 6
     recovered = _launch(world, agent, store)
     assert recovered.status == "merged" and recovered.consecutive_failures == 0
 
@@ -185,7 +184,7 @@ def test_an_untracked_file_in_memory_skips_before_anything_is_created(world, age
     assert outcome.skip_reason == "parent_dirty" and "draft.md" in outcome.message
     assert not outcome.ok
     assert not world.home.memory_worktrees_dir(agent.id).exists()
-    assert not (store.dir / "payloads").exists()
+    assert not store.files.payloads_dir.exists()
     assert list_run_records(world.home, agent.id) == []
     assert (parent.path / "draft.md").read_text() == "mine"
 
@@ -264,7 +263,7 @@ def test_the_watermark_never_moves_backwards(world, agent, store):
             "reflectedThroughMessageId": store.at_line(last).id,
             "reflectedThroughLine": last,
         }
-        (store.dir / STATE_FILE).write_text(json.dumps(data))
+        store.files.reflection_state.write_text(json.dumps(data))
 
     provider = SideEffectProvider(MockProvider(), {2: someone_reflected_further})
     assert _launch(world, agent, store, provider=provider).status == "merged"
@@ -284,12 +283,12 @@ def test_a_crashed_runs_leftovers_are_cleaned_and_its_record_marked(world, agent
     crashed = "20261008150000-0000dead"
     wt = create_worktree(parent, world.home.memory_worktrees_dir(agent.id), crashed)
     (wt.path / HUMAN).write_text("half-written")
-    (store.dir / "payloads").mkdir()
-    (store.dir / "payloads" / f"{crashed}.json").write_text("{}")
+    store.files.payloads_dir.mkdir()
+    (store.files.payloads_dir / f"{crashed}.json").write_text("{}")
     first = _launch(world, agent, store, provider=ScriptedProvider([TransientError("x")]))
     record = load_run_record(world.home, agent.id, first.run_id)
     save_run_record(world.home, record.with_updates(run_id=crashed, status="running"))
-    lease_path(world.home, agent.id).write_text(
+    world.home.reflection_lease_file(agent.id).write_text(
         json.dumps(
             {
                 "schemaVersion": 1,
@@ -306,19 +305,19 @@ def test_a_crashed_runs_leftovers_are_cleaned_and_its_record_marked(world, agent
     assert outcome.status == "merged"
     assert load_run_record(world.home, agent.id, crashed).status == "interrupted"
     assert _leftovers(world, agent, parent) == ([], [])
-    assert sorted(p.name for p in (store.dir / "payloads").iterdir()) == [f"{outcome.run_id}.json"]
+    assert sorted(p.name for p in store.files.payloads_dir.iterdir()) == [f"{outcome.run_id}.json"]
 
 
 def test_corrupt_state_is_rebuilt_and_the_run_goes_on(world, agent, store):
     _chat(store, world.clock, *CHAPTER)
     assert _launch(world, agent, store).status == "merged"
     _chat(store, world.clock, "我叫李雷")
-    (store.dir / STATE_FILE).write_text("{torn")
+    store.files.reflection_state.write_text("{torn")
     outcome = _launch(world, agent, store)
     assert outcome.status == "merged"
     record = load_run_record(world.home, agent.id, outcome.run_id)
     assert record.slices[0].start_line == 6  # not a replay from the start
-    assert list(store.dir.glob(STATE_FILE + ".corrupt-*"))
+    assert list(store.dir.glob("reflection-state.json.corrupt-*"))
 
 
 @pytest.mark.parametrize("setup", ["detached-elsewhere", "no-main"])
@@ -355,7 +354,7 @@ def test_an_interrupt_cleans_up_and_propagates(world, agent, store, parent):
     with pytest.raises(KeyboardInterrupt):
         _launch(world, agent, store, provider=ScriptedProvider([KeyboardInterrupt()]))
     assert _leftovers(world, agent, parent) == ([], [])
-    assert not lease_path(world.home, agent.id).exists()
+    assert not world.home.reflection_lease_file(agent.id).exists()
     (record,) = list_run_records(world.home, agent.id)
     assert record.status == "interrupted" and _offered_again(world, agent, store)
 
@@ -377,7 +376,7 @@ def test_planted_secrets_never_reach_the_payload_the_agent_or_memory(world, agen
     files = "".join(p.read_text() for p in parent.path.rglob("*.md"))
     folder = world.home.reflections_dir(agent.id)
     transcripts = "".join(p.read_text() for p in folder.glob("*.jsonl"))
-    payload = (store.dir / "payloads" / f"{outcome.run_id}.json").read_text()
+    payload = (store.files.payloads_dir / f"{outcome.run_id}.json").read_text()
     for text in (history, files, transcripts, payload):
         assert [needle for needle in NEEDLES if needle in text] == []
     assert "<redacted:" in files

@@ -7,7 +7,6 @@ from dataclasses import replace
 import pytest
 
 from mini_letta.agents.registry import load_agent
-from mini_letta.context.compaction import COMPACTION_EVENT_FILE, read_compaction_event
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.loop.events import CompactionEvent, TurnResult
 from mini_letta.loop.setup import TurnOptions, build_turn_setup
@@ -17,6 +16,7 @@ from mini_letta.reflection.run import LaunchOptions, launch_reflection
 from mini_letta.reflection.settings import ReflectionSettings, save_reflection_settings
 from mini_letta.reflection.trigger import decide_after_turn, maybe_reflect_after_turn
 from mini_letta.reflection.watermark import ReflectionState, save_reflection_state
+from mini_letta.storage.atomic import load_json, save_json
 from mini_letta.workspace import new_agent, resolve_conversation
 from support.compaction_fakes import CHINESE_TURNS
 from support.reflection_kit import add_turn
@@ -47,7 +47,7 @@ def _turn(setup, text):
 
 def _pending(store, **extra):
     event = {"schemaVersion": 1, "pending": True, "summaryMessageId": "msg-x", **extra}
-    store.write_json(COMPACTION_EVENT_FILE, event)
+    save_json(store.files.compaction_flag, event)
 
 
 def _decide(world, agent, store, settings, **kwargs):
@@ -100,7 +100,10 @@ def test_compaction_event_default_fires_only_after_a_compaction(world):
         if outcome is not None:
             fired += 1
             assert outcome.trigger == "compaction-event" and outcome.ok, outcome
-        assert not read_compaction_event(store) or not read_compaction_event(store)["pending"]
+        assert (
+            not load_json(store.files.compaction_flag)
+            or not load_json(store.files.compaction_flag)["pending"]
+        )
     assert compacted > 0
     assert fired == compacted  # each compaction triggers exactly one reflection
     assert before_first is not None and before_first >= 3  # several turns fit before the first
@@ -136,7 +139,7 @@ def test_step_count_with_a_pending_compaction_consumes_it_and_does_not_launch(wo
     _pending(store, tokensBefore=900, tokensAfter=400)
     launches = Launches()
     assert _maybe(world, agent, store, STEP3, launches) is None
-    event = read_compaction_event(store)
+    event = load_json(store.files.compaction_flag)
     assert event["pending"] is False
     assert (event["tokensBefore"], event["tokensAfter"], event["summaryMessageId"]) == (
         900,
@@ -151,7 +154,7 @@ def test_compaction_event_with_the_flag_launches_and_consumes_it(world, agent, s
     _pending(store)
     launches = Launches()
     assert _maybe(world, agent, store, EVENT, launches) == "launched compaction-event"
-    assert read_compaction_event(store)["pending"] is False
+    assert load_json(store.files.compaction_flag)["pending"] is False
     assert _maybe(world, agent, store, EVENT, launches) is None  # used up
     assert launches.triggers == ["compaction-event"]
 
@@ -159,7 +162,7 @@ def test_compaction_event_with_the_flag_launches_and_consumes_it(world, agent, s
 def test_compaction_event_without_the_flag_does_nothing(world, agent, store):
     add_turn(store, world.clock, "one")
     assert _decide(world, agent, store, EVENT).reason == "no_compaction"
-    assert read_compaction_event(store) is None  # nothing was created
+    assert load_json(store.files.compaction_flag) is None  # nothing was created
 
 
 def test_off_consumes_the_flag_and_a_later_switch_does_not_fire_for_it(world, agent, store):
@@ -168,7 +171,7 @@ def test_off_consumes_the_flag_and_a_later_switch_does_not_fire_for_it(world, ag
     _pending(store)
     launches = Launches()
     assert _maybe(world, agent, store, OFF, launches) is None
-    assert read_compaction_event(store)["pending"] is False
+    assert load_json(store.files.compaction_flag)["pending"] is False
     assert _maybe(world, agent, store, EVENT, launches) is None
     assert launches.triggers == []
 
@@ -193,7 +196,7 @@ def test_a_turn_that_did_not_end_with_end_turn_counts_for_nothing(world, agent, 
     for settings in (STEP3, EVENT):
         assert _maybe(world, agent, store, settings, launches, stop_reason=stop) is None
     assert launches.triggers == []
-    assert read_compaction_event(store)["pending"] is True  # waits for a turn that counts
+    assert load_json(store.files.compaction_flag)["pending"] is True  # waits for a turn that counts
     assert _maybe(world, agent, store, EVENT, launches) == "launched compaction-event"
 
 

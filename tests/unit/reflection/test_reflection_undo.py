@@ -10,7 +10,6 @@ from mini_letta.reflection.records import load_run_record
 from mini_letta.reflection.run import LaunchOptions, launch_reflection
 from mini_letta.reflection.undo import undo_reflection_run
 from mini_letta.reflection.watermark import (
-    STATE_FILE,
     read_reflection_state,
     steps_since_last_reflection,
 )
@@ -52,7 +51,7 @@ def test_undo_rewinds_to_the_earlier_watermark_not_to_nothing(world, setup):
     undo_reflection_run(world.home, agent.id, second.run_id, world.clock)
     state = read_reflection_state(store)
     assert (state.reflected_through_message_id, state.reflected_through_line) == (kept, 1)
-    (store.dir / STATE_FILE).write_text("{")  # a rebuild must not count the undone run
+    store.files.reflection_state.write_text("{")  # a rebuild must not count the undone run
     assert read_reflection_state(store, clock=world.clock).reflected_through_line == 1
 
 

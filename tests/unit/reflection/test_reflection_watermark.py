@@ -10,7 +10,6 @@ import pytest
 from mini_letta.errors import CorruptFileError
 from mini_letta.reflection.records import RunRecord, save_run_record
 from mini_letta.reflection.watermark import (
-    STATE_FILE,
     ReflectionState,
     Watermark,
     advance_watermark,
@@ -34,14 +33,14 @@ def test_no_state_file_means_nothing_reflected_and_reading_creates_nothing(home,
     store = new_store(home, clock)
     add_turn(store, clock, "hello")
     assert read_reflection_state(store) == ReflectionState()
-    assert not (store.dir / STATE_FILE).exists()
+    assert not store.files.reflection_state.exists()
     assert [line for line, _ in unreflected_messages(store)] == [0, 1]
 
 
 def test_state_file_has_exactly_the_spec_fields(home, clock):
     store = new_store(home, clock)
     save_reflection_state(store, ReflectionState())
-    data = json.loads((store.dir / STATE_FILE).read_text())
+    data = json.loads(store.files.reflection_state.read_text())
     assert set(data) == {
         "schemaVersion",
         "reflectedThroughMessageId",
@@ -99,9 +98,9 @@ def test_deleting_the_id_by_hand_makes_everything_unreflected(home, clock):
     add_turn(store, clock, "one")
     add_turn(store, clock, "two")
     save_reflection_state(store, _at(store, 1))
-    data = json.loads((store.dir / STATE_FILE).read_text())
+    data = json.loads(store.files.reflection_state.read_text())
     del data["reflectedThroughMessageId"]
-    (store.dir / STATE_FILE).write_text(json.dumps(data))
+    store.files.reflection_state.write_text(json.dumps(data))
     state = read_reflection_state(store)
     slice_ = unreflected_messages(store, state)
     assert slice_.start_line == 0 and not slice_.watermark_lost
@@ -192,13 +191,13 @@ def test_corrupt_state_is_kept_aside_and_rebuilt_from_run_records(home, clock, r
     for text in ("one", "two", "three"):
         add_turn(store, clock, text)
     _consumed_record(store, 3)
-    (store.dir / STATE_FILE).write_bytes(raw)
+    store.files.reflection_state.write_bytes(raw)
     state = read_reflection_state(store, clock=clock)
     assert state.reflected_through_message_id == store.at_line(3).id
     assert state.reflected_through_line == 3
     assert (state.reflected_completed_steps, state.steps_since_last_successful_reflection) == (2, 1)
     assert state.total_completed_steps == 3
-    kept = list(store.dir.glob(STATE_FILE + ".corrupt-*"))
+    kept = list(store.dir.glob("reflection-state.json.corrupt-*"))
     assert len(kept) == 1 and kept[0].read_bytes() == raw
     assert read_reflection_state(store) == state  # the rebuilt file was saved
 
@@ -206,7 +205,7 @@ def test_corrupt_state_is_kept_aside_and_rebuilt_from_run_records(home, clock, r
 def test_corrupt_state_without_records_rebuilds_as_nothing_reflected(home, clock):
     store = new_store(home, clock)
     add_turn(store, clock, "one")
-    (store.dir / STATE_FILE).write_text("{")
+    store.files.reflection_state.write_text("{")
     state = read_reflection_state(store, clock=clock)
     assert state.reflected_through_message_id is None
     assert state.steps_since_last_successful_reflection == 1
@@ -218,12 +217,14 @@ def test_corrupt_state_with_an_unreadable_record_is_a_clear_error(home, clock):
     _consumed_record(store, 1)
     record = home.reflections_dir(store.agent_id) / "20261008160700-deadbeef.json"
     record.write_text("{torn")
-    (store.dir / STATE_FILE).write_text("{")
+    store.files.reflection_state.write_text("{")
     with pytest.raises(CorruptFileError) as err:
         read_reflection_state(store, clock=clock)
     text = str(err.value)
-    assert STATE_FILE in text and "run records cannot tell" in text and "\n" not in text
-    assert (store.dir / STATE_FILE).read_text() == "{"  # left in place for the user to fix
+    assert (
+        "reflection-state.json" in text and "run records cannot tell" in text and "\n" not in text
+    )
+    assert store.files.reflection_state.read_text() == "{"  # left in place for the user to fix
 
 
 def test_rebuild_takes_the_furthest_consumed_watermark(home, clock):
@@ -232,7 +233,7 @@ def test_rebuild_takes_the_furthest_consumed_watermark(home, clock):
         add_turn(store, clock, text)
     _consumed_record(store, 1, "20261008160658-00000001")
     _consumed_record(store, 5, "20261008160659-00000002")
-    (store.dir / STATE_FILE).write_text("{")
+    store.files.reflection_state.write_text("{")
     assert read_reflection_state(store, clock=clock).reflected_through_line == 5
 
 

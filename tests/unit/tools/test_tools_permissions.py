@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mini_letta.errors import InvalidValueError
-from mini_letta.tools.permissions import decide, parse_permission_mode
+from mini_letta.tools.permissions import decide
 from support.tools import call_tool, make_context
 
 KINDS = ("read", "memory", "edit", "execute")
@@ -30,12 +29,6 @@ def test_rules_order_disallowed_then_plan_then_allowed():
     assert decide("default", "execute", "Bash", allowed={"Bash"}) == "allow"
     assert decide("plan", "execute", "Bash", allowed={"Bash"}) == "deny"
     assert decide("default", "execute", "Bash", allowed={"Bash"}, disallowed={"Bash"}) == "deny"
-
-
-def test_parse_permission_mode_lists_the_allowed_values():
-    assert parse_permission_mode("plan") == "plan"
-    with pytest.raises(InvalidValueError, match="default, acceptEdits, bypassPermissions, plan"):
-        parse_permission_mode("yolo")
 
 
 def test_headless_refusal_says_how_to_allow_it(project, clock):

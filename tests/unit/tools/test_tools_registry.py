@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from mini_letta.context.tokens import estimate_schema_tokens, estimate_tokens
 from mini_letta.errors import InvalidValueError
 from mini_letta.llm.base import ToolSpec
+from mini_letta.llm.tokens import estimate_schema_tokens, estimate_tokens
 from mini_letta.tools.base import ToolResult, Toolset
 from mini_letta.tools.registry import (
     ALL_TOOLS,

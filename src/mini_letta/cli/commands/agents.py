@@ -9,12 +9,13 @@ from typing import TypeVar
 import click
 
 from mini_letta.cli.options import agent_option
+from mini_letta.cli.terminal import echo
 
 F = TypeVar("F", bound=Callable[..., object])
 
 
 def _dump(data: object) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
 @click.group()
@@ -28,7 +29,7 @@ def list_cmd(as_json: bool) -> None:
     """List agents, oldest first."""
     from mini_letta.agents.registry import list_agents
     from mini_letta.cli.world import current_world
-    from mini_letta.settings import load_project_settings
+    from mini_letta.settings import current_agent_id
 
     world = current_world()
     found = list_agents(world.home)
@@ -36,12 +37,12 @@ def list_cmd(as_json: bool) -> None:
         _dump([agent.to_json() for agent in found])
         return
     if not found:
-        click.echo("No agents yet; `mini-letta chat -p hello` creates one.")
+        echo("No agents yet; `mini-letta chat -p hello` creates one.")
         return
-    current = load_project_settings(world.cwd).get("lastAgentId")
+    current = current_agent_id(world.cwd)
     for agent in found:
         mark = "*" if agent.id == current else " "
-        click.echo(f"{mark} {agent.name:<24} {agent.id}  {agent.model}")
+        echo(f"{mark} {agent.name:<24} {agent.id}  {agent.model}")
 
 
 def _settings_options(func: F) -> F:
@@ -103,7 +104,7 @@ def create_cmd(
     if as_json:
         _dump(agent.to_json())
     else:
-        click.echo(f"Created agent {agent.name} ({agent.id}) on {agent.model}.")
+        echo(f"Created agent {agent.name} ({agent.id}) on {agent.model}.")
 
 
 @agents.command("set")
@@ -133,7 +134,7 @@ def set_cmd(agent: str | None, as_json: bool, **values: object) -> None:
         _dump(updated.to_json())
     else:
         flags = ", ".join("--" + key.replace("_", "-") for key in sorted(changes))
-        click.echo(f"Updated agent {updated.name} ({updated.id}): {flags}.")
+        echo(f"Updated agent {updated.name} ({updated.id}): {flags}.")
 
 
 @agents.command("show")
@@ -151,17 +152,17 @@ def show_cmd(agent: str | None, as_json: bool) -> None:
         _dump(record.to_json())
         return
     count = len(list_conversations(world.home, record.id))
-    click.echo(f"name:           {record.name}")
-    click.echo(f"id:             {record.id}")
-    click.echo(f"model:          {record.model}")
-    click.echo(f"context window: {record.context_window or 'from the model'}")
+    echo(f"name:           {record.name}")
+    echo(f"id:             {record.id}")
+    echo(f"model:          {record.model}")
+    echo(f"context window: {record.context_window or 'from the model'}")
     if record.base_url:
-        click.echo(f"base URL:       {record.base_url}")
+        echo(f"base URL:       {record.base_url}")
     if record.tools is not None:
-        click.echo(f"tools:          {', '.join(record.tools) or '(none)'}")
-    click.echo(f"created:        {record.created_at}")
-    click.echo(f"conversations:  {count}")
-    click.echo(f"memory:         {world.home.memory_dir(record.id)}")
+        echo(f"tools:          {', '.join(record.tools) or '(none)'}")
+    echo(f"created:        {record.created_at}")
+    echo(f"conversations:  {count}")
+    echo(f"memory:         {world.home.memory_dir(record.id)}")
 
 
 @agents.command("rename")
@@ -174,7 +175,7 @@ def rename_cmd(ref: str, new_name: str) -> None:
 
     world = current_world()
     updated = rename_agent(world.home, find_agent(world.home, ref).id, new_name)
-    click.echo(f"Renamed {updated.id} to {updated.name}.")
+    echo(f"Renamed {updated.id} to {updated.name}.")
 
 
 @agents.command("delete")
@@ -183,13 +184,14 @@ def rename_cmd(ref: str, new_name: str) -> None:
 def delete_cmd(ref: str, yes: bool) -> None:
     """Delete an agent with its memory and conversations."""
     from mini_letta.agents.registry import delete_agent, find_agent
+    from mini_letta.cli.terminal import current_terminal
     from mini_letta.cli.world import current_world
     from mini_letta.errors import MiniLettaError
 
     world = current_world()
     record = find_agent(world.home, ref)
     question = f"Delete agent {record.name} ({record.id}), its memory and all its conversations?"
-    if not yes and not click.confirm(question, err=True):
+    if not yes and not current_terminal().confirm(question):
         raise MiniLettaError("not deleted (answer y, or pass --yes)")
     delete_agent(world.home, record.id)
-    click.echo(f"Deleted agent {record.name} ({record.id}).")
+    echo(f"Deleted agent {record.name} ({record.id}).")

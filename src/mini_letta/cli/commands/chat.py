@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from mini_letta.cli.options import (
@@ -63,11 +61,13 @@ def chat(
 ) -> None:
     """Run one headless turn and print the answer."""
     from mini_letta.cli.headless import ChatSession, SessionRequest, exit_code
+    from mini_letta.cli.terminal import current_terminal
     from mini_letta.cli.world import current_world
 
     streaming_input = input_format == "stream-json"
     _check_input(prompt, streaming_input, output_format)
-    text = read_prompt(prompt, sys.stdin) if prompt is not None else ""
+    terminal = current_terminal()
+    text = read_prompt(prompt, terminal.stdin) if prompt is not None else ""
     request = SessionRequest(
         world=current_world(),
         agent_ref=agent,
@@ -84,12 +84,12 @@ def chat(
         disallowed_tools=frozenset(parse_tool_flag(disallowed_tools, "--disallowed-tools") or ()),
         background_reflection=background_reflection,
     )
-    session = ChatSession(request, sys.stdout, sys.stderr)
+    session = ChatSession(request, terminal.stdout, terminal.stderr)
     try:
         if streaming_input:
             from mini_letta.cli.stream_input import run_stream_input
 
-            code = run_stream_input(session, sys.stdin)
+            code = run_stream_input(session, terminal.stdin)
         else:
             code = exit_code(session.turn(text))
     finally:

@@ -7,6 +7,7 @@ import json
 import click
 
 from mini_letta.cli.options import agent_option, context_window_option
+from mini_letta.cli.terminal import echo
 
 
 @click.command()
@@ -25,14 +26,13 @@ def compact(
     from mini_letta.errors import NotFoundError
     from mini_letta.loop.pressure import compact_now
     from mini_letta.loop.setup import TurnOptions, build_turn_setup
-    from mini_letta.settings import load_project_settings, project_agent_settings
+    from mini_letta.settings import current_conversation_id
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
     record = resolve_agent(world, agent)
     if conversation is None:
-        settings = project_agent_settings(load_project_settings(world.cwd), record.id)
-        conversation = settings.get("conversationId") or None
+        conversation = current_conversation_id(world.cwd, record.id)
         if conversation is None:
             raise NotFoundError(
                 f"agent {record.name} has no current conversation here; pass --conversation ID"
@@ -50,11 +50,11 @@ def compact(
                 tokensAfter=result.tokens_after,
                 summaryMessageId=result.summary.id,
             )
-        click.echo(json.dumps(data, ensure_ascii=False))
+        echo(json.dumps(data, ensure_ascii=False))
     elif result is None:
-        click.echo("Nothing to compact: the context holds only the latest exchange.")
+        echo("Nothing to compact: the context holds only the latest exchange.")
     else:
-        click.echo(
+        echo(
             f"Compacted {result.messages_compacted} messages "
             f"({result.tokens_before} → {result.tokens_after} tokens); "
             f"summary {result.summary.id}."

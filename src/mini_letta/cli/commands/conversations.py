@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from mini_letta.cli.options import agent_option
+from mini_letta.cli.terminal import echo
 
 if TYPE_CHECKING:
     from mini_letta.agents.records import AgentRecord
@@ -28,25 +29,23 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
     from mini_letta.cli.world import current_world
     from mini_letta.conversations.registry import list_conversations
     from mini_letta.conversations.store import ConversationStore
-    from mini_letta.settings import load_project_settings, project_agent_settings
+    from mini_letta.settings import current_conversation_id
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
     record = resolve_agent(world, agent)
     found = list_conversations(world.home, record.id)
     if as_json:
-        click.echo(json.dumps([conv.to_json() for conv in found], ensure_ascii=False, indent=2))
+        echo(json.dumps([conv.to_json() for conv in found], ensure_ascii=False, indent=2))
         return
     if not found:
-        click.echo("No conversations yet.")
+        echo("No conversations yet.")
         return
-    current = project_agent_settings(load_project_settings(world.cwd), record.id).get(
-        "conversationId"
-    )
+    current = current_conversation_id(world.cwd, record.id)
     for conv in found:
         count = ConversationStore(record.id, conv.id, world.home).count()
         mark = "*" if conv.id == current else " "
-        click.echo(f"{mark} {conv.id}  {conv.updated_at}  {count:>6} msgs  {conv.title}")
+        echo(f"{mark} {conv.id}  {conv.updated_at}  {count:>6} msgs  {conv.title}")
 
 
 @conversations.command("show")
@@ -81,21 +80,21 @@ def show_cmd(conversation_id: str, agent: str | None, as_json: bool, last: int) 
             "contextWindow": size[1] if isinstance(size, tuple) else None,
             "messages": [message.to_json() for _, message in tail],
         }
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
-    click.echo(f"id:       {conv.id}")
-    click.echo(f"title:    {conv.title}")
-    click.echo(f"created:  {conv.created_at}")
-    click.echo(f"messages: {store.count()}")
+    echo(f"id:       {conv.id}")
+    echo(f"title:    {conv.title}")
+    echo(f"created:  {conv.created_at}")
+    echo(f"messages: {store.count()}")
     if isinstance(size, tuple):
-        click.echo(f"context:  about {size[0]} tokens in context, window {size[1]} tokens")
+        echo(f"context:  about {size[0]} tokens in context, window {size[1]} tokens")
     else:
-        click.echo(f"context:  unknown ({size})")
+        echo(f"context:  unknown ({size})")
     for _, message in tail:
         text = message.content.replace("\n", " ")
         if message.tool_calls:
             text += " " + " ".join(f"[{call.name}]" for call in message.tool_calls)
-        click.echo(f"  {message.role:>9}: {text[:200]}")
+        echo(f"  {message.role:>9}: {text[:200]}")
 
 
 def _context_size(

@@ -6,7 +6,6 @@ finishes while the user keeps typing.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -14,11 +13,13 @@ from typing import TYPE_CHECKING
 
 import click
 
+from mini_letta.cli.terminal import echo
 from mini_letta.home import ensure_dir
 
 if TYPE_CHECKING:
     from mini_letta.cli.headless import ChatSession
     from mini_letta.cli.repl_watch import ReflectionWatch
+    from mini_letta.cli.terminal import Terminal
     from mini_letta.workspace import World
 
 HELP = """Commands:
@@ -29,19 +30,19 @@ HELP = """Commands:
   /exit             leave (Ctrl-D works too)"""
 
 
-def _read_line_factory(history: Path) -> Callable[[str], str]:
-    if sys.stdin.isatty() and sys.stdout.isatty():
+def _read_line_factory(terminal: Terminal, history: Path) -> Callable[[str], str]:
+    if terminal.is_interactive():
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory
 
         ensure_dir(history.parent)
         session: PromptSession[str] = PromptSession(history=FileHistory(str(history)))
         return lambda prompt: session.prompt(prompt)
-    return lambda prompt: _plain_readline()
+    return lambda prompt: _plain_readline(terminal)
 
 
-def _plain_readline() -> str:
-    line = sys.stdin.readline()
+def _plain_readline(terminal: Terminal) -> str:
+    line = terminal.stdin.readline()
     if not line:
         raise EOFError
     return line.rstrip("\n")
@@ -49,24 +50,26 @@ def _plain_readline() -> str:
 
 def open_interactive(ctx: click.Context) -> None:
     from mini_letta.cli.repl_watch import open_watch
+    from mini_letta.cli.terminal import current_terminal
     from mini_letta.cli.world import current_world
 
+    terminal = current_terminal()
     world = current_world()
-    with open_watch(world, live=sys.stdin.isatty() and sys.stdout.isatty()) as watch:
-        _loop(world, watch)
+    with open_watch(world, terminal) as watch:
+        _loop(world, terminal, watch)
 
 
-def _loop(world: World, watch: ReflectionWatch) -> None:
+def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
     from mini_letta.cli.approval import build_terminal_approver
+    from mini_letta.cli.commands.slash import HELP_LINES, run_slash_command
     from mini_letta.cli.headless import ChatSession, SessionRequest
-    from mini_letta.cli.slash import HELP_LINES, run_slash_command
 
-    read_line = _read_line_factory(world.home.root / "history")
-    approve = build_terminal_approver(read_line, sys.stderr)
+    read_line = _read_line_factory(terminal, world.home.input_history_file)
+    approve = build_terminal_approver(read_line, terminal.stderr)
     request = SessionRequest(world=world, approve=approve, reflection_watch=watch)
-    session = ChatSession(request, sys.stdout, sys.stderr)
+    session = ChatSession(request, terminal.stdout, terminal.stderr)
     watch.agent_id = session.agent.id
-    click.echo(
+    echo(
         f"mini-letta · agent {session.agent.name} · {session.setup.provider.handle} · "
         "/help for commands, Ctrl-D to leave",
         err=True,
@@ -85,11 +88,11 @@ def _loop(world: World, watch: ReflectionWatch) -> None:
         if line in ("/exit", "/quit"):
             return
         if line == "/help":
-            click.echo(HELP.format(reflection=HELP_LINES))
+            echo(HELP.format(reflection=HELP_LINES))
             continue
         if line == "/new":
-            session = ChatSession(replace(request, new=True), sys.stdout, sys.stderr)
-            click.echo(f"New conversation {session.store.conversation_id}.", err=True)
+            session = ChatSession(replace(request, new=True), terminal.stdout, terminal.stderr)
+            echo(f"New conversation {session.store.conversation_id}.", err=True)
             continue
         if line == "/compact":
             _compact(session)
@@ -97,12 +100,12 @@ def _loop(world: World, watch: ReflectionWatch) -> None:
         if run_slash_command(line, session, watch):
             continue
         if line.startswith("/"):
-            click.echo(f"Unknown command {line.split()[0]}; /help lists them.", err=True)
+            echo(f"Unknown command {line.split()[0]}; /help lists them.", err=True)
             continue
         try:
             session.turn(line)
         except KeyboardInterrupt:
-            click.echo("(interrupted)", err=True)
+            echo("(interrupted)", err=True)
 
 
 def _compact(session: ChatSession) -> None:
@@ -112,12 +115,12 @@ def _compact(session: ChatSession) -> None:
     try:
         result = compact_now(session.setup)
     except MiniLettaError as exc:
-        click.echo(f"mini-letta: {exc}", err=True)
+        echo(f"mini-letta: {exc}", err=True)
         return
     if result is None:
-        click.echo("Nothing to compact yet.", err=True)
+        echo("Nothing to compact yet.", err=True)
     else:
-        click.echo(
+        echo(
             f"  ↻ compacted {result.messages_compacted} messages "
             f"({result.tokens_before} → {result.tokens_after} tokens)",
             err=True,

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from mini_letta.cli.options import agent_option
+from mini_letta.cli.terminal import echo
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
@@ -23,7 +24,7 @@ def _memory_dir(agent: str | None) -> tuple[str, Path]:
 
 
 def _dump(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
 @click.group()
@@ -35,7 +36,7 @@ def memory() -> None:
 @agent_option
 def path_cmd(agent: str | None) -> None:
     """Print the memory folder."""
-    click.echo(str(_memory_dir(agent)[1]))
+    echo(str(_memory_dir(agent)[1]))
 
 
 @memory.command("tree")
@@ -51,9 +52,9 @@ def tree_cmd(agent: str | None, as_json: bool) -> None:
     if as_json:
         _dump([{"path": path, "description": desc} for path, desc in entries])
         return
-    click.echo(f"{folder}/")
+    echo(f"{folder}/")
     for line in render_tree_lines(entries):
-        click.echo(line)
+        echo(line)
 
 
 @memory.command("show")
@@ -64,7 +65,7 @@ def show_cmd(path: str, agent: str | None, rev: str | None) -> None:
     """Print one memory file."""
     from mini_letta.memory.history import show_memory_file
 
-    click.echo(show_memory_file(_memory_dir(agent)[1], path, rev), nl=False)
+    echo(show_memory_file(_memory_dir(agent)[1], path, rev), nl=False)
 
 
 @memory.command("log")
@@ -81,7 +82,7 @@ def log_cmd(agent: str | None, limit: int, as_json: bool) -> None:
                for e in entries])  # fmt: skip
         return
     for e in entries:
-        click.echo(f"{e.sha[:7]}  {e.date[:16].replace('T', ' ')}  {e.subject}")
+        echo(f"{e.sha[:7]}  {e.date[:16].replace('T', ' ')}  {e.subject}")
 
 
 @memory.command("diff")
@@ -93,9 +94,9 @@ def diff_cmd(rev: str, agent: str | None) -> None:
 
     text = load_diff(_memory_dir(agent)[1], rev)
     if text:
-        click.echo(text, nl=False)
+        echo(text, nl=False)
     else:
-        click.echo("No changes.")
+        echo("No changes.")
 
 
 @memory.command("status")
@@ -112,12 +113,12 @@ def status_cmd(agent: str | None, as_json: bool) -> None:
         _dump({"agentId": agent_id, "path": status.path, "branch": status.branch,
                "head": status.head, "clean": status.clean, "changes": changes})  # fmt: skip
         return
-    click.echo(f"memory: {status.path}")
-    click.echo(f"branch: {status.branch or '(detached)'} at {(status.head or 'no commits')[:7]}")
+    echo(f"memory: {status.path}")
+    echo(f"branch: {status.branch or '(detached)'} at {(status.head or 'no commits')[:7]}")
     if status.clean:
-        click.echo("clean")
+        echo("clean")
     for code, path in status.changes:
-        click.echo(f"  {code} {path}")
+        echo(f"  {code} {path}")
 
 
 @memory.command("validate")
@@ -133,8 +134,8 @@ def validate_cmd(agent: str | None, as_json: bool) -> None:
                "problems": [{"path": p.path, "problem": p.problem} for p in problems]})  # fmt: skip
     else:
         for problem in problems:
-            click.echo(f"{problem.path}: {problem.problem}")
-        click.echo(f"{checked} files checked, {len(problems)} problems")
+            echo(f"{problem.path}: {problem.problem}")
+        echo(f"{checked} files checked, {len(problems)} problems")
     if problems:
         raise click.exceptions.Exit(1)
 
@@ -154,11 +155,11 @@ def undo_cmd(ref: str | None, agent: str | None) -> None:
 
         world = current_world()
         reverts = undo_reflection_run(world.home, agent_id, ref, world.clock)
-        click.echo(f"reverted reflection run {ref.strip()} as {reverts[-1][:7]}")
+        echo(f"reverted reflection run {ref.strip()} as {reverts[-1][:7]}")
         return
     sha = resolve_undo_rev(folder, ref)  # reflection adds run_lookup= for run ids
     new = undo_commit(folder, sha)
-    click.echo(f"reverted {sha[:7]} as {new[:7]}")
+    echo(f"reverted {sha[:7]} as {new[:7]}")
 
 
 @memory.command("edit")
@@ -169,9 +170,13 @@ def edit_cmd(path: str, agent: str | None) -> None:
     from mini_letta.memory.history import save_hand_edit
 
     sha = save_hand_edit(_memory_dir(agent)[1], path, _edit_in_editor)
-    click.echo(f"committed {sha[:7]}" if sha else "no changes")
+    echo(f"committed {sha[:7]}" if sha else "no changes")
 
 
 def _edit_in_editor(text: str) -> str:
-    edited = click.edit(text, extension=".md", require_save=False)
+    from mini_letta.cli.terminal import current_terminal
+
+    environ = dict(current_terminal().environ)
+    editor = environ.get("VISUAL") or environ.get("EDITOR")
+    edited = click.edit(text, editor=editor, env=environ, extension=".md", require_save=False)
     return text if edited is None else edited

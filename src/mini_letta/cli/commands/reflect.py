@@ -1,7 +1,7 @@
-"""`mini-letta reflect` (alias `dream`): reflect on a conversation now (SPEC §7.6).
+"""`mini-letta reflect` (alias `dream`): reflect on a conversation now.
 
 Prints one `☾ reflection` line on stderr. Exit 0 for merged, no_changes and no_payload, else 1.
-Several `--conversation`s or `--recent N` make one multi-conversation run (SPEC §7.4).
+Several `--conversation`s or `--recent N` make one multi-conversation run.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from mini_letta.cli.options import agent_option
+from mini_letta.cli.terminal import echo
 
 if TYPE_CHECKING:
     from mini_letta.agents.records import AgentRecord
@@ -69,7 +70,7 @@ def reflect(
         outcome = launch_multi_reflection(world, record, stores, options)
     else:
         outcome = launch_reflection(world, record, stores[0], options)
-    click.echo(render_outcome_line(outcome), err=True)
+    echo(render_outcome_line(outcome), err=True)
     _run_queued(world, record)
     if not outcome.ok:
         raise click.exceptions.Exit(1)
@@ -77,7 +78,7 @@ def reflect(
 
 def _run_queued(world: World, agent: AgentRecord) -> None:
     """Automatic launches queued while this run held the lease run now; the next command
-    shows their outcomes (SPEC §7.5)."""
+    shows their outcomes."""
     from mini_letta.reflection.launcher import drain_queued_launches
 
     drain_queued_launches(world, agent)
@@ -89,13 +90,13 @@ def _print_preview(world: World, agent: AgentRecord, store: ConversationStore) -
     payload = preview_reflection(world, agent, store)
     if payload is None:
         return False
-    click.echo(
+    echo(
         f"conversation {store.conversation_id}: lines {payload.start_line}-"
-        f"{payload.end_snapshot_line - 1}, {len(payload.messages)} message(s), "
+        f"{payload.slice_end_line - 1}, {len(payload.messages)} message(s), "
         f"{payload.steps} step(s), {payload.start_message_id} .. {payload.end_message_id}"
         + (" (the rest waits for the next run)" if payload.truncated else "")
     )
-    click.echo(f"payload: {payload.path}")
+    echo(f"payload: {payload.path}")
     return True
 
 
@@ -110,7 +111,7 @@ def _conversations(
     """The conversations to reflect on, without creating one (nothing to reflect on is fine)."""
     from mini_letta.conversations.registry import list_conversations, open_conversation
     from mini_letta.conversations.store import ConversationStore
-    from mini_letta.settings import load_project_settings, project_agent_settings
+    from mini_letta.settings import current_conversation_id
 
     if recent is not None:
         found = list_conversations(world.home, agent_id)[:recent]
@@ -118,8 +119,6 @@ def _conversations(
     if ids:
         unique = list(dict.fromkeys(i.strip() for i in ids))
         return [open_conversation(world.home, agent_id, i) for i in unique]
-    current = project_agent_settings(load_project_settings(world.cwd), agent_id).get(
-        "conversationId"
-    )
+    current = current_conversation_id(world.cwd, agent_id)
     store = ConversationStore(agent_id, current, world.home) if current else None
     return [store] if store is not None and store.exists() else []

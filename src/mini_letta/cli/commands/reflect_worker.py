@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import click
 
-WORKER_COMMAND = "_reflect-worker"
+from mini_letta.cli.background import WORKER_COMMAND
 
 
 @click.command(WORKER_COMMAND, hidden=True)

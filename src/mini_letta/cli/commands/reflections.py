@@ -7,6 +7,7 @@ import json
 import click
 
 from mini_letta.cli.options import agent_option
+from mini_letta.cli.terminal import echo
 
 
 @click.group()
@@ -29,13 +30,13 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
     show_waiting_outcomes(world, record.id)
     found = list_run_records(world.home, record.id)
     if as_json:
-        click.echo(json.dumps([r.to_json() for r in found], ensure_ascii=False, indent=2))
+        echo(json.dumps([r.to_json() for r in found], ensure_ascii=False, indent=2))
         return
     if not found:
-        click.echo("No reflection runs yet; `mini-letta reflect` starts one.")
+        echo("No reflection runs yet; `mini-letta reflect` starts one.")
         return
     for run in found:
-        click.echo(
+        echo(
             f"{run.run_id}  {run.status:<17} {run.trigger:<16} "
             f"{run.commit_count} commit(s)  {run.message}"
         )
@@ -55,9 +56,9 @@ def show_cmd(run_id: str, agent: str | None, as_json: bool) -> None:
     world = current_world()
     record = load_run_record(world.home, resolve_agent(world, agent).id, run_id)
     if as_json:
-        click.echo(json.dumps(record.to_json(), ensure_ascii=False, indent=2))
+        echo(json.dumps(record.to_json(), ensure_ascii=False, indent=2))
         return
-    click.echo(describe_run(world.home, record), nl=False)
+    echo(describe_run(world.home, record), nl=False)
 
 
 @reflections.command("undo")
@@ -71,4 +72,4 @@ def undo_cmd(run_id: str, agent: str | None) -> None:
 
     world = current_world()
     reverts = undo_reflection_run(world.home, resolve_agent(world, agent).id, run_id, world.clock)
-    click.echo(f"Undid reflection run {run_id} ({len(reverts)} revert commit(s)).")
+    echo(f"Undid reflection run {run_id} ({len(reverts)} revert commit(s)).")

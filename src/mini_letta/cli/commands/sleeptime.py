@@ -1,10 +1,11 @@
-"""`mini-letta sleeptime`: show or change when reflection runs (SPEC §7.1)."""
+"""`mini-letta sleeptime`: show or change when reflection runs."""
 
 from __future__ import annotations
 
 import click
 
 from mini_letta.cli.options import agent_option
+from mini_letta.cli.terminal import echo
 
 
 @click.command()
@@ -49,4 +50,4 @@ def sleeptime(
         settings = save_reflection_settings(world.home, world.cwd, record, patch, scope)
     else:
         settings = load_reflection_settings(world.home, world.cwd, record)
-    click.echo(render_settings_json(settings))
+    echo(render_settings_json(settings))

@@ -1,7 +1,7 @@
 """Reflection slash commands of the interactive session: /reflect, /dream, /sleeptime.
 
 `/reflect [instruction]` (alias `/dream`) reflects on the current conversation now, in a
-background worker the session watches, so the user keeps typing (SPEC §7.6, §7.8); the trigger
+background worker the session watches, so the user keeps typing; the trigger
 setting and the Windows switch do not apply. `/sleeptime [flags]` is `mini-letta sleeptime`
 for the session's agent: the same flags, output and errors.
 """
@@ -13,6 +13,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import click
+
+from mini_letta.cli.terminal import current_terminal, echo
 
 if TYPE_CHECKING:
     from mini_letta.cli.headless import ChatSession
@@ -46,7 +48,7 @@ def _reflect(session: ChatSession, watch: ReflectionWatch, instruction: str) -> 
         instruction or None,
     )
     watch(proc)
-    click.echo("  ☾ reflecting in the background; the outcome appears when it is done.", err=True)
+    echo("  ☾ reflecting in the background; the outcome appears when it is done.", err=True)
 
 
 def _sleeptime(session: ChatSession, watch: ReflectionWatch, args: str) -> None:
@@ -57,13 +59,15 @@ def _sleeptime(session: ChatSession, watch: ReflectionWatch, args: str) -> None:
         argv = shlex.split(args)
         if "--agent" not in argv:
             argv += ["--agent", session.agent.id]
-        sleeptime.main(args=argv, prog_name="/sleeptime", standalone_mode=False)
+        sleeptime.main(
+            args=argv, prog_name="/sleeptime", standalone_mode=False, obj=current_terminal()
+        )
     except ValueError as exc:  # shlex: an unclosed quote
-        click.echo(f"mini-letta: /sleeptime: {exc}", err=True)
+        echo(f"mini-letta: /sleeptime: {exc}", err=True)
     except click.ClickException as exc:
-        exc.show()
+        exc.show(file=current_terminal().stderr)
     except MiniLettaError as exc:
-        click.echo(f"mini-letta: {exc}", err=True)
+        echo(f"mini-letta: {exc}", err=True)
 
 
 SLASH_COMMANDS: dict[str, SlashCommand] = {

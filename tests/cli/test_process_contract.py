@@ -1,0 +1,83 @@
+"""What only a real `python -m mini_letta` process shows: the entry point's exit codes and
+streams, a closed stdout, and stream-json input answered line by line as it arrives.
+
+Every other CLI test runs in-process through `main()` (the `cli` fixture); signals, crashes
+and imports have their own subprocess tests (test_interrupt_cli, test_crash_and_concurrency,
+test_lazy_imports_cli).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from support.cli import cli_env
+
+
+def test_version_through_the_entry_point(cli_process, home):
+    result = cli_process("--version")
+    assert (result.code, result.stdout, result.stderr) == (0, "mini-letta 0.1.0\n", "")
+    assert not home.root.exists()
+
+
+def test_a_turn_and_a_usage_error_through_the_entry_point(cli_process):
+    turn = cli_process("chat", "-p", "帮我看下这个报错")
+    assert (turn.code, turn.stdout) == (0, "（mock）我听到了：帮我看下这个报错\n")
+    usage = cli_process("chat", "--max-steps", "0", "-p", "hi")
+    assert usage.code == 2 and usage.stdout == ""
+    assert len(usage.stderr.splitlines()) == 1 and usage.stderr.startswith("mini-letta: ")
+
+
+def test_a_closed_stdout_is_exit_1_without_a_traceback(home, project):
+    child = subprocess.Popen(
+        [sys.executable, "-m", "mini_letta", "chat", "-p", "hi"],
+        cwd=project,
+        env=cli_env(home.root),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert child.stdout is not None
+    child.stdout.close()  # the reader went away, as `mini-letta ... | head -0` does
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == 1
+    assert err == b""
+
+
+def test_stream_json_input_is_answered_as_each_line_arrives(home, project):
+    child = subprocess.Popen(
+        [sys.executable, "-m", "mini_letta", "chat", "--input-format", "stream-json"],
+        cwd=project,
+        env=cli_env(home.root),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    )
+    assert child.stdin is not None and child.stdout is not None
+    try:
+        child.stdin.write(json.dumps("one") + "\n")
+        child.stdin.flush()
+        first = _read_until_result(child.stdout)  # stdin is still open: answered per line
+        assert first["result"] == "（mock）我听到了：one"
+        child.stdin.write(json.dumps("two") + "\n")
+        child.stdin.close()
+        rest = [json.loads(line) for line in child.stdout]
+        assert [e["result"] for e in rest if e["type"] == "result"] == ["（mock）我听到了：two"]
+        assert child.wait(timeout=60) == 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        assert child.stderr is not None
+        child.stderr.close()
+        child.stdout.close()
+
+
+def _read_until_result(stream) -> dict:
+    for line in stream:
+        event = json.loads(line)
+        if event["type"] == "result":
+            return event
+    raise AssertionError("the process ended before answering")
