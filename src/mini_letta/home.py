@@ -71,6 +71,10 @@ class Home:
         """The compiled memory section, keyed by the memory repo's HEAD sha."""
         return self.agent_dir(agent_id) / "prompt-cache.json"
 
+    def memory_sync_file(self, agent_id: str) -> Path:
+        """The state of memory sync: last attempt, last error, files left for review."""
+        return self.agent_dir(agent_id) / "memory-sync.json"
+
     def memory_worktrees_dir(self, agent_id: str) -> Path:
         return self.agent_dir(agent_id) / "memory-worktrees"
 

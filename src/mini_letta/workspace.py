@@ -59,7 +59,9 @@ def new_agent(
     context_window: int | None = None,
     base_url: str | None = None,
     settings: ModelSettings | None = None,
+    memory_remote: str | None = None,
 ) -> AgentRecord:
+    """Create an agent and its memory: a new one, or a clone of `memory_remote` (shared memory)."""
     from mini_letta.memory.repo import ensure_git_available
 
     handle = model or default_model(world.home, world.environ)
@@ -77,8 +79,27 @@ def new_agent(
         temperature=extra.temperature,
     )
     agent = create_agent(world.home, spec, world.clock)
+    if memory_remote is not None:
+        _join_shared_memory(world, agent, memory_remote)
     ensure_agent_memory(world.home, agent)
     return agent
+
+
+def _join_shared_memory(world: World, agent: AgentRecord, url: str) -> None:
+    """Clone the shared memory; an empty remote gets this agent's new memory on first sync."""
+    from mini_letta.agents.registry import delete_agent
+    from mini_letta.errors import MiniLettaError
+    from mini_letta.memory.remote import clone_memory, memory_remote_repo, set_remote
+    from mini_letta.memory.repo import init_memory_repo
+
+    memory_dir = world.home.memory_dir(agent.id)
+    try:
+        if not clone_memory(url, memory_dir, world.environ):
+            init_memory_repo(memory_dir)
+            set_remote(memory_remote_repo(memory_dir, world.environ), url)
+    except MiniLettaError:
+        delete_agent(world.home, agent.id)  # no half-made agent is left behind
+        raise
 
 
 def ensure_agent_memory(home: Home, agent: AgentRecord) -> None:

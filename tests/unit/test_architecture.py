@@ -15,11 +15,11 @@ LAYERS = {
     "errors": 0, "clock": 0, "ids": 0, "home": 0, "storage": 0,
     "conversations": 1, "agents": 1, "memory": 1, "settings": 1,
     "context": 2, "llm": 2, "tools": 2,
-    "loop": 3, "reflection": 3, "workspace": 3,
+    "loop": 3, "reflection": 3, "workspace": 3, "sync": 3, "interop": 3,
     "cli": 4,
 }  # fmt: skip
 FORBIDDEN = {("llm", "tools"), ("loop", "reflection")}
-HEAVY = {"openai", "anthropic", "yaml", "httpx", "prompt_toolkit"}
+HEAVY = {"openai", "anthropic", "yaml", "httpx", "prompt_toolkit", "mcp"}
 HARD_LIMIT_LINES = 700
 
 

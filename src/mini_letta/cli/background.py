@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from mini_letta.workspace import World
 
 WORKER_COMMAND = "_reflect-worker"  # hidden; cli/commands/reflect_worker.py
+SYNC_WORKER_FLAG = "--background"  # `memory sync --background`: quiet, for a detached sync
 
 
 def spawn_reflection_worker(
@@ -30,9 +31,8 @@ def spawn_reflection_worker(
     instruction: str | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start the worker and return at once; the caller may wait for it or not."""
-    import subprocess  # only when a worker is due: `--version` and most turns never need it
 
-    args = [
+    args: list[str] = [
         sys.executable,
         "-m",
         "mini_letta",
@@ -46,6 +46,13 @@ def spawn_reflection_worker(
     ]
     if instruction:
         args += ["--instruction", instruction]
+    return spawn_detached(world, args)
+
+
+def spawn_detached(world: World, args: list[str]) -> subprocess.Popen[bytes]:
+    """Start `args` with no terminal, in its own session: it outlives us and ignores Ctrl-C."""
+    import subprocess
+
     proc = subprocess.Popen(
         args,
         cwd=world.cwd,

@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import TextIO
 
+from mini_letta.cli.auto_sync import SessionSync
 from mini_letta.cli.post_turn import SessionReflection, Watch
 from mini_letta.cli.render import OutputFormat, Renderer, SessionInfo
 from mini_letta.llm.base import close_provider
@@ -85,6 +86,7 @@ class ChatSession:
             watch=request.reflection_watch,
         )
         self.reflection.show_waiting()
+        self.sync = SessionSync(world, self.agent.id, err)
 
     def close(self) -> None:
         """Release the model's connections (the SDK clients keep a pool)."""
@@ -110,6 +112,7 @@ class ChatSession:
             self.err.write(f"mini-letta: the turn failed: {result.error}\n")
             self.err.flush()
         self.reflection.after_result()
+        self.sync.after_turn()
         return result
 
 

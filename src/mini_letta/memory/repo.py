@@ -36,6 +36,15 @@ _CONFIG = (
     "core.pager=cat",
     "init.defaultBranch=main",
 )
+# With the user's config readable (remote operations), nothing it or a remote names may run here:
+# no hooks (also not a local remote's, which would run as this user), no fsmonitor, no `ext::`.
+_REMOTE_CONFIG = (
+    "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "protocol.ext.allow=never",
+    "merge.conflictStyle=diff3",
+    "push.default=nothing",
+)
 _DROPPED_ENV = (
     "GIT_DIR",
     "GIT_WORK_TREE",
@@ -76,8 +85,14 @@ def ensure_git_available(search_path: str | None = None) -> str:
     return found
 
 
-def git_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment git runs in: the caller's, minus repo overrides, plus no-prompt rules."""
+def git_env(
+    environ: Mapping[str, str] | None = None, *, user_config: bool = False
+) -> dict[str, str]:
+    """The environment git runs in: the caller's, minus repo overrides, plus no-prompt rules.
+
+    `user_config` keeps the user's global git config readable: talking to a remote needs their
+    credential helper, ssh and proxy settings. Nothing else may depend on it.
+    """
     env = dict(os.environ if environ is None else environ)
     for name in _DROPPED_ENV:
         env.pop(name, None)
@@ -88,11 +103,11 @@ def git_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
         GCM_INTERACTIVE="never",
         GIT_PAGER="cat",
         PAGER="cat",
-        GIT_CONFIG_GLOBAL=os.devnull,
-        GIT_CONFIG_NOSYSTEM="1",
         GIT_EDITOR="false",
         LC_ALL="C",
     )
+    if not user_config:
+        env.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
     return env
 
 
@@ -105,10 +120,12 @@ class GitRepo:
         *,
         timeout: float = GIT_TIMEOUT,
         environ: Mapping[str, str] | None = None,
+        user_config: bool = False,
     ) -> None:
         self.path = Path(path)
         self.timeout = timeout
-        self._env = git_env(environ)
+        self._env = git_env(environ, user_config=user_config)
+        self._config = _CONFIG + (_REMOTE_CONFIG if user_config else ())
 
     def __repr__(self) -> str:
         return f"GitRepo({str(self.path)!r})"
@@ -134,7 +151,7 @@ class GitRepo:
         self, args: Sequence[str], *, check: bool, stdin: bytes | None = None
     ) -> subprocess.CompletedProcess[bytes]:
         command = ["git", "-C", str(self.path)]
-        for item in _CONFIG:
+        for item in self._config:
             command += ["-c", item]
         command += list(args)
         name = next((arg for arg in args if not arg.startswith("-")), "git")

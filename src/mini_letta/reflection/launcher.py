@@ -216,6 +216,14 @@ def take_queued_launch(home: Home, agent_id: str, clock: Clock) -> QueuedLaunch 
         return entry
 
 
+def read_queued_launch(home: Home, agent_id: str, clock: Clock) -> QueuedLaunch | None:
+    """The waiting launch, left where it is (for status displays)."""
+    if not _path(home, agent_id).exists():
+        return None
+    with _lock(home, agent_id):
+        return _read(home, agent_id, clock)
+
+
 def _read(home: Home, agent_id: str, clock: Clock) -> QueuedLaunch | None:
     path = _path(home, agent_id)
     try:

@@ -9,6 +9,7 @@ never deleted here. The reflection agent's own messages sit beside each record, 
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -211,6 +212,20 @@ def list_run_records(home: Home, agent_id: str) -> list[RunRecord]:
         if data is not None:
             records.append(RunRecord.from_json(data, path))
     return records
+
+
+def latest_run_record(home: Home, agent_id: str) -> RunRecord | None:
+    """The newest run's record, reading only it (run ids sort by time); None before any run."""
+    folder = home.reflections_dir(agent_id)
+    if not folder.is_dir():
+        return None
+    for name in sorted(os.listdir(folder), reverse=True):
+        path = folder / name
+        if is_json_file(path) and _RUN_ID.match(path.stem):
+            data = load_json(path)
+            if data is not None:
+                return RunRecord.from_json(data, path)
+    return None
 
 
 def mark_interrupted(home: Home, agent_id: str, run_id: str, clock: Clock) -> None:

@@ -36,7 +36,9 @@ ReflectionMode = Literal["foreground", "background"]
 REFLECTION_MODES: tuple[ReflectionMode, ...] = ("foreground", "background")
 TRIGGERS: tuple[Trigger, ...] = ("off", "step-count", "compaction-event")
 MERGE_MODES: tuple[MergeMode, ...] = ("auto", "explicit")
-KEYS = ("trigger", "stepCount", "merge", "mergeInstructions")
+MemorySync = Literal["off", "after-merge"]
+MEMORY_SYNC_MODES: tuple[MemorySync, ...] = ("off", "after-merge")
+KEYS = ("trigger", "stepCount", "merge", "mergeInstructions", "memorySync")
 
 
 class ReflectionSettingsJson(TypedDict, total=False):
@@ -44,6 +46,7 @@ class ReflectionSettingsJson(TypedDict, total=False):
     stepCount: int
     merge: str
     mergeInstructions: str
+    memorySync: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +55,7 @@ class ReflectionSettings:
     step_count: int = 25
     merge: MergeMode = "auto"
     merge_instructions: str = ""
+    memory_sync: MemorySync = "off"  # after-merge: sync memory to its remote when it changes
 
     def to_json(self) -> ReflectionSettingsJson:
         return {
@@ -59,6 +63,7 @@ class ReflectionSettings:
             "stepCount": self.step_count,
             "merge": self.merge,
             "mergeInstructions": self.merge_instructions,
+            "memorySync": self.memory_sync,
         }
 
 
@@ -91,6 +96,7 @@ def layer_settings(layers: Sequence[Layer]) -> ReflectionSettings:
         step_count=int(values["stepCount"]),
         merge=cast(MergeMode, values["merge"]),
         merge_instructions=str(values["mergeInstructions"]),
+        memory_sync=cast(MemorySync, values["memorySync"]),
     )
 
 
@@ -112,6 +118,12 @@ def validate_value(key: str, value: object) -> object:
                 f"merge {value!r} is not allowed (allowed: {', '.join(MERGE_MODES)})"
             )
         return value
+    if key == "memorySync":
+        if value not in MEMORY_SYNC_MODES:
+            raise InvalidValueError(
+                f"memorySync {value!r} is not allowed (allowed: {', '.join(MEMORY_SYNC_MODES)})"
+            )
+        return value
     if key == "mergeInstructions":
         if not isinstance(value, str):
             raise InvalidValueError(f"mergeInstructions {value!r} is not allowed (allowed: text)")
@@ -125,6 +137,7 @@ def build_settings_patch(
     steps: str | None = None,
     merge: str | None = None,
     merge_instructions: str | None = None,
+    memory_sync: str | None = None,
 ) -> dict[str, Any]:
     """The camelCase changes requested by `sleeptime` flags, validated (exit 2 when not)."""
     patch: dict[str, Any] = {}
@@ -147,6 +160,12 @@ def build_settings_patch(
         patch["merge"] = merge
     if merge_instructions is not None:
         patch["mergeInstructions"] = merge_instructions.strip()
+    if memory_sync is not None:
+        if memory_sync not in MEMORY_SYNC_MODES:
+            raise InvalidValueError(
+                f"invalid --memory-sync {memory_sync!r} (allowed: {', '.join(MEMORY_SYNC_MODES)})"
+            )
+        patch["memorySync"] = memory_sync
     return patch
 
 
@@ -157,6 +176,8 @@ def render_settings_json(settings: ReflectionSettings) -> str:
         data["merge"] = settings.merge
     if settings.merge_instructions != DEFAULT_SETTINGS.merge_instructions:
         data["mergeInstructions"] = settings.merge_instructions
+    if settings.memory_sync != DEFAULT_SETTINGS.memory_sync:
+        data["memorySync"] = settings.memory_sync
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 

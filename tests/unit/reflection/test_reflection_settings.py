@@ -27,6 +27,7 @@ def test_defaults_are_the_chapters():
         "stepCount": 25,
         "merge": "auto",
         "mergeInstructions": "",
+        "memorySync": "off",
     }
 
 
@@ -189,3 +190,15 @@ def test_non_object_global_reflection_is_a_config_error(world):
 )
 def test_windows_switch(platform, environ, enabled):
     assert is_auto_reflection_enabled(platform, environ) is enabled
+
+
+def test_memory_sync_is_a_layered_setting_shown_only_when_on():
+    layers = [("agent.json", {"memorySync": "after-merge"})]
+    settings = layer_settings(layers)
+    assert settings.memory_sync == "after-merge"
+    assert render_settings_json(settings).endswith(',"memorySync":"after-merge"}')
+    assert "memorySync" not in render_settings_json(layer_settings([]))
+    with pytest.raises(ConfigError, match="memorySync 'sometimes' is not allowed"):
+        layer_settings([("agent.json", {"memorySync": "sometimes"})])
+    with pytest.raises(InvalidValueError, match="invalid --memory-sync"):
+        build_settings_patch(memory_sync="always")

@@ -74,9 +74,13 @@ def _tools_value(value: str | None) -> tuple[str, ...] | None:
 @agents.command("create")
 @click.option("--name", help="A unique name (default: from this folder).")
 @_settings_options
+@click.option(
+    "--memory-remote", metavar="URL", help="Join a memory shared through this git remote."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def create_cmd(
     name: str | None,
+    memory_remote: str | None,
     model: str | None,
     base_url: str | None,
     context_window: int | None,
@@ -92,6 +96,11 @@ def create_cmd(
 
     world = current_world()
     settings = ModelSettings(_tools_value(tools), max_output_tokens, temperature)
+    remote = None
+    if memory_remote is not None:
+        from mini_letta.memory.remote import check_remote_url
+
+        remote = check_remote_url(memory_remote, world.cwd)
     agent = new_agent(
         world,
         name=name,
@@ -99,6 +108,7 @@ def create_cmd(
         context_window=context_window,
         base_url=base_url or None,
         settings=settings,
+        memory_remote=remote,
     )
     remember_current(world.cwd, agent.id, "")
     if as_json:

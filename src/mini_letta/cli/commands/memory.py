@@ -3,24 +3,15 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import click
 
+from mini_letta.cli.commands.memory_share import SHARE_COMMANDS, agent_memory_dir
 from mini_letta.cli.options import agent_option
 from mini_letta.cli.terminal import echo
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-
-
-def _memory_dir(agent: str | None) -> tuple[str, Path]:
-    from mini_letta.cli.world import current_world
-    from mini_letta.workspace import resolve_agent
-
-    world = current_world()
-    record = resolve_agent(world, agent)
-    return record.id, world.home.memory_dir(record.id)
 
 
 def _dump(data: Any) -> None:
@@ -32,11 +23,15 @@ def memory() -> None:
     """Inspect and edit an agent's memory (a git repository of markdown files)."""
 
 
+for _command in SHARE_COMMANDS:
+    memory.add_command(_command)
+
+
 @memory.command("path")
 @agent_option
 def path_cmd(agent: str | None) -> None:
     """Print the memory folder."""
-    echo(str(_memory_dir(agent)[1]))
+    echo(str(agent_memory_dir(agent)[1]))
 
 
 @memory.command("tree")
@@ -47,7 +42,7 @@ def tree_cmd(agent: str | None, as_json: bool) -> None:
     from mini_letta.memory.compile import render_tree_lines
     from mini_letta.memory.edits import list_memory_tree
 
-    _, folder = _memory_dir(agent)
+    _, folder = agent_memory_dir(agent)
     entries = list_memory_tree(folder)
     if as_json:
         _dump([{"path": path, "description": desc} for path, desc in entries])
@@ -65,7 +60,7 @@ def show_cmd(path: str, agent: str | None, rev: str | None) -> None:
     """Print one memory file."""
     from mini_letta.memory.history import show_memory_file
 
-    echo(show_memory_file(_memory_dir(agent)[1], path, rev), nl=False)
+    echo(show_memory_file(agent_memory_dir(agent)[1], path, rev), nl=False)
 
 
 @memory.command("log")
@@ -76,7 +71,7 @@ def log_cmd(agent: str | None, limit: int, as_json: bool) -> None:
     """List memory commits, newest first."""
     from mini_letta.memory.history import load_log
 
-    entries = load_log(_memory_dir(agent)[1], limit)
+    entries = load_log(agent_memory_dir(agent)[1], limit)
     if as_json:
         _dump([{"sha": e.sha, "date": e.date, "author": e.author, "subject": e.subject}
                for e in entries])  # fmt: skip
@@ -92,7 +87,7 @@ def diff_cmd(rev: str, agent: str | None) -> None:
     """Show changes in the memory folder since REV (default HEAD: what is uncommitted)."""
     from mini_letta.memory.history import load_diff
 
-    text = load_diff(_memory_dir(agent)[1], rev)
+    text = load_diff(agent_memory_dir(agent)[1], rev)
     if text:
         echo(text, nl=False)
     else:
@@ -104,14 +99,19 @@ def diff_cmd(rev: str, agent: str | None) -> None:
 @json_option
 def status_cmd(agent: str | None, as_json: bool) -> None:
     """Show the memory branch, HEAD and any uncommitted changes."""
+    from mini_letta.cli.world import current_world
     from mini_letta.memory.history import load_status
+    from mini_letta.sync.engine import files_needing_review
 
-    agent_id, folder = _memory_dir(agent)
+    agent_id, folder = agent_memory_dir(agent)
     status = load_status(folder)
+    world = current_world()
+    review = files_needing_review(world.home, agent_id, world.clock)
     if as_json:
         changes = [{"status": code, "path": path} for code, path in status.changes]
         _dump({"agentId": agent_id, "path": status.path, "branch": status.branch,
-               "head": status.head, "clean": status.clean, "changes": changes})  # fmt: skip
+               "head": status.head, "clean": status.clean, "changes": changes,
+               "needsReview": list(review)})  # fmt: skip
         return
     echo(f"memory: {status.path}")
     echo(f"branch: {status.branch or '(detached)'} at {(status.head or 'no commits')[:7]}")
@@ -119,6 +119,8 @@ def status_cmd(agent: str | None, as_json: bool) -> None:
         echo("clean")
     for code, path in status.changes:
         echo(f"  {code} {path}")
+    for path in review:
+        echo(f"needs review: {path} (memory sync kept both machines' versions)")
 
 
 @memory.command("validate")
@@ -128,7 +130,7 @@ def validate_cmd(agent: str | None, as_json: bool) -> None:
     """Check every memory file's frontmatter, the skill layout, and for secrets."""
     from mini_letta.memory.history import validate_memory
 
-    checked, problems = validate_memory(_memory_dir(agent)[1])
+    checked, problems = validate_memory(agent_memory_dir(agent)[1])
     if as_json:
         _dump({"valid": not problems, "files": checked,
                "problems": [{"path": p.path, "problem": p.problem} for p in problems]})  # fmt: skip
@@ -148,7 +150,7 @@ def undo_cmd(ref: str | None, agent: str | None) -> None:
     from mini_letta.memory.history import resolve_undo_rev, undo_commit
     from mini_letta.reflection.records import is_run_id
 
-    agent_id, folder = _memory_dir(agent)
+    agent_id, folder = agent_memory_dir(agent)
     if ref and is_run_id(ref):  # a reflection run: revert its merge and rewind its watermark
         from mini_letta.cli.world import current_world
         from mini_letta.reflection.undo import undo_reflection_run
@@ -169,7 +171,7 @@ def edit_cmd(path: str, agent: str | None) -> None:
     """Open a memory file in $EDITOR; it is validated and committed when you save."""
     from mini_letta.memory.history import save_hand_edit
 
-    sha = save_hand_edit(_memory_dir(agent)[1], path, _edit_in_editor)
+    sha = save_hand_edit(agent_memory_dir(agent)[1], path, _edit_in_editor)
     echo(f"committed {sha[:7]}" if sha else "no changes")
 
 

@@ -24,6 +24,7 @@ def reflect_worker(
     agent_id: str, conversation_id: str, trigger: str, instruction: str | None
 ) -> None:
     from mini_letta.agents.registry import load_agent
+    from mini_letta.cli.auto_sync import SessionSync
     from mini_letta.cli.world import current_world
     from mini_letta.conversations.registry import open_conversation
     from mini_letta.reflection.launcher import drain_queued_launches, launch_automatic
@@ -33,6 +34,7 @@ def reflect_worker(
 
     world = current_world()
     agent = load_agent(world.home, agent_id)
+    sync = SessionSync(world, agent.id, None)  # a merge below syncs memory when that is on
     try:
         store = open_conversation(world.home, agent.id, conversation_id)
         if trigger == "manual":
@@ -45,6 +47,7 @@ def reflect_worker(
             if isinstance(outcome, ReflectionOutcome):
                 post_automatic_outcome(world.home, agent.id, outcome, clock=world.clock)
         drain_queued_launches(world, agent)
+        sync.after_turn()
     except Exception as exc:  # no terminal to report to: the outbox is the only way out
         detail = str(exc) or repr(exc)
         failed = ReflectionOutcome(

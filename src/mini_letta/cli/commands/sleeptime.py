@@ -15,6 +15,9 @@ from mini_letta.cli.terminal import echo
     "--merge", metavar="auto|explicit", help="Merge memory edits yourself or review them."
 )
 @click.option("--merge-instructions", metavar="TEXT", help="What the review should look for.")
+@click.option(
+    "--memory-sync", metavar="off|after-merge", help="Sync memory to its remote after changes."
+)
 @click.option("--global", "to_global", is_flag=True, help="Save as the default for every agent.")
 @click.option("--local", "to_local", is_flag=True, help="Save for this agent in this project only.")
 @agent_option
@@ -23,6 +26,7 @@ def sleeptime(
     steps: str | None,
     merge: str | None,
     merge_instructions: str | None,
+    memory_sync: str | None,
     to_global: bool,
     to_local: bool,
     agent: str | None,
@@ -41,7 +45,11 @@ def sleeptime(
     if to_global and to_local:
         raise click.UsageError("use --global or --local, not both")
     patch = build_settings_patch(
-        trigger=trigger, steps=steps, merge=merge, merge_instructions=merge_instructions
+        trigger=trigger,
+        steps=steps,
+        merge=merge,
+        merge_instructions=merge_instructions,
+        memory_sync=memory_sync,
     )
     world = current_world()
     record = resolve_agent(world, agent)

@@ -1,0 +1,167 @@
+"""`mini-letta memory remote|sync|import|export`: memory shared across machines and tools."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from mini_letta.cli.background import SYNC_WORKER_FLAG
+from mini_letta.cli.options import agent_option
+from mini_letta.cli.terminal import echo
+
+
+def agent_memory_dir(agent: str | None) -> tuple[str, Path]:
+    """(agent id, memory folder) of the agent a `memory` command acts on."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.workspace import resolve_agent
+
+    world = current_world()
+    record = resolve_agent(world, agent)
+    return record.id, world.home.memory_dir(record.id)
+
+
+@click.group("remote")
+def remote_group() -> None:
+    """Show or change the git remote this memory syncs with."""
+
+
+@remote_group.command("set")
+@click.argument("url")
+@agent_option
+def remote_set(url: str, agent: str | None) -> None:
+    """Sync this memory with URL (any git remote; credentials stay in your git config)."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.memory.remote import check_remote_url, memory_remote_repo, set_remote
+
+    world = current_world()
+    checked = check_remote_url(url, world.cwd)
+    _, folder = agent_memory_dir(agent)
+    set_remote(memory_remote_repo(folder, world.environ), checked)
+    echo(f"memory remote: {checked}; run `mini-letta memory sync` to sync now")
+
+
+@remote_group.command("show")
+@agent_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def remote_show(agent: str | None, as_json: bool) -> None:
+    """Print the remote and what the last sync did."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.memory.remote import get_remote, memory_remote_repo
+    from mini_letta.sync.engine import files_needing_review
+    from mini_letta.sync.state import load_sync_state
+
+    world = current_world()
+    agent_id, folder = agent_memory_dir(agent)
+    url = get_remote(memory_remote_repo(folder, world.environ))
+    state = load_sync_state(world.home, agent_id, world.clock)
+    review = files_needing_review(world.home, agent_id, world.clock)
+    if as_json:
+        data = {"url": url, **state.to_json(), "needsReview": list(review)}
+        data.pop("schemaVersion")
+        echo(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    echo(f"remote: {url or '(none; `mini-letta memory remote set URL`)'}")
+    echo(f"last sync: {state.last_success_at or 'never'}")
+    if state.last_error:
+        echo(f"last error: {state.last_error} (at {state.last_attempt_at})")
+    for path in review:
+        echo(f"needs review: {path}")
+
+
+@remote_group.command("unset")
+@agent_option
+def remote_unset(agent: str | None) -> None:
+    """Stop syncing (the remote itself is left as it is)."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.memory.remote import memory_remote_repo, unset_remote
+
+    _, folder = agent_memory_dir(agent)
+    removed = unset_remote(memory_remote_repo(folder, current_world().environ))
+    echo("memory remote removed" if removed else "memory has no remote")
+
+
+@click.command("sync")
+@agent_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option(SYNC_WORKER_FLAG, "background", is_flag=True, hidden=True)
+def sync_cmd(agent: str | None, as_json: bool, background: bool) -> None:
+    """Fetch, merge and push the memory; edits on both sides are kept."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.sync.engine import SyncError, sync_memory
+
+    world = current_world()
+    agent_id, _ = agent_memory_dir(agent)
+    try:
+        outcome = sync_memory(world.home, agent_id, world.clock, world.environ)
+    except SyncError:
+        if background:  # recorded in memory-sync.json; the next command reports it once
+            raise click.exceptions.Exit(1) from None
+        raise
+    if background:
+        return
+    if as_json:
+        data = {
+            "head": outcome.head,
+            "pulled": outcome.pulled,
+            "pushed": outcome.pushed,
+            "merged": outcome.merged,
+            "needsReview": list(outcome.needs_review),
+        }
+        echo(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        echo(f"memory sync: {outcome.summary}")
+
+
+@click.command("import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@agent_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def import_cmd(paths: tuple[Path, ...], agent: str | None, as_json: bool) -> None:
+    """Import CLAUDE.md, AGENTS.md, CONVENTIONS.md or .cursor/rules/*.mdc (files or folders)."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.interop.import_files import import_into_memory
+
+    world = current_world()
+    _, folder = agent_memory_dir(agent)
+    user_home = Path(world.environ.get("HOME") or Path.home())
+    cwd_paths = [path if path.is_absolute() else world.cwd / path for path in paths]
+    result = import_into_memory(folder, cwd_paths, user_home)
+    if as_json:
+        data = {"changed": list(result.changed), "unchanged": list(result.unchanged)}
+        echo(json.dumps({**data, "commit": result.sha}, ensure_ascii=False, indent=2))
+        return
+    for path in result.changed:
+        echo(f"imported {path}")
+    for path in result.unchanged:
+        echo(f"unchanged {path}")
+    if result.sha:
+        echo(f"committed {result.sha[:7]}")
+
+
+@click.command("export")
+@click.option("--format", "fmt", type=click.Choice(["agents-md"]), default="agents-md")
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write to FILE.")
+@agent_option
+def export_cmd(fmt: str, output: Path | None, agent: str | None) -> None:
+    """Write an AGENTS.md compiled from memory (to stdout, or -o FILE atomically)."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.interop.export_files import render_agents_md
+    from mini_letta.memory.repo import GitRepo
+    from mini_letta.storage.atomic import save_bytes
+    from mini_letta.workspace import resolve_agent
+
+    world = current_world()
+    record = resolve_agent(world, agent)
+    folder = world.home.memory_dir(record.id)
+    text = render_agents_md(folder, record.name, GitRepo(folder).head_sha_or_none())
+    if output is None:
+        echo(text, nl=False)
+        return
+    target = output if output.is_absolute() else world.cwd / output
+    save_bytes(target, text.encode("utf-8"))
+    echo(f"wrote {output}")
+
+
+SHARE_COMMANDS: tuple[click.Command, ...] = (remote_group, sync_cmd, import_cmd, export_cmd)

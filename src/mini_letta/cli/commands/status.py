@@ -1,0 +1,135 @@
+"""`mini-letta status`: the agent, its memory and its reflection health in one view."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from mini_letta.cli.options import agent_option
+from mini_letta.cli.terminal import echo
+
+if TYPE_CHECKING:
+    from mini_letta.reflection.health import AgentHealth
+
+
+@click.command("status")
+@agent_option
+@click.option(
+    "--output-format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+def status(agent: str | None, fmt: str) -> None:
+    """Show the agent, its models, memory, reflection settings and the last reflection run."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.reflection.health import gather_health
+    from mini_letta.reflection.settings import load_reflection_settings
+    from mini_letta.settings import current_conversation_id
+    from mini_letta.workspace import resolve_agent
+
+    world = current_world()
+    record = resolve_agent(world, agent)
+    settings = load_reflection_settings(world.home, world.cwd, record)
+    current = current_conversation_id(world.cwd, record.id)
+    from mini_letta.sync.engine import files_needing_review
+
+    health = gather_health(world.home, record, settings, world.clock, current)
+    review = files_needing_review(world.home, record.id, world.clock)
+    if fmt == "json":
+        echo(json.dumps(health_json(health, review), ensure_ascii=False, indent=2))
+    else:
+        for line in health_lines(health, review):
+            echo(line)
+
+
+def health_json(health: AgentHealth, review: tuple[str, ...]) -> dict[str, Any]:
+    run = health.last_run
+    return {
+        "agent": {"id": health.agent.id, "name": health.agent.name, "model": health.agent.model},
+        "reflectionModel": health.reflection_model,
+        "memory": {
+            "path": health.memory.path,
+            "head": health.memory.head,
+            "clean": health.memory.clean,
+            "uncommittedChanges": health.memory.changes,
+            "needsReview": list(review),
+        },
+        "reflection": health.settings.to_json(),
+        "lastRun": None if run is None else {
+            "runId": run.run_id,
+            "status": run.status,
+            "message": run.message,
+            "trigger": run.trigger,
+            "startedAt": run.started_at,
+            "finishedAt": run.finished_at,
+            "error": run.error,
+        },
+        "running": None if health.running is None else {
+            "runId": health.running.run_id,
+            "pid": health.running.pid,
+            "startedAt": health.running.started_at,
+        },
+        "queued": None if health.queued is None else {
+            "trigger": health.queued.trigger,
+            "conversationId": health.queued.conversation_id,
+            "queuedAt": health.queued.queued_at,
+        },
+        "conversations": [
+            {
+                "id": c.conversation_id,
+                "title": c.title,
+                "current": c.current,
+                "messages": c.messages,
+                "stepsSinceReflection": c.steps_since_reflection,
+                "stepsAtLeast": c.steps_capped,
+                "stepsNeeded": c.steps_needed,
+                "consecutiveFailures": c.consecutive_failures,
+                "lastStatus": c.last_status,
+                "nextRetryAt": c.next_retry_at,
+            }
+            for c in health.conversations
+        ],
+    }  # fmt: skip
+
+
+def health_lines(health: AgentHealth, review: tuple[str, ...]) -> list[str]:
+    agent, memory, settings = health.agent, health.memory, health.settings
+    lines = [f"agent       {agent.name} ({agent.id})"]
+    same = " (the agent's)" if health.reflection_model == agent.model else ""
+    lines.append(f"models      {agent.model}; reflection: {health.reflection_model}{same}")
+    state = "clean" if memory.clean else f"{memory.changes} uncommitted change(s)"
+    lines.append(f"memory      {(memory.head or 'no commits')[:7]}, {state} ({memory.path})")
+    if review:
+        lines.append(f"            needs review after a sync: {', '.join(review)}")
+    when = {
+        "off": "off",
+        "step-count": f"every {settings.step_count} steps",
+        "compaction-event": "after a compaction",
+    }[settings.trigger]
+    lines.append(f"reflection  {when}; merge {settings.merge}; memory sync {settings.memory_sync}")
+    run = health.last_run
+    if run is None:
+        lines.append("last run    none yet")
+    else:
+        detail = f" — {run.message}" if run.message else ""
+        lines.append(f"last run    {run.run_id}: {run.status}{detail}")
+    if health.running is not None:
+        held = health.running
+        lines.append(f"running     {held.run_id} (pid {held.pid}) since {held.started_at}")
+    if health.queued is not None:
+        lines.append(
+            f"queued      a {health.queued.trigger} launch for {health.queued.conversation_id}"
+        )
+    for c in health.conversations:
+        mark = "*" if c.current else " "
+        steps = f"{'≥' if c.steps_capped else ''}{c.steps_since_reflection}"
+        parts = [f"{c.messages} messages", f"{steps} step(s) since reflection"]
+        if settings.trigger == "step-count":
+            parts[-1] += f" (reflects at {c.steps_needed})"
+        if c.consecutive_failures:
+            parts.append(f"{c.consecutive_failures} failure(s) in a row")
+        if c.next_retry_at:
+            parts.append(f"next automatic try after {c.next_retry_at}")
+        title = f" “{c.title[:40]}”" if c.title else ""
+        lines.append(f"{mark} {c.conversation_id}{title}: {', '.join(parts)}")
+    return lines

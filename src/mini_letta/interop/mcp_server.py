@@ -1,0 +1,157 @@
+"""`mini-letta mcp`: an agent's memory served over MCP (stdio), so other agents share it.
+
+Claude Code, Cursor, Codex and any MCP client get tools to list, read, search, create and edit
+memory files, and read-only resources for the `system/` files. Every change goes through the
+same path as the agent's own `memory` tool (tools/memory_tool.py): validated, secrets refused,
+under the memory lock, one commit per edit with the caller's reason. A refused edit is an MCP
+tool error carrying the one-line reason. The `mcp` SDK is imported only here.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from mini_letta import __version__
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+INSTRUCTIONS = (
+    "The long-term memory of a mini-letta agent: markdown files with a one-line description. "
+    "system/ files are always in the agent's context. Read before you edit; every edit needs a "
+    "reason, which becomes its git commit message."
+)
+SEARCH_LIMIT = 50
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def build_server(memory_dir: Path, agent_name: str) -> MCPServer:
+    """The server for one agent's memory folder (a git repository)."""
+    from mcp.server.mcpserver import MCPServer
+
+    server: MCPServer = MCPServer(
+        f"mini-letta memory ({agent_name})", instructions=INSTRUCTIONS, version=__version__
+    )
+    _add_tools(server, memory_dir)
+    _add_system_resources(server, memory_dir)
+    return server
+
+
+def _refusals_as_tool_errors(fn: F) -> F:
+    """Our one-line refusals reach the client as tool errors; anything else stays a bug."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from mini_letta.errors import MiniLettaError
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except MiniLettaError as exc:
+            raise ToolError(str(exc)) from exc
+
+    return cast(F, wrapper)
+
+
+def _add_tools(server: MCPServer, memory_dir: Path) -> None:
+    tool = server.tool
+
+    @tool(description="List every memory file with its description.")
+    @_refusals_as_tool_errors
+    def memory_list() -> str:
+        from mini_letta.memory.edits import list_memory_tree
+
+        lines = [f"{path} — {description}" for path, description in list_memory_tree(memory_dir)]
+        return "\n".join(lines) or "(memory is empty)"
+
+    @tool(description="Read one memory file (frontmatter and body).")
+    @_refusals_as_tool_errors
+    def memory_read(path: str) -> str:
+        from mini_letta.memory.edits import read_memory_file
+
+        return read_memory_file(memory_dir, path)
+
+    @tool(description="Find memory lines containing every word of the query.")
+    @_refusals_as_tool_errors
+    def memory_search(query: str, limit: int = 20) -> str:
+        from mini_letta.interop.text_search import search_memory_text
+
+        hits = search_memory_text(memory_dir, query, max(1, min(limit, SEARCH_LIMIT)))
+        return "\n".join(f"{h.path}:{h.line}: {h.text}" for h in hits) or "no matches"
+
+    @tool(description="Create a memory file; `reason` becomes the commit message.")
+    @_refusals_as_tool_errors
+    def memory_create(path: str, description: str, content: str, reason: str) -> str:
+        args = {"path": path, "description": description, "content": content}
+        return _edit(memory_dir, "create", args, reason)
+
+    @tool(
+        description=(
+            "Change a memory file. command: str_replace (old_str, new_str), insert (content, "
+            "optional insert_line), delete, rename (new_path), update_description (description)."
+        )
+    )
+    @_refusals_as_tool_errors
+    def memory_edit(
+        command: str,
+        path: str,
+        reason: str,
+        old_str: str | None = None,
+        new_str: str | None = None,
+        content: str | None = None,
+        insert_line: int | None = None,
+        new_path: str | None = None,
+        description: str | None = None,
+    ) -> str:
+        given = {
+            "path": path,
+            "old_str": old_str,
+            "new_str": new_str,
+            "content": content,
+            "insert_line": insert_line,
+            "new_path": new_path,
+            "description": description,
+        }
+        return _edit(memory_dir, command, {k: v for k, v in given.items() if v is not None}, reason)
+
+
+def _edit(memory_dir: Path, command: str, args: dict[str, Any], reason: str) -> str:
+    from mini_letta.errors import MemoryEditError
+    from mini_letta.tools.memory_tool import apply_and_commit
+
+    if command == "view" or command not in _EDIT_COMMANDS:
+        raise MemoryEditError(f"unknown command {command!r} (allowed: {', '.join(_EDIT_COMMANDS)})")
+    if not reason.strip():
+        raise MemoryEditError("'reason' must say why (it becomes the commit message)")
+    return apply_and_commit(memory_dir, command, {"command": command, **args}, reason.strip())
+
+
+_EDIT_COMMANDS = ("create", "str_replace", "insert", "delete", "rename", "update_description")
+
+
+def _add_system_resources(server: MCPServer, memory_dir: Path) -> None:
+    """One read-only resource per `system/` file, read afresh on every request."""
+    from mini_letta.memory.edits import list_memory_tree
+
+    for path, description in list_memory_tree(memory_dir):
+        if path.startswith("system/"):
+            server.resource(
+                f"memory://{path}", name=path, description=description, mime_type="text/markdown"
+            )(_reader(memory_dir, path))
+
+
+def _reader(memory_dir: Path, path: str) -> Callable[[], str]:
+    def read() -> str:
+        from mini_letta.memory.edits import read_memory_file
+
+        return read_memory_file(memory_dir, path)
+
+    return read
+
+
+def serve_memory(memory_dir: Path, agent_name: str) -> None:
+    """Serve until the client closes stdin."""
+    build_server(memory_dir, agent_name).run("stdio")

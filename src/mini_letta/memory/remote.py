@@ -1,0 +1,116 @@
+"""The memory's git remote: set, show, unset, and cloning a memory another machine shares.
+
+The remote is the memory repository's own `origin`, so a clone on a second machine carries it
+too. A URL is checked before git sees it: no credentials inside it (they belong in the user's git
+credential helper; mini-letta never stores them), no `ext::`-style transports that run a
+program, nothing git could read as an option.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from mini_letta.errors import GitError, InvalidValueError, MemfsError
+from mini_letta.memory.repo import GitRepo, ensure_git_available
+
+REMOTE = "origin"
+BRANCH = "main"
+REMOTE_TIMEOUT = 120.0
+_SCHEMES = ("https", "http", "ssh", "git", "file")
+_SCP_LIKE = re.compile(r"^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+$")
+
+
+def check_remote_url(url: str, cwd: Path) -> str:
+    """The URL to store (a local path made absolute); InvalidValueError naming what is wrong."""
+    text = url.strip()
+    if not text:
+        raise InvalidValueError("the remote URL is empty")
+    if text.startswith("-") or any(ord(c) < 32 or c == "\x7f" for c in text):
+        raise InvalidValueError(f"{url!r} is not a git remote URL")
+    if "://" in text:
+        parts = urlsplit(text)
+        if parts.scheme not in _SCHEMES:
+            raise InvalidValueError(
+                f"remote URL scheme {parts.scheme!r} is not allowed "
+                f"(allowed: {', '.join(_SCHEMES)})"
+            )
+        if parts.password:
+            raise InvalidValueError(
+                "the remote URL contains a password; mini-letta never stores credentials: "
+                "remove it and let git's credential helper supply it"
+            )
+        return text
+    if "::" in text:
+        raise InvalidValueError(f"remote transport {text.split('::')[0]!r}:: is not allowed")
+    if _SCP_LIKE.match(text):
+        return text
+    return os.path.normpath(cwd / Path(text).expanduser())
+
+
+def push_options(url: str) -> tuple[str, ...]:
+    """Extra `git push` options for `url`. A remote on this machine runs its receive side here,
+    as this user, with its own hooks: those are turned off like every repository program."""
+    if url.startswith("file://") or ("://" not in url and not _SCP_LIKE.match(url)):
+        return ("--receive-pack=git -c core.hooksPath=/dev/null receive-pack",)
+    return ()
+
+
+def memory_remote_repo(memory_dir: Path, environ: Mapping[str, str] | None = None) -> GitRepo:
+    """The memory repository set up to talk to its remote (the user's git config readable)."""
+    repo = GitRepo(memory_dir, timeout=REMOTE_TIMEOUT, environ=environ, user_config=True)
+    if not repo.exists():
+        raise MemfsError(f"the memory folder {memory_dir} is not a git repository")
+    return repo
+
+
+def get_remote(repo: GitRepo) -> str | None:
+    code, _ = repo.try_run("config", "--get", f"remote.{REMOTE}.url")
+    if code != 0:
+        return None
+    return repo.run("config", "--get", f"remote.{REMOTE}.url").strip() or None
+
+
+def set_remote(repo: GitRepo, url: str) -> None:
+    if get_remote(repo) is None:
+        repo.run("remote", "add", REMOTE, url)
+    else:
+        repo.run("remote", "set-url", REMOTE, url)
+
+
+def unset_remote(repo: GitRepo) -> bool:
+    """Forget the remote; False when there was none. The remote itself is untouched."""
+    if get_remote(repo) is None:
+        return False
+    repo.run("remote", "remove", REMOTE)
+    return True
+
+
+def clone_memory(url: str, memory_dir: Path, environ: Mapping[str, str] | None = None) -> bool:
+    """Clone a shared memory into `memory_dir`; False when the remote has no memory yet.
+
+    The clone is made beside the target and renamed into place, so a failure leaves nothing.
+    """
+    ensure_git_available()
+    staging = memory_dir.with_name(memory_dir.name + ".cloning")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.parent.mkdir(parents=True, exist_ok=True)
+    runner = GitRepo(staging.parent, timeout=REMOTE_TIMEOUT, environ=environ, user_config=True)
+    try:
+        runner.run("clone", "-q", "--no-checkout", "--origin", REMOTE, "--", url, staging.name)
+        clone = GitRepo(staging, timeout=REMOTE_TIMEOUT, environ=environ, user_config=True)
+        empty = clone.returncode("rev-parse", "-q", "--verify", f"refs/remotes/{REMOTE}/{BRANCH}")
+        if empty != 0:
+            shutil.rmtree(staging, ignore_errors=True)
+            return False
+        clone.run("checkout", "-q", "-B", BRANCH, f"refs/remotes/{REMOTE}/{BRANCH}")
+        clone.run("branch", "-q", f"--set-upstream-to={REMOTE}/{BRANCH}", BRANCH)
+    except GitError:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    staging.rename(memory_dir)
+    return True

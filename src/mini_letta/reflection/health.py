@@ -1,0 +1,132 @@
+"""`mini-letta status`: one agent's health at a glance, gathered without reading any whole log.
+
+What it shows: the agent and its models, memory HEAD and whether it is clean, the effective
+reflection settings, the last run and its outcome, a running or queued run, and for the
+project's current conversation and the most recent others: messages, steps since the last
+reflection (counted backwards with a bound, so a long-neglected conversation costs no more
+than a busy one), consecutive failures and when an automatic retry may next start.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from mini_letta.agents.records import AgentRecord
+from mini_letta.clock import Clock, format_timestamp
+from mini_letta.conversations.registry import list_conversations
+from mini_letta.conversations.store import ConversationStore
+from mini_letta.home import Home
+from mini_letta.memory.repo import GitRepo
+from mini_letta.reflection.backoff import retry_delay, step_threshold
+from mini_letta.reflection.launcher import QueuedLaunch, read_queued_launch
+from mini_letta.reflection.lease import LeaseHolder, is_alive, read_lease
+from mini_letta.reflection.records import RunRecord, latest_run_record
+from mini_letta.reflection.settings import ReflectionSettings
+from mini_letta.reflection.watermark import read_reflection_state, steps_since_last_reflection
+
+RECENT_CONVERSATIONS = 3
+STEP_COUNT_CAP = 200  # beyond this (or the trigger's bar) "at least" is all status needs
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationHealth:
+    conversation_id: str
+    title: str
+    current: bool
+    messages: int
+    steps_since_reflection: int
+    steps_capped: bool  # the count stopped at its bound: "at least"
+    steps_needed: int  # for a step-count trigger, after the failure backoff
+    consecutive_failures: int
+    last_status: str | None
+    next_retry_at: str | None  # set while an automatic retry waits out its backoff
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryHealth:
+    path: str
+    head: str | None
+    clean: bool
+    changes: int
+
+
+@dataclass(frozen=True, slots=True)
+class AgentHealth:
+    agent: AgentRecord
+    reflection_model: str
+    memory: MemoryHealth
+    settings: ReflectionSettings
+    last_run: RunRecord | None
+    running: LeaseHolder | None
+    queued: QueuedLaunch | None
+    conversations: tuple[ConversationHealth, ...]
+
+
+def gather_health(
+    home: Home,
+    agent: AgentRecord,
+    settings: ReflectionSettings,
+    clock: Clock,
+    current_conversation: str | None,
+) -> AgentHealth:
+    now = clock.now()
+    holder = read_lease(home, agent.id, clock)
+    return AgentHealth(
+        agent=agent,
+        reflection_model=agent.model,
+        memory=_memory(home.memory_dir(agent.id)),
+        settings=settings,
+        last_run=latest_run_record(home, agent.id),
+        running=holder if holder is not None and is_alive(holder, now) else None,
+        queued=read_queued_launch(home, agent.id, clock),
+        conversations=_conversations(home, agent, settings, now, current_conversation),
+    )
+
+
+def _memory(memory_dir: Path) -> MemoryHealth:
+    repo = GitRepo(memory_dir)
+    if not repo.exists():
+        return MemoryHealth(str(memory_dir), None, False, 0)
+    changes = repo.changed_paths()
+    return MemoryHealth(str(memory_dir), repo.head_sha_or_none(), not changes, len(changes))
+
+
+def _conversations(
+    home: Home,
+    agent: AgentRecord,
+    settings: ReflectionSettings,
+    now: datetime,
+    current: str | None,
+) -> tuple[ConversationHealth, ...]:
+    records = list_conversations(home, agent.id)
+    chosen = [r for r in records if r.id == current]
+    chosen += [r for r in records if r.id != current][: RECENT_CONVERSATIONS - len(chosen)]
+    found = []
+    for record in chosen:
+        store = ConversationStore(agent.id, record.id, home)
+        state = read_reflection_state(store)
+        needed = step_threshold(settings, state.consecutive_failures)
+        bound = max(STEP_COUNT_CAP, needed)
+        steps = steps_since_last_reflection(store, state, limit=bound)
+        retry_at = None
+        if state.consecutive_failures and state.last_reflection_started_at:
+            started = datetime.fromisoformat(state.last_reflection_started_at)
+            at = started + retry_delay(state.consecutive_failures)
+            retry_at = format_timestamp(at) if at > now else None
+        found.append(
+            ConversationHealth(
+                conversation_id=record.id,
+                title=record.title,
+                current=record.id == current,
+                messages=store.count(),
+                steps_since_reflection=steps,
+                steps_capped=steps >= bound,
+                steps_needed=needed,
+                consecutive_failures=state.consecutive_failures,
+                last_status=state.last_reflection_status,
+                next_retry_at=retry_at,
+            )
+        )
+    return tuple(found)

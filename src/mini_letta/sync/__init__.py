@@ -1,0 +1,1 @@
+"""Memory beyond one machine: syncing the memory repository through its git remote."""

@@ -1,0 +1,288 @@
+"""`memory sync`: fetch, integrate and push the memory, never losing an edit on either side.
+
+The whole sync holds the agent's reflection lease and the memory lock, so it never interleaves
+with a memory edit, a reflection run or its merge. The rules:
+- integrate by merge, never by rebase, and push without force: published history only grows;
+- the merge is computed off to the side (`git merge-tree`) and committed with both parents, then
+  the working tree moves to it with a fast-forward, so memory is never left half-merged;
+- edits to the same lines keep both versions (sync/conflicts.py); a file one side deleted and the
+  other changed is kept, changed;
+- a push the remote refuses because it moved is retried after another fetch and merge.
+A failure is recorded (sync/state.py) and raised as one line; the local memory keeps working.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from mini_letta.clock import Clock, format_timestamp
+from mini_letta.errors import GitError, MemfsError, MiniLettaError
+from mini_letta.home import Home
+from mini_letta.memory.remote import (
+    BRANCH,
+    REMOTE,
+    get_remote,
+    memory_remote_repo,
+    push_options,
+)
+from mini_letta.memory.repo import GitRepo, lock_memory
+from mini_letta.memory.secrets import refuse_secret
+from mini_letta.sync.conflicts import REVIEW_HEADING, resolve_conflict
+from mini_letta.sync.state import SyncState, load_sync_state, save_sync_state
+
+PUSH_ATTEMPTS = 3
+_TRACKING = f"refs/remotes/{REMOTE}/{BRANCH}"
+_FETCH_REFSPEC = f"+refs/heads/*:refs/remotes/{REMOTE}/*"
+_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+class SyncError(MiniLettaError):
+    """A sync that could not finish; the local memory is as it was or fully merged."""
+
+
+@dataclass(frozen=True, slots=True)
+class SyncOutcome:
+    head: str
+    pulled: int  # commits that came from the remote
+    pushed: bool
+    merged: bool
+    needs_review: tuple[str, ...]
+
+    @property
+    def summary(self) -> str:
+        parts = []
+        if self.pulled:
+            parts.append(f"pulled {self.pulled} commit(s)")
+        if self.merged:
+            parts.append("merged both sides")
+        if self.pushed:
+            parts.append("pushed")
+        if not parts:
+            parts.append("already in sync")
+        line = ", ".join(parts) + f"; memory at {self.head[:7]}"
+        if self.needs_review:
+            line += f"; needs review: {', '.join(self.needs_review)}"
+        return line
+
+
+def sync_memory(
+    home: Home, agent_id: str, clock: Clock, environ: Mapping[str, str] | None = None
+) -> SyncOutcome:
+    """Sync one agent's memory with its remote (see the module doc); SyncError on failure."""
+    from mini_letta.reflection.lease import acquire_lease
+
+    memory_dir = home.memory_dir(agent_id)
+    state = load_sync_state(home, agent_id, clock)
+    attempt = replace(state, last_attempt_at=format_timestamp(clock.now()))
+    try:
+        repo = memory_remote_repo(memory_dir, environ)
+        url = get_remote(repo)
+        if url is None:
+            raise SyncError(
+                "this memory has no remote; set one with `mini-letta memory remote set URL`"
+            )
+        run_id = f"sync-{clock.now().strftime('%Y%m%d%H%M%S')}-{os.getpid():x}"
+        with (
+            acquire_lease(home, agent_id, run_id, clock),
+            lock_memory(memory_dir),
+        ):
+            outcome = _sync(repo, url, clock)
+    except MiniLettaError as exc:
+        failed = replace(
+            attempt, last_error=str(exc), error_reported=False, failures=state.failures + 1
+        )
+        save_sync_state(home, agent_id, failed)
+        raise SyncError(f"memory sync failed: {exc}") from exc
+    review = _still_needing_review(memory_dir, (*state.needs_review, *outcome.needs_review))
+    save_sync_state(
+        home,
+        agent_id,
+        SyncState(
+            last_attempt_at=attempt.last_attempt_at,
+            last_success_at=attempt.last_attempt_at,
+            needs_review=review,
+        ),
+    )
+    return replace(outcome, needs_review=review)
+
+
+def files_needing_review(home: Home, agent_id: str, clock: Clock) -> tuple[str, ...]:
+    """Files a sync left with a `## Needs review` block that is still there."""
+    state = load_sync_state(home, agent_id, clock)
+    return _still_needing_review(home.memory_dir(agent_id), state.needs_review)
+
+
+def _sync(repo: GitRepo, url: str, clock: Clock) -> SyncOutcome:
+    _refuse_unclean(repo)
+    pulled, merged = 0, False
+    conflicts: tuple[str, ...] = ()
+    for _ in range(PUSH_ATTEMPTS):
+        _fetch(repo)
+        step = _integrate(repo, clock)
+        pulled += step.pulled
+        merged = merged or step.merged
+        conflicts = (*conflicts, *step.needs_review)
+        if not _remote_needs(repo):
+            return SyncOutcome(repo.head_sha(), pulled, False, merged, conflicts)
+        push = ("push", "-q", "--porcelain", *push_options(url), REMOTE, f"{BRANCH}:{BRANCH}")
+        code, said = repo.try_run(*push)
+        if code == 0:
+            repo.run("update-ref", _TRACKING, repo.head_sha())
+            return SyncOutcome(repo.head_sha(), pulled, True, merged, conflicts)
+        if not _rejected_because_remote_moved(repo):
+            raise GitError(f"git push failed: {said}")
+    raise SyncError(f"the remote kept moving; gave up after {PUSH_ATTEMPTS} attempts, try again")
+
+
+def _integrate(repo: GitRepo, clock: Clock) -> SyncOutcome:
+    head = repo.head_sha()
+    remote = _tracking_sha(repo)
+    if remote is None or remote == head or _is_ancestor(repo, remote, head):
+        return SyncOutcome(head, 0, False, False, ())
+    count = int(repo.run("rev-list", "--count", f"{head}..{remote}").strip() or 0)
+    if _is_ancestor(repo, head, remote):
+        repo.run("merge", "-q", "--ff-only", remote)
+        return SyncOutcome(remote, count, False, False, ())
+    commit, conflicts = _merge_commit(repo, head, remote, clock)
+    repo.run("merge", "-q", "--ff-only", commit)
+    return SyncOutcome(commit, count, False, True, conflicts)
+
+
+def _merge_commit(
+    repo: GitRepo, head: str, remote: str, clock: Clock
+) -> tuple[str, tuple[str, ...]]:
+    """The merge of `remote` into `head` as a commit, conflicts resolved by the keep-both rule."""
+    tree, conflicted = _merge_tree(repo, head, remote)
+    if not conflicted:
+        return _commit_tree(repo, tree, head, remote, ()), ()
+    when = format_timestamp(clock.now())[:16].replace("T", " ") + " UTC"
+    blobs: dict[str, str] = {}
+    review: list[str] = []
+    for path in conflicted:
+        text = repo.show_file(tree, path)
+        if text is None:
+            continue  # gone on both sides, in different ways: nothing left to keep
+        resolution = resolve_conflict(path, text, remote=remote, when=when)
+        blobs[path] = _write_blob(repo, resolution.text)
+        if resolution.side_path is not None and resolution.side_text is not None:
+            blobs[resolution.side_path] = _write_blob(repo, resolution.side_text)
+            review.append(resolution.side_path)
+        elif REVIEW_HEADING in resolution.text:
+            review.append(path)
+    resolved = _replace_blobs(repo, tree, blobs)
+    return _commit_tree(repo, resolved, head, remote, tuple(review)), tuple(review)
+
+
+def _merge_tree(repo: GitRepo, head: str, remote: str) -> tuple[str, list[str]]:
+    """(the merged tree, the conflicted paths): `merge-tree` touches no working tree or index."""
+    raw = repo.run_bytes(
+        "merge-tree", "--write-tree", "-z", "--name-only", head, remote, check=False
+    )
+    first, _, rest = raw.partition(b"\0")
+    tree = first.decode("ascii", "replace").strip()
+    if not _SHA.fullmatch(tree):
+        raise GitError(f"git merge-tree could not merge {remote[:7]} into {head[:7]}")
+    names = rest.split(b"\0\0", 1)[0]
+    return tree, sorted({n.decode("utf-8", "replace") for n in names.split(b"\0") if n})
+
+
+def _replace_blobs(repo: GitRepo, tree: str | None, blobs: Mapping[str, str]) -> str:
+    """A copy of `tree` with the files in `blobs` (path -> blob sha) set, new ones added."""
+    here: dict[str, str] = {}
+    below: dict[str, dict[str, str]] = {}
+    for path, sha in blobs.items():
+        head, _, rest = path.partition("/")
+        if rest:
+            below.setdefault(head, {})[rest] = sha
+        else:
+            here[head] = sha
+    entries: dict[str, tuple[str, str, str]] = {}
+    listed = repo.run_bytes("ls-tree", "-z", tree) if tree is not None else b""
+    for item in listed.split(b"\0"):
+        if item:
+            meta, _, name = item.decode("utf-8", "replace").partition("\t")
+            mode, kind, sha = meta.split()
+            entries[name] = (mode, kind, sha)
+    for name, sha in here.items():
+        entries[name] = ("100644", "blob", sha)
+    for name, nested in below.items():
+        sub = entries.get(name)
+        base = sub[2] if sub is not None and sub[1] == "tree" else None
+        entries[name] = ("040000", "tree", _replace_blobs(repo, base, nested))
+    listing = "".join(f"{m} {k} {s}\t{n}\0" for n, (m, k, s) in sorted(entries.items()))
+    return repo.run_bytes("mktree", "-z", stdin=listing.encode("utf-8")).decode("ascii").strip()
+
+
+def _write_blob(repo: GitRepo, text: str) -> str:
+    out = repo.run_bytes("hash-object", "-w", "--stdin", stdin=text.encode("utf-8"))
+    return out.decode("ascii").strip()
+
+
+def _commit_tree(repo: GitRepo, tree: str, head: str, remote: str, review: tuple[str, ...]) -> str:
+    message = f"Merge memory from {REMOTE}/{BRANCH} ({remote[:7]})"
+    if review:
+        message += "\n\nBoth versions kept; needs review: " + ", ".join(review)
+    refuse_secret(message, "the merge message")  # the one check every memory commit passes
+    return repo.run("commit-tree", tree, "-p", head, "-p", remote, "-m", message).strip()
+
+
+def _refuse_unclean(repo: GitRepo) -> None:
+    git_dir = repo.path / ".git"
+    for marker in ("MERGE_HEAD", "REVERT_HEAD", "CHERRY_PICK_HEAD", "rebase-merge", "rebase-apply"):
+        if (git_dir / marker).exists():
+            raise MemfsError(
+                "memory has an unfinished git operation (merge, revert or rebase); finish or "
+                f"abort it in {repo.path} first"
+            )
+    changed = repo.changed_paths()
+    if changed:
+        raise MemfsError(
+            f"memory has uncommitted changes ({', '.join(changed[:3])}); commit or discard them "
+            "first (`mini-letta memory status`)"
+        )
+    if repo.current_branch() != BRANCH:
+        raise MemfsError(f"memory is not on branch {BRANCH}; check it out first")
+
+
+def _tracking_sha(repo: GitRepo) -> str | None:
+    code, _ = repo.try_run("rev-parse", "-q", "--verify", f"{_TRACKING}^{{commit}}")
+    return repo.rev_parse(_TRACKING) if code == 0 else None
+
+
+def _is_ancestor(repo: GitRepo, older: str, newer: str) -> bool:
+    return repo.returncode("merge-base", "--is-ancestor", older, newer) == 0
+
+
+def _remote_needs(repo: GitRepo) -> bool:
+    remote = _tracking_sha(repo)
+    return remote != repo.head_sha()
+
+
+def _fetch(repo: GitRepo) -> None:
+    """Fetch the remote's branches (a glob, so an empty remote is not an error)."""
+    repo.run("fetch", "-q", "--no-tags", "--prune", REMOTE, _FETCH_REFSPEC)
+
+
+def _rejected_because_remote_moved(repo: GitRepo) -> bool:
+    try:
+        _fetch(repo)
+    except GitError:
+        return False
+    remote = _tracking_sha(repo)
+    return remote is not None and not _is_ancestor(repo, remote, repo.head_sha())
+
+
+def _still_needing_review(memory_dir: Path, paths: tuple[str, ...]) -> tuple[str, ...]:
+    kept: list[str] = []
+    for path in dict.fromkeys(paths):
+        try:
+            text = (memory_dir / path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if REVIEW_HEADING in text or ".remote-" in path:
+            kept.append(path)
+    return tuple(kept)

@@ -1,0 +1,81 @@
+"""`mini-letta mcp` through the official MCP client over stdio: a real subprocess."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support.cli import cli_env
+
+pytest.importorskip("mcp")
+
+
+def _git_log(memory: Path) -> list[str]:
+    out = subprocess.run(
+        ["git", "-C", str(memory), "log", "--format=%s"], capture_output=True, text=True, check=True
+    )
+    return out.stdout.splitlines()
+
+
+async def _session(home: Path, cwd: Path, script: Any) -> Any:
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "mini_letta", "mcp"], env=cli_env(home), cwd=cwd
+    )
+    async with Client(params, read_timeout_seconds=30) as client:
+        return await script(client)
+
+
+def _text(result: Any) -> str:
+    return "".join(getattr(part, "text", "") for part in result.content)
+
+
+def test_every_tool_and_resource_through_the_official_client(cli, home, project):
+    assert cli("chat", "-p", "请记住我喜欢用 vim").code == 0
+    memory = Path(cli("memory", "path").stdout.strip())
+
+    async def script(client: Any) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        found["tools"] = sorted(tool.name for tool in (await client.list_tools()).tools)
+        found["list"] = _text(await client.call_tool("memory_list", {}))
+        found["read"] = _text(await client.call_tool("memory_read", {"path": "system/human.md"}))
+        found["search"] = _text(await client.call_tool("memory_search", {"query": "VIM"}))
+        create = {"path": "projects/alpha.md", "description": "Alpha", "content": "uses pnpm"}
+        found["create"] = await client.call_tool("memory_create", {**create, "reason": "alpha"})
+        edit = {"command": "str_replace", "path": "projects/alpha.md", "reason": "cargo now"}
+        edit |= {"old_str": "pnpm", "new_str": "cargo"}
+        found["edit"] = await client.call_tool("memory_edit", edit)
+        secret = {**create, "path": "notes.md", "content": "key sk-proj-" + "a1B2" * 12}
+        found["secret"] = await client.call_tool("memory_create", {**secret, "reason": "oops"})
+        found["missing"] = await client.call_tool("memory_read", {"path": "nope.md"})
+        resources = (await client.list_resources()).resources
+        found["resources"] = sorted(str(r.uri) for r in resources)
+        human = await client.read_resource("memory://system/human.md")
+        found["resource"] = human.contents[0].text
+        return found
+
+    found = asyncio.run(asyncio.wait_for(_session(home.root, project, script), 60))
+    assert found["tools"] == [
+        "memory_create", "memory_edit", "memory_list", "memory_read", "memory_search"
+    ]  # fmt: skip
+    assert "system/human.md — What I know about the person I work with." in found["list"]
+    assert "- 我喜欢用 vim" in found["read"]
+    assert found["search"] == "system/human.md:4: - 我喜欢用 vim"
+    assert not found["create"].is_error and "committed" in _text(found["create"])
+    assert not found["edit"].is_error
+    assert found["secret"].is_error and "secret" in _text(found["secret"]).lower()
+    assert "a1B2a1B2" not in _text(found["secret"])
+    assert found["missing"].is_error and "does not exist" in _text(found["missing"])
+    assert found["resources"] == ["memory://system/human.md", "memory://system/persona.md"]
+    assert "- 我喜欢用 vim" in found["resource"]
+    log = _git_log(memory)
+    assert log[:2] == ["cargo now", "alpha"]
+    assert "uses cargo" in (memory / "projects" / "alpha.md").read_text(encoding="utf-8")
+    assert not (memory / "notes.md").exists()

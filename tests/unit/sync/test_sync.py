@@ -1,0 +1,278 @@
+"""Sync through a git remote: two homes ("machines") and one bare repository.
+
+Every edit made on either side ends up on both; an overlapping edit is kept visibly; the
+remote's branch only ever moves forward (no force-push); failures are recorded and reported once.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mini_letta.errors import InvalidValueError
+from mini_letta.home import Home
+from mini_letta.memory.edits import read_memory_file
+from mini_letta.memory.remote import check_remote_url, memory_remote_repo, set_remote
+from mini_letta.sync.conflicts import REVIEW_HEADING
+from mini_letta.sync.engine import SyncError, files_needing_review, sync_memory
+from mini_letta.sync.state import load_sync_state, take_unreported_error
+from mini_letta.tools.memory_tool import apply_and_commit
+from mini_letta.workspace import World, new_agent
+
+
+class Machine:
+    def __init__(self, root: Path, clock, remote: Path, *, join: bool) -> None:
+        project = root / "project"
+        project.mkdir(parents=True)
+        self.world = World(home=Home(root / "home"), cwd=project, environ={}, clock=clock)
+        self.agent = new_agent(self.world, memory_remote=str(remote) if join else None)
+        if not join:
+            set_remote(memory_remote_repo(self.memory), str(remote))
+
+    @property
+    def memory(self) -> Path:
+        return self.world.home.memory_dir(self.agent.id)
+
+    def remember(self, path: str, text: str) -> None:
+        args = {"command": "insert", "path": path, "content": text}
+        apply_and_commit(self.memory, "insert", args, f"remember {text}")
+
+    def create(self, path: str, body: str) -> None:
+        args = {"command": "create", "path": path, "description": "notes", "content": body}
+        apply_and_commit(self.memory, "create", args, f"create {path}")
+
+    def replace(self, path: str, old: str, new: str) -> None:
+        args = {"command": "str_replace", "path": path, "old_str": old, "new_str": new}
+        apply_and_commit(self.memory, "str_replace", args, "change")
+
+    def sync(self):
+        return sync_memory(self.world.home, self.agent.id, self.world.clock)
+
+    def read(self, path: str) -> str:
+        return read_memory_file(self.memory, path)
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+@pytest.fixture
+def remote(tmp_path: Path) -> Path:
+    path = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(path)], check=True)
+    return path
+
+
+class RemoteHistory:
+    """Records the remote's `main` after every sync; each value must descend from the last."""
+
+    def __init__(self, remote: Path) -> None:
+        self.remote = remote
+        self.seen: list[str] = []
+
+    def check(self) -> None:
+        head = _git(self.remote, "rev-parse", "refs/heads/main")
+        if self.seen:
+            older = self.seen[-1]
+            code = subprocess.run(
+                ["git", "-C", str(self.remote), "merge-base", "--is-ancestor", older, head]
+            ).returncode
+            assert code == 0, f"the remote moved backwards: {older[:7]} -> {head[:7]}"
+        self.seen.append(head)
+
+
+@pytest.fixture
+def machines(tmp_path: Path, clock, remote: Path):
+    first = Machine(tmp_path / "desk", clock, remote, join=False)
+    history = RemoteHistory(remote)
+    first.sync()
+    history.check()
+    second = Machine(tmp_path / "laptop", clock, remote, join=True)
+    return first, second, history
+
+
+def test_a_second_machine_joins_and_shares_one_history(machines):
+    first, second, _ = machines
+    assert _git(second.memory, "rev-parse", "HEAD") == _git(first.memory, "rev-parse", "HEAD")
+    assert _git(second.memory, "config", "remote.origin.url") == _git(
+        first.memory, "config", "remote.origin.url"
+    )
+
+
+@pytest.mark.parametrize("order", ["first-then-second", "second-then-first"])
+def test_edits_on_both_machines_end_up_on_both(machines, order):
+    first, second, history = machines
+    first.create("projects/alpha.md", "alpha uses pnpm\n")
+    second.create("projects/beta.md", "beta uses cargo\n")
+    second.remember("system/human.md", "- likes tabs")
+    first.replace("system/persona.md", "long-lived assistant", "long-lived, careful assistant")
+    a, b = (first, second) if order == "first-then-second" else (second, first)
+    a.sync()
+    history.check()
+    outcome = b.sync()
+    history.check()
+    assert outcome.merged and outcome.pushed and not outcome.needs_review
+    a.sync()
+    history.check()
+    for machine in (first, second):
+        assert "alpha uses pnpm" in machine.read("projects/alpha.md")
+        assert "beta uses cargo" in machine.read("projects/beta.md")
+        assert "- likes tabs" in machine.read("system/human.md")
+        assert "careful assistant" in machine.read("system/persona.md")
+    assert _git(first.memory, "rev-parse", "HEAD") == _git(second.memory, "rev-parse", "HEAD")
+
+
+def test_both_machines_remembering_at_the_end_of_a_file_keeps_both(machines):
+    first, second, history = machines
+    first.remember("system/human.md", "- uses pnpm")
+    second.remember("system/human.md", "- likes tabs")
+    first.sync()
+    second.sync()
+    first.sync()
+    history.check()
+    for machine in (first, second):
+        text = machine.read("system/human.md")
+        assert "- uses pnpm" in text and "- likes tabs" in text
+        assert REVIEW_HEADING not in text
+
+
+def test_an_overlapping_edit_is_kept_visibly_and_reported(machines):
+    first, second, _ = machines
+    old = "Nothing yet; I have not got to know this person."
+    first.replace("system/human.md", old, "- prefers spaces")
+    second.replace("system/human.md", old, "- prefers tabs")
+    first.sync()
+    outcome = second.sync()
+    assert outcome.needs_review == ("system/human.md",)
+    text = second.read("system/human.md")
+    assert "- prefers tabs" in text.partition(REVIEW_HEADING)[0]
+    assert "- prefers spaces" in text.partition(REVIEW_HEADING)[2]
+    first.sync()
+    assert first.read("system/human.md") == text
+    home, agent_id, clock = second.world.home, second.agent.id, second.world.clock
+    assert files_needing_review(home, agent_id, clock) == ("system/human.md",)
+    second.replace("system/human.md", text.partition("\n" + REVIEW_HEADING)[2], "")
+    second.replace("system/human.md", "\n" + REVIEW_HEADING, "")
+    assert files_needing_review(home, agent_id, clock) == ()
+
+
+def test_a_file_deleted_on_one_side_and_changed_on_the_other_is_kept(machines):
+    first, second, _ = machines
+    first.create("projects/gamma.md", "gamma\n")
+    first.sync()
+    second.sync()
+    delete = {"command": "delete", "path": "projects/gamma.md"}
+    apply_and_commit(first.memory, "delete", delete, "drop gamma")
+    second.replace("projects/gamma.md", "gamma", "gamma, now in rust")
+    first.sync()
+    second.sync()
+    first.sync()
+    assert "gamma, now in rust" in first.read("projects/gamma.md")
+
+
+def test_an_unreachable_remote_fails_once_and_the_next_sync_retries(machines, tmp_path):
+    first, _, _ = machines
+    set_remote(memory_remote_repo(first.memory), str(tmp_path / "gone.git"))
+    first.remember("system/human.md", "- offline note")
+    with pytest.raises(SyncError, match="memory sync failed: git fetch failed"):
+        first.sync()
+    home, agent_id, clock = first.world.home, first.agent.id, first.world.clock
+    assert load_sync_state(home, agent_id, clock).failures == 1
+    assert take_unreported_error(home, agent_id, clock) is not None
+    assert take_unreported_error(home, agent_id, clock) is None  # reported once
+    assert "- offline note" in first.read("system/human.md")  # local memory keeps working
+
+
+def test_sync_refuses_uncommitted_changes_and_changes_nothing(machines):
+    first, _, _ = machines
+    (first.memory / "system" / "human.md").write_text("hand edit\n", encoding="utf-8")
+    head = _git(first.memory, "rev-parse", "HEAD")
+    with pytest.raises(SyncError, match="uncommitted changes"):
+        first.sync()
+    assert _git(first.memory, "rev-parse", "HEAD") == head
+    assert (first.memory / "system" / "human.md").read_text(encoding="utf-8") == "hand edit\n"
+
+
+def test_a_remote_rewound_by_someone_else_gets_our_history_back(machines, remote):
+    first, second, _ = machines
+    first.remember("system/human.md", "- fact one")
+    first.sync()
+    second.sync()
+    root = _git(remote, "rev-list", "--max-parents=0", "refs/heads/main")
+    _git(remote, "update-ref", "refs/heads/main", root)  # a server-side force-push
+    second.remember("system/human.md", "- fact two")
+    second.sync()
+    text = first.read("system/human.md")
+    first.sync()
+    assert "- fact one" in first.read("system/human.md") and "- fact two" in first.read(
+        "system/human.md"
+    )
+    assert "- fact one" in text
+    assert "- fact one" in _git(remote, "show", "refs/heads/main:system/human.md")
+
+
+def test_repository_configured_programs_never_run_during_sync(machines, remote, tmp_path):
+    first, _, _ = machines
+    marker = tmp_path / "ran"
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\n", encoding="utf-8")
+    hook.chmod(0o755)
+    local_hook = first.memory / ".git" / "hooks" / "pre-push"
+    local_hook.write_text(f"#!/bin/sh\ntouch {marker}\n", encoding="utf-8")
+    local_hook.chmod(0o755)
+    first.remember("system/human.md", "- a fact")
+    assert first.sync().pushed
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("https://me:hunter2@example.com/mem.git", "password"),
+        ("ext::sh -c touch% /tmp/pwned", "not allowed"),
+        ("-uhack", "not a git remote URL"),
+        ("gopher://example.com/x", "not allowed"),
+        ("", "empty"),
+    ],
+)
+def test_bad_remote_urls_are_refused_with_the_reason(url, problem, tmp_path):
+    with pytest.raises(InvalidValueError, match=problem):
+        check_remote_url(url, tmp_path)
+
+
+def test_good_remote_urls_are_kept(tmp_path):
+    assert check_remote_url("git@github.com:me/mem.git", tmp_path) == "git@github.com:me/mem.git"
+    assert check_remote_url("https://example.com/m.git", tmp_path) == "https://example.com/m.git"
+    assert check_remote_url("../m.git", tmp_path / "p") == str(tmp_path / "m.git")
+
+
+def test_a_sync_merge_never_writes_a_credential_into_its_message(machines):
+    """A file whose name holds a key (committed outside mini-letta) is edited on both sides;
+    the merge message would list it for review, so the sync is refused and says why."""
+    key = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
+    first, second, _ = machines
+
+    def commit_note(machine: Machine, body: str) -> None:
+        note = machine.memory / "notes" / f"{key}.md"
+        note.parent.mkdir(parents=True, exist_ok=True)
+        note.write_text(f"---\ndescription: n\n---\n{body}\n", encoding="utf-8")
+        _git(machine.memory, "add", "-A")
+        _git(machine.memory, "-c", "user.name=x", "-c", "user.email=x@y", "commit", "-qm", "n")
+
+    commit_note(first, "base")
+    first.sync()
+    second.sync()
+    commit_note(first, "one")
+    commit_note(second, "two")
+    first.sync()
+    head = _git(second.memory, "rev-parse", "HEAD")
+    with pytest.raises(SyncError, match=r"secret \(OpenAI API key\)") as caught:
+        second.sync()
+    assert key not in str(caught.value)
+    assert _git(second.memory, "rev-parse", "HEAD") == head
+    for machine in (first, second):
+        assert key not in _git(machine.memory, "log", "--all", "--format=%B")
