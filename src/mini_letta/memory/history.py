@@ -132,23 +132,26 @@ def undo_commit(memory_dir: Path, sha: str) -> str:
                 f"{', '.join(conflicted)}; nothing was changed (edit the files by hand with "
                 "`mini-letta memory edit PATH`)"
             )
+        changed = repo.changed_paths()
         try:
-            changed = repo.changed_paths()
             _refuse_restored_secrets(repo, changed)
             repo.run("revert", "--quit")  # keep the changes, commit them through the one gate
             repo.run("reset", "-q")  # unstaged, as commit_paths expects them
             new = repo.commit_paths(changed, message)
         except BaseException:
-            _abandon_revert(repo)
+            _abandon_revert(repo, changed)
             raise
         if new is None:
             raise MemfsError(f"undoing {sha[:7]} changes nothing; it is already undone")
         return new
 
 
-def _abandon_revert(repo: GitRepo) -> None:
+def _abandon_revert(repo: GitRepo, restored: list[str] | None = None) -> None:
+    """Back to HEAD; memory was clean before, so an untracked `restored` file is the revert's."""
     repo.returncode("revert", "--abort")
     repo.returncode("reset", "-q", "--hard", "HEAD")
+    if restored:
+        repo.returncode("--literal-pathspecs", "clean", "-fdq", "--", *restored)
 
 
 def _refuse_restored_secrets(repo: GitRepo, changed: list[str]) -> None:

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from mini_letta.errors import SecretDetectedError
+from mini_letta.errors import MemfsError, SecretDetectedError
 from mini_letta.memory.history import save_hand_edit, undo_commit
 from mini_letta.memory.repo import GitRepo
 from mini_letta.reflection.finalise import finalise_worktree
@@ -139,3 +139,18 @@ def test_reflection_merge_never_carries_a_secret_subject_into_main(memory_repo, 
     assert KEY not in done.message
     assert KEY not in _git(root, "log", "main", "-p", "--format=%B")
     assert GitRepo(root).changed_paths() == []
+
+
+def test_undo_refused_by_a_hook_leaves_no_restored_file_behind(memory_repo):
+    root = memory_repo.path
+    write_file(root, "n.md", NOTE)
+    commit_all(root, "add n")
+    (root / "n.md").unlink()
+    commit_all(root, "remove n")
+    hook = root / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\nexit 1\n")
+    hook.chmod(0o755)
+    before = (tree_bytes(root), git_state(root))
+    with pytest.raises(MemfsError):
+        undo_commit(root, memory_repo.head_sha())
+    assert (tree_bytes(root), git_state(root)) == before
