@@ -15,6 +15,7 @@ from pathlib import Path
 from mini_letta.errors import UnwritableError
 
 PROJECT_DIR_NAME = ".mini-letta"
+_WORKTREE_PREFIX = "reflection-"
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +77,12 @@ class Home:
         return self.agent_dir(agent_id) / "memory-sync.json"
 
     def memory_worktrees_dir(self, agent_id: str) -> Path:
+        """Reflection runs' git worktrees of memory (`worktree_folder` names each one)."""
         return self.agent_dir(agent_id) / "memory-worktrees"
+
+    def deleted_agent_dir(self, agent_id: str) -> Path:
+        """Where a deleted agent is moved before removal, so no half-deleted agent is listed."""
+        return self.agents_dir / f".deleted-{agent_id}"
 
     # -- reflection, per agent ---------------------------------------------------------------
 
@@ -143,6 +149,15 @@ class Home:
             reflection_state_lock=folder / f"{hidden}.reflection-state.lock",
             payloads_dir=folder / f"{hidden}.payloads",
         )
+
+
+def worktree_folder(worktrees_dir: Path, run_id: str) -> Path:
+    return worktrees_dir / f"{_WORKTREE_PREFIX}{run_id}"
+
+
+def is_worktree_folder(path: Path) -> bool:
+    """A folder `worktree_folder` made (a crashed run may have left it behind)."""
+    return path.name.startswith(_WORKTREE_PREFIX)
 
 
 def payload_file(payloads_dir: Path, name: str) -> Path:

@@ -11,19 +11,20 @@ from pathlib import Path
 from support.cli import cli_env
 
 HEAVY = ("openai", "anthropic", "httpx", "httpx2")
+MOCK_REFLECTION = "mini_letta.llm.mock_reflection"  # its patterns cost more than a chat turn
 
 PROBE = """
 import json, sys
 from mini_letta.cli.main import main
 code = main(sys.argv[1:])
-heavy = sorted(m for m in sys.modules if m.split(".")[0] in {heavy})
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in {heavy} or m in {heavy})
 print("\\nMODULES " + json.dumps({{"code": code, "heavy": heavy}}))
 """
 
 
 def _probe(home: Path, cwd: Path, *args: str) -> dict:
     proc = subprocess.run(
-        [sys.executable, "-c", PROBE.format(heavy=set(HEAVY) | {"yaml"}), *args],
+        [sys.executable, "-c", PROBE.format(heavy=set(HEAVY) | {"yaml", MOCK_REFLECTION}), *args],
         cwd=cwd,
         env=cli_env(home),
         capture_output=True,
@@ -44,3 +45,4 @@ def test_mock_turn_imports_no_sdk(home, project):
     result = _probe(home.root, project, "chat", "-p", "hello")
     assert result["code"] == 0
     assert [m for m in result["heavy"] if m.split(".")[0] in HEAVY] == []
+    assert MOCK_REFLECTION not in result["heavy"]  # a chat turn with nothing due never needs it

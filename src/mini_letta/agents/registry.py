@@ -134,7 +134,7 @@ def rename_agent(home: Home, agent_id: str, new_name: str) -> AgentRecord:
 def delete_agent(home: Home, agent_id: str) -> None:
     load_agent(home, agent_id)
     # Rename first so a half-finished delete never leaves a half-readable agent behind.
-    doomed = home.agents_dir / f".deleted-{agent_id}"
+    doomed = home.deleted_agent_dir(agent_id)
     home.agent_dir(agent_id).rename(doomed)
     shutil.rmtree(doomed)
 

@@ -1,5 +1,8 @@
 """Detached reflection: `python -m mini_letta _reflect-worker ...` in its own session.
 
+`cli_spawner` is the CLI's `Spawner` for automatic reflection (reflection/session.py);
+`spawn_reflection_worker` starts one worker (also for `/reflect`).
+
 The worker takes the agent's lease itself, so a background run is single-flight with every other
 run; it has no terminal (stdio to /dev/null, its own process group, so Ctrl-C in the parent never
 reaches it) and leaves its outcome in the agent's outbox for the next command to show. A
@@ -11,16 +14,33 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import subprocess
 
     from mini_letta.reflection.outcome import RunTrigger
+    from mini_letta.reflection.session import Spawner, SpawnRequest
     from mini_letta.workspace import World
 
 WORKER_COMMAND = "_reflect-worker"  # hidden; cli/commands/reflect_worker.py
 SYNC_WORKER_FLAG = "--background"  # `memory sync --background`: quiet, for a detached sync
+Watch = Callable[["subprocess.Popen[bytes]"], None]
+
+
+def cli_spawner(world: World, watch: Watch | None = None) -> Spawner:
+    """Start a worker per request; `watch` (the interactive session) is given each process."""
+
+    def spawn(request: SpawnRequest) -> int:
+        proc = spawn_reflection_worker(
+            world, request.agent_id, request.conversation_id, request.trigger, request.instruction
+        )
+        if watch is not None:
+            watch(proc)
+        return proc.pid
+
+    return spawn
 
 
 def spawn_reflection_worker(

@@ -1,26 +1,33 @@
 """A chat session for the CLI: resolve agent and conversation once, then run and render turns.
 
 Used by `chat -p` (one turn), stream-json input (one turn per stdin line) and the interactive
-session, so all three resolve, run and report turns the same way; after each turn the
-session's `SessionReflection` (cli/post_turn.py) decides about reflection.
+session, so all three resolve, run and report turns the same way. After each turn the core's
+`AutoReflection` (reflection/session.py) decides about reflection; the CLI gives it a spawner
+for detached workers (cli/background.py) and renders what it delivers.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from mini_letta.cli.auto_sync import SessionSync
-from mini_letta.cli.post_turn import SessionReflection, Watch
+from mini_letta.cli.background import Watch, cli_spawner
+from mini_letta.cli.reflection_view import render_outcome_line
 from mini_letta.cli.render import OutputFormat, Renderer, SessionInfo
 from mini_letta.llm.base import close_provider
 from mini_letta.loop.events import TurnResult
 from mini_letta.loop.setup import DEFAULT_MAX_STEPS, TurnOptions, TurnSetup, build_turn_setup
 from mini_letta.loop.turn import run_turn
+from mini_letta.reflection.session import AutoReflection, choose_mode
 from mini_letta.tools.base import Approver
 from mini_letta.tools.permissions import PermissionMode
 from mini_letta.workspace import World, resolve_agent, resolve_conversation
+
+if TYPE_CHECKING:
+    from mini_letta.reflection.outcome import ReflectionOutcome
+    from mini_letta.reflection.trigger import PostTurnOutcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,15 +84,18 @@ class ChatSession:
                 request.permission_mode,
             )
         )
-        self.reflection = SessionReflection(
+        watch = request.reflection_watch
+        self.reflection = AutoReflection(
             world,
             self.agent.id,
             self.store,
-            self.renderer,
-            request.background_reflection,
-            watch=request.reflection_watch,
+            sink=self._show_reflection,
+            mode=choose_mode(
+                world, background=request.background_reflection, watched=watch is not None
+            ),
+            spawn=cli_spawner(world, watch),
         )
-        self.reflection.show_waiting()
+        self.reflection.deliver_waiting()
         self.sync = SessionSync(world, self.agent.id, err)
 
     def close(self) -> None:
@@ -105,15 +115,18 @@ class ChatSession:
         duration = int((time.monotonic() - started) * 1000)
         if self.renderer.fmt == "text":  # the answer first, then the reflection's line
             self.renderer.finish(result, duration, {})
-        reflection = self.reflection.after_turn(result)
-        if self.renderer.fmt != "text":
-            self.renderer.finish(result, duration, {"reflection": reflection})
-        if result.stop_reason == "error":
-            self.err.write(f"mini-letta: the turn failed: {result.error}\n")
-            self.err.flush()
-        self.reflection.after_result()
+        with self.reflection.after_turn(result.stop_reason) as outcome:
+            if self.renderer.fmt != "text":
+                reflection = None if outcome is None else outcome.to_json()
+                self.renderer.finish(result, duration, {"reflection": reflection})
+            if result.stop_reason == "error":
+                self.err.write(f"mini-letta: the turn failed: {result.error}\n")
+                self.err.flush()
         self.sync.after_turn()
         return result
+
+    def _show_reflection(self, outcome: PostTurnOutcome | ReflectionOutcome) -> None:
+        self.renderer.notice("reflection", render_outcome_line(outcome), outcome.to_json())
 
 
 def exit_code(result: TurnResult) -> int:

@@ -39,11 +39,6 @@ class _Folder:
     folders: dict[str, _Folder] = field(default_factory=dict)
 
 
-def compile_system_prompt(base: str, repo_path: Path, metadata: Mapping[str, str]) -> str:
-    """The full system prompt from HEAD, compiled now (use PromptCompiler to cache it)."""
-    return assemble_prompt(base, render_memory_section(repo_path), metadata)
-
-
 def render_memory_section(repo_path: Path) -> str:
     """The memory section alone (self, system files, external tree, skills) at HEAD."""
     repo = GitRepo(repo_path)

@@ -2,10 +2,11 @@
 
 `launch_automatic` runs a triggered reflection; if another run holds the agent's lease, the
 launch is queued in `agents/<id>/reflection-queue.json` — one entry per agent, the latest wins —
-and `Queued` is returned. Every lease holder calls `drain_queued_launches` when its run is over
-(after its own outcome was shown), and so does every process that queued: the holder releases
-the lease before it drains and a queuer checks the lease after it writes, so an entry is never
-left behind with no one to run it. A queued step-count launch re-checks its threshold first; a
+and `Queued` is returned. Every lease holder drains the queue when its run is over (after its own
+outcome was shown), and so does every process that queued: the holder releases the lease before
+it drains and a queuer checks the lease after it writes, so an entry is never left behind with
+no one to run it. That rule lives here, in `drained_after`, which every launch site wraps its
+launch and its outcome's delivery in. A queued step-count launch re-checks its threshold first; a
 compaction-event one always runs. An automatic launch skipped for a lasting reason
 (`parent_dirty`, `memory_not_ready`, `error`) counts as a failed attempt, so it backs off and is
 reported once, like a failed run.
@@ -15,13 +16,15 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from mini_letta.agents.records import AgentRecord
+from mini_letta.agents.registry import load_agent
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import CorruptFileError, MiniLettaError
@@ -87,7 +90,7 @@ def launch_automatic(
 ) -> ReflectionOutcome | Queued:
     """Run a triggered reflection now, or queue it when another run holds the lease.
 
-    The caller drains the queue afterwards (`drain_queued_launches`), in either case.
+    Call it inside `drained_after`, so the queue is drained afterwards in either case.
     `options` (models, budgets) is for tests and benches; its trigger is replaced.
     """
     outcome = _launch_once(
@@ -106,6 +109,18 @@ def launch_automatic(
         "finishes, and its outcome is shown by the next command."
     )
     return Queued(trigger, store.conversation_id, message)
+
+
+@contextmanager
+def drained_after(world: World, agent_id: str) -> Iterator[None]:
+    """Run the launch (and show its outcome) in the block; when it ends normally, run what was
+    queued behind it, each outcome to the outbox. An interrupt leaves the queue for the next
+    holder; a failure to drain is logged, never raised (the launch itself is done)."""
+    yield
+    try:
+        drain_queued_launches(world, load_agent(world.home, agent_id))
+    except MiniLettaError as exc:
+        _log.warning("queued reflection: %s", exc)
 
 
 def drain_queued_launches(

@@ -121,7 +121,7 @@ def maybe_reflect_after_turn(
     """Decide, and launch when due: None when nothing was launched.
 
     `launch` runs the reflection (default: now, in this process, queued if one is running);
-    callers that run it here drain the queue afterwards (`drain_queued_launches`).
+    callers that run it here launch inside `launcher.drained_after`.
     """
     decision = decide_after_turn(
         world, agent, store, platform=platform, stop_reason=stop_reason, settings=settings

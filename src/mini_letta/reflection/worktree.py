@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mini_letta.errors import GitError
+from mini_letta.home import is_worktree_folder, worktree_folder
 from mini_letta.memory.repo import GitRepo
 
 _log = logging.getLogger("mini_letta")
 
 BRANCH_PREFIX = "reflection/"
-FOLDER_PREFIX = "reflection-"
 MAIN = "main"
 
 
@@ -74,7 +74,7 @@ def check_memory_repo(parent: GitRepo) -> str | None:
 def create_worktree(parent: GitRepo, worktrees_dir: Path, run_id: str) -> Worktree:
     base = parent.head_sha()
     worktree = Worktree(
-        run_id, worktrees_dir / f"{FOLDER_PREFIX}{run_id}", BRANCH_PREFIX + run_id, base
+        run_id, worktree_folder(worktrees_dir, run_id), BRANCH_PREFIX + run_id, base
     )
     worktrees_dir.mkdir(parents=True, exist_ok=True)
     parent.run("worktree", "add", "-q", "-b", worktree.branch, str(worktree.path), base)
@@ -99,7 +99,7 @@ def clean_stale_worktrees(parent: GitRepo, worktrees_dir: Path) -> list[str]:
     removed: list[str] = []
     if worktrees_dir.is_dir():
         for entry in sorted(worktrees_dir.iterdir()):
-            if entry.name.startswith(FOLDER_PREFIX):
+            if is_worktree_folder(entry):
                 parent.returncode("worktree", "remove", "--force", "--force", str(entry))
                 if entry.exists():
                     shutil.rmtree(entry, ignore_errors=True)

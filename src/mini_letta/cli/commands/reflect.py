@@ -42,6 +42,7 @@ def reflect(
 ) -> None:
     from mini_letta.cli.reflection_view import render_outcome_line, show_waiting_outcomes
     from mini_letta.cli.world import current_world
+    from mini_letta.reflection.launcher import drained_after
     from mini_letta.reflection.outcome import ReflectionOutcome, skip_message
     from mini_letta.reflection.run import (
         LaunchOptions,
@@ -60,28 +61,20 @@ def reflect(
     show_waiting_outcomes(world, record.id)
     stores = _conversations(world, record.id, conversations, recent)
     options = LaunchOptions(trigger="manual", instruction=instruction)
-    if not stores:
-        outcome = ReflectionOutcome(skip_message("no_payload"), skip_reason="no_payload")
-    elif dry_run:
-        if _print_preview(world, record, stores[0]):
-            return
-        outcome = ReflectionOutcome(skip_message("no_payload"), skip_reason="no_payload")
-    elif multi:
-        outcome = launch_multi_reflection(world, record, stores, options)
-    else:
-        outcome = launch_reflection(world, record, stores[0], options)
-    echo(render_outcome_line(outcome), err=True)
-    _run_queued(world, record)
+    if dry_run and stores and _print_preview(world, record, stores[0]):
+        return
+    # Launches queued while this run held the lease run after its line; the next command
+    # shows their outcomes.
+    with drained_after(world, record.id):
+        if not stores or dry_run:
+            outcome = ReflectionOutcome(skip_message("no_payload"), skip_reason="no_payload")
+        elif multi:
+            outcome = launch_multi_reflection(world, record, stores, options)
+        else:
+            outcome = launch_reflection(world, record, stores[0], options)
+        echo(render_outcome_line(outcome), err=True)
     if not outcome.ok:
         raise click.exceptions.Exit(1)
-
-
-def _run_queued(world: World, agent: AgentRecord) -> None:
-    """Automatic launches queued while this run held the lease run now; the next command
-    shows their outcomes."""
-    from mini_letta.reflection.launcher import drain_queued_launches
-
-    drain_queued_launches(world, agent)
 
 
 def _print_preview(world: World, agent: AgentRecord, store: ConversationStore) -> bool:

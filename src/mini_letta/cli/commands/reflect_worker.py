@@ -27,7 +27,7 @@ def reflect_worker(
     from mini_letta.cli.auto_sync import SessionSync
     from mini_letta.cli.world import current_world
     from mini_letta.conversations.registry import open_conversation
-    from mini_letta.reflection.launcher import drain_queued_launches, launch_automatic
+    from mini_letta.reflection.launcher import drained_after, launch_automatic
     from mini_letta.reflection.outbox import post_automatic_outcome, post_outcome
     from mini_letta.reflection.outcome import ReflectionOutcome, skip_message
     from mini_letta.reflection.run import LaunchOptions, launch_reflection
@@ -37,16 +37,15 @@ def reflect_worker(
     sync = SessionSync(world, agent.id, None)  # a merge below syncs memory when that is on
     try:
         store = open_conversation(world.home, agent.id, conversation_id)
-        if trigger == "manual":
-            options = LaunchOptions(trigger="manual", instruction=instruction)
-            post_outcome(
-                world.home, agent.id, launch_reflection(world, agent, store, options), world.clock
-            )
-        else:
-            outcome = launch_automatic(world, agent, store, trigger)  # type: ignore[arg-type]
-            if isinstance(outcome, ReflectionOutcome):
-                post_automatic_outcome(world.home, agent.id, outcome, clock=world.clock)
-        drain_queued_launches(world, agent)
+        with drained_after(world, agent.id):
+            if trigger == "manual":
+                options = LaunchOptions(trigger="manual", instruction=instruction)
+                outcome = launch_reflection(world, agent, store, options)
+                post_outcome(world.home, agent.id, outcome, world.clock)
+            else:
+                launched = launch_automatic(world, agent, store, trigger)  # type: ignore[arg-type]
+                if isinstance(launched, ReflectionOutcome):
+                    post_automatic_outcome(world.home, agent.id, launched, clock=world.clock)
         sync.after_turn()
     except Exception as exc:  # no terminal to report to: the outbox is the only way out
         detail = str(exc) or repr(exc)
