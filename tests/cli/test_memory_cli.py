@@ -49,7 +49,7 @@ def test_remember_flow_stream_json_shows_the_tool_call(cli):
     assert kinds == ["init", "message", "message", "tool_call", "tool_result", "message",
                      "message", "result"]  # fmt: skip
     call = json.loads(events[3]["toolCall"]["arguments"])
-    assert call["command"] == "str_replace" and call["path"] == HUMAN
+    assert call["command"] == "insert" and call["path"] == HUMAN
     assert events[4]["isError"] is False and "committed" in events[4]["content"]
     assert events[-1]["result"] == "（mock）我记住了：周五发布"
     assert events[-1]["steps"] == 2

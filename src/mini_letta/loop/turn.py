@@ -68,7 +68,10 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
     yield MessageEvent(user, store.append(user)[0])
     if not store.load_record().title:  # the first turn names the conversation at once
         _touch_record(setup, title=user_text)
+    if setup.pinned is not None:
+        setup.pinned.begin_turn()
     usage = Usage()
+    reported = 0  # model calls that reported usage
     steps = 0
     final_text = ""
     stop: StopReason = "end_turn"
@@ -103,13 +106,17 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
             yield MessageEvent(assistant, store.append(assistant)[0])
             steps += 1
             usage = usage + (step_usage or Usage())
+            reported += step_usage is not None
             if text:
                 final_text = text
             if not calls:
                 stop = model_stop
                 yield from check_after_response(setup, pressure)
                 break
+            before = setup.pinned.head() if setup.pinned is not None else ""
             yield from _run_tools(setup, calls)
+            if setup.pinned is not None:
+                setup.pinned.note_own_edits(before)
             if last_step:
                 stop = "max_steps"
                 break
@@ -134,12 +141,13 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
                 model=setup.provider.handle,
             )
             store.append(kept)
-        _touch_record(setup, last_turn={"stopReason": "interrupted", "steps": steps})
+        last = {"stopReason": "interrupted", "steps": steps}
+        _touch_record(setup, last_turn=last, usage=(usage, reported))
         raise
     last_turn: dict[str, object] = {"stopReason": stop, "steps": steps}
     if error:
         last_turn["error"] = error
-    _touch_record(setup, last_turn=last_turn)
+    _touch_record(setup, last_turn=last_turn, usage=(usage, reported))
     yield TurnResult(stop, final_text, usage, steps, error)
 
 
@@ -192,12 +200,19 @@ def _message(setup: TurnSetup, role: str, content: str, **fields: object) -> Mes
 
 
 def _touch_record(
-    setup: TurnSetup, *, title: str | None = None, last_turn: dict[str, object] | None = None
+    setup: TurnSetup,
+    *,
+    title: str | None = None,
+    last_turn: dict[str, object] | None = None,
+    usage: tuple[Usage, int] | None = None,
 ) -> None:
     record = setup.store.load_record()
     changes: dict[str, object] = {"updated_at": format_timestamp(setup.clock.now())}
     if title is not None and not record.title:
         changes["title"] = " ".join(title.split())[:TITLE_LENGTH]
     if last_turn is not None:
-        changes["extra"] = {**record.extra, "lastTurn": last_turn}
+        extra = {**record.extra, "lastTurn": last_turn}
+        if usage is not None:
+            extra = setup.store.with_turn_usage(extra, *usage)
+        changes["extra"] = extra
     setup.store.save_record(record.with_updates(**changes))

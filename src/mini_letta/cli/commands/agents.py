@@ -120,6 +120,11 @@ def create_cmd(
 @agents.command("set")
 @agent_option
 @_settings_options
+@click.option(
+    "--prompt-cache-ttl",
+    type=click.Choice(["5m", "1h"]),
+    help="How long Anthropic keeps the cached prompt prefix (default 5m; 1h costs more to write).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def set_cmd(agent: str | None, as_json: bool, **values: object) -> None:
     """Change an agent's model settings in agent.json (default: this project's agent)."""
@@ -170,6 +175,8 @@ def show_cmd(agent: str | None, as_json: bool) -> None:
         echo(f"base URL:       {record.base_url}")
     if record.tools is not None:
         echo(f"tools:          {', '.join(record.tools) or '(none)'}")
+    if record.prompt_cache_ttl:
+        echo(f"prompt cache:   {record.prompt_cache_ttl}")
     echo(f"created:        {record.created_at}")
     echo(f"conversations:  {count}")
     echo(f"memory:         {world.home.memory_dir(record.id)}")

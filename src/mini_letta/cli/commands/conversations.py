@@ -62,6 +62,7 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
 )
 def show_cmd(conversation_id: str, agent: str | None, as_json: bool, last: int) -> None:
     """Show a conversation and its latest messages."""
+    from mini_letta.cli.render import describe_usage, usage_json
     from mini_letta.cli.world import current_world
     from mini_letta.conversations.registry import open_conversation
     from mini_letta.workspace import resolve_agent
@@ -72,10 +73,12 @@ def show_cmd(conversation_id: str, agent: str | None, as_json: bool, last: int) 
     conv = store.load_record()
     tail = store.tail(last) if last else []
     size = _context_size(world, record, store)
+    usage, calls = store.total_usage()
     if as_json:
         data = {
             **conv.to_json(),
             "messageCount": store.count(),
+            "usage": {**usage_json(usage), "modelCalls": calls},
             "contextTokens": size[0] if isinstance(size, tuple) else None,
             "contextWindow": size[1] if isinstance(size, tuple) else None,
             "messages": [message.to_json() for _, message in tail],
@@ -90,6 +93,7 @@ def show_cmd(conversation_id: str, agent: str | None, as_json: bool, last: int) 
         echo(f"context:  about {size[0]} tokens in context, window {size[1]} tokens")
     else:
         echo(f"context:  unknown ({size})")
+    echo(f"usage:    {describe_usage(usage, calls)}")
     for _, message in tail:
         text = message.content.replace("\n", " ")
         if message.tool_calls:
