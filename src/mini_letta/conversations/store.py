@@ -15,7 +15,7 @@ from typing import Any
 
 from mini_letta.conversations.messages import Message, Usage
 from mini_letta.conversations.records import ConversationRecord
-from mini_letta.errors import NotFoundError
+from mini_letta.errors import CorruptFileError, NotFoundError
 from mini_letta.home import ConversationFiles, Home
 from mini_letta.storage.atomic import load_json, save_json
 from mini_letta.storage.jsonl import JsonlLog
@@ -52,13 +52,22 @@ class ConversationStore:
         return self.record_path.exists()
 
     def load_record(self) -> ConversationRecord:
-        data = load_json(self.record_path)
-        if data is None:
-            raise NotFoundError(
-                f"conversation {self.conversation_id} not found for agent {self.agent_id} "
-                "(see `mini-letta conversations list`)"
-            )
-        return ConversationRecord.from_json(data, self.record_path)
+        """The record; a corrupt one is a CorruptFileError that names the repair command."""
+        try:
+            data = load_json(self.record_path)
+            if data is not None:
+                return ConversationRecord.from_json(data, self.record_path)
+        except CorruptFileError as exc:
+            raise CorruptFileError(
+                exc.path,
+                exc.detail,
+                f"`mini-letta conversations repair {self.conversation_id}` rebuilds it from the "
+                "log and keeps this copy",
+            ) from exc
+        raise NotFoundError(
+            f"conversation {self.conversation_id} not found for agent {self.agent_id} "
+            "(see `mini-letta conversations list`)"
+        )
 
     def save_record(self, record: ConversationRecord) -> None:
         save_json(self.record_path, record.to_json())

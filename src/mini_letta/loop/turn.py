@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Generator, Iterator
 
 from mini_letta.clock import format_timestamp
+from mini_letta.context.compaction_flag import load_compaction_flag
 from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
+from mini_letta.conversations.records import ConversationRecord, make_title
 from mini_letta.errors import (
     ContextOverflowError,
     ContextWindowTooSmallError,
@@ -43,9 +45,8 @@ from mini_letta.loop.pressure import (
     request_before_call,
 )
 from mini_letta.loop.setup import TurnSetup
+from mini_letta.memory.recover import require_memory
 from mini_letta.tools.base import execute_tool_call
-
-TITLE_LENGTH = 60
 
 
 def run_turn(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
@@ -64,9 +65,10 @@ def run_turn(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
 
 def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
     store = setup.store
+    record = _check_ready(setup)
     user = _message(setup, "user", user_text)
     yield MessageEvent(user, store.append(user)[0])
-    if not store.load_record().title:  # the first turn names the conversation at once
+    if not record.title:  # the first turn names the conversation at once
         _touch_record(setup, title=user_text)
     if setup.pinned is not None:
         setup.pinned.begin_turn()
@@ -151,6 +153,18 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
     yield TurnResult(stop, final_text, usage, steps, error)
 
 
+def _check_ready(setup: TurnSetup) -> ConversationRecord:
+    """Read what the turn will need before anything is appended, so a corrupt conversation.json
+    or a lost memory fails the turn with the log untouched (a corrupt compaction flag is
+    repaired here)."""
+    record = setup.store.load_record()
+    if setup.purpose == "chat":
+        load_compaction_flag(setup.store, clock=setup.clock)
+        if setup.tool_context.memory_dir is not None:
+            require_memory(setup.tool_context.memory_dir, setup.agent.name)
+    return record
+
+
 def _run_tools(setup: TurnSetup, calls: list[ToolCall]) -> Iterator[TurnEvent]:
     for call in calls:
         yield ToolCallEvent(call)
@@ -209,7 +223,7 @@ def _touch_record(
     record = setup.store.load_record()
     changes: dict[str, object] = {"updated_at": format_timestamp(setup.clock.now())}
     if title is not None and not record.title:
-        changes["title"] = " ".join(title.split())[:TITLE_LENGTH]
+        changes["title"] = make_title(title)
     if last_turn is not None:
         extra = {**record.extra, "lastTurn": last_turn}
         if usage is not None:

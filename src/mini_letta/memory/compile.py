@@ -173,8 +173,8 @@ class PromptCompiler:
 def _require_repo(repo: GitRepo) -> None:
     if not repo.exists():
         raise GitError(
-            f"the memory repository {repo.path} is missing; run `mini-letta memory status` "
-            "to re-create it"
+            f"the memory repository {repo.path} is missing; `mini-letta memory recover` "
+            "starts it again (the old folder is kept)"
         )
 
 
