@@ -18,7 +18,7 @@ from mini_letta.reflection.worktree import create_worktree, remove_worktree
 from mini_letta.tools.base import ToolContext
 from mini_letta.tools.memory_tool import MemoryTool
 from support.clock import FakeClock
-from support.memory import commit_all, git_state, tree_bytes, write_file
+from support.memory import block_commits, commit_all, git_state, tree_bytes, write_file
 
 HUMAN = "system/human.md"
 KEY = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
@@ -141,15 +141,13 @@ def test_reflection_merge_never_carries_a_secret_subject_into_main(memory_repo, 
     assert GitRepo(root).changed_paths() == []
 
 
-def test_undo_refused_by_a_hook_leaves_no_restored_file_behind(memory_repo):
+def test_undo_whose_commit_fails_leaves_no_restored_file_behind(memory_repo):
     root = memory_repo.path
     write_file(root, "n.md", NOTE)
     commit_all(root, "add n")
     (root / "n.md").unlink()
     commit_all(root, "remove n")
-    hook = root / ".git" / "hooks" / "pre-commit"
-    hook.write_text("#!/bin/sh\nexit 1\n")
-    hook.chmod(0o755)
+    block_commits(root)
     before = (tree_bytes(root), git_state(root))
     with pytest.raises(MemfsError):
         undo_commit(root, memory_repo.head_sha())
