@@ -110,7 +110,7 @@ def build_turn_setup(
         disallowed_tools=options.disallowed_tools,
         approve=options.approve,
         bash_env_allow=bash_env_allow(world.home),
-        extra={"environ": world.environ},
+        extra={"environ": world.environ, "home": world.home},
     )
     prompt = build_system_prompt(agent, store)
     if options.recompile:
