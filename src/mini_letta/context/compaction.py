@@ -120,6 +120,7 @@ def compact_conversation(
     budget: CompactionBudget,
     trigger: CompactionTrigger,
     tokens_before: int | None = None,
+    focus: str | None = None,
 ) -> CompactionResult | CompactionSkipped | None:
     """Compact the conversation's context; None when there is nothing to summarise.
 
@@ -140,6 +141,7 @@ def compact_conversation(
         window=budget.window,
         summary_tokens=budget.summary_tokens,
         clock=clock,
+        focus=focus,
     )
     if tokens_before is None:
         tokens_before = budget.prompt_tokens + view.tokens

@@ -169,13 +169,16 @@ def request_after_overflow(
     return _prepared(setup).request
 
 
-def compact_now(setup: TurnSetup) -> CompactionResult | CompactionSkipped | None:
-    """On-demand compaction (`mini-letta compact`); takes the conversation lock itself."""
+def compact_now(
+    setup: TurnSetup, focus: str | None = None
+) -> CompactionResult | CompactionSkipped | None:
+    """On-demand compaction (`mini-letta compact`, `/compact`), optionally with a focus for
+    the summary; takes the conversation lock itself."""
     with setup.store.lock():
         measure = _prepared(setup)
         budget = plan_budget(measure.window, measure.prompt_tokens)
         result = compact_conversation(
-            setup.store, setup.provider, setup.clock, budget, "manual", measure.tokens
+            setup.store, setup.provider, setup.clock, budget, "manual", measure.tokens, focus
         )
         if result is not None and setup.pinned is not None:
             setup.pinned.recompile()

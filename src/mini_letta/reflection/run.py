@@ -298,6 +298,7 @@ def _run_agent(run: _Run, worktree: Worktree, slices: list[Slice]) -> SideAgentR
         clock=run.world.clock,
         agent_id=run.agent.id,
         memory_dir=worktree.path,
+        extra={"environ": run.world.environ, "home": run.world.home},
     )
     spec = SideAgentSpec(
         purpose="reflection",

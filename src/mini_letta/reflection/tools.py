@@ -24,6 +24,7 @@ from mini_letta.tools.base import (
     ToolResult,
     require_str,
 )
+from mini_letta.tools.recall import ConversationSearchTool, MemorySearchTool
 
 _STR = {"type": "string"}
 
@@ -117,4 +118,11 @@ class MemoryCommitTool:
 
 
 def reflection_tools() -> tuple[Tool, ...]:
-    return (MemoryListTool(), MemoryReadTool(), MemoryEditTool(), MemoryCommitTool())
+    return (
+        MemoryListTool(),
+        MemoryReadTool(),
+        MemoryEditTool(),
+        MemoryCommitTool(),
+        ConversationSearchTool(),
+        MemorySearchTool(),
+    )

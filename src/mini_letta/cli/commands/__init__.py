@@ -11,6 +11,7 @@ COMMANDS: dict[str, str] = {
     "agents": "mini_letta.cli.commands.agents:agents",
     "conversations": "mini_letta.cli.commands.conversations:conversations",
     "compact": "mini_letta.cli.commands.compact:compact",
+    "context": "mini_letta.cli.commands.context:context",
     "memory": "mini_letta.cli.commands.memory:memory",
     "mcp": "mini_letta.cli.commands.mcp:mcp_cmd",
     "sleeptime": "mini_letta.cli.commands.sleeptime:sleeptime",
@@ -19,5 +20,7 @@ COMMANDS: dict[str, str] = {
     "dream": "mini_letta.cli.commands.reflect:dream",
     "reflections": "mini_letta.cli.commands.reflections:reflections",
     "eval": "mini_letta.cli.commands.eval:eval_group",
+    "search": "mini_letta.cli.commands.recall:search",
+    "import": "mini_letta.cli.commands.recall:import_cmd",
     WORKER_COMMAND: "mini_letta.cli.commands.reflect_worker:reflect_worker",
 }
