@@ -2,10 +2,10 @@
 
 Each case gets a throwaway home with a fresh agent on the model under test. Its conversations
 are written to the log with their scripted timestamps (the clock follows the script), and after
-each conversation the agent reflects as it would after a session: runs repeat until nothing is
-left to reflect on, so a transcript longer than one payload is taken in several runs. Then the
-checks read the memory files. A run that does not merge (failed, rejected by the gate, ...) is
-recorded with its message; the checks still judge whatever memory holds.
+each conversation the agent reflects once, as after a session (a transcript longer than one
+payload is taken in chunks, a run each). Then the checks read the memory files. A run that
+does not merge (failed, rejected by the gate, ...) is recorded with its message; the checks
+still judge whatever memory holds.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from mini_letta.conversations.registry import create_conversation
 from mini_letta.home import Home
 from mini_letta.ids import new_message_id
 from mini_letta.reflection.eval_cases import EvalCase
+from mini_letta.reflection.records import RunRecord, list_run_records
 from mini_letta.workspace import World
 
-MAX_RUNS_PER_CONVERSATION = 20  # a pass that never settles is a failure, not a hang
 DEFAULT_JOBS = 4
 
 
@@ -56,7 +56,7 @@ class CaseResult:
     case: str
     model: str
     problems: tuple[str, ...]  # empty: passed
-    runs: tuple[str, ...]  # each run's status (or skip reason)
+    runs: tuple[str, ...]  # each run's status, oldest first
     rejections: tuple[str, ...] = ()  # runs the memory gate rejected, with its reasons
     errors: tuple[str, ...] = ()  # runs that did not finish, with why
 
@@ -130,7 +130,6 @@ def _run(world: World, clock: ScriptClock, case: EvalCase, model: str) -> CaseRe
     from mini_letta.workspace import new_agent
 
     agent = new_agent(world, model=model)
-    runs: list[str] = []
     rejections: list[str] = []
     errors: list[str] = []
     options = LaunchOptions(max_payload_chars=case.payload_chars)
@@ -139,24 +138,23 @@ def _run(world: World, clock: ScriptClock, case: EvalCase, model: str) -> CaseRe
         store = create_conversation(world.home, agent.id, clock)
         store.append([_message(clock, m.role, m.content, m.at) for m in conversation])
         clock.set(conversation[-1].at + timedelta(minutes=5))
-        for _ in range(MAX_RUNS_PER_CONVERSATION):
-            outcome = launch_reflection(world, agent, store, options)
-            runs.append(outcome.status or f"skipped:{outcome.skip_reason}")
-            if str(outcome.status) == "rejected":  # the memory gate's verdict
-                rejections.append(outcome.message)
-            elif not outcome.ok:
-                errors.append(outcome.message)
-            if not outcome.launched or not outcome.ok:
-                break
-            clock.set(clock.now() + timedelta(minutes=1))
-        else:
-            errors.append(f"still not settled after {MAX_RUNS_PER_CONVERSATION} runs")
+        outcome = launch_reflection(world, agent, store, options)  # long slices: in chunks
+        if str(outcome.status) == "rejected":  # the memory gate's verdict
+            rejections.append(outcome.message)
+        elif not outcome.ok:
+            errors.append(outcome.message)
+    runs = [record.status for record in _in_order(list_run_records(world.home, agent.id))]
     files = memory_files(world.home.memory_dir(agent.id))
     problems = [p for check in case.checks if (p := check.failure(files)) is not None]
     problems += [f"run did not merge: {error}" for error in errors]
     return CaseResult(
         case.name, model, tuple(problems), tuple(runs), tuple(rejections), tuple(errors)
     )
+
+
+def _in_order(records: list[RunRecord]) -> list[RunRecord]:
+    """Oldest first; the chunks of one launch start together, so their slices order them."""
+    return sorted(records, key=lambda r: (r.started_at, r.slices[0].start_line if r.slices else 0))
 
 
 def _message(clock: ScriptClock, role: str, content: str, at: datetime) -> Message:
