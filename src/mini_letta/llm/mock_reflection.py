@@ -1,11 +1,12 @@
 """The mock as reflection agent and as merge reviewer: deterministic, and only through tools.
 
 Reflection: from the user messages in the request's `<transcript>` it extracts lasting
-statements (preferences, decisions, corrections, identity facts; Chinese and English), reads
-`system/human.md` with `memory_read`, then writes one concise line per new statement with one
-`memory` call per model call (skipping what memory already says, replacing the line a statement
-contradicts, or the empty-memory placeholder), and commits once. Requests, questions, small
-talk and one-off plans are skipped. Each call decides only from the request, like a model.
+statements (preferences, decisions, corrections, identity and health facts such as allergies;
+Chinese and English), reads `system/human.md` with `memory_read`, then writes one concise line
+per new statement with one `memory` call per model call (skipping what memory already says,
+replacing the line a statement contradicts, or the empty-memory placeholder), and commits once.
+Requests, questions, small talk and one-off plans are skipped. Each call decides only from the
+request, like a model.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "About",
         re.compile(
             r"我叫|我是(?!说|不是)|我在\S+工作|我负责|\bmy name is\b|\bcall me\b"
-            r"|\bi work (?:on|at)\b|\bi(?:'m| am) an? ",
+            r"|\bi work (?:on|at)\b|\bi(?:'m| am) an? |过敏|\ballergic\b",
             _I,
         ),
     ),

@@ -173,6 +173,26 @@ class ConsumedWatermark:
     finished_at: str | None
 
 
+def went_wrong(record: RunRecord) -> bool:
+    """A finished run that merged nothing because of a problem (failed, rejected, conflict...).
+
+    `running` is not finished, and `merged`/`no_changes` consumed their slice."""
+    return record.status not in (*CONSUMING_STATUSES, "running")
+
+
+def failure_summary(wrong: list[RunRecord], total: int) -> str:
+    """One line counting the runs that went wrong by status, e.g. `2 of 5 run(s) merged
+    nothing: 1 failed, 1 rejected`; the reasons are on each run's own line."""
+    counts: dict[str, int] = {}
+    for record in wrong:
+        counts[record.status] = counts.get(record.status, 0) + 1
+    by_status = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+    return (
+        f"{len(wrong)} of {total} run(s) merged nothing: {by_status} "
+        "(`mini-letta reflections show RUN-ID` shows one in full)"
+    )
+
+
 def is_run_id(text: str) -> bool:
     """True for `YYYYMMDDHHMMSS-<8 hex>`, the shape of a reflection run id."""
     return _RUN_ID.match(text.strip()) is not None

@@ -14,7 +14,7 @@ User-caused failures inside the run become a `failed` outcome; an interrupt clea
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import format_timestamp
@@ -35,6 +35,7 @@ from mini_letta.reflection.agent import (
 from mini_letta.reflection.finalise import Finalised, Reviewer, finalise_worktree
 from mini_letta.reflection.lease import LeaseBusyError, ReflectionLease, acquire_lease
 from mini_letta.reflection.outcome import (
+    CONSUMING,
     ReflectionOutcome,
     RunTrigger,
     SkipReason,
@@ -51,7 +52,7 @@ from mini_letta.reflection.payload import (
     payload_budget,
     save_manifest,
 )
-from mini_letta.reflection.records import mark_interrupted, save_run_record
+from mini_letta.reflection.records import load_run_record, mark_interrupted, save_run_record
 from mini_letta.reflection.review import ReviewSetup, build_reviewer
 from mini_letta.reflection.settings import ReflectionSettings, load_reflection_settings
 from mini_letta.reflection.settlement import (
@@ -77,6 +78,7 @@ from mini_letta.tools.base import ToolContext, Toolset
 from mini_letta.workspace import World
 
 MIN_SIDE_WINDOW = 8_192
+MAX_CHUNKS = 100  # a bound on one launch, not a cut: what remains waits for the next launch
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +90,7 @@ class LaunchOptions:
     settings: ReflectionSettings | None = None  # default: the layered settings
     max_steps: int = DEFAULT_REFLECTION_STEPS
     max_payload_chars: int | None = None  # default: from the model's context window
+    launch_line: int | None = None  # default: the log's end now (the chunks of a launch share it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,8 +109,35 @@ class _Run:
 def launch_reflection(
     world: World, agent: AgentRecord, store: ConversationStore, options: LaunchOptions
 ) -> ReflectionOutcome:
-    """Run one reflection on `store` now, or say why it was skipped."""
-    return _launch(world, agent, [store], options, multi=False)
+    """Run a reflection on `store` now, or say why it was skipped.
+
+    A slice bigger than the model can take is reflected in ordered chunks, never cut: each
+    chunk is a run of its own (its commit, its record), the watermark moves after each chunk
+    that succeeds, and the first chunk that does not stops the launch, so the rest waits for
+    the next one. All chunks end at the same launch line. The outcome is the last chunk's.
+    """
+    if options.launch_line is None:
+        options = replace(options, launch_line=store.count())
+    outcome = _launch(world, agent, [store], options, multi=False)
+    chunks, commits = 1, outcome.commit_count
+    while chunks < MAX_CHUNKS and _rest_waits(world, agent, outcome):
+        outcome = _launch(world, agent, [store], options, multi=False)
+        chunks, commits = chunks + 1, commits + outcome.commit_count
+    if chunks == 1:
+        return outcome
+    return replace(
+        outcome,
+        commit_count=commits,
+        message=f"Reflected in {chunks} chunks ({commits} commit(s)); last: {outcome.message}",
+    )
+
+
+def _rest_waits(world: World, agent: AgentRecord, outcome: ReflectionOutcome) -> bool:
+    """The run consumed its slice, but the payload stopped short of the launch line."""
+    if outcome.status not in CONSUMING or outcome.run_id is None:
+        return False
+    record = load_run_record(world.home, agent.id, outcome.run_id)
+    return any(piece.truncated for piece in record.slices)
 
 
 def launch_multi_reflection(
@@ -180,7 +210,7 @@ def _launch(
         settings = options.settings or load_reflection_settings(world.home, world.cwd, agent)
         provider = options.provider or side_agent_provider(world, agent)
         budget = options.max_payload_chars or payload_budget(provider.context_window)
-        slices = _build_slices(world, stores, run_id, budget, replay=multi)
+        slices = _build_slices(world, stores, run_id, budget, options.launch_line, replay=multi)
         if not slices:
             return _skip(options, "no_payload", stores)
         run = _Run(world, agent, stores[0], options, settings, provider, parent, run_id, lease)
@@ -188,16 +218,26 @@ def _launch(
 
 
 def _build_slices(
-    world: World, stores: list[ConversationStore], run_id: str, budget: int, *, replay: bool
+    world: World,
+    stores: list[ConversationStore],
+    run_id: str,
+    budget: int,
+    launch_line: int | None,
+    *,
+    replay: bool,
 ) -> list[Slice]:
-    """One payload per conversation while the budget lasts (the first gets all of it)."""
+    """One payload per conversation while the budget lasts (the first gets all of it);
+    `launch_line` bounds a single conversation's slice (None: its log's end)."""
     slices: list[Slice] = []
     remaining = budget
     for store in stores:
         if remaining < MIN_MAX_CHARS:
             break
         state = read_reflection_state(store, clock=world.clock)
-        payload = build_payload(store, state, name=run_id, clock=world.clock, max_chars=remaining)
+        line = launch_line if len(stores) == 1 else None
+        payload = build_payload(
+            store, state, name=run_id, clock=world.clock, launch_line=line, max_chars=remaining
+        )
         if payload is None and replay:
             payload = build_replay_payload(
                 store, name=run_id, clock=world.clock, max_chars=remaining

@@ -18,23 +18,35 @@ def reflections() -> None:
 @reflections.command("list")
 @agent_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def list_cmd(agent: str | None, as_json: bool) -> None:
-    """List reflection runs, newest first."""
+@click.option(
+    "--failed",
+    "only_failed",
+    is_flag=True,
+    help="Only runs that merged nothing because something went wrong (with their reasons).",
+)
+def list_cmd(agent: str | None, as_json: bool, only_failed: bool) -> None:
+    """List reflection runs, newest first; runs that went wrong say why."""
     from mini_letta.cli.reflection_view import show_waiting_outcomes
     from mini_letta.cli.world import current_world
-    from mini_letta.reflection.records import scan_run_records
+    from mini_letta.reflection.records import failure_summary, scan_run_records, went_wrong
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
     record = resolve_agent(world, agent, check_memory=False)
     show_waiting_outcomes(world, record.id)
     found, damaged = scan_run_records(world.home, record.id)
+    if only_failed:
+        found = [run for run in found if went_wrong(run)]
     if as_json:
         entries = [r.to_json() for r in found] + [bad.to_json("runId") for bad in damaged]
         echo(json.dumps(entries, ensure_ascii=False, indent=2))
         return
     if not found and not damaged:
-        echo("No reflection runs yet; `mini-letta reflect` starts one.")
+        echo(
+            "No failed or rejected reflection runs."
+            if only_failed
+            else "No reflection runs yet; `mini-letta reflect` starts one."
+        )
         return
     for run in found:
         echo(
@@ -43,6 +55,9 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
         )
     for bad in damaged:
         echo(bad.render())
+    wrong = [run for run in found if went_wrong(run)]
+    if wrong:
+        echo(failure_summary(wrong, len(found)))
 
 
 @reflections.command("show")
