@@ -95,6 +95,9 @@ class RunRecord:
     usage: dict[str, int] = field(default_factory=lambda: {"inputTokens": 0, "outputTokens": 0})
     steps: int = 0
     error: str | None = None
+    reasons: tuple[str, ...] = ()  # the memory gate's, when it rejected the run
+    citations: dict[str, list[str]] = field(default_factory=dict)  # path -> cited message ids
+    decision: str | None = None  # "accepted" or "discarded" by a person, after a rejection
 
     def with_updates(self, **changes: Any) -> RunRecord:
         return replace(self, **changes)
@@ -124,6 +127,9 @@ class RunRecord:
             "usage": self.usage,
             "steps": self.steps,
             "error": self.error,
+            "reasons": list(self.reasons),
+            "citations": self.citations,
+            "decision": self.decision,
         }
 
     @classmethod
@@ -158,9 +164,23 @@ class RunRecord:
                 usage={key: optional_int(usage, key, minimum=0) or 0 for key in usage},
                 steps=optional_int(data, "steps", minimum=0) or 0,
                 error=optional_str(data, "error"),
+                reasons=_strings(data.get("reasons")),
+                citations={
+                    str(path): list(_strings(ids))
+                    for path, ids in (optional_dict(data, "citations") or {}).items()
+                },
+                decision=optional_str(data, "decision"),
             )
         except ValueError as exc:
             raise CorruptFileError(path, f"not a run record ({exc})") from exc
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ValueError("expected a list of strings")
+    return tuple(value)
 
 
 @dataclass(frozen=True, slots=True)

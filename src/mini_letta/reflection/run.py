@@ -33,6 +33,7 @@ from mini_letta.reflection.agent import (
     run_side_agent,
 )
 from mini_letta.reflection.finalise import Finalised, Reviewer, finalise_worktree
+from mini_letta.reflection.gate import GateInput, GateLimits
 from mini_letta.reflection.lease import LeaseBusyError, ReflectionLease, acquire_lease
 from mini_letta.reflection.outcome import (
     ReflectionOutcome,
@@ -64,7 +65,7 @@ from mini_letta.reflection.settlement import (
     start_record,
 )
 from mini_letta.reflection.task import build_reflection_task, reflection_system_prompt
-from mini_letta.reflection.tools import reflection_tools
+from mini_letta.reflection.tools import RunProvenance, reflection_tools
 from mini_letta.reflection.watermark import read_reflection_state
 from mini_letta.reflection.worktree import (
     Worktree,
@@ -77,6 +78,7 @@ from mini_letta.tools.base import ToolContext, Toolset
 from mini_letta.workspace import World
 
 MIN_SIDE_WINDOW = 8_192
+REJECTED_PREFIX = "reflection-rejected/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +103,7 @@ class _Run:
     parent: GitRepo
     run_id: str
     lease: ReflectionLease
+    primary_window: int  # the agent's model window: the memory gate's budgets are shares of it
 
 
 def launch_reflection(
@@ -178,12 +181,24 @@ def _launch(
         for store in stores:
             clear_payloads(store)
         settings = options.settings or load_reflection_settings(world.home, world.cwd, agent)
-        provider = options.provider or side_agent_provider(world, agent)
+        primary = side_agent_provider(world, agent)
+        provider = options.provider or primary
         budget = options.max_payload_chars or payload_budget(provider.context_window)
         slices = _build_slices(world, stores, run_id, budget, replay=multi)
         if not slices:
             return _skip(options, "no_payload", stores)
-        run = _Run(world, agent, stores[0], options, settings, provider, parent, run_id, lease)
+        run = _Run(
+            world,
+            agent,
+            stores[0],
+            options,
+            settings,
+            provider,
+            parent,
+            run_id,
+            lease,
+            primary.context_window,
+        )
         return _run(run, slices, multi=multi)
 
 
@@ -224,8 +239,9 @@ def _run(run: _Run, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
     save_run_record(run.world.home, record)
     payload_path = _manifest(run, slices) if multi else str(slices[0].payload.path)
     mark_started(slices, clock)
+    provenance = RunProvenance(trailers=provenance_trailers(run.run_id, slices))
     try:
-        final, agent_result = _execute(run, slices)
+        final, agent_result = _execute(run, slices, provenance)
     except BaseException:
         save_run_record(run.world.home, interrupted_record(record, format_timestamp(clock.now())))
         raise
@@ -233,7 +249,9 @@ def _run(run: _Run, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
     duration = int((clock.monotonic() - started) * 1000)
     record = finish_record(
         record, final, states, agent_result, format_timestamp(clock.now()), duration
-    )
+    ).with_updates(reasons=final.reasons, citations=_citations(provenance))
+    if final.status == "rejected":
+        record = record.with_updates(branch=rejected_branch(run.run_id))
     path = save_run_record(run.world.home, record)
     return ReflectionOutcome(
         message=final.message,
@@ -249,22 +267,67 @@ def _run(run: _Run, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
     )
 
 
-def _execute(run: _Run, slices: list[Slice]) -> tuple[Finalised, SideAgentResult | None]:
-    """Worktree, agent, finalisation; the worktree and its branch are removed whatever happens."""
+def provenance_trailers(run_id: str, slices: Sequence[Slice]) -> tuple[str, ...]:
+    """The git trailers every commit of the run carries: run, conversations, message ranges."""
+    trailers = [f"Reflection-Run: {run_id}"]
+    for piece in slices:
+        trailers.append(f"Conversation: {piece.store.conversation_id}")
+        payload = piece.payload
+        trailers.append(f"Messages: {payload.start_message_id}..{payload.end_message_id}")
+    return tuple(trailers)
+
+
+def rejected_branch(run_id: str) -> str:
+    """Where a rejected run's commits wait for `reflections accept|discard`."""
+    return f"{REJECTED_PREFIX}{run_id}"
+
+
+def _citations(provenance: RunProvenance) -> dict[str, list[str]]:
+    cited: dict[str, list[str]] = {}
+    for citation in provenance.citations:
+        ids = cited.setdefault(citation.path, [])
+        ids.extend(i for i in citation.message_ids if i not in ids)
+    return cited
+
+
+def _gate_input(run: _Run, slices: list[Slice], provenance: RunProvenance) -> GateInput:
+    texts: list[str] = []
+    ids: set[str] = set()
+    for piece in slices:
+        for message in load_payload(piece.payload.path)["messages"]:
+            texts.append(str(message.get("content", "")))
+            if isinstance(message.get("id"), str):
+                ids.add(message["id"])
+    return GateInput(
+        transcript=texts,
+        slice_ids=frozenset(ids),
+        citations=provenance.citations,
+        limits=GateLimits.for_window(run.primary_window),
+    )
+
+
+def _execute(
+    run: _Run, slices: list[Slice], provenance: RunProvenance
+) -> tuple[Finalised, SideAgentResult | None]:
+    """Worktree, agent, finalisation; the worktree and its branch are removed whatever happens
+    (a rejected run's commits are kept on `reflection-rejected/<run-id>` first)."""
     worktree: Worktree | None = None
     agent_result: SideAgentResult | None = None
     try:
         worktree = create_worktree(
             run.parent, run.world.home.memory_worktrees_dir(run.agent.id), run.run_id
         )
-        agent_result = _run_agent(run, worktree, slices)
+        agent_result = _run_agent(run, worktree, slices, provenance)
         final = finalise_worktree(
             run.parent,
             worktree,
             agent_error=agent_result.error,
             merge=run.settings.merge,
             review=_reviewer(run) if run.settings.merge == "explicit" else None,
+            gate=_gate_input(run, slices, provenance),
         )
+        if final.status == "rejected":
+            run.parent.run("branch", "-f", rejected_branch(run.run_id), worktree.branch)
     except MiniLettaError as exc:
         final = Finalised("failed", status_message("failed", detail=str(exc)))
     finally:
@@ -286,7 +349,9 @@ def _manifest(run: _Run, slices: list[Slice]) -> str:
     return str(path)
 
 
-def _run_agent(run: _Run, worktree: Worktree, slices: list[Slice]) -> SideAgentResult:
+def _run_agent(
+    run: _Run, worktree: Worktree, slices: list[Slice], provenance: RunProvenance
+) -> SideAgentResult:
     payloads = [load_payload(piece.payload.path) for piece in slices]
     memory = render_memory_section(worktree.path)
     task = build_reflection_task(payloads, memory, run.options.instruction)
@@ -300,7 +365,7 @@ def _run_agent(run: _Run, worktree: Worktree, slices: list[Slice]) -> SideAgentR
         purpose="reflection",
         agent=run.agent,
         provider=run.provider,
-        toolset=Toolset(reflection_tools()),
+        toolset=Toolset(reflection_tools(provenance)),
         tool_context=context,
         system_prompt=reflection_system_prompt(),
         max_steps=run.options.max_steps,
