@@ -77,7 +77,7 @@ def finalise_worktree(
     if parent_changes:
         return _done("parent_dirty", commits=commits, detail=_paths(parent_changes))
     if gate is not None:
-        reasons = check_gate(parent, worktree.base, worktree.branch, gate)
+        reasons = check_gate(parent, worktree.base, worktree.branch, worktree.path, gate)
         if reasons:
             return Finalised("rejected", "; ".join(reasons), commits, reasons=tuple(reasons))
     if merge == "explicit":

@@ -14,10 +14,12 @@ A run may add freely. The starter placeholders (`memory/layout.py`) may be repla
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from mini_letta.errors import FrontmatterError, MemoryEditError
 from mini_letta.llm.tokens import estimate_tokens
@@ -38,6 +40,8 @@ _PLACEHOLDERS = frozenset(
 )
 _MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_MIN_NORMAL = _MIN_LINE // 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +78,12 @@ class _FileDiff:
     removed: list[str] = field(default_factory=list)
 
 
-def check_gate(repo: GitRepo, base: str, tip: str, facts: GateInput) -> list[str]:
-    """Every reason not to merge `base..tip`, each one short line; [] lets it through."""
+def check_gate(repo: GitRepo, base: str, tip: str, tree: Path, facts: GateInput) -> list[str]:
+    """Every reason not to merge `base..tip`, each one short line; [] lets it through.
+
+    `tree` is a clean checkout of `tip` (the run's worktree): reading its files is several
+    times faster than reading a thousand loose git objects.
+    """
     diffs = _parse_diff(
         repo.run(
             "-c", "core.quotePath=false", "diff", "--no-renames", "-U0", "--no-color", base, tip
@@ -83,14 +91,34 @@ def check_gate(repo: GitRepo, base: str, tip: str, facts: GateInput) -> list[str
     )
     if not diffs:
         return []
-    new = {path: data.decode("utf-8", "replace") for path, data in repo.read_blobs(tip).items()}
+    changed = [d.path for d in diffs if d.status != "deleted"]
+    system = _read_files(tree, [*_system_paths(tree), *changed])
     reasons: list[str] = []
-    reasons += _layout_reasons(repo, diffs, new)
-    reasons += _budget_reasons(repo, base, new, facts.limits)
+    reasons += _layout_reasons(repo, diffs, system)
+    reasons += _budget_reasons(diffs, system, facts.limits)
     reasons += _dump_reasons(diffs, facts.transcript)
-    reasons += _duplicate_reasons(diffs, new)
+    reasons += _duplicate_reasons(GitRepo(tree), diffs)
     reasons += _evidence_reasons(diffs, facts)
     return reasons
+
+
+def _system_paths(root: Path) -> list[str]:
+    found: list[str] = []
+    for folder, dirs, names in os.walk(root / "system"):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        rel = Path(folder).relative_to(root).as_posix()
+        found += [f"{rel}/{name}" for name in names if name.endswith(".md")]
+    return found
+
+
+def _read_files(root: Path, paths: Iterable[str]) -> dict[str, str]:
+    files: dict[str, str] = {}
+    for rel in paths:
+        try:
+            files[rel] = (root / rel).read_bytes().decode("utf-8", "replace")
+        except OSError:
+            continue  # not a plain file in the checkout: the layout check names it
+    return files
 
 
 def normalise_line(line: str) -> str:
@@ -148,31 +176,33 @@ def _layout_reasons(repo: GitRepo, diffs: list[_FileDiff], new: Mapping[str, str
 
 
 def _budget_reasons(
-    repo: GitRepo, base: str, new: Mapping[str, str], limits: GateLimits
+    diffs: list[_FileDiff], new: Mapping[str, str], limits: GateLimits
 ) -> list[str]:
-    def system_tokens(files: Mapping[str, str]) -> dict[str, int]:
-        return {p: estimate_tokens(t) for p, t in files.items() if p.startswith("system/")}
-
-    after = system_tokens(new)
-    before_blobs = {
-        p: b.decode("utf-8", "replace")
-        for p, b in repo.read_blobs(base).items()
-        if p.startswith("system/")
+    """Sizes before the run follow from the diff: after, minus what it added, plus what it
+    removed (so the base tree is never read)."""
+    after = {p: estimate_tokens(t) for p, t in new.items() if p.startswith("system/")}
+    growth = {
+        d.path: _lines_tokens(d.added) - _lines_tokens(d.removed)
+        for d in diffs
+        if d.path.startswith("system/")
     }
-    before = system_tokens(before_blobs)
     reasons: list[str] = []
-    total, total_before = sum(after.values()), sum(before.values())
-    if total > limits.system_tokens and total > total_before:
+    total = sum(after.values())
+    if total > limits.system_tokens and sum(growth.values()) > 0:
         reasons.append(
             f"system/ would grow to ~{total} tokens, past its budget of {limits.system_tokens}"
         )
     for path, tokens in sorted(after.items()):
-        if tokens > limits.file_tokens and tokens > before.get(path, 0):
+        if tokens > limits.file_tokens and growth.get(path, 0) > 0:
             reasons.append(
                 f"{path} would grow to ~{tokens} tokens, past the per-file cap of "
                 f"{limits.file_tokens}"
             )
     return reasons
+
+
+def _lines_tokens(lines: list[str]) -> int:
+    return sum(estimate_tokens(line) + 1 for line in lines)
 
 
 def _dump_reasons(diffs: list[_FileDiff], transcript: Sequence[str]) -> list[str]:
@@ -198,27 +228,33 @@ def _has_window(line: str, windows: set[str]) -> bool:
     return any(line[i : i + _WINDOW] in windows for i in range(len(line) - _WINDOW + 1))
 
 
-def _duplicate_reasons(diffs: list[_FileDiff], new: Mapping[str, str]) -> list[str]:
-    counts = Counter(_significant(line for text in new.values() for line in text.split("\n")))
+def _duplicate_reasons(checkout: GitRepo, diffs: list[_FileDiff]) -> list[str]:
+    """Added lines that normalise like another memory line. `git grep` over the checkout
+    finds the candidate lines (those holding the added line's longest word), so only they are
+    normalised, not the whole memory."""
+    added = {
+        norm: line.strip()
+        for diff in diffs
+        for line in diff.added
+        if len(norm := normalise_line(line)) >= _MIN_NORMAL
+    }
+    words = {_longest_word(line) for line in added.values()} - {""}
+    if not words:
+        return []
+    patterns = [arg for word in sorted(words) for arg in ("-e", word)]
+    output = checkout.run("grep", "-h", "-F", "-i", "-I", "--no-color", *patterns, check=False)
+    counts = Counter(normalise_line(line) for line in output.split("\n"))
     reasons: list[str] = []
     for diff in diffs:
-        dupes = sorted(
-            {
-                line.strip()
-                for line in diff.added
-                if counts[normalise_line(line)] > 1 and len(normalise_line(line)) >= _MIN_LINE // 2
-            }
-        )
+        dupes = sorted(line.strip() for line in diff.added if counts[normalise_line(line)] > 1)
+        dupes = [line for line in dupes if normalise_line(line) in added]
         if dupes:
             reasons.append(f"{diff.path} duplicates what memory already says: {dupes[0]!r}")
     return reasons
 
 
-def _significant(lines: Iterable[str]) -> Iterable[str]:
-    for line in lines:
-        norm = normalise_line(line)
-        if len(norm) >= _MIN_LINE // 2:
-            yield norm
+def _longest_word(line: str) -> str:
+    return max(_WORD.findall(_MARKER.sub("", line)), key=len, default="")
 
 
 def _evidence_reasons(diffs: list[_FileDiff], facts: GateInput) -> list[str]:

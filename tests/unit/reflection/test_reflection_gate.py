@@ -248,9 +248,7 @@ def _branch_with(repo: GitRepo, files: dict[str, str]) -> tuple[str, str]:
         path.write_text(text)
     git(repo.path, "add", "-A")
     git(repo.path, "commit", "-qm", "candidate")
-    tip = repo.head_sha()
-    git(repo.path, "switch", "-q", "main")
-    return base, tip
+    return base, repo.head_sha()  # left checked out: the gate reads the tip's files
 
 
 def _facts(**overrides):
@@ -266,7 +264,7 @@ def test_the_gate_names_a_secret_bad_frontmatter_and_a_file_outside_the_layout(p
             "scratch.txt": "not memory\n",
         },
     )
-    reasons = check_gate(parent, base, tip, _facts())
+    reasons = check_gate(parent, base, tip, parent.path, _facts())
     assert any("a secret" in r and "notes/keys.md" in r for r in reasons)
     assert any("invalid frontmatter in notes/broken.md" in r for r in reasons)
     assert any("writes scratch.txt, outside the memory layout" in r for r in reasons)
@@ -278,7 +276,7 @@ def test_the_gate_lets_plain_additions_through(parent):
         parent, {"notes/project.md": "---\ndescription: p\n---\n- uses pnpm\n"}
     )
     limits = GateLimits.for_window(128_000)
-    assert check_gate(parent, base, tip, _facts(limits=limits)) == []
+    assert check_gate(parent, base, tip, parent.path, _facts(limits=limits)) == []
 
 
 def test_the_mock_cites_evidence_when_it_replaces_a_contradicted_line(world, agent, store):
