@@ -102,6 +102,10 @@ class Home:
     def reflection_lease_file(self, agent_id: str) -> Path:
         return self.agent_dir(agent_id) / "reflection.lease"
 
+    def reflection_holder_lock(self, agent_id: str, run_id: str) -> Path:
+        """Flocked by a reflection run while it lives, so a reused pid cannot pass for it."""
+        return self.agent_dir(agent_id) / f"reflection.lease.{run_id}.held"
+
     def reflection_queue_file(self, agent_id: str) -> Path:
         return self.agent_dir(agent_id) / "reflection-queue.json"
 
@@ -172,6 +176,11 @@ def is_json_file(path: Path) -> bool:
 def memory_lock_file(memory_dir: Path) -> Path:
     """The lock every memory writer holds: `agents/<id>/memory` -> `agents/<id>/memory.lock`."""
     return memory_dir.with_name(memory_dir.name + ".lock")
+
+
+def git_index_lock_file(git_dir: Path) -> Path:
+    """The lock a running git holds on a checkout's index (a crashed git leaves it behind)."""
+    return git_dir / "index.lock"
 
 
 def lock_file_for(path: Path) -> Path:

@@ -7,17 +7,27 @@ vanishingly unlikely. Run ids follow the chapter: `YYYYMMDDHHMMSS-<8 hex>` in UT
 
 from __future__ import annotations
 
+import os
 import secrets
-import uuid
 from datetime import UTC, datetime
 
 
 def new_agent_id() -> str:
-    return f"agent-{uuid.uuid4()}"
+    return f"agent-{_uuid4()}"
 
 
 def new_conversation_id() -> str:
-    return f"conv-{uuid.uuid4()}"
+    return f"conv-{_uuid4()}"
+
+
+def _uuid4() -> str:
+    """A random (version 4) UUID in its canonical form, without importing `uuid` (which pulls in
+    `platform` and its regexes, a few milliseconds of every command's start-up)."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40  # version 4
+    raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def new_message_id(moment: datetime) -> str:

@@ -81,7 +81,7 @@ def new_agent(
     agent = create_agent(world.home, spec, world.clock)
     if memory_remote is not None:
         _join_shared_memory(world, agent, memory_remote)
-    ensure_agent_memory(world.home, agent)
+    _create_agent_memory(world.home, agent)
     return agent
 
 
@@ -102,20 +102,34 @@ def _join_shared_memory(world: World, agent: AgentRecord, url: str) -> None:
         raise
 
 
-def ensure_agent_memory(home: Home, agent: AgentRecord) -> None:
-    """Create the agent's memory repository if it is missing (idempotent; GitError if no git)."""
-    if (home.memory_dir(agent.id) / ".git").exists():
-        return
+def _create_agent_memory(home: Home, agent: AgentRecord) -> None:
+    """Make a new agent's memory (kept as it is if cloned): the only place memory is created."""
     from mini_letta.memory.repo import init_memory_repo
 
-    init_memory_repo(home.memory_dir(agent.id))
+    if not (home.memory_dir(agent.id) / ".git").exists():
+        init_memory_repo(home.memory_dir(agent.id))
 
 
-def resolve_agent(world: World, agent_ref: str | None, *, model: str | None = None) -> AgentRecord:
-    """The agent a command acts on; creates the project's agent on first use."""
+def check_agent_memory(home: Home, agent: AgentRecord) -> None:
+    from mini_letta.memory.recover import require_memory
+
+    require_memory(home.memory_dir(agent.id), agent.name)
+
+
+def resolve_agent(
+    world: World,
+    agent_ref: str | None,
+    *,
+    model: str | None = None,
+    check_memory: bool = True,
+) -> AgentRecord:
+    """The agent a command acts on; creates the project's agent on first use. With
+    `check_memory` (commands that read or write memory: chat, compact, reflect, memory ...), an
+    existing agent's lost or broken memory is an error; inspection commands go without."""
     if agent_ref:
         found = find_agent(world.home, agent_ref)
-        ensure_agent_memory(world.home, found)
+        if check_memory:
+            check_agent_memory(world.home, found)
         return found
     last = current_agent_id(world.cwd)
     if last:
@@ -124,7 +138,8 @@ def resolve_agent(world: World, agent_ref: str | None, *, model: str | None = No
         except NotFoundError:
             pass  # the agent was deleted; this project gets a new one
         else:
-            ensure_agent_memory(world.home, found)
+            if check_memory:
+                check_agent_memory(world.home, found)
             return found
     agent = new_agent(world, model=model)
     remember_current(world.cwd, agent.id, "")

@@ -25,6 +25,7 @@ def _check_readable(store: ConversationStore) -> None:
 
 
 def test_sigkill_during_compacting_turns(cli, home, project):
+    cli("sleeptime", "--trigger", "off")  # every kill lands in a turn or a compaction
     first = cli("chat", "-p", "开始", "--context-window", WINDOW, "--output-format", "json")
     data = json.loads(first.stdout)
     store = ConversationStore(data["agentId"], data["conversationId"], Home(home.root))

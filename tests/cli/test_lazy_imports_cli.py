@@ -18,7 +18,8 @@ import json, sys
 from mini_letta.cli.main import main
 code = main(sys.argv[1:])
 heavy = sorted(m for m in sys.modules if m.split(".")[0] in {heavy} or m in {heavy})
-print("\\nMODULES " + json.dumps({{"code": code, "heavy": heavy}}))
+commands = sorted(m for m in sys.modules if m.startswith("mini_letta.cli.commands."))
+print("\\nMODULES " + json.dumps({{"code": code, "heavy": heavy, "commands": commands}}))
 """
 
 
@@ -39,6 +40,7 @@ def _probe(home: Path, cwd: Path, *args: str) -> dict:
 def test_version_imports_no_sdk_and_no_yaml(home, project):
     result = _probe(home.root, project, "--version")
     assert result["code"] == 0 and result["heavy"] == []
+    assert result["commands"] == []  # answered before the command tree (and click) is loaded
 
 
 def test_mock_turn_imports_no_sdk(home, project):
@@ -46,3 +48,4 @@ def test_mock_turn_imports_no_sdk(home, project):
     assert result["code"] == 0
     assert [m for m in result["heavy"] if m.split(".")[0] in HEAVY] == []
     assert MOCK_REFLECTION not in result["heavy"]  # a chat turn with nothing due never needs it
+    assert result["commands"] == ["mini_letta.cli.commands.chat", "mini_letta.cli.commands.root"]

@@ -49,7 +49,7 @@ def test_remember_flow_stream_json_shows_the_tool_call(cli):
     assert kinds == ["init", "message", "message", "tool_call", "tool_result", "message",
                      "message", "result"]  # fmt: skip
     call = json.loads(events[3]["toolCall"]["arguments"])
-    assert call["command"] == "str_replace" and call["path"] == HUMAN
+    assert call["command"] == "insert" and call["path"] == HUMAN
     assert events[4]["isError"] is False and "committed" in events[4]["content"]
     assert events[-1]["result"] == "（mock）我记住了：周五发布"
     assert events[-1]["steps"] == 2
@@ -192,11 +192,56 @@ def test_memory_edit_refuses_and_keeps_memory(cli, tmp_path, text, needle):
     assert _git(root, "status", "--porcelain") == ""
 
 
-def test_missing_memory_is_recreated_on_open(cli):
+def _log_lines(home) -> int:
+    (log,) = (home.root / "agents").glob("*/conversations/*/messages.jsonl")
+    return len(log.read_bytes().splitlines())
+
+
+@pytest.mark.parametrize("lost", [".git", "memory", ".git/HEAD"])
+def test_lost_memory_stops_every_command_and_is_never_silently_recreated(cli, home, lost):
+    cli("chat", "-p", "请记住我喜欢用 vim 写代码。")
+    root = _memory_dir(cli)
+    before = _log_lines(home)
+    target = root if lost == "memory" else root / lost
+    shutil.rmtree(target) if target.is_dir() else target.unlink()
+    for args in (["chat", "-p", "hi"], ["memory", "log"], ["reflect"]):
+        result = cli(*args)
+        assert result.code == 1, (args, result.stderr)
+        (line,) = result.stderr.splitlines()
+        assert str(root) in line and "mini-letta memory recover" in line, line
+    assert _log_lines(home) == before  # the refused turn appended nothing
+    assert not (root / ".git" / "HEAD").exists()
+    assert cli("memory", "path").stdout.strip() == str(root)
+    for args in (["status"], ["conversations", "list"], ["reflections", "list"]):
+        assert cli(*args).code == 0, args  # inspecting the agent still works
+
+
+def test_memory_recover_keeps_the_files_in_a_first_commit_and_the_old_folder(cli, home):
+    cli("chat", "-p", "请记住我喜欢用 vim 写代码。")
+    root = _memory_dir(cli)
+    remembered = (root / HUMAN).read_bytes()
+    shutil.rmtree(root / ".git")
+    result = cli("memory", "recover")
+    assert result.code == 0, result.stderr
+    (aside,) = root.parent.glob("memory.corrupt-*")
+    assert str(aside) in result.stdout
+    assert (aside / HUMAN).read_bytes() == remembered
+    assert (root / HUMAN).read_bytes() == remembered
+    assert _git(root, "rev-list", "--count", "HEAD").strip() == "1"
+    assert _git(root, "status", "--porcelain") == ""
+    assert cli("chat", "-p", "hi").code == 0
+    again = cli("memory", "recover")
+    assert again.code == 0 and "nothing to recover" in again.stdout
+    assert len(list(root.parent.glob("memory.corrupt-*"))) == 1
+
+
+def test_memory_recover_after_the_whole_folder_is_gone_starts_fresh(cli):
     root = _memory_dir(cli)
     shutil.rmtree(root)
-    status = json.loads(cli("memory", "status", "--json").stdout)
-    assert status["clean"] and (root / HUMAN).exists()
+    result = cli("memory", "recover")
+    assert result.code == 0, result.stderr
+    assert not list(root.parent.glob("memory.corrupt-*"))
+    assert (root / HUMAN).exists() and _git(root, "status", "--porcelain") == ""
 
 
 def test_missing_git_is_a_clear_start_up_error(cli, tmp_path):

@@ -29,7 +29,9 @@ def test_openai_turn_prints_the_answer(cli, scripted_server):
     assert result.stdout == "Hello from the server.\n"
     body = scripted_server.requests[0].body
     assert body["model"] == "gpt-4o-mini"
-    assert body["messages"][-1] == {"role": "user", "content": "hi"}
+    last = body["messages"][-1]  # the harness's reminder travels in the user's message
+    assert last["role"] == "user" and last["content"].startswith("<system-reminder>")
+    assert last["content"].endswith("</system-reminder>\n\nhi")
     names = [tool["function"]["name"] for tool in body["tools"]]
     assert names == ["Read", "Write", "Edit", "Bash", "Grep", "Glob", "memory"]
 

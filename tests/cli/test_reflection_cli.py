@@ -225,3 +225,20 @@ def test_memory_undo_of_a_run_id_rewinds_the_watermark(cli):
     _, again = _reflect(cli)  # the slice is offered again
     assert again.group(2) == "merged"
     assert "tabs" in cli("memory", "show", "system/human.md").stdout
+
+
+def test_a_log_cut_before_the_watermark_replays_from_the_start_and_says_so(cli, home):
+    for text in ("one", "two", "three"):
+        cli("chat", "-p", text)
+    assert LINE.match(cli("reflect").stderr.rstrip()).group(2) == "no_changes"
+    (log,) = (home.root / "agents" / _agent_id(cli)).glob("conversations/*/messages.jsonl")
+    log.write_bytes(b"".join(log.read_bytes().splitlines(keepends=True)[:2]))
+    cli("chat", "-p", "four")  # the index still describes the longer log
+    result, match = _reflect(cli)
+    assert result.code == 0, result.stderr
+    warning = "mini-letta: warning: conversation conv-"
+    (line,) = [line for line in result.stderr.splitlines() if line.startswith(warning)]
+    assert "replayed from the start" in line and "watermark" in line
+    record = json.loads(cli("reflections", "show", match.group(1), "--json").stdout)
+    (piece,) = record["slices"]
+    assert (piece["watermarkLost"], piece["startLine"], piece["endSnapshotLine"]) == (True, 0, 4)

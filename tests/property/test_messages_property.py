@@ -23,7 +23,7 @@ messages = st.builds(
     name=st.none() | st.text(max_size=10),
     is_error=st.booleans(),
     model=st.none() | st.text(max_size=10),
-    usage=st.none() | st.builds(Usage, st.integers(0, 10**6), st.integers(0, 10**6)),
+    usage=st.none() | st.builds(Usage, *(st.integers(0, 10**6),) * 4),
     stop_reason=st.none() | st.sampled_from(["end_turn", "tool_use", "interrupted"]),
 )
 

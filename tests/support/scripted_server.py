@@ -87,14 +87,18 @@ class ScriptedServer:
             self.unexpected.clear()
         self.cancel.clear()
 
-    def check(self) -> None:
-        """Teardown: every queued reply was used and no request came unannounced."""
+    def check(self, shapes: bool = True) -> None:
+        """Teardown: every queued reply was used, no request came unannounced and (`shapes`)
+        every request has one message per role turn and breakpoints the API accepts."""
         with self._lock:
             unused = len(self._replies)
             unexpected = [f"{r.method} {r.path}" for r in self.unexpected]
         self.cancel.set()  # release any handler still waiting out a delay
         assert not unexpected, f"unexpected requests: {unexpected}"
         assert not unused, f"{unused} queued replies were never requested"
+        for recorded in self.requests if shapes else ():
+            problem = role_problem(recorded.body) or breakpoint_problem(recorded.body)
+            assert problem is None, f"{recorded.method} {recorded.path}: {problem}"
 
     def _next(self, recorded: Recorded) -> Reply | None:
         with self._lock:
@@ -103,6 +107,69 @@ class ScriptedServer:
                 return self._replies.popleft()
             self.unexpected.append(recorded)
             return None
+
+
+def role_problem(body: Any) -> str | None:
+    """Why a chat request would fail a strict chat template (None when it would not).
+
+    One message per role turn: never two `user` or two `assistant` messages in a row (several
+    `tool` results in a row answer one assistant message, which every template accepts), and
+    a system message only first.
+    """
+    messages = body.get("messages") if isinstance(body, dict) else None
+    if not isinstance(messages, list):
+        return None
+    roles = [m.get("role") for m in messages if isinstance(m, dict)]
+    for index, (before, after) in enumerate(zip(roles, roles[1:], strict=False), start=1):
+        if before == after and before != "tool":
+            return f"messages {index - 1} and {index} are both {before!r}: {roles}"
+    if "system" in roles[1:]:
+        return f"a system message after the first: {roles}"
+    return None
+
+
+MAX_BREAKPOINTS = 4  # the Messages API refuses a request with more cache_control markers
+
+
+def cache_breakpoints(body: Any) -> list[tuple[str, int, int, str]]:
+    """Where an Anthropic request asks for prompt caching: (part, index, block, ttl), in order.
+
+    `part` is tools, system or messages; `block` is the content block of a message (0 else).
+    """
+    found: list[tuple[str, int, int, str]] = []
+    if not isinstance(body, dict):
+        return found
+    for index, tool in enumerate(body.get("tools") or []):
+        if "cache_control" in tool:
+            found.append(("tools", index, 0, _ttl(tool["cache_control"])))
+    system = body.get("system")
+    for index, block in enumerate(system if isinstance(system, list) else []):
+        if "cache_control" in block:
+            found.append(("system", index, 0, _ttl(block["cache_control"])))
+    for index, message in enumerate(body.get("messages") or []):
+        content = message.get("content")
+        for number, block in enumerate(content if isinstance(content, list) else []):
+            if isinstance(block, dict) and "cache_control" in block:
+                found.append(("messages", index, number, _ttl(block["cache_control"])))
+    return found
+
+
+def breakpoint_problem(body: Any) -> str | None:
+    """What the Messages API would refuse about a request's cache breakpoints (None: nothing)."""
+    found = cache_breakpoints(body)
+    if len(found) > MAX_BREAKPOINTS:
+        return f"{len(found)} cache breakpoints, the API allows {MAX_BREAKPOINTS}: {found}"
+    ttls = [ttl for *_, ttl in found]
+    if "5m" in ttls and "1h" in ttls[ttls.index("5m") :]:
+        return f"a 1h breakpoint after a 5m one: {found}"
+    return None
+
+
+def _ttl(marker: Any) -> str:
+    assert isinstance(marker, dict) and marker.get("type") == "ephemeral", marker
+    ttl = marker.get("ttl", "5m")
+    assert ttl in ("5m", "1h"), marker
+    return str(ttl)
 
 
 def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
@@ -198,6 +265,7 @@ def openai_stream(
     usage: tuple[int, int] | None = (12, 5),
     finish_reason: str | None = None,
     chunk_size: int = 4,
+    cached: int | None = None,
 ) -> Reply:
     """An SSE reply: role chunk, text in pieces, tool calls in argument fragments, usage."""
     calls = tool_calls or []
@@ -219,16 +287,23 @@ def openai_stream(
             {
                 **_oa_chunk({}),
                 "choices": [],
-                "usage": {
-                    "prompt_tokens": usage[0],
-                    "completion_tokens": usage[1],
-                    "total_tokens": sum(usage),
-                },
+                "usage": _oa_usage(usage, cached),
             }
         )
     events: list[SseEvent] = [(None, chunk) for chunk in chunks]
     events.append((None, "[DONE]"))
     return Reply(sse=events)
+
+
+def _oa_usage(usage: tuple[int, int], cached: int | None) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "prompt_tokens": usage[0],
+        "completion_tokens": usage[1],
+        "total_tokens": sum(usage),
+    }
+    if cached is not None:  # OpenAI sends it; many compatible servers do not
+        data["prompt_tokens_details"] = {"cached_tokens": cached}
+    return data
 
 
 def _oa_chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
@@ -246,6 +321,7 @@ def openai_completion(
     tool_calls: list[dict[str, Any]] | None = None,
     usage: tuple[int, int] = (12, 5),
     finish_reason: str | None = None,
+    cached: int | None = None,
 ) -> Reply:
     calls = tool_calls or []
     message: dict[str, Any] = {"role": "assistant", "content": text or None}
@@ -270,11 +346,7 @@ def openai_completion(
                 "finish_reason": finish_reason or ("tool_calls" if calls else "stop"),
             }
         ],
-        "usage": {
-            "prompt_tokens": usage[0],
-            "completion_tokens": usage[1],
-            "total_tokens": sum(usage),
-        },
+        "usage": _oa_usage(usage, cached),
     }
     return Reply(body=body)
 
@@ -300,13 +372,17 @@ def anthropic_stream(
     usage: tuple[int, int] = (20, 7),
     stop_reason: str | None = None,
     chunk_size: int = 4,
+    cache: tuple[int, int] | None = None,
 ) -> Reply:
-    """An SSE reply: message_start, one block per text/tool_use with deltas, message_delta/stop."""
+    """An SSE reply: message_start, one block per text/tool_use with deltas, message_delta/stop.
+
+    `cache` is (cache_read_input_tokens, cache_creation_input_tokens), sent in message_start.
+    """
     uses = tool_uses or []
     events: list[SseEvent] = [
         (
             "message_start",
-            {"type": "message_start", "message": _an_message([], None, (usage[0], 1))},
+            {"type": "message_start", "message": _an_message([], None, (usage[0], 1), cache)},
         ),
         ("ping", {"type": "ping"}),
     ]
@@ -354,8 +430,14 @@ def _an_delta(index: int, delta: dict[str, Any]) -> SseEvent:
 
 
 def _an_message(
-    content: list[dict[str, Any]], stop_reason: str | None, usage: tuple[int, int]
+    content: list[dict[str, Any]],
+    stop_reason: str | None,
+    usage: tuple[int, int],
+    cache: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
+    counts: dict[str, int] = {"input_tokens": usage[0], "output_tokens": usage[1]}
+    if cache is not None:
+        counts["cache_read_input_tokens"], counts["cache_creation_input_tokens"] = cache
     return {
         "id": "msg_test",
         "type": "message",
@@ -364,7 +446,7 @@ def _an_message(
         "content": content,
         "stop_reason": stop_reason,
         "stop_sequence": None,
-        "usage": {"input_tokens": usage[0], "output_tokens": usage[1]},
+        "usage": counts,
     }
 
 
@@ -373,6 +455,7 @@ def anthropic_message(
     tool_uses: list[dict[str, Any]] | None = None,
     usage: tuple[int, int] = (20, 7),
     stop_reason: str | None = None,
+    cache: tuple[int, int] | None = None,
 ) -> Reply:
     uses = tool_uses or []
     content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
@@ -381,7 +464,7 @@ def anthropic_message(
         for use in uses
     ]
     stop = stop_reason or ("tool_use" if uses else "end_turn")
-    return Reply(body=_an_message(content, stop, usage))
+    return Reply(body=_an_message(content, stop, usage, cache))
 
 
 def anthropic_error(

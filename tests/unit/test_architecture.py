@@ -96,7 +96,7 @@ def _import_graph() -> dict[str, set[str]]:
 
 
 # Entry points sit above the package they live in (main registers every command).
-ENTRY_POINTS = {"mini_letta.cli.main", "mini_letta.cli.app", "mini_letta.__main__"}
+ENTRY_POINTS = {"mini_letta.cli.main", "mini_letta.__main__"}
 
 
 def _unit(module: str, graph: dict[str, set[str]]) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from mini_letta.errors import CorruptFileError
 from mini_letta.storage.fields import (
@@ -22,6 +22,8 @@ from mini_letta.storage.fields import (
 )
 
 SCHEMA_VERSION = 1
+CacheTtl = Literal["5m", "1h"]
+CACHE_TTLS: tuple[CacheTtl, ...] = ("5m", "1h")
 
 _FIELDS = {
     "schemaVersion",
@@ -35,6 +37,7 @@ _FIELDS = {
     "baseUrl",
     "maxOutputTokens",
     "temperature",
+    "promptCacheTtl",
     "createdAt",
 }
 
@@ -52,6 +55,7 @@ class AgentRecord:
     base_url: str | None = None
     max_output_tokens: int | None = None
     temperature: float | None = None
+    prompt_cache_ttl: CacheTtl | None = None  # Anthropic prompt cache lifetime (None: 5m)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def with_updates(self, **changes: Any) -> AgentRecord:
@@ -74,6 +78,7 @@ class AgentRecord:
             "baseUrl": self.base_url,
             "maxOutputTokens": self.max_output_tokens,
             "temperature": self.temperature,
+            "promptCacheTtl": self.prompt_cache_ttl,
         }
         data.update({key: value for key, value in optional.items() if value is not None})
         return data
@@ -93,10 +98,17 @@ class AgentRecord:
                 base_url=optional_str(data, "baseUrl"),
                 max_output_tokens=optional_int(data, "maxOutputTokens", minimum=1),
                 temperature=optional_number(data, "temperature"),
+                prompt_cache_ttl=_cache_ttl(optional_str(data, "promptCacheTtl")),
                 extra={k: v for k, v in data.items() if k not in _FIELDS},
             )
         except ValueError as exc:
             raise CorruptFileError(path, str(exc), "fix the field or restore the file") from exc
+
+
+def _cache_ttl(value: str | None) -> CacheTtl | None:
+    if value is not None and value not in CACHE_TTLS:
+        raise ValueError(f"promptCacheTtl must be one of {', '.join(CACHE_TTLS)}")
+    return value
 
 
 def _tuple_or_none(items: list[str] | None) -> tuple[str, ...] | None:

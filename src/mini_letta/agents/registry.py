@@ -7,7 +7,6 @@ go through the agent lock, so two processes renaming or reconfiguring never inte
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -17,6 +16,7 @@ from mini_letta.errors import InvalidValueError, NotFoundError
 from mini_letta.home import Home, ensure_dir
 from mini_letta.ids import new_agent_id
 from mini_letta.storage.atomic import load_json, save_json
+from mini_letta.storage.damaged import Damaged, load_each
 from mini_letta.storage.locks import exclusive_lock
 
 _NAME_RE = re.compile(r"^[\w][\w .\-]{0,63}$")
@@ -102,14 +102,23 @@ def update_agent(
 
 def list_agents(home: Home) -> list[AgentRecord]:
     """All agents, oldest first. A corrupt agent.json raises: it is never silently hidden."""
+    agents, damaged = scan_agents(home)
+    if damaged:
+        raise damaged[0].error()
+    return agents
+
+
+def scan_agents(home: Home) -> tuple[list[AgentRecord], list[Damaged]]:
+    """All agents, oldest first, and the ones whose agent.json cannot be read."""
     if not home.agents_dir.is_dir():
-        return []
-    agents = [
-        load_agent(home, entry.name)
+        return [], []
+    entries = sorted(
+        (entry.name, home.agent_file(entry.name))
         for entry in home.agents_dir.iterdir()
         if entry.is_dir() and home.agent_file(entry.name).exists()
-    ]
-    return sorted(agents, key=lambda agent: (agent.created_at, agent.id))
+    )
+    agents, damaged = load_each(entries, lambda agent_id: load_agent(home, agent_id))
+    return sorted(agents, key=lambda agent: (agent.created_at, agent.id)), damaged
 
 
 def find_agent(home: Home, ref: str) -> AgentRecord:
@@ -132,6 +141,8 @@ def rename_agent(home: Home, agent_id: str, new_name: str) -> AgentRecord:
 
 
 def delete_agent(home: Home, agent_id: str) -> None:
+    import shutil  # only here: its import (bz2, lzma) is measurable in every command's start-up
+
     load_agent(home, agent_id)
     # Rename first so a half-finished delete never leaves a half-readable agent behind.
     doomed = home.deleted_agent_dir(agent_id)

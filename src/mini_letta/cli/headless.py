@@ -48,6 +48,7 @@ class SessionRequest:
     approve: Approver | None = None
     background_reflection: bool = False  # detach triggered reflections (`--background-reflection`)
     reflection_watch: Watch | None = None  # the interactive session watches its workers
+    recompile: bool = False  # `chat --recompile`: the first turn shows memory as it is now
 
     def turn_options(self) -> TurnOptions:
         return TurnOptions(
@@ -60,6 +61,7 @@ class SessionRequest:
             tools=self.tools,
             allowed_tools=self.allowed_tools,
             disallowed_tools=self.disallowed_tools,
+            recompile=self.recompile,
         )
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, TextIO
 
-from mini_letta import __version__
+from mini_letta.cli import VERSION_LINE
 
 if TYPE_CHECKING:
     from mini_letta.cli.terminal import Terminal
@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None, terminal: Terminal | None = None) -> int
     args = sys.argv[1:] if argv is None else list(argv)
     if args == ["--version"]:
         out = sys.stdout if terminal is None else terminal.stdout
-        out.write(f"mini-letta {__version__}\n")
+        out.write(VERSION_LINE + "\n")
         out.flush()
         return 0
     from mini_letta.cli.terminal import Terminal
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None, terminal: Terminal | None = None) -> int
 def _invoke(args: list[str], terminal: Terminal) -> int:
     import click
 
-    from mini_letta.cli.app import app
+    from mini_letta.cli.commands.root import app
     from mini_letta.errors import MiniLettaError
 
     def fail(message: str, code: int) -> int:
@@ -69,19 +69,27 @@ def _invoke(args: list[str], terminal: Terminal) -> int:
 
 @contextmanager
 def _warnings_to(stream: TextIO) -> Iterator[None]:
-    """Show the package's warnings as `mini-letta: warning: ...` lines on `stream`, for the
-    warnings this thread logs while the command runs."""
+    """Show the package's warnings as `mini-letta: warning: ...` lines on `stream` while the
+    command runs: those this thread logs, and those of helper threads (a reflection watcher);
+    another thread's own invocation shows its warnings on its own terminal."""
     import logging
     import threading
+
+    import click
 
     class _WarningFormatter(logging.Formatter):
         def format(self, record: logging.LogRecord) -> str:
             return f"mini-letta: warning: {record.getMessage()}"
 
     owner = threading.get_ident()
+
+    def is_ours(record: logging.LogRecord) -> bool:
+        # The filter runs on the logging thread: is it this invocation's, or a helper's?
+        return record.thread == owner or click.get_current_context(silent=True) is None
+
     handler = logging.StreamHandler(stream)
     handler.setFormatter(_WarningFormatter())
-    handler.addFilter(lambda record: record.thread == owner)
+    handler.addFilter(is_ours)
     logger = logging.getLogger("mini_letta")
     logger.addHandler(handler)
     logger.setLevel(logging.WARNING)

@@ -10,13 +10,22 @@ from mini_letta.workspace import World
 
 
 def render_outcome_line(outcome: ReflectionOutcome | PostTurnOutcome) -> str:
+    """The `☾` line, after a warning line per conversation whose watermark was lost."""
     if isinstance(outcome, Queued):
         return f"  ☾ reflection queued: {outcome.message}"
     if isinstance(outcome, BackgroundLaunch):
         return f"  ☾ reflection started: {outcome.message}"
     if outcome.status is None:
         return f"  ☾ reflection skipped: {outcome.skip_reason} — {outcome.message}"
-    return f"  ☾ reflection {outcome.run_id}: {outcome.status} — {outcome.message}"
+    warnings = [
+        f"mini-letta: warning: conversation {conversation_id}: the message its reflection "
+        "watermark named is gone from the log (cut or replaced), so this run replayed from the "
+        "start"
+        for conversation_id in outcome.lost_watermarks
+    ]
+    return "\n".join(
+        [*warnings, f"  ☾ reflection {outcome.run_id}: {outcome.status} — {outcome.message}"]
+    )
 
 
 def show_waiting_outcomes(world: World, agent_id: str) -> None:

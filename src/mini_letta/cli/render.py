@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO
 
+from mini_letta.conversations.messages import Usage
 from mini_letta.loop.events import (
     AssistantDelta,
     CompactionEvent,
@@ -33,6 +34,28 @@ class SessionInfo:
     model: str
     tools: tuple[str, ...] = ()
     permission_mode: str = "default"
+
+
+def usage_json(usage: Usage) -> dict[str, int]:
+    """Usage for the user: the cache counts always present, so a script can rely on them."""
+    return {
+        "inputTokens": usage.input_tokens,
+        "outputTokens": usage.output_tokens,
+        "cacheReadTokens": usage.cache_read_tokens,
+        "cacheWriteTokens": usage.cache_write_tokens,
+    }
+
+
+def describe_usage(usage: Usage, calls: int) -> str:
+    """One line: tokens in and out, and how much of the input the provider's cache served."""
+    line = f"{usage.input_tokens} in, {usage.output_tokens} out over {calls} model calls"
+    if usage.cache_read_tokens or usage.cache_write_tokens:
+        share = 100 * usage.cache_read_tokens // max(1, usage.input_tokens)
+        line += (
+            f"; prompt cache: {usage.cache_read_tokens} read ({share}% of input), "
+            f"{usage.cache_write_tokens} written"
+        )
+    return line
 
 
 def _dumps(data: object) -> str:
@@ -79,7 +102,7 @@ class Renderer:
             "result": result.text,
             "stopReason": result.stop_reason,
             "steps": result.steps,
-            "usage": result.usage.to_json(),
+            "usage": usage_json(result.usage),
             "durationMs": duration_ms,
             "compactions": self.compactions,
             **extra,

@@ -60,3 +60,29 @@ def current_terminal() -> Terminal:
 def echo(message: str = "", *, err: bool = False, nl: bool = True) -> None:
     """Print a line of a command's output on the current terminal (stderr with `err`)."""
     current_terminal().echo(message, err=err, nl=nl)
+
+
+def add_help_options(command: click.Command) -> None:
+    """Give `command` (and its subcommands) a `-h/--help` that prints on the terminal; run it
+    in a context with `help_option_names=[]` so click adds no second one of its own."""
+    if any("--help" in getattr(param, "opts", ()) for param in command.params):
+        return  # done already (an alias is the same command under a second name)
+    command.params.append(
+        click.Option(
+            ["-h", "--help"],
+            is_flag=True,
+            expose_value=False,
+            is_eager=True,
+            callback=_show_help,
+            help="Show this message and exit.",
+        )
+    )
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            add_help_options(sub)
+
+
+def _show_help(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        current_terminal().echo(ctx.get_help())
+        ctx.exit()

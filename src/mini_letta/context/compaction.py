@@ -16,7 +16,7 @@ from typing import Literal
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.context.builder import ContextView, load_context_view
 from mini_letta.context.compaction_flag import (
-    CompactionFlag,
+    build_compaction_flag,
     load_compaction_flag,
     save_compaction_flag,
 )
@@ -146,7 +146,7 @@ def compact_conversation(
     )
     summary = replace(draft, compaction=info)
     line = store.append(summary)[0]
-    _record_compaction(store, summary, info)
+    _record_compaction(store, summary)
     return CompactionResult(
         summary, line, info.messages_compacted, info.tokens_before, info.tokens_after, trigger
     )
@@ -165,21 +165,12 @@ def settle_compaction(store: ConversationStore, view: ContextView) -> bool:
         if flag is not None and flag.summary_message_id == summary.id:
             return False
         # Killed between moving the pointer (2) and raising the flag (3): write both again.
-    _record_compaction(store, summary, summary.compaction)
+    _record_compaction(store, summary)
     return True
 
 
-def _record_compaction(store: ConversationStore, summary: Message, info: CompactionInfo) -> None:
+def _record_compaction(store: ConversationStore, summary: Message) -> None:
     record = store.load_record()
-    pointer = ContextPointer(info.kept_from_line, info.kept_from_message_id, summary.id)
+    pointer = ContextPointer.after(summary)
     store.save_record(record.with_updates(context=pointer, updated_at=summary.created_at))
-    flag = CompactionFlag(
-        pending=True,
-        summary_message_id=summary.id,
-        compacted_at=summary.created_at,
-        tokens_before=info.tokens_before,
-        tokens_after=info.tokens_after,
-        trigger=info.trigger,
-        messages_compacted=info.messages_compacted,
-    )
-    save_compaction_flag(store, flag)
+    save_compaction_flag(store, build_compaction_flag(summary, pending=True))

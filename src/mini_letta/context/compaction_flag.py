@@ -8,16 +8,23 @@ conversation lock, so a compaction in another process is never overwritten.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, TypedDict
 
+from mini_letta.clock import Clock, SystemClock
+from mini_letta.conversations.messages import Message
+from mini_letta.conversations.repair import find_last_summary
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import CorruptFileError, LockTimeoutError
-from mini_letta.storage.atomic import load_json, save_json
+from mini_letta.storage.atomic import load_json, quarantine_file, save_json
 from mini_letta.storage.fields import optional_int, optional_str
 
 FLAG_SCHEMA_VERSION = 1
 LOWER_LOCK_TIMEOUT = 5.0  # a turn in progress elsewhere: leave the flag for the next turn end
+
+_log = logging.getLogger("mini_letta")
 
 
 class CompactionFlagJson(TypedDict, total=False):
@@ -70,8 +77,61 @@ class CompactionFlag:
         )
 
 
-def load_compaction_flag(store: ConversationStore) -> CompactionFlag | None:
-    """The flag, or None before the first compaction; CorruptFileError names a bad file."""
+def load_compaction_flag(
+    store: ConversationStore, *, clock: Clock | None = None
+) -> CompactionFlag | None:
+    """The flag, or None before the first compaction; a corrupt one is repaired first."""
+    try:
+        return _load(store)
+    except CorruptFileError:
+        try:
+            repair_compaction_flag(store, clock or SystemClock())
+        except LockTimeoutError:  # a turn elsewhere holds the conversation: it will repair it
+            return None
+        return _load(store)
+
+
+def repair_compaction_flag(store: ConversationStore, clock: Clock) -> Path | None:
+    """Keep a corrupt flag aside as `<name>.corrupt-<timestamp>` and rebuild it from the log.
+
+    The flag is derived data, so this is safe to do unasked. The rebuilt flag names the log's
+    last summary and is not pending (at rest it almost never is: the turn that compacted lowers
+    it), so at worst one compaction-triggered reflection is skipped. Returns where the bad copy
+    went, or None when the flag was readable."""
+    path = store.files.compaction_flag
+    with store.lock(timeout=LOWER_LOCK_TIMEOUT):
+        try:
+            _load(store)
+            return None  # readable (perhaps repaired by another process meanwhile)
+        except CorruptFileError as exc:
+            detail = exc.detail
+        summary = find_last_summary(store)
+        moved = quarantine_file(path, clock.now())
+        if summary is not None and summary.compaction is not None:
+            save_compaction_flag(store, build_compaction_flag(summary, pending=False))
+    _log.warning(
+        "%s was corrupt (%s); kept it as %s and rebuilt it from the log", path, detail, moved.name
+    )
+    return moved
+
+
+def build_compaction_flag(summary: Message, *, pending: bool) -> CompactionFlag:
+    """The flag a compaction summary raises."""
+    info = summary.compaction
+    if info is None:
+        raise ValueError(f"{summary.id} is not a compaction summary")
+    return CompactionFlag(
+        pending=pending,
+        summary_message_id=summary.id,
+        compacted_at=summary.created_at,
+        tokens_before=info.tokens_before,
+        tokens_after=info.tokens_after,
+        trigger=info.trigger,
+        messages_compacted=info.messages_compacted,
+    )
+
+
+def _load(store: ConversationStore) -> CompactionFlag | None:
     path = store.files.compaction_flag
     data = load_json(path)
     if data is None:

@@ -1,4 +1,4 @@
-"""One-shot context the harness adds to a conversation: the agent's id, memory and working folder.
+"""One-shot context the harness adds to a conversation: agent and conversation ids, memory, folder.
 
 The reminder rides along with one user message, its carrier (conversation.json
 `reminders.messageId`), and is sent just before it for as long as the carrier is in context, so
@@ -23,11 +23,16 @@ REMINDER_ID_PREFIX = "reminder-"
 @dataclass(frozen=True, slots=True)
 class Reminder:
     agent_id: str
+    conversation_id: str
     memory_dir: Path | None
     cwd: Path
 
     def render(self) -> str:
-        lines = ["<system-reminder>", f"agent id: {self.agent_id}"]
+        lines = [
+            "<system-reminder>",
+            f"agent id: {self.agent_id}",
+            f"conversation id: {self.conversation_id}",
+        ]
         if self.memory_dir is not None:
             lines.append(f"memory: {self.memory_dir} (a git repository; use the memory tool)")
         lines += [f"working directory: {self.cwd}", "</system-reminder>"]

@@ -21,6 +21,8 @@ StopReason = Literal["end_turn", "tool_use", "max_steps", "max_tokens", "error",
 class UsageJson(TypedDict):
     inputTokens: int
     outputTokens: int
+    cacheReadTokens: NotRequired[int]
+    cacheWriteTokens: NotRequired[int]
 
 
 class ToolCallJson(TypedDict):
@@ -55,16 +57,31 @@ class MessageJson(TypedDict):
 
 @dataclass(frozen=True, slots=True)
 class Usage:
+    """A model call's token counts. `input_tokens` is the whole prompt, cached parts included;
+    `cache_read_tokens` of it came from the provider's prompt cache (billed at a fraction) and
+    `cache_write_tokens` were written to it (Anthropic bills those at a premium)."""
+
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
-            self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
         )
 
     def to_json(self) -> UsageJson:
-        return {"inputTokens": self.input_tokens, "outputTokens": self.output_tokens}
+        """Cache counts only when there are any, so a plain usage stays a short line."""
+        data: UsageJson = {"inputTokens": self.input_tokens, "outputTokens": self.output_tokens}
+        if self.cache_read_tokens:
+            data["cacheReadTokens"] = self.cache_read_tokens
+        if self.cache_write_tokens:
+            data["cacheWriteTokens"] = self.cache_write_tokens
+        return data
 
     @classmethod
     def from_json(cls, data: object) -> Usage:
@@ -73,6 +90,8 @@ class Usage:
         return cls(
             optional_int(data, "inputTokens", minimum=0) or 0,
             optional_int(data, "outputTokens", minimum=0) or 0,
+            optional_int(data, "cacheReadTokens", minimum=0) or 0,
+            optional_int(data, "cacheWriteTokens", minimum=0) or 0,
         )
 
 

@@ -11,9 +11,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from mini_letta.conversations.messages import Message
 from mini_letta.errors import CorruptFileError
 
 SCHEMA_VERSION = 1
+TITLE_LENGTH = 60
+
+
+def make_title(text: str) -> str:
+    """A conversation's title: its first user message on one line, cut short."""
+    return " ".join(text.split())[:TITLE_LENGTH]
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +28,14 @@ class ContextPointer:
     start_line: int = 0
     start_message_id: str | None = None
     summary_message_id: str | None = None
+
+    @classmethod
+    def after(cls, summary: Message) -> ContextPointer:
+        """The view a compaction leaves: `summary`, then the log from the line it kept."""
+        info = summary.compaction
+        if info is None:
+            raise ValueError(f"{summary.id} is not a compaction summary")
+        return cls(info.kept_from_line, info.kept_from_message_id, summary.id)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"startLine": self.start_line}

@@ -8,6 +8,7 @@ from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import NotFoundError
 from mini_letta.home import Home, ensure_dir
 from mini_letta.ids import new_conversation_id
+from mini_letta.storage.damaged import Damaged, load_each
 
 
 def create_conversation(home: Home, agent_id: str, clock: Clock) -> ConversationStore:
@@ -34,13 +35,25 @@ def open_conversation(home: Home, agent_id: str, conversation_id: str) -> Conver
 
 
 def list_conversations(home: Home, agent_id: str) -> list[ConversationRecord]:
-    """All conversations of an agent, most recently updated first."""
+    """All conversations of an agent, most recently updated first; a corrupt one raises."""
+    records, damaged = scan_conversations(home, agent_id)
+    if damaged:
+        raise damaged[0].error()
+    return records
+
+
+def scan_conversations(home: Home, agent_id: str) -> tuple[list[ConversationRecord], list[Damaged]]:
+    """All conversations, most recently updated first, and those whose record cannot be read."""
     root = home.conversations_dir(agent_id)
     if not root.is_dir():
-        return []
-    records = [
-        ConversationStore(agent_id, entry.name, home).load_record()
+        return [], []
+    entries = sorted(
+        (entry.name, home.conversation_file(agent_id, entry.name))
         for entry in root.iterdir()
         if home.conversation_file(agent_id, entry.name).exists()
-    ]
-    return sorted(records, key=lambda record: (record.updated_at, record.id), reverse=True)
+    )
+    records, damaged = load_each(
+        entries, lambda name: ConversationStore(agent_id, name, home).load_record()
+    )
+    records.sort(key=lambda record: (record.updated_at, record.id), reverse=True)
+    return records, damaged

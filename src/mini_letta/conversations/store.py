@@ -13,9 +13,9 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from mini_letta.conversations.messages import Message
+from mini_letta.conversations.messages import Message, Usage
 from mini_letta.conversations.records import ConversationRecord
-from mini_letta.errors import NotFoundError
+from mini_letta.errors import CorruptFileError, NotFoundError
 from mini_letta.home import ConversationFiles, Home
 from mini_letta.storage.atomic import load_json, save_json
 from mini_letta.storage.jsonl import JsonlLog
@@ -24,6 +24,7 @@ from mini_letta.storage.locks import exclusive_lock
 logger = logging.getLogger("mini_letta")
 
 TURN_LOCK_TIMEOUT = 300.0
+USAGE_TOTALS_KEY = "usageTotals"  # in conversation.json
 
 
 class ConversationStore:
@@ -51,13 +52,22 @@ class ConversationStore:
         return self.record_path.exists()
 
     def load_record(self) -> ConversationRecord:
-        data = load_json(self.record_path)
-        if data is None:
-            raise NotFoundError(
-                f"conversation {self.conversation_id} not found for agent {self.agent_id} "
-                "(see `mini-letta conversations list`)"
-            )
-        return ConversationRecord.from_json(data, self.record_path)
+        """The record; a corrupt one is a CorruptFileError that names the repair command."""
+        try:
+            data = load_json(self.record_path)
+            if data is not None:
+                return ConversationRecord.from_json(data, self.record_path)
+        except CorruptFileError as exc:
+            raise CorruptFileError(
+                exc.path,
+                exc.detail,
+                f"`mini-letta conversations repair {self.conversation_id}` rebuilds it from the "
+                "log and keeps this copy",
+            ) from exc
+        raise NotFoundError(
+            f"conversation {self.conversation_id} not found for agent {self.agent_id} "
+            "(see `mini-letta conversations list`)"
+        )
 
     def save_record(self, record: ConversationRecord) -> None:
         save_json(self.record_path, record.to_json())
@@ -103,6 +113,26 @@ class ConversationStore:
         for _, message in self.iter_from(0):
             yield message
 
+    def total_usage(self) -> tuple[Usage, int]:
+        """Token counts of every model call in the conversation, and how many calls reported
+        them: conversation.json `usageTotals` (kept by the turn loop), else summed from the log."""
+        kept = _usage_totals(self.load_record().extra)
+        return kept if kept is not None else self._usage_from_log()
+
+    def with_turn_usage(self, extra: dict[str, Any], usage: Usage, calls: int) -> dict[str, Any]:
+        """`extra` with a finished turn's usage added to `usageTotals`. A conversation from
+        before the totals were kept is summed from its log once (the log already holds the turn)."""
+        kept = _usage_totals(extra)
+        total, count = (kept[0] + usage, kept[1] + calls) if kept else self._usage_from_log()
+        return {**extra, USAGE_TOTALS_KEY: {**total.to_json(), "modelCalls": count}}
+
+    def _usage_from_log(self) -> tuple[Usage, int]:
+        total, calls = Usage(), 0
+        for message in self.all():
+            if message.usage is not None:
+                total, calls = total + message.usage, calls + 1
+        return total, calls
+
     def by_id(self, message_id: str, hint_line: int | None = None) -> tuple[int, Message] | None:
         """Find a message: O(1) when `hint_line` is right, else a search from the end."""
         if hint_line is not None:
@@ -119,6 +149,16 @@ class ConversationStore:
         return exclusive_lock(
             self.files.lock, timeout=timeout, what=f"conversation {self.conversation_id}"
         )
+
+
+def _usage_totals(extra: dict[str, Any]) -> tuple[Usage, int] | None:
+    data = extra.get(USAGE_TOTALS_KEY)
+    if not isinstance(data, dict) or not isinstance(data.get("modelCalls"), int):
+        return None
+    try:
+        return Usage.from_json(data), data["modelCalls"]
+    except ValueError:
+        return None  # unreadable totals are summed from the log again
 
 
 def _decode(data: dict[str, Any] | None, path: Path, line: int) -> Message | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
@@ -38,11 +38,12 @@ from mini_letta.llm.catalog import (
 from mini_letta.llm.failures import Failure, classify, connection_failure, one_line, transport_of
 from mini_letta.llm.handles import ModelHandle
 from mini_letta.llm.history import arguments_object, normalize_history
-from mini_letta.llm.registry import ProviderOptions
+from mini_letta.llm.registry import CacheTtl, ProviderOptions
 from mini_letta.llm.retry import with_retries
 from mini_letta.llm.sdk_provider import SdkProvider
 
 KEY_ENV = "ANTHROPIC_API_KEY"
+DEFAULT_CACHE_TTL: CacheTtl = "5m"  # the API's default; "1h" costs more to write, lasts longer
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _STOPS: Mapping[str, StopReason] = {
     "end_turn": "end_turn",
@@ -61,6 +62,7 @@ class AnthropicConfig:
     context_window: int
     max_output_tokens: int
     temperature: float | None = None
+    cache_ttl: CacheTtl = DEFAULT_CACHE_TTL
 
 
 def resolve_anthropic_config(handle: ModelHandle, options: ProviderOptions) -> AnthropicConfig:
@@ -81,23 +83,40 @@ def resolve_anthropic_config(handle: ModelHandle, options: ProviderOptions) -> A
         context_window=options.context_window or context_window_for("anthropic", handle.model),
         max_output_tokens=options.max_output_tokens or anthropic_max_output(handle.model),
         temperature=options.temperature,
+        cache_ttl=options.cache_ttl or DEFAULT_CACHE_TTL,
     )
 
 
 def build_anthropic_request(config: AnthropicConfig, request: ModelRequest) -> dict[str, Any]:
-    """The Messages body (without `stream`), a pure function of config and request."""
+    """The Messages body (without `stream`), a pure function of config and request.
+
+    Prompt caching: the API caches the request up to each `cache_control` breakpoint (at most
+    four), in the order tools, system, messages. One goes on the system prompt (tools and
+    system: the long-lived prefix), one on the last turn (the whole request, which the next
+    step or turn extends) and one on the turn before it (where the previous request ended, so
+    a step that added many blocks still finds the previous entry).
+    """
+    marker: dict[str, Any] = {"type": "ephemeral"}
+    if config.cache_ttl != DEFAULT_CACHE_TTL:
+        marker["ttl"] = config.cache_ttl
+    messages = _wire_messages(normalize_history(request.messages))
     body: dict[str, Any] = {
         "model": config.model,
         "max_tokens": request.max_output_tokens or config.max_output_tokens,
-        "messages": _wire_messages(normalize_history(request.messages)),
+        "messages": messages,
     }
-    if request.system:
-        body["system"] = request.system
     if request.tools:
         body["tools"] = [
             {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
             for tool in request.tools
         ]
+    if request.system:
+        body["system"] = [{"type": "text", "text": request.system, "cache_control": marker}]
+    elif request.tools:
+        body["tools"][-1]["cache_control"] = marker
+    users = [turn for turn in messages if turn["role"] == "user"]
+    for turn in users[-2:]:
+        turn["content"][-1]["cache_control"] = marker
     temperature = request.temperature if request.temperature is not None else config.temperature
     if temperature is not None:
         body["temperature"] = temperature
@@ -183,7 +202,7 @@ class AnthropicProvider(SdkProvider):
                 elif kind == "message_delta":
                     stop = event.delta.stop_reason or stop
                     if event.usage is not None and event.usage.output_tokens is not None:
-                        usage = Usage(usage.input_tokens, event.usage.output_tokens)
+                        usage = replace(usage, output_tokens=event.usage.output_tokens)
         yield UsageEvent(usage)
         yield StopEvent(_stop_reason(stop, saw_call))
 
@@ -224,11 +243,10 @@ def _usage(raw: Any) -> Usage:
     """Input counts the cached parts too: together they are what the context holds."""
     if raw is None:
         return Usage()
-    prompt = sum(
-        getattr(raw, name, None) or 0
-        for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-    )
-    return Usage(prompt, getattr(raw, "output_tokens", None) or 0)
+    read = getattr(raw, "cache_read_input_tokens", None) or 0
+    written = getattr(raw, "cache_creation_input_tokens", None) or 0
+    prompt = (getattr(raw, "input_tokens", None) or 0) + read + written
+    return Usage(prompt, getattr(raw, "output_tokens", None) or 0, read, written)
 
 
 def _stop_reason(stop: str | None, saw_call: bool) -> StopReason:

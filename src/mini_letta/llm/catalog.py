@@ -8,7 +8,6 @@ agent.json or `--context-window` always wins over the table (that choice is made
 from __future__ import annotations
 
 from collections.abc import Mapping
-from urllib.parse import urlsplit
 
 from mini_letta.errors import InvalidValueError
 
@@ -64,6 +63,8 @@ _ANTHROPIC_MAX_OUTPUT: Mapping[str, int] = {
 
 def normalize_base_url(url: str, what: str, default_path: str = "") -> str:
     """An http(s) URL without a trailing slash; one with no path gets `default_path`."""
+    from urllib.parse import urlsplit  # here, not at import: it pulls in ipaddress
+
     text = url.strip().rstrip("/")
     parts = urlsplit(text)
     if parts.scheme not in ("http", "https") or not parts.netloc:

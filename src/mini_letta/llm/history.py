@@ -4,7 +4,11 @@ APIs reject a tool call without its result, a result without its call, and an em
 message; an interrupted turn or a crash can leave any of these in the log. `normalize_history`
 repairs the in-memory copy (never the log): orphan results go, missing results are filled with
 a short note, empty assistant messages and trailing assistant text go, and a `summary` message
-becomes a user message that says what it is. The result has only user, assistant and tool roles.
+becomes a user message that says what it is. The result has only user, assistant and tool roles,
+and one message per role turn: consecutive user (or assistant) messages — the harness's reminder
+before the user's text, a summary before the first kept message — are merged into one, because
+strict chat templates (vLLM, llama.cpp) reject two in a row. Every provider request, whatever
+its purpose (chat, reflection, merge review, summary), is built from this.
 """
 
 from __future__ import annotations
@@ -42,7 +46,23 @@ def normalize_history(messages: Iterable[Message]) -> list[Message]:
     _close(out, open_calls, answered)
     while out and out[-1].role == "assistant" and not out[-1].tool_calls:
         out.pop()
-    return out
+    return _one_per_role_turn(out)
+
+
+def _one_per_role_turn(messages: list[Message]) -> list[Message]:
+    merged: list[Message] = []
+    for message in messages:
+        last = merged[-1] if merged else None
+        if last is None or last.role != message.role or message.role == "tool":
+            merged.append(message)
+            continue
+        parts = [text for text in (last.content, message.content) if text.strip()]
+        merged[-1] = replace(
+            last,
+            content="\n\n".join(parts),
+            tool_calls=last.tool_calls + message.tool_calls,
+        )
+    return merged
 
 
 def _close(

@@ -1,7 +1,7 @@
 """The mock model's "remember" behaviour: a real `memory` tool call, then a text answer.
 
 "记住…", "请记住…" or "remember that …" makes the mock call the memory tool to add the line to
-system/human.md (replacing the default placeholder if the compiled prompt still shows it). On
+system/human.md (the memory layer drops the new memory's placeholder line, as for any model). On
 the next step it sees the tool result in the request and answers, saying so if the tool failed.
 It acts only through the tool call, and only when the tool is offered, like any model.
 """
@@ -13,7 +13,7 @@ import re
 
 from mini_letta.conversations.messages import Message, ToolCall
 from mini_letta.llm.base import ModelRequest, ModelResponse
-from mini_letta.memory.layout import DEFAULT_HUMAN, HUMAN_FILE
+from mini_letta.memory.layout import HUMAN_FILE
 
 REMEMBERED_PREFIX = "（mock）我记住了："
 FAILED_PREFIX = "（mock）没能记住："
@@ -56,18 +56,7 @@ def respond_remember(request: ModelRequest) -> ModelResponse | None:
 
 
 def _memory_call(request: ModelRequest, fact: str) -> ToolCall:
-    line = f"- {fact}"
-    placeholder = DEFAULT_HUMAN.strip()
-    args: dict[str, object]
-    if placeholder in request.system:
-        args = {
-            "command": "str_replace",
-            "path": HUMAN_FILE,
-            "old_str": placeholder,
-            "new_str": line,
-        }
-    else:
-        args = {"command": "insert", "path": HUMAN_FILE, "content": line}
+    args: dict[str, object] = {"command": "insert", "path": HUMAN_FILE, "content": f"- {fact}"}
     args["reason"] = f"Remember: {fact}"[:120]
     arguments = json.dumps(args, ensure_ascii=False)
     return ToolCall(f"call-mock-memory-{len(request.messages)}", "memory", arguments)

@@ -162,9 +162,7 @@ class OpenAIProvider(SdkProvider):
         with create(**body, stream=True, stream_options={"include_usage": True}) as chunks:
             for chunk in chunks:
                 if chunk.usage is not None:
-                    usage = Usage(
-                        chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0
-                    )
+                    usage = _usage(chunk.usage)
                 for choice in chunk.choices:
                     delta = choice.delta
                     if delta.content:
@@ -192,8 +190,7 @@ class OpenAIProvider(SdkProvider):
                 call_id = call.id or _new_call_id(index)
                 yield ModelToolCall(ToolCall(call_id, function.name or "", function.arguments))
         if response.usage is not None:
-            usage = response.usage
-            yield UsageEvent(Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0))
+            yield UsageEvent(_usage(response.usage))
         finish = choice.finish_reason if choice is not None else None
         yield StopEvent(_stop_reason(finish, bool(calls)))
 
@@ -224,6 +221,14 @@ class OpenAIProvider(SdkProvider):
                 )
             )
         return ProviderError(f"{config.handle}: {one_line(str(exc)) or type(exc).__name__}")
+
+
+def _usage(raw: Any) -> Usage:
+    """Counts from a usage object; `prompt_tokens_details.cached_tokens` when the server sends it
+    (OpenAI does; many compatible servers send no details, or null)."""
+    details = getattr(raw, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    return Usage(raw.prompt_tokens or 0, raw.completion_tokens or 0, cached or 0)
 
 
 def _merge_fragment(calls: dict[int, list[str]], part: Any) -> None:

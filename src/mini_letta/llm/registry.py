@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
+__all__ = ["CacheTtl", "ProviderOptions", "build_provider"]
+
+from mini_letta.agents.records import CacheTtl
 from mini_letta.clock import Clock, SystemClock
 from mini_letta.errors import UnknownModelError
 from mini_letta.llm.base import Provider
@@ -39,6 +42,7 @@ class ProviderOptions:
     temperature: float | None = None
     clock: Clock = field(default_factory=SystemClock)
     cwd: Path | None = None  # where a relative script:<path> is found
+    cache_ttl: CacheTtl | None = None  # how long Anthropic keeps the prompt cache (None: 5m)
 
 
 def build_provider(handle: str | ModelHandle, options: ProviderOptions) -> Provider:

@@ -173,9 +173,12 @@ def compact_now(setup: TurnSetup) -> CompactionResult | None:
     with setup.store.lock():
         measure = _prepared(setup)
         budget = plan_budget(measure.window, measure.prompt_tokens)
-        return compact_conversation(
+        result = compact_conversation(
             setup.store, setup.provider, setup.clock, budget, "manual", measure.tokens
         )
+        if result is not None and setup.pinned is not None:
+            setup.pinned.recompile()
+        return result
 
 
 def _prepared(setup: TurnSetup) -> ContextMeasure:
@@ -204,6 +207,8 @@ def _compact(
     if result is None:
         return False
     pressure.compacted = True
+    if setup.pinned is not None:
+        setup.pinned.recompile()  # a new prefix anyway: let it show memory as it is now
     yield CompactionEvent(
         messages_compacted=result.messages_compacted,
         tokens_before=result.tokens_before,
@@ -229,4 +234,9 @@ def _current_turn_tokens(setup: TurnSetup) -> int:
 
 def _reminder(setup: TurnSetup) -> Reminder:
     ctx = setup.tool_context
-    return Reminder(agent_id=setup.agent.id, memory_dir=ctx.memory_dir, cwd=ctx.cwd)
+    return Reminder(
+        agent_id=setup.agent.id,
+        conversation_id=setup.store.conversation_id,
+        memory_dir=ctx.memory_dir,
+        cwd=ctx.cwd,
+    )

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock
+from mini_letta.context.prompt_pin import PinnedPrompt
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.llm.base import Provider, Purpose
 from mini_letta.llm.handles import parse_handle
@@ -35,6 +36,7 @@ class TurnSetup:
     system_prompt: Callable[[], str]
     max_steps: int = DEFAULT_MAX_STEPS
     purpose: Purpose = "chat"  # the reflection and merge-review agents run this loop too
+    pinned: PinnedPrompt | None = None  # a conversation's pinned prompt (None: a fixed prompt)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +50,7 @@ class TurnOptions:
     tools: tuple[str, ...] | None = None  # --tools; None = agent.json, else the default
     allowed_tools: frozenset[str] = frozenset()
     disallowed_tools: frozenset[str] = frozenset()
+    recompile: bool = False  # --recompile: show memory as it is now from this turn on
 
 
 def build_agent_provider(world: World, agent: AgentRecord, options: TurnOptions) -> Provider:
@@ -68,6 +71,7 @@ def build_agent_provider(world: World, agent: AgentRecord, options: TurnOptions)
             context_window=options.context_window or (agent.context_window if same_model else None),
             max_output_tokens=agent.max_output_tokens if same_model else None,
             temperature=agent.temperature,
+            cache_ttl=agent.prompt_cache_ttl,
             clock=world.clock,
             cwd=world.cwd,
         ),
@@ -76,24 +80,12 @@ def build_agent_provider(world: World, agent: AgentRecord, options: TurnOptions)
 
 def build_system_prompt(
     agent: AgentRecord, store: ConversationStore, compiler: PromptCompiler | None = None
-) -> Callable[[], str]:
-    """The prompt for each model call: base + memory at HEAD (cached by sha) + metadata."""
+) -> PinnedPrompt:
+    """The conversation's prompt: base + memory at its pinned commit (cached by sha)."""
     home = store.home
     memory_dir = home.memory_dir(agent.id)
     owned = compiler or PromptCompiler(memory_dir, home.prompt_cache_file(agent.id))
-
-    def metadata() -> dict[str, str]:
-        return {
-            "agent id": agent.id,
-            "conversation id": store.conversation_id,
-            "stored messages (at compile time)": str(store.count()),
-            "memory path": str(memory_dir),
-        }
-
-    def render() -> str:
-        return owned.compile(agent.system, metadata)
-
-    return render
+    return PinnedPrompt(agent.system, agent.id, store, owned, memory_dir)
 
 
 def build_turn_setup(
@@ -117,6 +109,9 @@ def build_turn_setup(
         approve=options.approve,
         extra={"environ": world.environ},
     )
+    prompt = build_system_prompt(agent, store)
+    if options.recompile:
+        prompt.request_recompile()
     return TurnSetup(
         agent=agent,
         store=store,
@@ -124,6 +119,7 @@ def build_turn_setup(
         toolset=build_toolset(names),
         tool_context=context,
         clock=world.clock,
-        system_prompt=build_system_prompt(agent, store),
+        system_prompt=prompt,
+        pinned=prompt,
         max_steps=options.max_steps,
     )

@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Generator, Iterator
 
 from mini_letta.clock import format_timestamp
+from mini_letta.context.compaction_flag import load_compaction_flag
 from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
+from mini_letta.conversations.records import ConversationRecord, make_title
 from mini_letta.errors import (
     ContextOverflowError,
     ContextWindowTooSmallError,
@@ -43,9 +45,8 @@ from mini_letta.loop.pressure import (
     request_before_call,
 )
 from mini_letta.loop.setup import TurnSetup
+from mini_letta.memory.recover import require_memory
 from mini_letta.tools.base import execute_tool_call
-
-TITLE_LENGTH = 60
 
 
 def run_turn(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
@@ -64,11 +65,15 @@ def run_turn(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
 
 def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
     store = setup.store
+    record = _check_ready(setup)
     user = _message(setup, "user", user_text)
     yield MessageEvent(user, store.append(user)[0])
-    if not store.load_record().title:  # the first turn names the conversation at once
+    if not record.title:  # the first turn names the conversation at once
         _touch_record(setup, title=user_text)
+    if setup.pinned is not None:
+        setup.pinned.begin_turn()
     usage = Usage()
+    reported = 0  # model calls that reported usage
     steps = 0
     final_text = ""
     stop: StopReason = "end_turn"
@@ -103,13 +108,17 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
             yield MessageEvent(assistant, store.append(assistant)[0])
             steps += 1
             usage = usage + (step_usage or Usage())
+            reported += step_usage is not None
             if text:
                 final_text = text
             if not calls:
                 stop = model_stop
                 yield from check_after_response(setup, pressure)
                 break
+            before = setup.pinned.head() if setup.pinned is not None else ""
             yield from _run_tools(setup, calls)
+            if setup.pinned is not None:
+                setup.pinned.note_own_edits(before)
             if last_step:
                 stop = "max_steps"
                 break
@@ -134,13 +143,26 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
                 model=setup.provider.handle,
             )
             store.append(kept)
-        _touch_record(setup, last_turn={"stopReason": "interrupted", "steps": steps})
+        last = {"stopReason": "interrupted", "steps": steps}
+        _touch_record(setup, last_turn=last, usage=(usage, reported))
         raise
     last_turn: dict[str, object] = {"stopReason": stop, "steps": steps}
     if error:
         last_turn["error"] = error
-    _touch_record(setup, last_turn=last_turn)
+    _touch_record(setup, last_turn=last_turn, usage=(usage, reported))
     yield TurnResult(stop, final_text, usage, steps, error)
+
+
+def _check_ready(setup: TurnSetup) -> ConversationRecord:
+    """Read what the turn will need before anything is appended, so a corrupt conversation.json
+    or a lost memory fails the turn with the log untouched (a corrupt compaction flag is
+    repaired here)."""
+    record = setup.store.load_record()
+    if setup.purpose == "chat":
+        load_compaction_flag(setup.store, clock=setup.clock)
+        if setup.tool_context.memory_dir is not None:
+            require_memory(setup.tool_context.memory_dir, setup.agent.name)
+    return record
 
 
 def _run_tools(setup: TurnSetup, calls: list[ToolCall]) -> Iterator[TurnEvent]:
@@ -192,12 +214,19 @@ def _message(setup: TurnSetup, role: str, content: str, **fields: object) -> Mes
 
 
 def _touch_record(
-    setup: TurnSetup, *, title: str | None = None, last_turn: dict[str, object] | None = None
+    setup: TurnSetup,
+    *,
+    title: str | None = None,
+    last_turn: dict[str, object] | None = None,
+    usage: tuple[Usage, int] | None = None,
 ) -> None:
     record = setup.store.load_record()
     changes: dict[str, object] = {"updated_at": format_timestamp(setup.clock.now())}
     if title is not None and not record.title:
-        changes["title"] = " ".join(title.split())[:TITLE_LENGTH]
+        changes["title"] = make_title(title)
     if last_turn is not None:
-        changes["extra"] = {**record.extra, "lastTurn": last_turn}
+        extra = {**record.extra, "lastTurn": last_turn}
+        if usage is not None:
+            extra = setup.store.with_turn_usage(extra, *usage)
+        changes["extra"] = extra
     setup.store.save_record(record.with_updates(**changes))

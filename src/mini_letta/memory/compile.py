@@ -4,7 +4,9 @@ Order (deterministic, locale-independent): base prompt, `<self>` from system/per
 other system/**.md inlined (folders as nested sections, each file with its description), the
 external memory as a tree with descriptions, the skills (skills/<name>/SKILL.md), then a short
 metadata block. Uncommitted edits are invisible. `PromptCompiler` owns the cache (in memory and,
-optionally, a JSON file keyed by sha), so an unchanged memory costs one HEAD lookup per call.
+optionally, a JSON file keyed by sha), so an unchanged memory costs one HEAD lookup per call. It
+compiles HEAD or any given commit: a conversation keeps the commit its prompt was compiled from
+(context/prompt_pin.py), so its prompt stays byte-identical while memory moves on.
 """
 
 from __future__ import annotations
@@ -119,14 +121,15 @@ class PromptCompiler:
             return self._section
         section = self._load_cached(head)
         if section is None:
-            section = build_memory_section(self.repo.read_blobs("HEAD")) if head else ""
+            section = build_memory_section(self.repo.read_blobs(head)) if head else ""
             self.compiles += 1
             self._save_cached(head, section)
         self._section_key, self._section = head, section
         return section
 
-    def compile(self, base: str, metadata: Metadata) -> str:
-        head = self.head()
+    def compile(self, base: str, metadata: Metadata, commit: str | None = None) -> str:
+        """The prompt at `commit` (default HEAD); GitError when that commit cannot be read."""
+        head = self.head() if commit is None else commit
         key = (head, hashlib.sha256(base.encode("utf-8")).hexdigest())
         if key == self._prompt_key:
             if not callable(metadata):
@@ -170,8 +173,8 @@ class PromptCompiler:
 def _require_repo(repo: GitRepo) -> None:
     if not repo.exists():
         raise GitError(
-            f"the memory repository {repo.path} is missing; run `mini-letta memory status` "
-            "to re-create it"
+            f"the memory repository {repo.path} is missing; `mini-letta memory recover` "
+            "starts it again (the old folder is kept)"
         )
 
 

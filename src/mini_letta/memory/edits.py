@@ -30,6 +30,7 @@ from mini_letta.memory.frontmatter import (
     parse_memory_file,
     render_memory_file,
 )
+from mini_letta.memory.layout import DEFAULT_HUMAN
 from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.secrets import find_secret, iter_secrets, secret_values
 from mini_letta.storage.atomic import save_bytes
@@ -46,6 +47,7 @@ ARGUMENTS: dict[str, tuple[str, ...]] = {
 _IGNORED = ("command", "reason")
 _ALIASES = {"body": "content"}
 MAX_FILE_CHARS = 100_000
+_PLACEHOLDER = DEFAULT_HUMAN.strip()
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,7 +260,7 @@ def _plan_str_replace(ed: _Editor, values: Mapping[str, Any]) -> MemoryEditPlan:
             f"old_str occurs {count} times in {rel}; include more surrounding text so it "
             "matches exactly once"
         )
-    body = parsed.body.replace(old_str, new_str, 1)
+    body = _drop_placeholder(parsed.body.replace(old_str, new_str, 1))
     data = ed.render(rel, _with_body(parsed, body), raw)
     return MemoryEditPlan("str_replace", {rel: data}, (), f"replaced text in {rel}")
 
@@ -282,7 +284,7 @@ def _plan_insert(ed: _Editor, values: Mapping[str, Any]) -> MemoryEditPlan:
             f"(use 0 to {len(lines)})"
         )
     new_lines = content.removesuffix("\n").split("\n")
-    body = "\n".join(lines[:where] + new_lines + lines[where:]) + "\n"
+    body = _drop_placeholder("\n".join(lines[:where] + new_lines + lines[where:]) + "\n")
     data = ed.render(rel, _with_body(parsed, body), raw)
     return MemoryEditPlan("insert", {rel: data}, (), f"inserted text into {rel} at line {where}")
 
@@ -369,6 +371,19 @@ def _description(ed: _Editor, values: Mapping[str, Any]) -> str:
 def _body_text(content: str) -> str:
     text = normalize_text(content)
     return text if not text or text.endswith("\n") else text + "\n"
+
+
+def _drop_placeholder(body: str) -> str:
+    """A new memory's placeholder line goes once the file holds anything else.
+
+    Real models append beside it rather than replace it, and a file that says both "nothing
+    yet" and a fact misleads the next reader; the memory layer tidies it, not the model.
+    """
+    lines = body.split("\n")
+    kept = [line for line in lines if line.strip() != _PLACEHOLDER]
+    if len(kept) == len(lines) or not any(line.strip() for line in kept):
+        return body
+    return "\n".join(kept)
 
 
 def _with_body(parsed: MemoryFile, body: str) -> MemoryFile:

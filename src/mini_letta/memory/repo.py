@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
-from collections.abc import Mapping, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from mini_letta.errors import GitError
@@ -24,6 +23,7 @@ from mini_letta.storage.locks import exclusive_lock
 GIT_TIMEOUT = 60.0
 MEMORY_LOCK_TIMEOUT = 30.0
 _SHA_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_LOCK_EXISTS = re.compile(r"Unable to create '(.+\.lock)': File exists")
 HARNESS_NAME = "mini-letta"
 HARNESS_EMAIL = "mini-letta@localhost"
 _CONFIG = (
@@ -67,18 +67,24 @@ _DROPPED_ENV = (
 )
 
 
-def lock_memory(
-    memory_dir: Path, *, timeout: float = MEMORY_LOCK_TIMEOUT
-) -> AbstractContextManager[None]:
+@contextmanager
+def lock_memory(memory_dir: Path, *, timeout: float = MEMORY_LOCK_TIMEOUT) -> Iterator[None]:
     """The lock every memory writer holds (the memory tool, `memory edit`/`undo`, a merge).
 
-    Raises LockTimeoutError when another process keeps it for `timeout` seconds.
+    Once it is held, an `index.lock` that a crashed git left is cleared (memory/index_lock.py
+    has the rule). Raises LockTimeoutError when another process keeps it for `timeout` seconds.
     """
-    return exclusive_lock(memory_lock_file(memory_dir), timeout=timeout, what="memory")
+    from mini_letta.memory.index_lock import clear_stale_index_lock
+
+    with exclusive_lock(memory_lock_file(memory_dir), timeout=timeout, what="memory"):
+        clear_stale_index_lock(memory_dir)
+        yield
 
 
 def ensure_git_available(search_path: str | None = None) -> str:
     """The git executable's path (on `search_path`, default PATH); GitError when missing."""
+    import shutil
+
     found = shutil.which("git", path=search_path)
     if found is None:
         raise GitError("git is not installed or not on PATH; install git")
@@ -171,7 +177,14 @@ class GitRepo:
         except OSError as exc:
             raise GitError(f"git {name} could not run in {self.path}: {exc.strerror}") from exc
         if check and proc.returncode != 0:
-            raise GitError(f"git {name} failed: {_first_line(proc)}")
+            said = _first_line(proc)
+            held = _LOCK_EXISTS.search(said)
+            if held:  # git's own advice spans several lines; this is it in one
+                said = (
+                    f"{held.group(1)} exists: another git seems to be using the memory "
+                    "repository; if none is running, remove that file"
+                )
+            raise GitError(f"git {name} failed: {said}")
         return proc
 
     def exists(self) -> bool:
@@ -375,12 +388,20 @@ def _first_line(proc: subprocess.CompletedProcess[bytes]) -> str:
     return f"exit status {proc.returncode}"
 
 
-def init_memory_repo(path: Path, persona: str | None = None, human: str | None = None) -> GitRepo:
+def init_memory_repo(
+    path: Path,
+    persona: str | None = None,
+    human: str | None = None,
+    *,
+    keep: Sequence[str] = (),
+    message: str = "Initialize memory",
+) -> GitRepo:
     """Create an agent's memory repository, or leave an existing one exactly as it is.
 
     A new repository gets branch `main`, `system/persona.md` and `system/human.md` (with
-    descriptions and short default bodies) and one initial commit. A repository left half made
-    (git init done, no commit) is completed. Raises GitError when git is missing or fails.
+    descriptions and short default bodies, unless those files are there already) and one
+    initial commit, which also holds the files in `keep`. A repository left half made (git
+    init done, no commit) is completed. Raises GitError when git is missing or fails.
     """
     from mini_letta.memory.frontmatter import MemoryFile, render_memory_file
     from mini_letta.memory.layout import (
@@ -409,9 +430,9 @@ def init_memory_repo(path: Path, persona: str | None = None, human: str | None =
         target = path / rel
         if not target.exists():
             save_bytes(target, render_memory_file(memory_file).encode("utf-8"))
-    repo.commit_paths(sorted(files), "Initialize memory")
+    repo.commit_paths(sorted({*files, *keep}), message)
     if not repo.has_head():
-        repo.run("commit", "-q", "--allow-empty", "-m", "Initialize memory")
+        repo.run("commit", "-q", "--allow-empty", "-m", message)
     return repo
 
 

@@ -21,7 +21,7 @@ from mini_letta.home import Home
 from mini_letta.memory.repo import GitRepo
 from mini_letta.reflection.backoff import retry_delay, step_threshold
 from mini_letta.reflection.launcher import QueuedLaunch, read_queued_launch
-from mini_letta.reflection.lease import LeaseHolder, is_alive, read_lease
+from mini_letta.reflection.lease import LeaseHolder, running_holder
 from mini_letta.reflection.records import RunRecord, latest_run_record
 from mini_letta.reflection.settings import ReflectionSettings
 from mini_letta.reflection.watermark import read_reflection_state, steps_since_last_reflection
@@ -72,22 +72,23 @@ def gather_health(
     current_conversation: str | None,
 ) -> AgentHealth:
     now = clock.now()
-    holder = read_lease(home, agent.id, clock)
     return AgentHealth(
         agent=agent,
         reflection_model=agent.model,
         memory=_memory(home.memory_dir(agent.id)),
         settings=settings,
         last_run=latest_run_record(home, agent.id),
-        running=holder if holder is not None and is_alive(holder, now) else None,
+        running=running_holder(home, agent.id, clock),
         queued=read_queued_launch(home, agent.id, clock),
         conversations=_conversations(home, agent, settings, now, current_conversation),
     )
 
 
 def _memory(memory_dir: Path) -> MemoryHealth:
+    from mini_letta.memory.recover import memory_problem
+
     repo = GitRepo(memory_dir)
-    if not repo.exists():
+    if memory_problem(memory_dir) is not None:  # lost or broken: `memory recover` says more
         return MemoryHealth(str(memory_dir), None, False, 0)
     changes = repo.changed_paths()
     return MemoryHealth(str(memory_dir), repo.head_sha_or_none(), not changes, len(changes))

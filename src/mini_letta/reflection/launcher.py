@@ -30,7 +30,7 @@ from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import CorruptFileError, MiniLettaError
 from mini_letta.home import Home, lock_file_for
 from mini_letta.reflection.backoff import is_step_count_due
-from mini_letta.reflection.lease import is_alive, read_lease
+from mini_letta.reflection.lease import is_lease_held, read_lease
 from mini_letta.reflection.outbox import post_automatic_outcome
 from mini_letta.reflection.outcome import AutoTrigger, Queued, ReflectionOutcome, skip_message
 from mini_letta.reflection.run import LaunchOptions, launch_reflection
@@ -147,17 +147,12 @@ def drain_queued_launches(
         outcome = _launch_once(world, agent, store, replace(base, trigger=entry.trigger))
         if outcome.skip_reason == "busy":
             restore_queued_launch(world.home, agent.id, entry, world.clock)
-            if is_lease_held(world, agent.id):
+            if is_lease_held(world.home, agent.id, world.clock):
                 break  # the holder drains when it is done
             continue
         started += 1
         on_outcome(outcome)
     return started
-
-
-def is_lease_held(world: World, agent_id: str) -> bool:
-    holder = read_lease(world.home, agent_id, world.clock)
-    return holder is not None and is_alive(holder, world.clock.now())
 
 
 def _still_due(

@@ -1,24 +1,31 @@
 """One reflection per agent at a time, across processes: `agents/<id>/reflection.lease`.
 
 The lease is a JSON file {runId, pid, host, startedAt, expiresAt}, read and written only under
-`storage.locks.exclusive_lock`, so taking it is atomic. A holder whose pid is gone on this host,
-or whose lease expired (the only test for another host), is reaped: its lease is replaced and
-its run id reported so the caller can mark that run's record. A live holder means
-`LeaseHeldError`. A long run renews its lease; release removes it only if it is still ours.
+`storage.locks.exclusive_lock`, so taking it is atomic. The holder also keeps an flock on its own
+`reflection.lease.<runId>.held` for as long as it lives: the kernel drops it the instant the
+holder dies (even on SIGKILL), so on this host a holder is alive exactly while that flock is
+held; a pid alone is not trusted, as it may have been reused by an unrelated process. For
+another host (no shared flock) and for a hung holder, the expiry decides. A dead or expired
+holder is reaped: its lease is replaced and its run id reported so the caller can mark that
+run's record. A live holder means `LeaseHeldError`. A long run renews its lease; release
+removes it only if it is still ours.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import socket
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from filelock import FileLock, Timeout
+
 from mini_letta.clock import Clock, format_timestamp
-from mini_letta.errors import CorruptFileError, LeaseHeldError
+from mini_letta.errors import CorruptFileError, LeaseHeldError, UnwritableError
 from mini_letta.home import Home, lock_file_for
 from mini_letta.storage.atomic import load_json, quarantine_file, save_json
 from mini_letta.storage.fields import optional_int, require_str
@@ -28,6 +35,7 @@ _log = logging.getLogger("mini_letta")
 
 SCHEMA_VERSION = 1
 DEFAULT_TTL = timedelta(minutes=30)
+_SAFE_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,12 +84,18 @@ class ReflectionLease:
     """A held lease. Use as a context manager, or call `release()` in a finally."""
 
     def __init__(
-        self, home: Home, agent_id: str, holder: LeaseHolder, reaped: LeaseHolder | None
+        self,
+        home: Home,
+        agent_id: str,
+        holder: LeaseHolder,
+        reaped: LeaseHolder | None,
+        alive: FileLock,
     ) -> None:
         self.home = home
         self.agent_id = agent_id
         self.holder = holder
         self.reaped = reaped  # the dead or expired holder this lease replaced, if any
+        self._alive = alive  # the flock that says "this holder lives"
         self._held = True
 
     def renew(self, clock: Clock, ttl: timedelta = DEFAULT_TTL) -> None:
@@ -105,6 +119,10 @@ class ReflectionLease:
                 data = None
             if data is not None and data.get("runId") == self.holder.run_id:
                 path.unlink(missing_ok=True)
+            self._alive.release()
+            self.home.reflection_holder_lock(self.agent_id, self.holder.run_id).unlink(
+                missing_ok=True
+            )
 
     def __enter__(self) -> ReflectionLease:
         return self
@@ -132,12 +150,19 @@ def acquire_lease(
     )
     with _lock(home, agent_id):
         current = _read(home, agent_id, clock)
-        if current is not None and is_alive(current, now):
+        if current is not None and _is_alive(home, agent_id, current, now):
             raise LeaseBusyError(current, home.reflection_lease_file(agent_id))
         if current is not None:
             _log.debug("reaping the reflection lease of run %s", current.run_id)
-        save_json(home.reflection_lease_file(agent_id), holder.to_json())
-    return ReflectionLease(home, agent_id, holder, current)
+            if _SAFE_RUN_ID.fullmatch(current.run_id):
+                home.reflection_holder_lock(agent_id, current.run_id).unlink(missing_ok=True)
+        alive = _hold(home.reflection_holder_lock(agent_id, run_id))
+        try:
+            save_json(home.reflection_lease_file(agent_id), holder.to_json())
+        except BaseException:
+            alive.release()
+            raise
+    return ReflectionLease(home, agent_id, holder, current, alive)
 
 
 def read_lease(home: Home, agent_id: str, clock: Clock) -> LeaseHolder | None:
@@ -146,27 +171,54 @@ def read_lease(home: Home, agent_id: str, clock: Clock) -> LeaseHolder | None:
         return _read(home, agent_id, clock)
 
 
-def is_alive(holder: LeaseHolder, now: datetime) -> bool:
-    """Not expired and, on this host, its process still exists."""
+def is_lease_held(home: Home, agent_id: str, clock: Clock) -> bool:
+    """True while a live, unexpired run holds the agent's lease."""
+    return running_holder(home, agent_id, clock) is not None
+
+
+def running_holder(home: Home, agent_id: str, clock: Clock) -> LeaseHolder | None:
+    """The lease's holder if it is a live, unexpired run, else None."""
+    with _lock(home, agent_id):
+        holder = _read(home, agent_id, clock)
+        alive = holder is not None and _is_alive(home, agent_id, holder, clock.now())
+        return holder if alive else None
+
+
+def _is_alive(home: Home, agent_id: str, holder: LeaseHolder, now: datetime) -> bool:
+    """Not expired and, on this host, still holding the flock it took with the lease.
+
+    Called under the lease lock, so no holder is between creating its flock file and writing
+    the lease, or between removing the lease and its flock file."""
     if _parse_time(holder.expires_at) <= now:
         return False
     if holder.host != socket.gethostname():
-        return True  # cannot see another machine's processes; the expiry decides
-    return _pid_alive(holder.pid)
-
-
-def _pid_alive(pid: int) -> bool:
-    if pid <= 0:
+        return True  # another machine's flocks are not visible here; the expiry decides
+    if not _SAFE_RUN_ID.fullmatch(holder.run_id):
+        return False  # no holder ever wrote such a run id: the file was made by hand
+    path = home.reflection_holder_lock(agent_id, holder.run_id)
+    if not path.exists():
         return False
+    probe = FileLock(path, thread_local=False, fallback_to_soft=False)
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
+        probe.acquire(timeout=0)
+    except Timeout:
+        return True
     except OSError:
-        return True  # unknown: trust the expiry rather than steal a live lease
-    return True
+        return True  # cannot tell: trust the expiry rather than steal a live lease
+    probe.release()
+    return False
+
+
+def _hold(path: Path) -> FileLock:
+    """Take the holder's flock for the life of the lease (a fresh file per run)."""
+    lock = FileLock(path, thread_local=False, fallback_to_soft=False)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout as exc:  # only a holder of the same run id could have it
+        raise LeaseHeldError(f"reflection run {path.name} is already running") from exc
+    except OSError as exc:
+        raise UnwritableError(path, exc.strerror or str(exc)) from exc
+    return lock
 
 
 def _read(home: Home, agent_id: str, clock: Clock) -> LeaseHolder | None:

@@ -98,6 +98,7 @@ class ReflectionOutcome:
     payload_path: str | None = None
     record_path: str | None = None
     consecutive_failures: int = 0
+    lost_watermarks: tuple[str, ...] = ()  # conversations replayed from the start (id gone)
 
     @property
     def launched(self) -> bool:
@@ -126,6 +127,7 @@ class ReflectionOutcome:
             "mergeCommit": self.merge_commit,
             "payloadPath": self.payload_path,
             "consecutiveFailures": self.consecutive_failures,
+            "watermarkLost": list(self.lost_watermarks),
         }
 
     @classmethod
@@ -153,7 +155,15 @@ class ReflectionOutcome:
             merge_commit=optional_str(data, "mergeCommit"),
             payload_path=optional_str(data, "payloadPath"),
             consecutive_failures=optional_int(data, "consecutiveFailures", minimum=0) or 0,
+            lost_watermarks=_str_tuple(data, "watermarkLost"),
         )
+
+
+def _str_tuple(data: dict[str, Any], key: str) -> tuple[str, ...]:
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ValueError(f"{key} must be a list of strings")
+    return tuple(value)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import CorruptFileError, NotFoundError
 from mini_letta.home import Home, is_json_file
 from mini_letta.storage.atomic import load_json, save_json
+from mini_letta.storage.damaged import Damaged, load_each
 from mini_letta.storage.fields import optional_dict, optional_int, optional_str, require_str
 
 SCHEMA_VERSION = 1
@@ -221,17 +222,26 @@ def load_run_record(home: Home, agent_id: str, run_id: str) -> RunRecord:
 
 def list_run_records(home: Home, agent_id: str) -> list[RunRecord]:
     """All run records, newest first; a corrupt one raises (it is never silently hidden)."""
+    records, damaged = scan_run_records(home, agent_id)
+    if damaged:
+        raise damaged[0].error()
+    return records
+
+
+def scan_run_records(home: Home, agent_id: str) -> tuple[list[RunRecord], list[Damaged]]:
+    """All run records, newest first, and the ones that cannot be read."""
     folder = home.reflections_dir(agent_id)
     if not folder.is_dir():
-        return []
-    records = []
-    for path in sorted(folder.iterdir(), reverse=True):
-        if not is_json_file(path) or not _RUN_ID.match(path.stem):
-            continue
-        data = load_json(path)
-        if data is not None:
-            records.append(RunRecord.from_json(data, path))
-    return records
+        return [], []
+    paths = [
+        path
+        for path in sorted(folder.iterdir(), reverse=True)
+        if is_json_file(path) and _RUN_ID.match(path.stem)
+    ]
+    return load_each(
+        ((path.stem, path) for path in paths),
+        lambda run_id: load_run_record(home, agent_id, run_id),
+    )
 
 
 def latest_run_record(home: Home, agent_id: str) -> RunRecord | None:

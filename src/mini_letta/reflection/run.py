@@ -264,6 +264,9 @@ def _run(run: _Run, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
         payload_path=payload_path,
         record_path=str(path),
         consecutive_failures=max((s.consecutive_failures for s in states.values()), default=0),
+        lost_watermarks=tuple(
+            piece.store.conversation_id for piece in slices if piece.payload.watermark_lost
+        ),
     )
 
 

@@ -31,6 +31,7 @@ _log = logging.getLogger("mini_letta")
 _ENTRY = 8  # bytes per index entry
 _CHUNK = 1 << 16
 _BLOCK = 256  # index entries fetched at once when walking backwards
+_SAMPLES = 256  # index entries checked when an index is first trusted (all of a shorter one)
 _BINARY = getattr(os, "O_BINARY", 0)  # Windows would otherwise translate newlines
 
 Records = Iterator[tuple[int, dict[str, Any]]]
@@ -265,11 +266,23 @@ class JsonlLog:
         )
 
     def _check_index(self, f: FileIO, size: int, entries: int) -> int | None:
-        """The end of the last indexed line if the first and last two entries fit the log."""
-        first = self._read_entries(0, 1)
-        last_two = self._read_entries(max(0, entries - 2), min(entries, 2))
-        if first != [0] or last_two is None or last_two[-1] >= size:
+        """The end of the last indexed line if the index is plausible for the log.
+
+        Up to `_SAMPLES` evenly spaced entries (all of a short index) plus the last two are read:
+        they must start at 0, stay below `size`, each start a line, and increase by at least one
+        byte per line between them, so the index cannot claim more lines than the log holds (a
+        duplicated index starts again from 0 where its copy begins). The last two must frame one
+        line. That is O(1) reads; an unsampled entry pointing mid-line is caught when read."""
+        positions = _sample_positions(entries)
+        offsets = self._read_sampled(positions)
+        if offsets is None or offsets[0] != 0 or offsets[-1] >= size:
             return None
+        steps = zip(positions, offsets, positions[1:], offsets[1:], strict=False)
+        if any(o2 - o1 < p2 - p1 for p1, o1, p2, o2 in steps):
+            return None
+        if any(_read_at(f, offset - 1, 1) != b"\n" for offset in offsets[1:]):
+            return None
+        last_two = offsets[-2:]
         if len(last_two) == 2:
             try:
                 self._line_at(f, last_two[0], last_two[1])
@@ -327,6 +340,17 @@ class JsonlLog:
             return None
         return list(struct.unpack(f"<{count}Q", data))
 
+    def _read_sampled(self, positions: Sequence[int]) -> list[int] | None:
+        """The index entries at `positions`, or None if any of them is missing."""
+        try:
+            with open(self.index_path, "rb", buffering=0) as f:
+                raw = [_read_at(f, position * _ENTRY, _ENTRY) for position in positions]
+        except OSError:
+            return None
+        if any(len(entry) != _ENTRY for entry in raw):
+            return None
+        return [struct.unpack("<Q", entry)[0] for entry in raw]
+
     def _record(self, view: _View, line: int, raw: bytes) -> dict[str, Any] | None:
         """The parsed line, or None after one warning per instance and line."""
         record = _parse(raw)
@@ -334,6 +358,13 @@ class JsonlLog:
             self._warned.add((view.file_id, line))
             _log.warning("%s line %d is not a JSON object; skipping it", self.path, line + 1)
         return record
+
+
+def _sample_positions(entries: int) -> list[int]:
+    """Up to `_SAMPLES` evenly spaced positions in [0, entries), always with the last two."""
+    count = min(entries, _SAMPLES)
+    spaced = {(entries - 1) * i // max(1, count - 1) for i in range(count)}
+    return sorted(spaced | {max(0, entries - 2), entries - 1})
 
 
 def _pack(offsets: Sequence[int]) -> bytes:

@@ -14,8 +14,10 @@ from dataclasses import dataclass
 
 from mini_letta.errors import FrontmatterError
 from mini_letta.memory.frontmatter import MemoryFile, parse_memory_file, render_memory_file
+from mini_letta.memory.layout import DEFAULT_HUMAN
 
 REVIEW_HEADING = "## Needs review"
+_PLACEHOLDER = DEFAULT_HUMAN.strip()
 _OURS, _BASE, _SEP, _THEIRS = "<" * 7, "|" * 7, "=" * 7, ">" * 7
 
 
@@ -32,7 +34,8 @@ def split_conflicts(text: str, *, union: bool = True) -> tuple[list[str], list[l
     """(the lines to keep, the other machine's hunks) of a file with diff3-style markers.
 
     Lines outside a conflict belong to both. Where both sides only added lines at one place of
-    the body (the hunk's base is empty) both additions are kept, this machine's first (unless
+    the body (the hunk's base is empty, or only the new-memory placeholder that the memory layer
+    drops on the first addition) both additions are kept, this machine's first (unless
     `union` is off): nothing there contradicts anything. Otherwise this machine's lines stay and
     the other machine's are returned as a hunk for review. Unbalanced markers are kept as text.
     """
@@ -53,7 +56,7 @@ def split_conflicts(text: str, *, union: bool = True) -> tuple[list[str], list[l
         elif state == "theirs" and bare.startswith(_THEIRS + " "):
             state = "both"
             kept += ours
-            if base or not ours or not union or _in_frontmatter(kept):
+            if _has_content(base) or not ours or not union or _in_frontmatter(kept):
                 hunks.append(theirs)
             else:
                 kept += theirs
@@ -122,6 +125,10 @@ def _valid(path: str, text: str) -> bool:
     except FrontmatterError:
         return False
     return True
+
+
+def _has_content(base: list[str]) -> bool:
+    return any(line.strip() and line.strip() != _PLACEHOLDER for line in base)
 
 
 def _in_frontmatter(lines: list[str]) -> bool:

@@ -2,8 +2,9 @@
 
 The toolset for a run is, first match wins: `--tools`, agent.json `tools`, else the default
 for the model — every tool for a real (or scripted) model, `memory` alone for the mock, whose
-small window should not carry schemas it never uses. `--disallowed-tools` removes
-names from whatever was chosen. Names match case-insensitively and come back canonical.
+small window should not carry schemas it never uses. `--disallowed-tools` removes names from
+whatever was chosen. Names match case-insensitively and come back canonical, in the one order
+of TOOL_CLASSES.
 """
 
 from __future__ import annotations
@@ -68,8 +69,10 @@ def choose_tool_names(
         chosen = parse_tool_names(configured, "agent.json tools")
     else:
         chosen = default_tool_names(provider)
-    removed = set(disallowed)
-    return tuple(name for name in chosen if name not in removed)
+    # One fixed order, whatever order the names were given in: the tool schemas open every
+    # request, and a reordered list would change the prefix providers cache.
+    keep = set(chosen) - set(disallowed)
+    return tuple(name for name in ALL_TOOLS if name in keep)
 
 
 def build_toolset(names: Iterable[str]) -> Toolset:

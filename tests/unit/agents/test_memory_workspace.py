@@ -1,4 +1,4 @@
-"""Agents and their memory: created together, re-created when missing, git required."""
+"""Agents and their memory: created together, never re-created behind the user's back."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import shutil
 import pytest
 
 from mini_letta.agents.registry import list_agents
-from mini_letta.errors import GitError
+from mini_letta.errors import GitError, MemfsError
+from mini_letta.memory.recover import recover_memory
 from mini_letta.memory.repo import GitRepo
 from mini_letta.workspace import new_agent, resolve_agent
 
@@ -20,16 +21,32 @@ def test_new_agent_gets_a_memory_repo(world):
     assert repo.list_files() == ["system/human.md", "system/persona.md"]
 
 
-def test_opening_an_agent_recreates_missing_memory(world):
+def test_opening_an_agent_whose_memory_is_gone_stops_and_recreates_nothing(world):
     agent = resolve_agent(world, None)
-    shutil.rmtree(world.home.memory_dir(agent.id))
-    assert resolve_agent(world, None).id == agent.id
-    assert GitRepo(world.home.memory_dir(agent.id)).list_files() == [
-        "system/human.md", "system/persona.md",
-    ]  # fmt: skip
-    shutil.rmtree(world.home.memory_dir(agent.id))
-    resolve_agent(world, agent.id)
-    assert GitRepo(world.home.memory_dir(agent.id)).has_head()
+    folder = world.home.memory_dir(agent.id)
+    shutil.rmtree(folder)
+    for ref in (None, agent.id):
+        with pytest.raises(MemfsError, match="memory recover") as err:
+            resolve_agent(world, ref)
+        assert str(folder) in str(err.value) and "is missing" in str(err.value)
+    assert not folder.exists()
+    assert resolve_agent(world, None, check_memory=False).id == agent.id
+
+
+def test_recover_memory_keeps_the_markdown_and_moves_the_rest_aside(world):
+    agent = resolve_agent(world, None)
+    folder = world.home.memory_dir(agent.id)
+    (folder / "notes").mkdir()
+    (folder / "notes" / "a.md").write_text("---\ndescription: a\n---\nkept\n")
+    (folder / "notes" / "b.txt").write_text("not memory")
+    shutil.rmtree(folder / ".git")
+    done = recover_memory(folder, world.clock)
+    assert done is not None and done.aside is not None and (done.aside / "notes" / "b.txt").exists()
+    assert set(done.kept) == {"notes/a.md", "system/human.md", "system/persona.md"}
+    repo = GitRepo(folder)
+    assert repo.list_files() == ["notes/a.md", "system/human.md", "system/persona.md"]
+    assert repo.run("rev-list", "--count", "HEAD").strip() == "1"
+    assert recover_memory(folder, world.clock) is None
 
 
 def test_new_agent_without_git_is_refused_before_anything_is_made(world, tmp_path):

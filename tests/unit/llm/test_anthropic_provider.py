@@ -23,6 +23,8 @@ from support.scripted_server import (
     anthropic_error,
     anthropic_message,
     anthropic_stream,
+    breakpoint_problem,
+    cache_breakpoints,
 )
 
 KEY_ENV = {"ANTHROPIC_API_KEY": "sk-ant-test-dummy"}
@@ -67,7 +69,9 @@ def test_anthropic_streams_text_tool_use_and_usage(provider, scripted_server):
     assert "sk-ant-test-dummy" in sent or "Bearer sk-ant-test-dummy" in sent
     assert request.body["stream"] is True
     assert request.body["max_tokens"] == 8192
-    assert request.body["system"] == "Be brief."
+    assert request.body["system"] == [
+        {"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}
+    ]
     assert request.body["tools"] == [
         {"name": "Grep", "description": "Search.", "input_schema": GREP.parameters}
     ]
@@ -92,11 +96,7 @@ def test_anthropic_history_alternates_with_tool_results_in_user_turns(provider, 
         {"type": "tool_use", "id": "call_1", "name": "Grep", "input": {"pattern": "x"}},
         {"type": "tool_use", "id": "c2", "name": "Grep", "input": {}},
     ]
-    results, summary, question = (
-        turns[2]["content"][:2],
-        turns[2]["content"][2],
-        turns[2]["content"][3],
-    )
+    results, (summary,) = turns[2]["content"][:2], turns[2]["content"][2:]
     assert results[0] == {
         "type": "tool_result",
         "tool_use_id": "call_1",
@@ -105,7 +105,7 @@ def test_anthropic_history_alternates_with_tool_results_in_user_turns(provider, 
     }
     assert results[1]["is_error"] is True
     assert summary["text"].startswith("Summary of the earlier conversation:")
-    assert question == {"type": "text", "text": "and now?"}
+    assert summary["text"].endswith("earlier we talked\n\nand now?")  # one block per turn
 
 
 def test_anthropic_non_chat_purpose_uses_one_plain_call(provider, scripted_server):
@@ -213,3 +213,73 @@ def test_anthropic_bad_base_url_is_a_usage_error():
         resolve_anthropic_config(
             parse_handle("anthropic/claude-x"), ProviderOptions(environ=KEY_ENV, base_url="x")
         )
+
+
+def _anthropic(scripted_server, clock, ttl=None):
+    options = ProviderOptions(
+        environ=KEY_ENV, base_url=scripted_server.url, clock=clock, cache_ttl=ttl
+    )
+    return build_provider("anthropic/claude-sonnet-4-5", options)
+
+
+def _long_history() -> tuple[Message, ...]:
+    calls = (ToolCall("c1", "Grep", "{}"),)
+    return (
+        _msg("m1", "user", "first"),
+        _msg("m2", "assistant", "answer"),
+        _msg("r3", "user", "<system-reminder>x</system-reminder>"),
+        _msg("m3", "user", "second"),
+        _msg("m4", "assistant", "", tool_calls=calls),
+        _msg("m5", "tool", "found", tool_call_id="c1", name="Grep"),
+    )
+
+
+@pytest.mark.parametrize("ttl", [None, "1h"])
+def test_anthropic_breakpoints_on_the_prefix_and_the_last_two_user_turns(
+    scripted_server, clock, ttl
+):
+    """System (with the tools before it), the whole request, and where the last one ended."""
+    provider = _anthropic(scripted_server, clock, ttl)
+    scripted_server.queue(anthropic_stream("done"), anthropic_stream("hi"))
+    collect(provider.stream(_request(*_long_history())))
+    collect(provider.stream(_request(_msg("m1", "user", "hi"))))
+    close_provider(provider)
+    long, short = (cache_breakpoints(r.body) for r in scripted_server.requests)
+    want = "1h" if ttl else "5m"
+    # turns: 0 user, 1 assistant, 2 user (reminder + second), 3 assistant, 4 user (result)
+    assert long == [("system", 0, 0, want), ("messages", 2, 0, want), ("messages", 4, 0, want)]
+    assert short == [("system", 0, 0, want), ("messages", 0, 0, want)]
+    marker = scripted_server.requests[0].body["messages"][4]["content"][-1]["cache_control"]
+    assert marker == ({"type": "ephemeral", "ttl": "1h"} if ttl else {"type": "ephemeral"})
+
+
+def test_anthropic_without_a_system_prompt_marks_the_last_tool(scripted_server, clock):
+    provider = _anthropic(scripted_server, clock)
+    scripted_server.queue(anthropic_stream("ok"))
+    request = ModelRequest("", (_msg("m1", "user", "hi"),), (GREP,))
+    collect(provider.stream(request))
+    close_provider(provider)
+    body = scripted_server.requests[0].body
+    assert "system" not in body
+    assert cache_breakpoints(body) == [("tools", 0, 0, "5m"), ("messages", 0, 0, "5m")]
+
+
+@pytest.mark.parametrize("purpose", ["chat", "reflection"])
+def test_anthropic_reads_cache_reads_and_writes(provider, scripted_server, purpose):
+    reply = anthropic_stream if purpose == "chat" else anthropic_message
+    scripted_server.queue(reply("ok", usage=(12, 3), cache=(1800, 200)))
+    usage = collect(provider.stream(_request(purpose=purpose))).usage
+    assert usage.input_tokens == 12 + 1800 + 200  # what the context holds
+    assert (usage.cache_read_tokens, usage.cache_write_tokens, usage.output_tokens) == (
+        1800, 200, 3,
+    )  # fmt: skip
+
+
+def test_the_scripted_server_refuses_what_the_api_would():
+    marked = {"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}
+    hour = {**marked, "cache_control": {"type": "ephemeral", "ttl": "1h"}}
+    five = {"system": [marked], "messages": [{"role": "user", "content": [marked] * 4}]}
+    assert "5 cache breakpoints" in breakpoint_problem(five)
+    late = {"system": [marked], "messages": [{"role": "user", "content": [hour]}]}
+    assert "1h breakpoint after a 5m" in breakpoint_problem(late)
+    assert breakpoint_problem({"system": [hour], "messages": [{"content": [marked]}]}) is None

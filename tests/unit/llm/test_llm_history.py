@@ -59,8 +59,26 @@ def test_history_drops_empty_and_trailing_assistant_text_and_marks_summaries():
         _m("3", "assistant", "partial answer"),
     ]
     out = normalize_history(history)
-    assert [m.role for m in out] == ["user", "user"]
-    assert out[0].content.startswith("Summary of the earlier conversation:\nwe met")
+    assert [m.role for m in out] == ["user"]  # the summary and the next user turn are one
+    assert out[0].content == "Summary of the earlier conversation:\nwe met\n\nhi"
+
+
+def test_history_has_one_message_per_role_turn():
+    calls = (ToolCall("a", "Glob", "{}"), ToolCall("b", "Glob", "{}"))
+    out = normalize_history(
+        [
+            _m("r", "user", "<system-reminder>x</system-reminder>"),
+            _m("1", "user", "hi"),
+            _m("2", "assistant", "thinking"),
+            _m("3", "assistant", "", tool_calls=calls),
+            _m("4", "tool", "one", tool_call_id="a"),
+            _m("5", "tool", "two", tool_call_id="b"),
+            _m("6", "user", "next"),
+        ]
+    )
+    assert [m.role for m in out] == ["user", "assistant", "tool", "tool", "user"]
+    assert out[0].content == "<system-reminder>x</system-reminder>\n\nhi"
+    assert (out[1].content, out[1].tool_calls) == ("thinking", calls)
 
 
 def test_history_trailing_calls_get_results():

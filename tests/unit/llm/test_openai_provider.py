@@ -295,3 +295,15 @@ def test_max_tokens_name_depends_on_the_server(scripted_server, clock):
     assert "max_completion_tokens" not in body
     remote = resolve_openai_config(parse_handle("openai/o3"), ProviderOptions(environ=KEY_ENV))
     assert remote.is_openai
+
+
+@pytest.mark.parametrize("purpose", ["chat", "summary"])
+def test_openai_reads_cached_tokens_when_the_server_sends_them(provider, scripted_server, purpose):
+    reply = openai_stream if purpose == "chat" else openai_completion
+    scripted_server.queue(reply("ok", usage=(2000, 5), cached=1536), reply("ok", usage=(9, 2)))
+    usage = collect(provider.stream(_request(purpose=purpose))).usage
+    assert (usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens) == (
+        2000, 1536, 0,
+    )  # fmt: skip
+    plain = collect(provider.stream(_request(purpose=purpose))).usage  # no details: no cache
+    assert (plain.input_tokens, plain.cache_read_tokens) == (9, 0)

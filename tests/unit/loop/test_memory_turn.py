@@ -7,12 +7,26 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from mini_letta.conversations.messages import ToolCall
-from mini_letta.llm.base import ModelEvent, ModelRequest, ModelToolCall, StopEvent, TextDelta
-from mini_letta.loop.events import TurnResult
+import pytest
+
+from mini_letta.conversations.messages import ToolCall, Usage
+from mini_letta.llm.base import (
+    ModelEvent,
+    ModelRequest,
+    ModelToolCall,
+    StopEvent,
+    TextDelta,
+    UsageEvent,
+)
+from mini_letta.llm.mock import MockProvider
+from mini_letta.loop.events import CompactionEvent, TurnResult
 from mini_letta.loop.setup import TurnOptions, build_turn_setup
 from mini_letta.loop.turn import run_turn
+from mini_letta.memory.edits import apply_memory_edit
+from mini_letta.memory.repo import GitRepo
 from mini_letta.workspace import resolve_agent, resolve_conversation
+from support.compaction_fakes import CHINESE_TURNS
+from support.compaction_fakes import RecordingProvider as Recording
 
 
 @dataclass
@@ -27,27 +41,126 @@ class RecordingProvider:
         yield from self.steps.pop(0)
 
 
-def test_memory_commit_is_visible_on_the_next_model_call(world):
+def _remember(fact: str) -> list[list[ModelEvent]]:
+    args = {"command": "insert", "path": "system/human.md", "content": f"- {fact}",
+            "reason": fact}  # fmt: skip
+    return [
+        [ModelToolCall(ToolCall("c1", "memory", json.dumps(args))), StopEvent("tool_use")],
+        [TextDelta("noted"), StopEvent("end_turn")],
+    ]
+
+
+def _answer() -> list[list[ModelEvent]]:
+    return [[TextDelta("ok"), StopEvent("end_turn")]]
+
+
+def _setup(world, provider, store=None, **options):
     agent = resolve_agent(world, None)
-    store = resolve_conversation(world, agent, None)
-    args = {"command": "insert", "path": "system/human.md", "content": "- likes tea",
-            "reason": "tea"}  # fmt: skip
-    provider = RecordingProvider(
-        [
-            [ModelToolCall(ToolCall("c1", "memory", json.dumps(args))), StopEvent("tool_use")],
-            [TextDelta("noted"), StopEvent("end_turn")],
-        ]
-    )
-    setup = dataclasses.replace(
-        build_turn_setup(world, agent, store, TurnOptions()), provider=provider
-    )
-    result = list(run_turn(setup, "I like tea"))[-1]
-    assert isinstance(result, TurnResult) and result.text == "noted"
-    first, second = (request.system for request in provider.requests)
-    assert "- likes tea" not in first and "- likes tea" in second
+    store = store or resolve_conversation(world, agent, None)
+    setup = build_turn_setup(world, agent, store, TurnOptions(**options))
+    return dataclasses.replace(setup, provider=provider)
+
+
+def _turn(setup, text="hi"):
+    result = list(run_turn(setup, text))[-1]
+    assert isinstance(result, TurnResult) and result.stop_reason == "end_turn"
+    return result
+
+
+def test_memory_own_edit_keeps_the_prompt_byte_identical(world):
+    """The agent learns its edit from the tool result; the prefix stays cacheable."""
+    agent = resolve_agent(world, None)
+    provider = RecordingProvider([*_remember("likes tea"), *_answer()])
+    setup = _setup(world, provider)
+    assert _turn(setup, "I like tea").text == "noted"
+    _turn(setup, "and now?")
+    first, second, third = (request.system for request in provider.requests)
+    assert first == second == third and "- likes tea" not in first
+    call, result = provider.requests[1].messages[-2:]  # what it knows of its edit
+    assert "likes tea" in call.tool_calls[0].arguments and "committed" in result.content
     assert first.startswith(agent.system)
     assert '<self path="system/persona.md">' in first
     assert f"- agent id: {agent.id}" in first
     assert f"- memory path: {world.home.memory_dir(agent.id)}" in first
     assert [tool.name for tool in provider.requests[0].tools] == ["memory"]
     assert world.home.prompt_cache_file(agent.id).exists()
+    assert setup.pinned is not None and setup.pinned.is_pending()
+    pin = setup.store.load_record().extra["systemPrompt"]
+    assert pin["memoryCommit"] != pin["seenCommit"] == setup.pinned.head()
+
+
+@pytest.mark.parametrize("point", ["new-conversation", "recompile-flag", "request-recompile"])
+def test_memory_recompile_points_show_the_agent_s_own_edit(world, point):
+    provider = RecordingProvider([*_remember("likes tea"), *_answer()])
+    setup = _setup(world, provider)
+    _turn(setup, "I like tea")
+    if point == "new-conversation":
+        agent = resolve_agent(world, None)
+        store = resolve_conversation(world, agent, None, new=True)
+        setup = _setup(world, provider, store=store)
+    elif point == "recompile-flag":
+        setup = _setup(world, provider, recompile=True)
+    else:
+        assert setup.pinned is not None
+        setup.pinned.request_recompile()
+        assert setup.pinned.is_pending()
+    _turn(setup)
+    assert "- likes tea" in provider.requests[-1].system
+    assert setup.pinned is not None and not setup.pinned.is_pending()
+
+
+def test_memory_changed_by_someone_else_between_turns_recompiles(world):
+    """A reflection merge, the user's own edit or another conversation: shown next turn."""
+    provider = RecordingProvider([*_answer(), *_answer(), *_answer()])
+    setup = _setup(world, provider)
+    _turn(setup)
+    _turn(setup)
+    memory_dir = world.home.memory_dir(setup.agent.id)
+    apply_memory_edit(memory_dir, "insert", {"path": "system/human.md", "content": "- owl"})
+    GitRepo(memory_dir).commit_paths(["system/human.md"], "merge(reflection): owl")
+    _turn(setup)
+    first, second, third = (request.system for request in provider.requests)
+    assert first == second and "- owl" not in second and "- owl" in third
+
+
+def test_memory_reflection_prompt_reads_the_pin_without_writing(world):
+    provider = RecordingProvider([*_answer()])
+    setup = _setup(world, provider)
+    before = setup.store.load_record()
+    assert setup.system_prompt() == setup.system_prompt()
+    assert setup.store.load_record() == before
+
+
+def test_memory_compaction_recompiles_the_prompt(world):
+    provider = Recording(MockProvider(context_window=1500))
+    setup = _setup(world, provider)
+    _turn(setup, "请记住我用 vim")
+    compacted_at = None
+    for index, text in enumerate(CHINESE_TURNS[:11]):
+        events = list(run_turn(setup, text))
+        if compacted_at is None and any(isinstance(e, CompactionEvent) for e in events):
+            compacted_at = index
+            break
+    assert compacted_at is not None, "the window should have filled up"
+    systems = [r.system for r in provider.chat_requests()]
+    assert "- 我用 vim" not in systems[0] and "- 我用 vim" in systems[-1]
+    assert len(set(systems)) == 2
+
+
+def test_usage_totals_are_kept_per_turn_and_summed_from_the_log_when_missing(world):
+    def answer(read: int) -> list[ModelEvent]:
+        return [TextDelta("ok"), UsageEvent(Usage(100, 5, read, 0)), StopEvent("end_turn")]
+
+    provider = RecordingProvider([answer(0), answer(80), answer(90)])
+    setup = _setup(world, provider)
+    _turn(setup)
+    _turn(setup)
+    assert setup.store.total_usage() == (Usage(200, 10, 80, 0), 2)
+    record = setup.store.load_record()
+    assert record.extra["usageTotals"]["cacheReadTokens"] == 80
+    extra = {k: v for k, v in record.extra.items() if k != "usageTotals"}  # an older record
+    setup.store.save_record(record.with_updates(extra=extra))
+    assert setup.store.total_usage() == (Usage(200, 10, 80, 0), 2)  # from the log
+    _turn(setup)
+    assert setup.store.load_record().extra["usageTotals"]["modelCalls"] == 3
+    assert setup.store.total_usage() == (Usage(300, 15, 170, 0), 3)

@@ -250,3 +250,35 @@ def test_edits_read_and_list(root):
     assert listing[HUMAN] == "The user"
     assert listing["notes/broken.md"].startswith("(invalid: missing frontmatter")
     assert list(listing) == sorted(listing)
+
+
+PLACEHOLDER = "Nothing yet; I have not got to know this person."
+
+
+@pytest.fixture
+def fresh(memory_repo):
+    path = memory_repo.path
+    write_file(path, HUMAN, f"---\ndescription: The user\n---\n{PLACEHOLDER}\n")
+    commit_all(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("command", "args"),
+    [
+        ("insert", {"content": "- likes vim"}),
+        ("insert", {"content": "- likes vim", "insert_line": 0}),
+        ("str_replace", {"old_str": "Nothing yet", "new_str": "- likes vim\nNothing yet"}),
+    ],
+    ids=["insert-append", "insert-top", "str-replace-beside"],
+)
+def test_edits_drop_the_empty_memory_placeholder(fresh, command, args):
+    apply_memory_edit(fresh, command, {"path": HUMAN, **args})
+    assert _body(fresh, HUMAN) == "- likes vim\n"
+
+
+def test_edits_keep_the_placeholder_when_nothing_else_is_left(fresh):
+    apply_memory_edit(
+        fresh, "str_replace", {"path": HUMAN, "old_str": "Nothing yet;", "new_str": "Nothing;"}
+    )
+    assert _body(fresh, HUMAN) == "Nothing; I have not got to know this person.\n"

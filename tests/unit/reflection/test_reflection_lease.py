@@ -159,3 +159,24 @@ def test_unreadable_lease_is_kept_aside_and_replaced(home, clock, raw):
         assert read_lease(home, AGENT, clock).run_id == "20261008160700-00000002"
     kept = list(path.parent.glob("reflection.lease.corrupt-*"))
     assert [p.read_bytes() for p in kept] == [raw]
+
+
+def test_live_unrelated_pid_on_this_host_does_not_hold_the_lease(home, clock):
+    """PID reuse: the recorded pid is alive (our parent), but it is not a mini-letta holder."""
+    import os
+    import socket
+
+    _write_lease(
+        home, host=socket.gethostname(), pid=os.getppid(), expires_at="2026-10-08T17:00:00.000Z"
+    )
+    with acquire_lease(home, AGENT, "20261008160700-00000002", clock) as lease:
+        assert lease.reaped is not None and lease.reaped.pid == os.getppid()
+
+
+def test_a_live_holder_is_seen_by_is_lease_held_and_a_killed_one_is_not(home, holder_process):
+    from mini_letta.reflection.lease import is_lease_held
+
+    assert is_lease_held(home, AGENT, SystemClock())
+    holder_process.send_signal(signal.SIGKILL)
+    holder_process.wait()
+    assert not is_lease_held(home, AGENT, SystemClock())

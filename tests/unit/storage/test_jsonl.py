@@ -394,3 +394,20 @@ def test_sigkill_during_appends_loses_no_acknowledged_record(tmp_path: Path) -> 
     assert JsonlLog(path).read_line(last) == {"tag": "after", "seq": 0}
     assert index_entries(log) == line_starts(path)
     assert path.read_bytes().endswith(b"\n")
+
+
+@pytest.mark.parametrize(("lines", "copies"), [(6, 2), (6, 3), (1000, 2), (1000, 7)])
+def test_duplicated_index_is_rebuilt_before_any_read(tmp_path: Path, lines: int, copies: int):
+    """`cat idx idx > idx`: every entry fits the log, but there are too many of them."""
+    log = filled(tmp_path, lines)
+    log.index_path.write_bytes(log.index_path.read_bytes() * copies)
+
+    assert JsonlLog(log.path).count() == lines
+    last = lines - 1
+    assert [(line, r["i"]) for line, r in JsonlLog(log.path).tail(2)] == [
+        (last - 1, last - 1),
+        (last, last),
+    ]
+    assert [i for i, _ in JsonlLog(log.path).iter_reverse()] == list(range(last, -1, -1))
+    assert JsonlLog(log.path).append([{"i": lines}]) == [lines]
+    assert index_entries(log) == line_starts(log.path)

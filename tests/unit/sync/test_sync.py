@@ -142,7 +142,10 @@ def test_both_machines_remembering_at_the_end_of_a_file_keeps_both(machines):
 
 def test_an_overlapping_edit_is_kept_visibly_and_reported(machines):
     first, second, _ = machines
-    old = "Nothing yet; I have not got to know this person."
+    old = "- indentation: not decided yet"  # a real line (the new-memory placeholder is not one)
+    first.remember("system/human.md", old)
+    first.sync()
+    second.sync()
     first.replace("system/human.md", old, "- prefers spaces")
     second.replace("system/human.md", old, "- prefers tabs")
     first.sync()

@@ -53,6 +53,14 @@ def test_choose_tool_names_precedence():
     assert "Bash" not in chosen and "Write" not in chosen and "Read" in chosen
 
 
+def test_choose_tool_names_has_one_order_whatever_the_order_given():
+    """The schemas open every request: a reordered flag must not change the cached prefix."""
+    assert choose_tool_names("openai", explicit=("memory", "Grep", "Read")) == (
+        "Read", "Grep", "memory",
+    )  # fmt: skip
+    assert choose_tool_names("openai", configured=("grep", "bash")) == ("Bash", "Grep")
+
+
 def test_real_models_get_every_tool_and_the_mock_gets_memory_alone():
     assert choose_tool_names("openai") == (*CODING, "memory")
     assert choose_tool_names("script") == ALL_TOOLS

@@ -1,32 +1,22 @@
-"""The command groups, one module each; `main.py` registers every entry of COMMANDS."""
+"""The command groups, one module each, by name; `root.py` imports a command's module only when
+that command runs (or `--help` lists them all), so `chat` pays for no other command."""
 
 from __future__ import annotations
 
-import click
+from mini_letta.cli.background import WORKER_COMMAND
 
-from mini_letta.cli.commands.agents import agents
-from mini_letta.cli.commands.chat import chat
-from mini_letta.cli.commands.compact import compact
-from mini_letta.cli.commands.conversations import conversations
-from mini_letta.cli.commands.mcp import mcp_cmd
-from mini_letta.cli.commands.memory import memory
-from mini_letta.cli.commands.reflect import dream, reflect
-from mini_letta.cli.commands.reflect_worker import reflect_worker
-from mini_letta.cli.commands.reflections import reflections
-from mini_letta.cli.commands.sleeptime import sleeptime
-from mini_letta.cli.commands.status import status
-
-COMMANDS: tuple[click.Command, ...] = (
-    chat,
-    agents,
-    conversations,
-    compact,
-    memory,
-    mcp_cmd,
-    sleeptime,
-    status,
-    reflect,
-    dream,
-    reflections,
-    reflect_worker,
-)
+# command name -> "module:attribute" of its click command
+COMMANDS: dict[str, str] = {
+    "chat": "mini_letta.cli.commands.chat:chat",
+    "agents": "mini_letta.cli.commands.agents:agents",
+    "conversations": "mini_letta.cli.commands.conversations:conversations",
+    "compact": "mini_letta.cli.commands.compact:compact",
+    "memory": "mini_letta.cli.commands.memory:memory",
+    "mcp": "mini_letta.cli.commands.mcp:mcp_cmd",
+    "sleeptime": "mini_letta.cli.commands.sleeptime:sleeptime",
+    "status": "mini_letta.cli.commands.status:status",
+    "reflect": "mini_letta.cli.commands.reflect:reflect",
+    "dream": "mini_letta.cli.commands.reflect:dream",
+    "reflections": "mini_letta.cli.commands.reflections:reflections",
+    WORKER_COMMAND: "mini_letta.cli.commands.reflect_worker:reflect_worker",
+}

@@ -27,22 +27,24 @@ def agents() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def list_cmd(as_json: bool) -> None:
     """List agents, oldest first."""
-    from mini_letta.agents.registry import list_agents
+    from mini_letta.agents.registry import scan_agents
     from mini_letta.cli.world import current_world
     from mini_letta.settings import current_agent_id
 
     world = current_world()
-    found = list_agents(world.home)
+    found, damaged = scan_agents(world.home)
     if as_json:
-        _dump([agent.to_json() for agent in found])
+        _dump([agent.to_json() for agent in found] + [bad.to_json() for bad in damaged])
         return
-    if not found:
+    if not found and not damaged:
         echo("No agents yet; `mini-letta chat -p hello` creates one.")
         return
     current = current_agent_id(world.cwd)
     for agent in found:
         mark = "*" if agent.id == current else " "
         echo(f"{mark} {agent.name:<24} {agent.id}  {agent.model}")
+    for bad in damaged:
+        echo(bad.render())
 
 
 def _settings_options(func: F) -> F:
@@ -120,6 +122,11 @@ def create_cmd(
 @agents.command("set")
 @agent_option
 @_settings_options
+@click.option(
+    "--prompt-cache-ttl",
+    type=click.Choice(["5m", "1h"]),
+    help="How long Anthropic keeps the cached prompt prefix (default 5m; 1h costs more to write).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def set_cmd(agent: str | None, as_json: bool, **values: object) -> None:
     """Change an agent's model settings in agent.json (default: this project's agent)."""
@@ -129,7 +136,7 @@ def set_cmd(agent: str | None, as_json: bool, **values: object) -> None:
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
-    record = resolve_agent(world, agent)
+    record = resolve_agent(world, agent, check_memory=False)
     changes = {key: value for key, value in values.items() if value is not None}
     if not changes:
         raise click.UsageError("nothing to change; give --model, --base-url, --tools, …")
@@ -157,7 +164,7 @@ def show_cmd(agent: str | None, as_json: bool) -> None:
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
-    record = resolve_agent(world, agent)
+    record = resolve_agent(world, agent, check_memory=False)
     if as_json:
         _dump(record.to_json())
         return
@@ -170,6 +177,8 @@ def show_cmd(agent: str | None, as_json: bool) -> None:
         echo(f"base URL:       {record.base_url}")
     if record.tools is not None:
         echo(f"tools:          {', '.join(record.tools) or '(none)'}")
+    if record.prompt_cache_ttl:
+        echo(f"prompt cache:   {record.prompt_cache_ttl}")
     echo(f"created:        {record.created_at}")
     echo(f"conversations:  {count}")
     echo(f"memory:         {world.home.memory_dir(record.id)}")

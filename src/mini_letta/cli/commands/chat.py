@@ -38,6 +38,11 @@ INPUT_FORMATS = ("text", "stream-json")
 @max_steps_option
 @context_window_option
 @click.option(
+    "--recompile",
+    is_flag=True,
+    help="Recompile the system prompt from memory as it is now (it is otherwise kept stable).",
+)
+@click.option(
     "--background-reflection",
     is_flag=True,
     help="Run a triggered reflection in a detached process; the next command shows its outcome.",
@@ -57,6 +62,7 @@ def chat(
     input_format: str,
     max_steps: int,
     context_window: int | None,
+    recompile: bool,
     background_reflection: bool,
 ) -> None:
     """Run one headless turn and print the answer."""
@@ -83,6 +89,7 @@ def chat(
         allowed_tools=frozenset(parse_tool_flag(allowed_tools, "--allowed-tools") or ()),
         disallowed_tools=frozenset(parse_tool_flag(disallowed_tools, "--disallowed-tools") or ()),
         background_reflection=background_reflection,
+        recompile=recompile,
     )
     session = ChatSession(request, terminal.stdout, terminal.stderr)
     try:

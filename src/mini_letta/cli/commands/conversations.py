@@ -1,4 +1,4 @@
-"""`mini-letta conversations list|show ID`."""
+"""`mini-letta conversations list|show ID|repair ID`."""
 
 from __future__ import annotations
 
@@ -27,18 +27,19 @@ def conversations() -> None:
 def list_cmd(agent: str | None, as_json: bool) -> None:
     """List conversations, most recent first (* marks this project's current one)."""
     from mini_letta.cli.world import current_world
-    from mini_letta.conversations.registry import list_conversations
+    from mini_letta.conversations.registry import scan_conversations
     from mini_letta.conversations.store import ConversationStore
     from mini_letta.settings import current_conversation_id
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
-    record = resolve_agent(world, agent)
-    found = list_conversations(world.home, record.id)
+    record = resolve_agent(world, agent, check_memory=False)
+    found, damaged = scan_conversations(world.home, record.id)
     if as_json:
-        echo(json.dumps([conv.to_json() for conv in found], ensure_ascii=False, indent=2))
+        entries = [conv.to_json() for conv in found] + [bad.to_json() for bad in damaged]
+        echo(json.dumps(entries, ensure_ascii=False, indent=2))
         return
-    if not found:
+    if not found and not damaged:
         echo("No conversations yet.")
         return
     current = current_conversation_id(world.cwd, record.id)
@@ -46,6 +47,8 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
         count = ConversationStore(record.id, conv.id, world.home).count()
         mark = "*" if conv.id == current else " "
         echo(f"{mark} {conv.id}  {conv.updated_at}  {count:>6} msgs  {conv.title}")
+    for bad in damaged:
+        echo(bad.render())
 
 
 @conversations.command("show")
@@ -62,20 +65,23 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
 )
 def show_cmd(conversation_id: str, agent: str | None, as_json: bool, last: int) -> None:
     """Show a conversation and its latest messages."""
+    from mini_letta.cli.render import describe_usage, usage_json
     from mini_letta.cli.world import current_world
     from mini_letta.conversations.registry import open_conversation
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
-    record = resolve_agent(world, agent)
+    record = resolve_agent(world, agent, check_memory=False)
     store = open_conversation(world.home, record.id, conversation_id)
     conv = store.load_record()
     tail = store.tail(last) if last else []
     size = _context_size(world, record, store)
+    usage, calls = store.total_usage()
     if as_json:
         data = {
             **conv.to_json(),
             "messageCount": store.count(),
+            "usage": {**usage_json(usage), "modelCalls": calls},
             "contextTokens": size[0] if isinstance(size, tuple) else None,
             "contextWindow": size[1] if isinstance(size, tuple) else None,
             "messages": [message.to_json() for _, message in tail],
@@ -90,11 +96,36 @@ def show_cmd(conversation_id: str, agent: str | None, as_json: bool, last: int) 
         echo(f"context:  about {size[0]} tokens in context, window {size[1]} tokens")
     else:
         echo(f"context:  unknown ({size})")
+    echo(f"usage:    {describe_usage(usage, calls)}")
     for _, message in tail:
         text = message.content.replace("\n", " ")
         if message.tool_calls:
             text += " " + " ".join(f"[{call.name}]" for call in message.tool_calls)
         echo(f"  {message.role:>9}: {text[:200]}")
+
+
+@conversations.command("repair")
+@click.argument("conversation_id", metavar="ID")
+@agent_option
+def repair_cmd(conversation_id: str, agent: str | None) -> None:
+    """Rebuild a corrupt conversation.json or compaction flag from the log (copies are kept)."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.context.compaction_flag import repair_compaction_flag
+    from mini_letta.conversations.registry import open_conversation
+    from mini_letta.conversations.repair import repair_record
+    from mini_letta.workspace import resolve_agent
+
+    world = current_world()
+    record = resolve_agent(world, agent, check_memory=False)
+    store = open_conversation(world.home, record.id, conversation_id)
+    with store.lock():
+        moved = [repair_record(store, world.clock), repair_compaction_flag(store, world.clock)]
+    done = [path for path in moved if path is not None]
+    if not done:
+        echo(f"Nothing to repair in {store.conversation_id}.")
+    for path in done:
+        name = path.name.split(".corrupt-")[0]
+        echo(f"Rebuilt {name} from the log; the corrupt copy is kept as {path}")
 
 
 def _context_size(

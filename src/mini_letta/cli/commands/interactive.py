@@ -26,6 +26,8 @@ HELP = """Commands:
   /help             this list
   /new              start a new conversation
   /compact          summarise the oldest messages of this conversation now
+  /recompile        show memory as it is now in the system prompt (from the next turn)
+  /status           this conversation: context, tokens used, prompt cache, memory shown
 {reflection}
   /exit             leave (Ctrl-D works too)"""
 
@@ -63,12 +65,14 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
     from mini_letta.cli.approval import build_terminal_approver
     from mini_letta.cli.commands.slash import HELP_LINES, run_slash_command
     from mini_letta.cli.headless import ChatSession, SessionRequest
+    from mini_letta.cli.session_status import PendingNotice, request_recompile, status_lines
 
     read_line = _read_line_factory(terminal, world.home.input_history_file)
     approve = build_terminal_approver(read_line, terminal.stderr)
     request = SessionRequest(world=world, approve=approve, reflection_watch=watch)
     session = ChatSession(request, terminal.stdout, terminal.stderr)
     watch.agent_id = session.agent.id
+    pending = PendingNotice()
     echo(
         f"mini-letta · agent {session.agent.name} · {session.setup.provider.handle} · "
         "/help for commands, Ctrl-D to leave",
@@ -97,6 +101,12 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
         if line == "/compact":
             _compact(session)
             continue
+        if line == "/recompile":
+            echo(request_recompile(session.setup), err=True)
+            continue
+        if line == "/status":
+            echo("\n".join(status_lines(session.setup)), err=True)
+            continue
         if run_slash_command(line, session, watch):
             continue
         if line.startswith("/"):
@@ -106,6 +116,9 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
             session.turn(line)
         except KeyboardInterrupt:
             echo("(interrupted)", err=True)
+        notice = pending.line(session.setup)
+        if notice:
+            echo(notice, err=True)
 
 
 def _compact(session: ChatSession) -> None:

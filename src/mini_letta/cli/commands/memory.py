@@ -1,4 +1,5 @@
-"""`mini-letta memory path|tree|show|log|diff|status|validate|undo|edit`: an agent's memory repo."""
+"""`mini-letta memory path|tree|show|log|diff|status|validate|undo|edit|recover`: an agent's
+memory repo."""
 
 from __future__ import annotations
 
@@ -30,8 +31,8 @@ for _command in SHARE_COMMANDS:
 @memory.command("path")
 @agent_option
 def path_cmd(agent: str | None) -> None:
-    """Print the memory folder."""
-    echo(str(agent_memory_dir(agent)[1]))
+    """Print the memory folder (even when it is gone: see `memory recover`)."""
+    echo(str(agent_memory_dir(agent, check=False)[1]))
 
 
 @memory.command("tree")
@@ -173,6 +174,25 @@ def edit_cmd(path: str, agent: str | None) -> None:
 
     sha = save_hand_edit(agent_memory_dir(agent)[1], path, _edit_in_editor)
     echo(f"committed {sha[:7]}" if sha else "no changes")
+
+
+@memory.command("recover")
+@agent_option
+@click.option("--empty", is_flag=True, help="Start with default files only.")
+def recover_cmd(agent: str | None, empty: bool) -> None:
+    """Start a lost or broken memory again: the old folder is moved aside, never deleted, and
+    its .md files become the first commit."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.memory.recover import recover_memory
+
+    _, folder = agent_memory_dir(agent, check=False)
+    done = recover_memory(folder, current_world().clock, empty=empty)
+    if done is None:
+        echo(f"The memory at {folder} is intact; nothing to recover.")
+        return
+    kept = f"{len(done.kept)} .md file(s) kept in the first commit"
+    old = f"; the old folder is {done.aside}" if done.aside else ""
+    echo(f"Started the memory at {folder} again ({kept}){old}")
 
 
 def _edit_in_editor(text: str) -> str:

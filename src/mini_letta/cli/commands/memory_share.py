@@ -12,13 +12,14 @@ from mini_letta.cli.options import agent_option
 from mini_letta.cli.terminal import echo
 
 
-def agent_memory_dir(agent: str | None) -> tuple[str, Path]:
-    """(agent id, memory folder) of the agent a `memory` command acts on."""
+def agent_memory_dir(agent: str | None, *, check: bool = True) -> tuple[str, Path]:
+    """(agent id, memory folder) of the agent a `memory` command acts on; with `check`, a lost
+    or broken memory is an error (`memory path` and `memory recover` go without)."""
     from mini_letta.cli.world import current_world
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
-    record = resolve_agent(world, agent)
+    record = resolve_agent(world, agent, check_memory=check)
     return record.id, world.home.memory_dir(record.id)
 
 

@@ -23,17 +23,18 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
     """List reflection runs, newest first."""
     from mini_letta.cli.reflection_view import show_waiting_outcomes
     from mini_letta.cli.world import current_world
-    from mini_letta.reflection.records import list_run_records
+    from mini_letta.reflection.records import scan_run_records
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
-    record = resolve_agent(world, agent)
+    record = resolve_agent(world, agent, check_memory=False)
     show_waiting_outcomes(world, record.id)
-    found = list_run_records(world.home, record.id)
+    found, damaged = scan_run_records(world.home, record.id)
     if as_json:
-        echo(json.dumps([r.to_json() for r in found], ensure_ascii=False, indent=2))
+        entries = [r.to_json() for r in found] + [bad.to_json("runId") for bad in damaged]
+        echo(json.dumps(entries, ensure_ascii=False, indent=2))
         return
-    if not found:
+    if not found and not damaged:
         echo("No reflection runs yet; `mini-letta reflect` starts one.")
         return
     for run in found:
@@ -41,6 +42,8 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
             f"{run.run_id}  {run.status:<17} {run.trigger:<16} "
             f"{run.commit_count} commit(s)  {run.message}"
         )
+    for bad in damaged:
+        echo(bad.render())
 
 
 @reflections.command("show")
@@ -55,7 +58,7 @@ def show_cmd(run_id: str, agent: str | None, as_json: bool) -> None:
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
-    record = load_run_record(world.home, resolve_agent(world, agent).id, run_id)
+    record = load_run_record(world.home, resolve_agent(world, agent, check_memory=False).id, run_id)
     if as_json:
         echo(json.dumps(record.to_json(), ensure_ascii=False, indent=2))
         return

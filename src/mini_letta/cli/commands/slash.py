@@ -53,14 +53,20 @@ def _reflect(session: ChatSession, watch: ReflectionWatch, instruction: str) -> 
 
 def _sleeptime(session: ChatSession, watch: ReflectionWatch, args: str) -> None:
     from mini_letta.cli.commands.sleeptime import sleeptime
+    from mini_letta.cli.terminal import add_help_options
     from mini_letta.errors import MiniLettaError
 
     try:
         argv = shlex.split(args)
         if "--agent" not in argv:
             argv += ["--agent", session.agent.id]
+        add_help_options(sleeptime)
         sleeptime.main(
-            args=argv, prog_name="/sleeptime", standalone_mode=False, obj=current_terminal()
+            args=argv,
+            prog_name="/sleeptime",
+            standalone_mode=False,
+            obj=current_terminal(),
+            help_option_names=[],  # the command carries the terminal's own --help
         )
     except ValueError as exc:  # shlex: an unclosed quote
         echo(f"mini-letta: /sleeptime: {exc}", err=True)

@@ -52,7 +52,7 @@ def sleeptime(
         memory_sync=memory_sync,
     )
     world = current_world()
-    record = resolve_agent(world, agent)
+    record = resolve_agent(world, agent, check_memory=False)
     if patch:
         scope: Scope = "global" if to_global else "local" if to_local else "agent"
         settings = save_reflection_settings(world.home, world.cwd, record, patch, scope)

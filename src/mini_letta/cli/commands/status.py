@@ -28,7 +28,7 @@ def status(agent: str | None, fmt: str) -> None:
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
-    record = resolve_agent(world, agent)
+    record = resolve_agent(world, agent, check_memory=False)
     settings = load_reflection_settings(world.home, world.cwd, record)
     current = current_conversation_id(world.cwd, record.id)
     from mini_letta.sync.engine import files_needing_review
