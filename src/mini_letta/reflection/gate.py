@@ -60,6 +60,7 @@ class Citation:
 
     path: str
     message_ids: tuple[str, ...]
+    lines: tuple[str, ...] = ()  # the lines the edit wrote, stripped: what `memory why` matches
 
 
 @dataclass(frozen=True, slots=True)

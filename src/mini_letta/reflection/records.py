@@ -98,6 +98,9 @@ class RunRecord:
     error: str | None = None
     reasons: tuple[str, ...] = ()  # the memory gate's, when it rejected the run
     citations: dict[str, list[str]] = field(default_factory=dict)  # path -> cited message ids
+    cited_lines: dict[str, dict[str, list[str]]] = field(
+        default_factory=dict
+    )  # path -> line -> ids
     decision: str | None = None  # "accepted" or "discarded" by a person, after a rejection
 
     def with_updates(self, **changes: Any) -> RunRecord:
@@ -130,6 +133,7 @@ class RunRecord:
             "error": self.error,
             "reasons": list(self.reasons),
             "citations": self.citations,
+            "citedLines": self.cited_lines,
             "decision": self.decision,
         }
 
@@ -171,6 +175,11 @@ class RunRecord:
                     for path, ids in (optional_dict(data, "citations") or {}).items()
                 },
                 decision=optional_str(data, "decision"),
+                cited_lines={
+                    str(path): {str(line): list(_strings(ids)) for line, ids in lines.items()}
+                    for path, lines in (optional_dict(data, "citedLines") or {}).items()
+                    if isinstance(lines, dict)
+                },
             )
         except ValueError as exc:
             raise CorruptFileError(path, f"not a run record ({exc})") from exc

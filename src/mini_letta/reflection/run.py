@@ -249,7 +249,11 @@ def _run(run: _Run, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
     duration = int((clock.monotonic() - started) * 1000)
     record = finish_record(
         record, final, states, agent_result, format_timestamp(clock.now()), duration
-    ).with_updates(reasons=final.reasons, citations=_citations(provenance))
+    ).with_updates(
+        reasons=final.reasons,
+        citations=_citations(provenance),
+        cited_lines=_cited_lines(provenance),
+    )
     if final.status == "rejected":
         record = record.with_updates(branch=rejected_branch(run.run_id))
     path = save_run_record(run.world.home, record)
@@ -290,6 +294,15 @@ def _citations(provenance: RunProvenance) -> dict[str, list[str]]:
     for citation in provenance.citations:
         ids = cited.setdefault(citation.path, [])
         ids.extend(i for i in citation.message_ids if i not in ids)
+    return cited
+
+
+def _cited_lines(provenance: RunProvenance) -> dict[str, dict[str, list[str]]]:
+    cited: dict[str, dict[str, list[str]]] = {}
+    for citation in provenance.citations:
+        for line in citation.lines:
+            ids = cited.setdefault(citation.path, {}).setdefault(line, [])
+            ids.extend(i for i in citation.message_ids if i not in ids)
     return cited
 
 

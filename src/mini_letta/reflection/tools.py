@@ -120,8 +120,10 @@ class MemoryEditTool:
         outcome = apply_memory_edit(_root(ctx), command, rest)
         if evidence:
             paths = {str(args.get("path", "")).strip(), str(args.get("new_path") or "").strip()}
+            text = args.get("new_str") or args.get("content") or ""
+            lines = tuple(line.strip() for line in str(text).split("\n") if line.strip())
             for path in sorted(p for p in paths if p):
-                self.provenance.citations.append(Citation(path, evidence))
+                self.provenance.citations.append(Citation(path, evidence, lines))
         return ToolResult(outcome.message)
 
 
