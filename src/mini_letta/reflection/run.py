@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import format_timestamp
 from mini_letta.conversations.store import ConversationStore
-from mini_letta.errors import MiniLettaError
+from mini_letta.errors import MiniLettaError, ReflectionError
 from mini_letta.ids import new_run_id
 from mini_letta.llm.base import Provider
 from mini_letta.loop.setup import TurnOptions, build_agent_provider, build_system_prompt
@@ -90,6 +90,8 @@ class LaunchOptions:
     settings: ReflectionSettings | None = None  # default: the layered settings
     max_steps: int = DEFAULT_REFLECTION_STEPS
     max_payload_chars: int | None = None  # default: from the model's context window
+    model: str | None = None  # `reflect --model`: this run's reflection model
+    base_url: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,23 +134,45 @@ def preview_reflection(
     """What the next run would reflect on, written as a payload file; runs nothing."""
     state = read_reflection_state(store, clock=world.clock)
     if max_chars is None:
-        provider = side_agent_provider(world, agent)
+        settings = load_reflection_settings(world.home, world.cwd, agent)
+        provider = reflection_provider(world, agent, settings, LaunchOptions())
         max_chars = payload_budget(provider.context_window)
     name = "preview-" + new_run_id(world.clock.now())
     return build_payload(store, state, name=name, clock=world.clock, max_chars=max_chars)
 
 
-def side_agent_provider(world: World, agent: AgentRecord) -> Provider:
-    """The agent's model for its reflection and merge review.
+def side_agent_provider(
+    world: World, agent: AgentRecord, model: str | None = None, base_url: str | None = None
+) -> Provider:
+    """The model for the agent's reflection (`model`, default the agent's) and merge review.
 
-    A chat window override smaller than MIN_SIDE_WINDOW (like the chapter's 1,200 tokens,
-    there to exercise compaction) cannot hold a reflection task, so the model's own window
-    is used instead; a larger override (a local server's real limit) is kept.
+    Another model than the agent's gets its own window (never the agent's override). For the
+    agent's own model, a window override smaller than MIN_SIDE_WINDOW (like the chapter's 1,200
+    tokens, there to exercise compaction) cannot hold a reflection task, so the model's own
+    window is used instead; a larger override (a local server's real limit) is kept. Errors
+    building it name it as the reflection model.
     """
     window = agent.context_window
     if window is not None and window < MIN_SIDE_WINDOW:
         agent = agent.with_updates(context_window=None)
-    return build_agent_provider(world, agent, TurnOptions())
+    options = TurnOptions(model=model or None, base_url=base_url or None)
+    try:
+        return build_agent_provider(world, agent, options)
+    except MiniLettaError as exc:
+        if not model:
+            raise
+        raise ReflectionError(f"reflection model {model}: {exc}") from exc
+
+
+def reflection_provider(
+    world: World, agent: AgentRecord, settings: ReflectionSettings, options: LaunchOptions
+) -> Provider:
+    """`reflect --model`, else the stored reflection model, else the agent's model."""
+    if options.provider is not None:
+        return options.provider
+    model = options.model or settings.model or None
+    base_url = options.base_url or (settings.base_url if not options.model else None)
+    return side_agent_provider(world, agent, model, base_url)
 
 
 def _launch(
@@ -182,7 +206,7 @@ def _launch(
             clear_payloads(store)
         settings = options.settings or load_reflection_settings(world.home, world.cwd, agent)
         primary = side_agent_provider(world, agent)
-        provider = options.provider or primary
+        provider = reflection_provider(world, agent, settings, options)
         budget = options.max_payload_chars or payload_budget(provider.context_window)
         slices = _build_slices(world, stores, run_id, budget, replay=multi)
         if not slices:
@@ -334,10 +358,13 @@ def _execute(
             run.parent, run.world.home.memory_worktrees_dir(run.agent.id), run.run_id
         )
         agent_result = _run_agent(run, worktree, slices, provenance)
+        error = agent_result.error
         final = finalise_worktree(
             run.parent,
             worktree,
-            agent_error=agent_result.error,
+            agent_error=None
+            if error is None
+            else f"reflection model {run.provider.handle}: {error}",
             merge=run.settings.merge,
             review=_reviewer(run) if run.settings.merge == "explicit" else None,
             gate=_gate_input(run, slices, provenance),
