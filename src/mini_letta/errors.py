@@ -2,7 +2,7 @@
 
 MiniLettaError (exit 1)        one line naming the file/flag/variable, and the fix
 ├─ InvalidValueError (exit 2)  a flag or argument value rejected after parsing
-├─ NotFoundError               unknown agent, conversation, run or memory path
+├─ NotFoundError               unknown agent, conversation, run or memory path; NoAgentError
 ├─ ConfigError                 unusable settings or agent records
 ├─ ContextWindowTooSmallError  the window cannot hold the system prompt and the message
 ├─ StorageError                CorruptFileError(path), LockTimeoutError, UnwritableError
@@ -36,6 +36,13 @@ class InvalidValueError(MiniLettaError):
 
 class NotFoundError(MiniLettaError):
     pass
+
+
+class NoAgentError(NotFoundError):
+    """The project has no agent yet; only a chat or `agents create` makes one."""
+
+    def __init__(self) -> None:
+        super().__init__("no agent yet; run `mini-letta chat` or `mini-letta agents create`")
 
 
 class ConfigError(MiniLettaError):

@@ -1,33 +1,43 @@
 """Which agent and conversation a command acts on, from flags and the project's settings.
 
 `World` is everything the core takes from outside — home, working directory, environment,
-clock — passed in once so tests drive it all without patching. Resolution rules:
-`--agent` picks by id or name, else the project's last agent, else a new one is created;
-`--conversation` picks one, `--new` starts one, else the agent's current one in this project.
+clock — passed in once so tests drive it all without patching. Resolution rules: `--agent`
+picks by id or name, else the project's last agent (if that was deleted: the one other agent
+the project used, when there is exactly one). Only a chat creates an agent when there is none
+(besides `agents create`); a command that reads never does. `--conversation` picks one,
+`--new` starts one, else the agent's current one in this project.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from mini_letta.agents.records import AgentRecord
-from mini_letta.agents.registry import NewAgent, create_agent, find_agent, unique_agent_name
+from mini_letta.agents.registry import (
+    NewAgent,
+    create_agent,
+    find_agent,
+    unique_agent_name,
+)
 from mini_letta.clock import Clock
 from mini_letta.conversations.registry import create_conversation, open_conversation
 from mini_letta.conversations.store import ConversationStore
-from mini_letta.errors import NotFoundError
+from mini_letta.errors import NoAgentError, NotFoundError
 from mini_letta.home import Home
 from mini_letta.llm.handles import parse_handle
 from mini_letta.settings import (
     current_agent_id,
     current_conversation_id,
     default_model,
+    load_project_settings,
     remember_current,
 )
 
 _BASE_PROMPT = Path(__file__).parent / "prompts" / "system.md"
+_log = logging.getLogger("mini_letta")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,33 +126,73 @@ def check_agent_memory(home: Home, agent: AgentRecord) -> None:
     require_memory(home.memory_dir(agent.id), agent.name)
 
 
-def resolve_agent(
-    world: World,
-    agent_ref: str | None,
-    *,
-    model: str | None = None,
-    check_memory: bool = True,
-) -> AgentRecord:
-    """The agent a command acts on; creates the project's agent on first use. With
-    `check_memory` (commands that read or write memory: chat, compact, reflect, memory ...), an
-    existing agent's lost or broken memory is an error; inspection commands go without."""
-    if agent_ref:
-        found = find_agent(world.home, agent_ref)
-        if check_memory:
-            check_agent_memory(world.home, found)
+def resolve_agent(world: World, agent_ref: str | None, *, check_memory: bool = True) -> AgentRecord:
+    """The agent a command acts on; never creates one (NoAgentError when there is none). With
+    `check_memory` (commands that read or write memory: compact, reflect, memory ...), an
+    agent's lost or broken memory is an error; inspection commands go without."""
+    found = find_project_agent(world, agent_ref)
+    if found is None:
+        raise NoAgentError()
+    if check_memory:
+        check_agent_memory(world.home, found)
+    return found
+
+
+def resolve_or_create_agent(world: World, agent_ref: str | None) -> AgentRecord:
+    """The agent a chat uses: as `resolve_agent`, but a project without one gets a new agent
+    on the default model (a run's --model is that run's, not the new agent's)."""
+    found = find_project_agent(world, agent_ref)
+    if found is not None:
+        check_agent_memory(world.home, found)
         return found
-    last = current_agent_id(world.cwd)
-    if last:
-        try:
-            found = find_agent(world.home, last)
-        except NotFoundError:
-            pass  # the agent was deleted; this project gets a new one
-        else:
-            if check_memory:
-                check_agent_memory(world.home, found)
-            return found
-    agent = new_agent(world, model=model)
+    agent = new_agent(world)
     remember_current(world.cwd, agent.id, "")
+    return agent
+
+
+def find_project_agent(world: World, agent_ref: str | None) -> AgentRecord | None:
+    """`--agent`'s agent, else the project's; None when the project has none yet."""
+    if agent_ref:
+        return find_agent(world.home, agent_ref)
+    last = current_agent_id(world.cwd)
+    if last is None:
+        return None
+    try:
+        return find_agent(world.home, last)
+    except NotFoundError:
+        return _remaining_project_agent(world, last)
+
+
+def _remaining_project_agent(world: World, deleted: str) -> AgentRecord | None:
+    """The project's current agent is gone: its one other agent, if it has exactly one.
+
+    Several candidates are an error asking to pick: guessing would send a user's messages
+    to an agent they did not mean. None when the project has no other agent left.
+    """
+    used = load_project_settings(world.cwd).get("agents")
+    remaining: list[AgentRecord] = []
+    for agent_id in used if isinstance(used, dict) else {}:
+        if agent_id == deleted or not isinstance(agent_id, str):
+            continue
+        try:
+            remaining.append(find_agent(world.home, agent_id))
+        except NotFoundError:
+            continue
+    if not remaining:
+        return None
+    if len(remaining) > 1:
+        names = ", ".join(agent.name for agent in remaining)
+        raise NotFoundError(
+            f"this project's agent {deleted} no longer exists and it has used several others "
+            f"({names}); pick one with --agent NAME"
+        )
+    (agent,) = remaining
+    _log.warning(
+        "this project's agent %s no longer exists; using its other agent %s (%s)",
+        deleted,
+        agent.name,
+        agent.id,
+    )
     return agent
 
 

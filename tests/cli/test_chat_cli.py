@@ -100,7 +100,7 @@ def test_usage_errors_exit_2(cli, args, needle):
 
 def test_unknown_model_lists_providers(cli):
     result = cli("chat", "-p", "x", "--model", "nope/x")
-    assert result.code == 1
+    assert result.code == 2  # a flag value: a usage error
     assert "unknown model" in result.stderr and "openai" in result.stderr
 
 

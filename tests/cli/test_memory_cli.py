@@ -14,7 +14,14 @@ HUMAN = "system/human.md"
 
 
 def _memory_dir(cli) -> Path:
-    return Path(cli("memory", "path").stdout.strip())
+    """The project agent's memory folder (a chat first: reads never create the agent)."""
+    result = cli("memory", "path")
+    if result.code != 0:
+        assert cli("chat", "-p", "hi").code == 0
+        result = cli("memory", "path")
+    path = Path(result.stdout.strip())
+    assert path.is_absolute() and path.name == "memory", result  # never "" (that is the cwd)
+    return path
 
 
 def _git(root: Path, *args: str) -> str:

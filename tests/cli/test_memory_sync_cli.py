@@ -121,6 +121,8 @@ def test_memory_status_lists_files_left_for_review(cli, remote, tmp_path):
 
 def test_memory_import_and_export_from_the_command_line(cli, project):
     (project / "CLAUDE.md").write_text("Use pnpm.\n", encoding="utf-8")
+    assert cli("memory", "import", ".").stderr.startswith("mini-letta: no agent yet")
+    cli("agents", "create")  # importing needs an agent; a read or an import never makes one
     first = cli("memory", "import", ".")
     assert first.code == 0 and "imported projects/project/claude.md" in first.stdout
     assert "unchanged projects/project/claude.md" in cli("memory", "import", "CLAUDE.md").stdout

@@ -40,6 +40,7 @@ def _records(cli) -> list[dict]:
 
 
 def test_json_output_carries_the_outcome(cli):
+    cli("agents", "create")  # sleeptime saves to agent.json: the agent must exist
     cli("sleeptime", "--trigger", "step-count", "--steps", "2")
     quiet = json.loads(cli("chat", "-p", "我更喜欢用 tabs 缩进", "--output-format", "json").stdout)
     assert quiet["reflection"] is None
@@ -56,6 +57,7 @@ def test_json_output_carries_the_outcome(cli):
 
 
 def test_stream_json_has_a_reflection_event_and_the_result_last(cli):
+    cli("agents", "create")  # sleeptime saves to agent.json: the agent must exist
     cli("sleeptime", "--trigger", "step-count", "--steps", "1")
     result = cli("chat", "-p", "我更喜欢用 tabs 缩进", "--output-format", "stream-json")
     events = [json.loads(line) for line in result.stdout.splitlines()]
@@ -68,6 +70,7 @@ def test_stream_json_has_a_reflection_event_and_the_result_last(cli):
 
 
 def test_stream_json_input_reflects_between_messages(cli):
+    cli("agents", "create")  # sleeptime saves to agent.json: the agent must exist
     cli("sleeptime", "--trigger", "step-count", "--steps", "2")
     lines = [json.dumps(t) for t in ("我更喜欢用 tabs 缩进", "好的", "嗯")]
     result = cli("chat", "--input-format", "stream-json", stdin="\n".join(lines) + "\n")
@@ -84,6 +87,7 @@ def test_stream_json_input_reflects_between_messages(cli):
 
 
 def test_background_reflection_is_shown_once_by_the_next_command(cli, home):
+    cli("agents", "create")  # sleeptime saves to agent.json: the agent must exist
     cli("sleeptime", "--trigger", "step-count", "--steps", "1")
     result = cli("chat", "-p", "我更喜欢用 tabs 缩进", "--background-reflection")
     assert result.code == 0 and result.stdout == "（mock）我听到了：我更喜欢用 tabs 缩进\n"
@@ -101,6 +105,7 @@ def test_background_reflection_is_shown_once_by_the_next_command(cli, home):
 def test_the_background_setting_detaches_like_the_flag(cli, home):
     home.settings_file.parent.mkdir(parents=True, exist_ok=True)
     home.settings_file.write_text('{"schemaVersion": 1, "reflectionMode": "background"}')
+    cli("agents", "create")  # sleeptime saves to agent.json: the agent must exist
     cli("sleeptime", "--trigger", "step-count", "--steps", "1")
     result = cli("chat", "-p", "我更喜欢用 tabs 缩进", "--output-format", "json")
     reflection = json.loads(result.stdout)["reflection"]
@@ -126,6 +131,7 @@ def test_a_bad_reflection_mode_is_a_clear_error(cli, home):
 def test_a_launch_queued_behind_a_run_is_run_by_the_next_holder(cli, home):
     """Two background launches: the first waits behind a running reflection (here the test
     holds the lease), the second runs and then runs the queued one; both outcomes shown once."""
+    cli("agents", "create")  # sleeptime saves to agent.json: the agent must exist
     cli("sleeptime", "--trigger", "step-count", "--steps", "1")
     cli("chat", "-p", "我更喜欢用 tabs 缩进", "--background-reflection")  # a first merge
     wait_until(lambda: _outbox(home), "the first reflection")
@@ -187,6 +193,7 @@ def _interactive(home: Path, cwd: Path) -> subprocess.Popen[str]:
 def test_the_interactive_session_shows_a_finished_reflection_before_the_next_line(
     cli, home, project
 ):
+    cli("agents", "create")  # sleeptime saves to agent.json: the agent must exist
     cli("sleeptime", "--trigger", "step-count", "--steps", "1")
     repl = _interactive(home.root, project)
     assert repl.stdin is not None
@@ -203,6 +210,7 @@ def test_the_interactive_session_shows_a_finished_reflection_before_the_next_lin
 
 
 def test_reflect_and_sleeptime_in_the_interactive_session(cli):
+    cli("agents", "create")  # sleeptime saves to agent.json: the agent must exist
     cli("sleeptime", "--trigger", "off")
     script = "我更喜欢用 tabs 缩进\n/sleeptime\n/sleeptime --steps 0\n/reflect 只记偏好\n"
     result = cli(stdin=script)

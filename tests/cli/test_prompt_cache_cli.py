@@ -94,7 +94,7 @@ def test_interactive_status_and_recompile(cli):
     assert result.code == 0, result.stderr
     err = result.stderr
     assert err.count("memory changed since this conversation's system prompt") == 1
-    first, second = err.split("model calls")[1:3]
+    first, second = result.stdout.split("model calls")[1:3]  # /status prints on stdout
     assert "recompile pending" in first and "up to date" in second
     assert "from the next turn" in err
 

@@ -26,12 +26,22 @@ def _reflect(cli, *args):
 
 
 def test_the_chapters_walk_through(cli):
-    """SPEC §1: with step-count 3, the third turn's reflection merges both lasting lines."""
-    first = cli("sleeptime", "--trigger", "step-count", "--steps", "3")
-    assert (first.code, first.stdout) == (0, '{"trigger":"step-count","stepCount":3}\n')
-    for text in ("帮我看下这个报错", "我更喜欢用 tabs 缩进"):
-        turn = cli("chat", "-p", text)
-        assert (turn.code, turn.stdout, turn.stderr) == (0, f"（mock）我听到了：{text}\n", "")
+    """SPEC §1, in its order: with step-count 3, the third turn's reflection merges both
+    lasting lines."""
+    first = cli("chat", "-p", "帮我看下这个报错")
+    assert (first.code, first.stdout, first.stderr) == (
+        0,
+        "（mock）我听到了：帮我看下这个报错\n",
+        "",
+    )
+    set_up = cli("sleeptime", "--trigger", "step-count", "--steps", "3")
+    assert (set_up.code, set_up.stdout) == (0, '{"trigger":"step-count","stepCount":3}\n')
+    turn = cli("chat", "-p", "我更喜欢用 tabs 缩进")
+    assert (turn.code, turn.stdout, turn.stderr) == (
+        0,
+        "（mock）我听到了：我更喜欢用 tabs 缩进\n",
+        "",
+    )
     third = cli("chat", "-p", "今天我们决定以后一律用 pnpm")
     assert (third.code, third.stdout) == (0, "（mock）我听到了：今天我们决定以后一律用 pnpm\n")
     assert WALK_THROUGH_LINE.match(third.stderr), third.stderr
@@ -46,13 +56,16 @@ def test_the_chapters_walk_through(cli):
     assert (record["trigger"], record["status"]) == ("step-count", "merged")
 
 
-def test_sleeptime_without_flags_prints_the_defaults_and_creates_the_agent(cli, home):
+def test_sleeptime_without_flags_prints_the_defaults_and_creates_no_agent(cli, home):
     result = cli("sleeptime")
     assert (result.code, result.stdout) == (0, '{"trigger":"compaction-event","stepCount":25}\n')
-    assert (home.root / "agents").is_dir()
+    assert not (home.root / "agents").exists()
+    needs_agent = cli("sleeptime", "--steps", "3")  # saved to agent.json: there is none yet
+    assert needs_agent.code == 1 and "no agent yet" in needs_agent.stderr
 
 
 def test_sleeptime_merge_settings_are_shown_when_not_default(cli, home):
+    cli("agents", "create")
     result = cli("sleeptime", "--merge", "explicit", "--merge-instructions", " 只合并偏好 ")
     assert result.stdout == (
         '{"trigger":"compaction-event","stepCount":25,"merge":"explicit",'
@@ -63,7 +76,9 @@ def test_sleeptime_merge_settings_are_shown_when_not_default(cli, home):
 
 
 def test_sleeptime_global_and_local(cli, home, project):
-    cli("sleeptime", "--steps", "40", "--global")
+    globally = cli("sleeptime", "--steps", "40", "--global")  # needs no agent
+    assert globally.stdout == '{"trigger":"compaction-event","stepCount":40}\n'
+    cli("agents", "create")
     cli("sleeptime", "--trigger", "off", "--local")
     shown = cli("sleeptime")
     assert shown.stdout == '{"trigger":"off","stepCount":40}\n'
@@ -90,6 +105,10 @@ def test_sleeptime_bad_values_exit_2_and_create_nothing(cli, home, flags, allowe
 
 
 def test_reflect_before_any_chat_has_nothing_to_do(cli):
+    result = cli("reflect")
+    assert (result.code, result.stdout) == (1, "")
+    assert "no agent yet" in result.stderr
+    cli("agents", "create")
     result = cli("reflect")
     assert (result.code, result.stderr, result.stdout) == (0, SKIPPED, "")
 
@@ -141,6 +160,7 @@ def test_an_unusable_model_is_a_clear_error(cli, home):
 
 
 def test_unknown_conversation_is_a_clear_error(cli):
+    cli("agents", "create")
     result = cli("reflect", "--conversation", "conv-nope")
     assert result.code == 1 and "conv-nope" in result.stderr and "not found" in result.stderr
 
@@ -181,6 +201,7 @@ def test_reflections_list_and_show(cli):
 
 @pytest.mark.parametrize("run_id", ["nope", "20261008160658-00000000"])
 def test_reflections_show_unknown_run(cli, run_id):
+    cli("agents", "create")
     result = cli("reflections", "show", run_id)
     assert result.code == 1 and "reflections list" in result.stderr
 

@@ -35,6 +35,7 @@ def test_a_fresh_agent(cli):
 
 
 def test_after_a_merge_and_with_a_step_count_trigger(cli):
+    cli("agents", "create")  # sleeptime saves to agent.json: the agent must exist
     cli("sleeptime", "--trigger", "step-count", "--steps", "2")
     cli("chat", "-p", "我更喜欢用 tabs 缩进")
     cli("chat", "-p", "今天我们决定以后一律用 pnpm")

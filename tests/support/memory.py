@@ -51,3 +51,11 @@ def commit_all(root: Path, message: str = "test setup") -> None:
         ],
         check=True,
     )
+
+
+def block_commits(root: Path) -> None:
+    """Make the next commit in `root` fail after staging, as a concurrent git writer would.
+
+    Hooks never run for mini-letta, so a held branch ref lock stands in for a refusing hook.
+    """
+    (root / ".git" / "refs" / "heads" / "main.lock").write_text("")

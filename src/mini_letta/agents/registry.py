@@ -36,7 +36,7 @@ class NewAgent:
 
 def validate_agent_name(name: str) -> str:
     name = name.strip()
-    if not _NAME_RE.match(name) or name.startswith("agent-"):
+    if not _NAME_RE.fullmatch(name) or name.startswith("agent-"):
         raise InvalidValueError(
             f"invalid agent name {name!r}: use 1-64 letters, digits, spaces, '.', '_' or '-', "
             "not starting with 'agent-'"

@@ -23,7 +23,7 @@ from mini_letta.loop.turn import run_turn
 from mini_letta.reflection.session import AutoReflection, choose_mode
 from mini_letta.tools.base import Approver
 from mini_letta.tools.permissions import PermissionMode
-from mini_letta.workspace import World, resolve_agent, resolve_conversation
+from mini_letta.workspace import World, resolve_conversation, resolve_or_create_agent
 
 if TYPE_CHECKING:
     from mini_letta.reflection.outcome import ReflectionOutcome
@@ -66,17 +66,17 @@ class SessionRequest:
 
 
 class ChatSession:
-    def __init__(self, request: SessionRequest, out: TextIO, err: TextIO) -> None:
+    def __init__(self, request: SessionRequest, out: TextIO | None, err: TextIO | None) -> None:
         world = request.world
         self.request = request
-        self.agent = resolve_agent(world, request.agent_ref, model=request.model)
+        self.agent = resolve_or_create_agent(world, request.agent_ref)
         self.store = resolve_conversation(
             world, self.agent, request.conversation_id, new=request.new
         )
         self.options = request.turn_options()
         self.setup: TurnSetup = build_turn_setup(world, self.agent, self.store, self.options)
-        self.err = err
-        self.renderer = Renderer(request.output_format, out, err, stream_text=out.isatty())
+        tty = out is not None and out.isatty()
+        self.renderer = Renderer(request.output_format, out, err, stream_text=tty)
         self.renderer.start(
             SessionInfo(
                 self.agent.id,
@@ -122,8 +122,7 @@ class ChatSession:
                 reflection = None if outcome is None else outcome.to_json()
                 self.renderer.finish(result, duration, {"reflection": reflection})
             if result.stop_reason == "error":
-                self.err.write(f"mini-letta: the turn failed: {result.error}\n")
-                self.err.flush()
+                self.renderer.error_line(f"mini-letta: the turn failed: {result.error}")
         self.sync.after_turn()
         return result
 

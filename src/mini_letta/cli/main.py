@@ -25,8 +25,9 @@ def main(argv: list[str] | None = None, terminal: Terminal | None = None) -> int
     args = sys.argv[1:] if argv is None else list(argv)
     if args == ["--version"]:
         out = sys.stdout if terminal is None else terminal.stdout
-        out.write(VERSION_LINE + "\n")
-        out.flush()
+        if out is not None:  # None: started with stdout closed
+            out.write(VERSION_LINE + "\n")
+            out.flush()
         return 0
     from mini_letta.cli.terminal import Terminal
 
@@ -60,11 +61,24 @@ def _invoke(args: list[str], terminal: Terminal) -> int:
         return fail(str(exc), exc.exit_code)
     except BrokenPipeError:
         return 1
-    except Exception as exc:  # a bug in mini-letta
-        if terminal.environ.get("MINI_LETTA_DEBUG"):
+    except Exception as exc:
+        if isinstance(exc, OSError) and not _flushes(terminal.stdout):
+            # a full or closed stdout (`> /dev/full`): no bug of ours
+            return fail(f"could not write to standard output ({exc.strerror or exc})", 1)
+        if terminal.environ.get("MINI_LETTA_DEBUG"):  # a bug in mini-letta
             raise
         return fail(f"internal error: {exc!r} (MINI_LETTA_DEBUG=1 shows the traceback)", 1)
     return rc if isinstance(rc, int) else 0
+
+
+def _flushes(stream: TextIO | None) -> bool:
+    """False when `stream` cannot take what was printed (a failed flush leaves it buffered)."""
+    try:
+        if stream is not None:
+            stream.flush()
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 @contextmanager
@@ -101,11 +115,22 @@ def _warnings_to(stream: TextIO) -> Iterator[None]:
 
 
 def run() -> None:
-    code = main()
+    sys.exit(_flush_stdout(main()))
+
+
+def _flush_stdout(code: int) -> int:
+    """Flush what a command printed; a full or closed stdout is one line and exit 1."""
+    if sys.stdout is None:  # started with stdout closed (`>&-`)
+        return code
     try:
         sys.stdout.flush()
-    except BrokenPipeError:
-        # Output went to a closed pipe (`... | head`); don't let Python complain at exit.
+    except OSError as exc:
+        # Point fd 1 at /dev/null so Python's own flush at exit has nothing to complain about.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-    sys.exit(code)
+        if isinstance(exc, BrokenPipeError) or code != 0:
+            return code  # `... | head` stopped reading: nothing to say
+        if sys.stderr is not None:
+            sys.stderr.write(f"mini-letta: could not write to standard output ({exc.strerror})\n")
+        return 1
+    return code

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from typing import TextIO, TypeVar
 
@@ -15,21 +16,83 @@ F = TypeVar("F", bound=Callable[..., object])
 OUTPUT_FORMAT_CHOICE = click.Choice(OUTPUT_FORMATS)
 
 
+def check_nonempty(ctx: click.Context, param: click.Parameter, value: object) -> object:
+    """An id, name or text flag given as "" (or spaces) is a usage error, not "not given"."""
+    values = value if isinstance(value, tuple) else (value,)
+    if any(isinstance(item, str) and not item.strip() for item in values):
+        raise click.BadParameter("must not be empty", ctx, param)
+    return value
+
+
 def agent_option(func: F) -> F:
-    return click.option("--agent", metavar="ID|NAME", help="The agent (default: this project's).")(
-        func
-    )
+    return click.option(
+        "--agent",
+        metavar="ID|NAME",
+        callback=check_nonempty,
+        help="The agent (default: this project's).",
+    )(func)
+
+
+def check_model(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A --model value that names a known provider; anything else is a usage error (exit 2)."""
+    if value is None:
+        return None
+    from mini_letta.errors import MiniLettaError
+    from mini_letta.llm.handles import parse_handle
+
+    try:
+        return parse_handle(value).raw
+    except MiniLettaError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from exc
+
+
+def check_base_url(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A --base-url that is an http(s) URL with a host; "" passes (it means "none")."""
+    if not value:
+        return value
+    from mini_letta.errors import MiniLettaError
+    from mini_letta.llm.catalog import normalize_base_url
+
+    try:
+        normalize_base_url(value, "URL")
+    except MiniLettaError as exc:
+        raise click.BadParameter(
+            f"{value!r} is not an http:// or https:// URL (like http://localhost:8000/v1)",
+            ctx,
+            param,
+        ) from exc
+    return value.strip()
+
+
+def check_agent_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """An agent name the registry accepts, checked while parsing so the flag is named."""
+    if value is None:
+        return None
+    from mini_letta.agents.registry import validate_agent_name
+    from mini_letta.errors import MiniLettaError
+
+    try:
+        return validate_agent_name(value)
+    except MiniLettaError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from exc
+
+
+def model_option(help_text: str) -> Callable[[F], F]:
+    return click.option("--model", metavar="HANDLE", callback=check_model, help=help_text)
 
 
 def agent_options(func: F) -> F:
     """--agent, --conversation, --new, --model: which agent and conversation a turn uses."""
-    func = click.option("--model", metavar="HANDLE", help="Model for this run (mock, openai/…).")(
-        func
-    )
+    func = model_option("Model for this run only (mock, openai/…); agent.json keeps its own.")(func)
     func = click.option(
         "--new", is_flag=True, help="Start a new conversation and make it current."
     )(func)
-    func = click.option("--conversation", metavar="ID", help="Continue this conversation.")(func)
+    func = click.option(
+        "--conversation",
+        metavar="ID",
+        callback=check_nonempty,
+        help="Continue this conversation.",
+    )(func)
     return agent_option(func)
 
 
@@ -44,11 +107,34 @@ def max_steps_option(func: F) -> F:
 
 
 def read_prompt(prompt: str, stdin: TextIO) -> str:
-    """The prompt text; '-' reads standard input. An empty prompt is a usage error."""
-    text = stdin.read() if prompt == "-" else prompt
+    """The prompt text; '-' reads standard input. An empty prompt is a usage error.
+
+    Bytes that are not UTF-8 (in argv or on stdin) become U+FFFD, with a warning: a pasted log
+    with one stray byte is still worth sending, and the record stays valid UTF-8.
+    """
+    text = lenient_stdin(stdin).read() if prompt == "-" else prompt
     if not text.strip():
         raise click.UsageError("the prompt is empty; give some text with -p (or pipe it with -p -)")
-    return text.strip("\n") if prompt == "-" else text
+    from mini_letta.storage.text import clean_text
+
+    cleaned = clean_text(text)
+    if cleaned != text:
+        from mini_letta.cli.terminal import echo
+
+        echo(
+            "mini-letta: warning: the prompt is not valid UTF-8; "
+            "undecodable bytes were replaced with U+FFFD",
+            err=True,
+        )
+    return cleaned.strip("\n") if prompt == "-" else cleaned
+
+
+def lenient_stdin(stdin: TextIO) -> TextIO:
+    """Standard input that never fails to decode: bytes that are not UTF-8 come through as
+    lone surrogates (which `clean_text` turns into U+FFFD) instead of UnicodeDecodeError."""
+    if isinstance(stdin, io.TextIOWrapper):
+        stdin.reconfigure(encoding="utf-8", errors="surrogateescape")
+    return stdin
 
 
 def context_window_option(func: F) -> F:
@@ -62,7 +148,10 @@ def context_window_option(func: F) -> F:
 
 def base_url_option(func: F) -> F:
     return click.option(
-        "--base-url", metavar="URL", help="Server URL for an OpenAI-compatible or Anthropic model."
+        "--base-url",
+        metavar="URL",
+        callback=check_base_url,
+        help="Server URL for an OpenAI-compatible or Anthropic model.",
     )(func)
 
 

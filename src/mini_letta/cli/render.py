@@ -4,11 +4,17 @@ text: the answer on stdout (streamed when stdout is a terminal), progress on std
 json: one result object on stdout when the turn ends.
 stream-json: one JSON object per line as things happen: init, message, tool_call, tool_result,
 compaction, reflection, result.
+
+Rendering never aborts a turn: the core has recorded each message before it is shown, and a
+stdout that is closed, full or whose reader went away (`| head`) only sets `lost_output`,
+which the command reports as one line once the turn is done.
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO
 
@@ -25,6 +31,8 @@ from mini_letta.loop.events import (
 
 OutputFormat = Literal["text", "json", "stream-json"]
 OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("text", "json", "stream-json")
+TOOL_CALL_COLUMNS = 120  # of a tool call's arguments echoed on stderr
+TOOL_ERROR_COLUMNS = 200  # of a failed tool's first line
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,20 +70,66 @@ def _dumps(data: object) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
+def shorten(text: str, width: int) -> str:
+    """`text` on one line in at most `width` terminal columns, ending in '…' when cut.
+
+    The cut falls at a word boundary when there is one in the last third, and never inside a
+    character, after half of a wide (CJK) one, or between a character and its combining marks.
+    """
+    text = " ".join(text.split())
+    if sum(map(_columns, text)) <= width:
+        return text
+    used = end = 0
+    for index, char in enumerate(text):
+        used += _columns(char)
+        if used > width - 1:  # one column for the ellipsis
+            break
+        end = index + 1
+    while 0 < end < len(text) and unicodedata.combining(text[end]):
+        end -= 1
+    cut = text[:end]
+    space = cut.rfind(" ")
+    if space > len(cut) * 2 // 3:
+        cut = cut[:space]
+    return cut.rstrip() + "…"
+
+
+def _columns(char: str) -> int:
+    if unicodedata.combining(char):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, BrokenPipeError):
+        return "its reader closed it"
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return "no space left on the device"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return "it is closed"
+
+
 @dataclass
 class Renderer:
-    """Renders one headless session (one or more turns) in the chosen format."""
+    """Renders one headless session (one or more turns) in the chosen format.
+
+    `out` or `err` None means that stream is closed (Python's `sys.stdout` after `>&-`).
+    """
 
     fmt: OutputFormat
-    out: TextIO
-    err: TextIO
+    out: TextIO | None
+    err: TextIO | None
     stream_text: bool = False
     info: SessionInfo | None = None
     compactions: int = 0
+    lost_output: str | None = None  # why stdout stopped taking output, once it did
     _streamed: bool = field(default=False)
 
     def start(self, info: SessionInfo) -> None:
         self.info = info
+        if self.out is None:
+            self.lost_output = "it is closed"
         if self.fmt == "stream-json":
             self._line(
                 {
@@ -111,10 +165,9 @@ class Renderer:
             payload["error"] = result.error
         if self.fmt == "text":
             if self._streamed:
-                self.out.write("\n")
+                self._out("\n")
             elif result.text:
-                self.out.write(result.text + "\n")
-            self.out.flush()
+                self._out(result.text + "\n")
         else:
             self._line(payload)
         self._streamed = False
@@ -124,8 +177,11 @@ class Renderer:
         if self.fmt == "stream-json":
             self._line({"type": kind, **data})
         else:
-            self.err.write(line + "\n")
-            self.err.flush()
+            self.error_line(line)
+
+    def error_line(self, line: str) -> None:
+        """One line on stderr; a closed stderr is ignored (there is nowhere else to say it)."""
+        self._err(line + "\n")
 
     def _ids(self) -> dict[str, str]:
         assert self.info is not None, "start() first"
@@ -133,22 +189,22 @@ class Renderer:
 
     def _text_event(self, event: TurnEvent) -> None:
         if isinstance(event, AssistantDelta) and self.stream_text:
-            self.out.write(event.text)
-            self.out.flush()
+            self._out(event.text)
             self._streamed = True
         elif isinstance(event, ToolCallEvent):
-            self.err.write(f"  ⚙ {event.call.name} {event.call.arguments[:120]}\n")
+            arguments = shorten(event.call.arguments, TOOL_CALL_COLUMNS)
+            self._err(f"  ⚙ {event.call.name} {arguments}\n")
         elif isinstance(event, ToolResultEvent) and event.result.is_error:
-            self.err.write(f"  ✗ {event.result.content.splitlines()[0][:200]}\n")
+            first = (event.result.content.splitlines() or [""])[0]
+            self._err(f"  ✗ {shorten(first, TOOL_ERROR_COLUMNS)}\n")
         elif isinstance(event, CompactionEvent):
-            self.err.write(
+            self._err(
                 f"  ↻ compacted {event.messages_compacted} messages "
                 f"({event.tokens_before} → {event.tokens_after} tokens)\n"
             )
         elif isinstance(event, MessageEvent) and self._streamed and event.message.tool_calls:
-            self.out.write("\n")
+            self._out("\n")
             self._streamed = False
-        self.err.flush()
 
     def _stream_event(self, event: TurnEvent) -> None:
         if isinstance(event, MessageEvent):
@@ -178,5 +234,22 @@ class Renderer:
             )
 
     def _line(self, data: dict[str, Any]) -> None:
-        self.out.write(_dumps(data) + "\n")
-        self.out.flush()
+        self._out(_dumps(data) + "\n")
+
+    def _out(self, text: str) -> None:
+        if self.out is None or self.lost_output is not None:
+            return
+        try:
+            self.out.write(text)
+            self.out.flush()
+        except (OSError, ValueError) as exc:  # ValueError: the stream object was closed
+            self.lost_output = _describe(exc)
+
+    def _err(self, text: str) -> None:
+        if self.err is None:
+            return
+        try:
+            self.err.write(text)
+            self.err.flush()
+        except (OSError, ValueError):
+            self.err = None

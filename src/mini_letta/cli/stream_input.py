@@ -71,8 +71,11 @@ def _nonempty(text: str) -> str:
 
 
 def run_stream_input(session: ChatSession, lines: Iterable[str]) -> int:
-    """Answer every input line until end of input; returns the exit code (0)."""
+    """Answer every input line until end of input, or until nobody reads the answers (the
+    turn that found stdout gone is still recorded); returns the exit code (0)."""
     for number, line in enumerate(lines, start=1):
+        if session.renderer.lost_output is not None:
+            break
         if not line.strip():
             continue
         try:

@@ -5,7 +5,8 @@ messages.jsonl stays the full append-only record. Compaction writes, in this ord
 `context` moved to that line; (3) the compaction flag raised (context/compaction_flag.py), which
 the post-turn reflection decision lowers. A crash after (1) leaves a view the reader already
 derives from the log; `settle_compaction` writes (2) and (3) on the next turn. The kept part
-starts at a user message, so no kept tool result loses its call. Callers hold the lock.
+starts at a user message, so no kept tool result loses its call. Callers hold the lock. A
+summary that would not make the context smaller writes nothing (`CompactionSkipped` says why).
 """
 
 from __future__ import annotations
@@ -68,6 +69,22 @@ class CompactionResult:
     trigger: CompactionTrigger
 
 
+@dataclass(frozen=True, slots=True)
+class CompactionSkipped:
+    """The summary would not have shrunk the context, so nothing was written."""
+
+    tokens_before: int
+    tokens_after: int
+    trigger: CompactionTrigger
+
+    @property
+    def reason(self) -> str:
+        return (
+            "the summary would not shrink the context "
+            f"({self.tokens_before} → {self.tokens_after} tokens); nothing was changed"
+        )
+
+
 def choose_cut(view: ContextView, keep_tokens: int) -> int | None:
     """Index of the first kept message: a user message, with something real before it.
 
@@ -103,7 +120,8 @@ def compact_conversation(
     budget: CompactionBudget,
     trigger: CompactionTrigger,
     tokens_before: int | None = None,
-) -> CompactionResult | None:
+    focus: str | None = None,
+) -> CompactionResult | CompactionSkipped | None:
     """Compact the conversation's context; None when there is nothing to summarise.
 
     Raises the summariser's errors (ProviderError kinds, ContextWindowTooSmallError) before
@@ -123,6 +141,7 @@ def compact_conversation(
         window=budget.window,
         summary_tokens=budget.summary_tokens,
         clock=clock,
+        focus=focus,
     )
     if tokens_before is None:
         tokens_before = budget.prompt_tokens + view.tokens
@@ -144,6 +163,8 @@ def compact_conversation(
         + estimate_messages_tokens(kept),
         trigger=trigger,
     )
+    if info.tokens_after >= tokens_before:
+        return CompactionSkipped(tokens_before, info.tokens_after, trigger)
     summary = replace(draft, compaction=info)
     line = store.append(summary)[0]
     _record_compaction(store, summary)

@@ -135,15 +135,25 @@ def transcript_budget(window: int, summary_tokens: int) -> int:
 
 
 def summarise(
-    provider: Provider, transcript: str, *, window: int, summary_tokens: int, clock: Clock
+    provider: Provider,
+    transcript: str,
+    *,
+    window: int,
+    summary_tokens: int,
+    clock: Clock,
+    focus: str | None = None,
 ) -> str:
     """The model's summary of `transcript`; retried on shorter transcripts while it overflows.
+
+    `focus` (the user's `/compact FOCUS`) asks the summariser to keep what matters for it.
 
     Raises ContextWindowTooSmallError when not even a minimal transcript fits the window,
     ContextOverflowError when every rung of the ladder overflowed, and other ProviderErrors as
     they come.
     """
-    budget = transcript_budget(window, summary_tokens)
+    outro = focus_outro(focus)
+    extra = estimate_tokens(outro) if outro != TRANSCRIPT_OUTRO else 0
+    budget = transcript_budget(window, summary_tokens) - extra
     if budget < MIN_TRANSCRIPT_TOKENS:
         raise ContextWindowTooSmallError(
             window, window - budget + MIN_TRANSCRIPT_TOKENS, "summarising the conversation"
@@ -156,7 +166,7 @@ def summarise(
             continue
         tried.add(text)
         try:
-            return _ask(provider, text, summary_tokens, clock)
+            return _ask(provider, text, summary_tokens, clock, outro)
         except ContextOverflowError:
             continue
     raise ContextOverflowError(
@@ -165,12 +175,20 @@ def summarise(
     )
 
 
-def _ask(provider: Provider, transcript: str, summary_tokens: int, clock: Clock) -> str:
+def focus_outro(focus: str | None) -> str:
+    """The request's closing line, with the user's focus when there is one."""
+    text = (focus or "").strip()
+    if not text:
+        return TRANSCRIPT_OUTRO
+    return f"{TRANSCRIPT_OUTRO} Keep above all what matters for: {text}"
+
+
+def _ask(provider: Provider, transcript: str, summary_tokens: int, clock: Clock, outro: str) -> str:
     now = clock.now()
     message = Message(
         id=new_message_id(now),
         role="user",
-        content=f"{TRANSCRIPT_INTRO}\n\n{transcript}\n\n{TRANSCRIPT_OUTRO}",
+        content=f"{TRANSCRIPT_INTRO}\n\n{transcript}\n\n{outro}",
         created_at=format_timestamp(now),
     )
     request = ModelRequest(

@@ -2,7 +2,9 @@
 
 Python uses snake_case, disk uses camelCase. Optional fields are omitted on disk when empty, so
 a plain chat message stays a short line. A record that is not a valid message raises
-`ValueError` naming the field; the log reader turns that into a skipped line.
+`ValueError` naming the field; the log reader turns that into a skipped line. Text is made
+storable on construction (`clean_text`): undecodable input bytes become U+FFFD, so a record
+always encodes as UTF-8 JSON.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal, NotRequired, TypedDict
 
 from mini_letta.storage.fields import optional_int, optional_str, require_str
+from mini_letta.storage.text import clean_text
 
 Role = Literal["user", "assistant", "tool", "summary"]
 ROLES: tuple[Role, ...] = ("user", "assistant", "tool", "summary")
@@ -103,6 +106,9 @@ class ToolCall:
     name: str
     arguments: str
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "arguments", clean_text(self.arguments))
+
     def to_json(self) -> ToolCallJson:
         return {"id": self.id, "name": self.name, "arguments": self.arguments}
 
@@ -170,6 +176,9 @@ class Message:
     usage: Usage | None = None
     stop_reason: str | None = None
     compaction: CompactionInfo | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "content", clean_text(self.content))
 
     def to_json(self) -> MessageJson:
         data: MessageJson = {

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from mini_letta.context.builder import ContextView, load_context_view
 from mini_letta.context.compaction import (
     CompactionResult,
+    CompactionSkipped,
     CompactionTrigger,
     compact_conversation,
     compaction_threshold,
@@ -168,13 +169,16 @@ def request_after_overflow(
     return _prepared(setup).request
 
 
-def compact_now(setup: TurnSetup) -> CompactionResult | None:
-    """On-demand compaction (`mini-letta compact`); takes the conversation lock itself."""
+def compact_now(
+    setup: TurnSetup, focus: str | None = None
+) -> CompactionResult | CompactionSkipped | None:
+    """On-demand compaction (`mini-letta compact`, `/compact`), optionally with a focus for
+    the summary; takes the conversation lock itself."""
     with setup.store.lock():
         measure = _prepared(setup)
         budget = plan_budget(measure.window, measure.prompt_tokens)
         result = compact_conversation(
-            setup.store, setup.provider, setup.clock, budget, "manual", measure.tokens
+            setup.store, setup.provider, setup.clock, budget, "manual", measure.tokens, focus
         )
         if result is not None and setup.pinned is not None:
             setup.pinned.recompile()
@@ -206,7 +210,10 @@ def _compact(
     )
     if result is None:
         return False
-    pressure.compacted = True
+    pressure.compacted = True  # tried once this turn, whatever came of it
+    if isinstance(result, CompactionSkipped):
+        logger.warning("compaction skipped: %s", result.reason)
+        return False
     if setup.pinned is not None:
         setup.pinned.recompile()  # a new prefix anyway: let it show memory as it is now
     yield CompactionEvent(

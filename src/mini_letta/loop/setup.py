@@ -103,6 +103,7 @@ def build_turn_setup(
         clock=world.clock,
         agent_id=agent.id,
         memory_dir=world.home.memory_dir(agent.id),
+        home_dir=world.home.root,
         permission_mode=options.permission_mode,
         allowed_tools=options.allowed_tools,
         disallowed_tools=options.disallowed_tools,

@@ -69,7 +69,7 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
     user = _message(setup, "user", user_text)
     yield MessageEvent(user, store.append(user)[0])
     if not record.title:  # the first turn names the conversation at once
-        _touch_record(setup, title=user_text)
+        _touch_record(setup, title=user.content)
     if setup.pinned is not None:
         setup.pinned.begin_turn()
     usage = Usage()

@@ -2,7 +2,9 @@
 
 A memory path is relative, uses '/', ends in `.md`, has no empty, '.', '..' or hidden segment
 (so never `.git`), puts skills in folders (`skills/<name>/SKILL.md`), and resolves to the same
-place without following a symlink, so every write lands on a real file inside the repo.
+place without following a symlink, so every write lands on a real file inside the repo. Its
+names fit every file system we run on (each segment at most 255 bytes of UTF-8, the whole
+path at most 1024), so an over-long name is refused here, never as a raw OSError on write.
 """
 
 from __future__ import annotations
@@ -10,6 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from mini_letta.errors import MemoryEditError
+
+MAX_SEGMENT_BYTES = 255  # NAME_MAX on Linux and macOS
+MAX_PATH_BYTES = 1024  # leaves room under PATH_MAX for the memory folder (or a worktree)
 
 
 def resolve_memory_path(root: Path, path: object, name: str = "path") -> str:
@@ -25,6 +30,7 @@ def resolve_memory_path(root: Path, path: object, name: str = "path") -> str:
         raise MemoryEditError(
             f"{name!r} must be relative to the memory folder (like system/notes.md), not {text!r}"
         )
+    _check_length(text, name)
     parts = text.split("/")
     for part in parts:
         if part in ("", ".", ".."):
@@ -47,3 +53,19 @@ def resolve_memory_path(root: Path, path: object, name: str = "path") -> str:
             "the memory folder"
         )
     return text
+
+
+def _check_length(text: str, name: str) -> None:
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_PATH_BYTES:
+        raise MemoryEditError(
+            f"{name} is {size} bytes long, longer than {MAX_PATH_BYTES} bytes; "
+            "use shorter folder and file names"
+        )
+    for part in text.split("/"):
+        part_size = len(part.encode("utf-8", "surrogatepass"))
+        if part_size > MAX_SEGMENT_BYTES:
+            raise MemoryEditError(
+                f"{name} segment {part[:40]!r}… is {part_size} bytes, longer than "
+                f"{MAX_SEGMENT_BYTES} bytes; use a shorter name"
+            )

@@ -1,10 +1,10 @@
 """The memory repository: the system `git` binary run as a subprocess, never interactively.
 
-Every call has a timeout, no prompts, no pager, a fixed harness identity and no commit signing;
-the user's global and system git config are not read (`GIT_CONFIG_GLOBAL=/dev/null`), so their
-hooks path, signing or autocrlf cannot change what memory commits do, while the repo's own hooks
-(`.git/hooks`) still run. Inherited `GIT_DIR`-style variables are dropped. Failures are
-`GitError` with one line naming the git command and the first line of what git said.
+Every call has a timeout, no prompts, a fixed harness identity, and goes through `gitsafe`: the
+user's global and system config are not read, and no program the repository names runs (no hook,
+fsmonitor, pager, filter or merge driver, external diff, credential helper). Inherited
+`GIT_DIR`-style variables are dropped. Failures are `GitError` with one line naming the git
+command and the first line of what git said.
 """
 
 from __future__ import annotations
@@ -17,6 +17,17 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from mini_letta.errors import GitError
+from mini_letta.gitsafe import (
+    DIFF_COMMANDS,
+    DIFF_FLAGS,
+    DRIVER_KEYS,
+    TRANSPORT_KEYS,
+    config_args,
+    driver_overrides,
+    safe_git_config,
+    safe_git_env,
+    user_transport_config,
+)
 from mini_letta.home import memory_lock_file
 from mini_letta.storage.locks import exclusive_lock
 
@@ -29,41 +40,15 @@ HARNESS_EMAIL = "mini-letta@localhost"
 _CONFIG = (
     f"user.name={HARNESS_NAME}",
     f"user.email={HARNESS_EMAIL}",
-    "commit.gpgsign=false",
-    "tag.gpgsign=false",
     "core.autocrlf=false",
     "core.quotepath=false",
-    "core.pager=cat",
     "init.defaultBranch=main",
 )
-# With the user's config readable (remote operations), nothing it or a remote names may run here:
-# no hooks (also not a local remote's, which would run as this user), no fsmonitor, no `ext::`.
-_REMOTE_CONFIG = (
-    "core.hooksPath=/dev/null",
-    "core.fsmonitor=false",
-    "protocol.ext.allow=never",
-    "merge.conflictStyle=diff3",
-    "push.default=nothing",
-)
-_DROPPED_ENV = (
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR",
-    "GIT_NAMESPACE",
-    "GIT_PREFIX",
-    "GIT_CEILING_DIRECTORIES",
-    "GIT_AUTHOR_NAME",
-    "GIT_AUTHOR_EMAIL",
-    "GIT_AUTHOR_DATE",
-    "GIT_COMMITTER_NAME",
-    "GIT_COMMITTER_EMAIL",
-    "GIT_COMMITTER_DATE",
-    "GIT_CONFIG",
-    "GIT_CONFIG_PARAMETERS",
-    "GIT_CONFIG_COUNT",
+# Remote operations (sync) also read the user's config; these keep their results predictable.
+_REMOTE_CONFIG = ("merge.conflictStyle=diff3", "push.default=nothing")
+# Plumbing that never runs a filter or merge driver, so needs no look at the repo's drivers.
+_NO_DRIVER_COMMANDS = frozenset(
+    {"rev-parse", "symbolic-ref", "ls-tree", "cat-file", "log", "ls-files", "config", "init"}
 )
 
 
@@ -91,32 +76,6 @@ def ensure_git_available(search_path: str | None = None) -> str:
     return found
 
 
-def git_env(
-    environ: Mapping[str, str] | None = None, *, user_config: bool = False
-) -> dict[str, str]:
-    """The environment git runs in: the caller's, minus repo overrides, plus no-prompt rules.
-
-    `user_config` keeps the user's global git config readable: talking to a remote needs their
-    credential helper, ssh and proxy settings. Nothing else may depend on it.
-    """
-    env = dict(os.environ if environ is None else environ)
-    for name in _DROPPED_ENV:
-        env.pop(name, None)
-    env.update(
-        GIT_TERMINAL_PROMPT="0",
-        GIT_ASKPASS="",
-        SSH_ASKPASS="",
-        GCM_INTERACTIVE="never",
-        GIT_PAGER="cat",
-        PAGER="cat",
-        GIT_EDITOR="false",
-        LC_ALL="C",
-    )
-    if not user_config:
-        env.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
-    return env
-
-
 class GitRepo:
     """One working tree of a memory repository (the main checkout or a worktree)."""
 
@@ -130,8 +89,13 @@ class GitRepo:
     ) -> None:
         self.path = Path(path)
         self.timeout = timeout
-        self._env = git_env(environ, user_config=user_config)
-        self._config = _CONFIG + (_REMOTE_CONFIG if user_config else ())
+        self._env = safe_git_env(environ, user_config=user_config)
+        self._user_config = user_config
+        self._config = [*safe_git_config(user_config=user_config), *_CONFIG]
+        if user_config:
+            self._config += _REMOTE_CONFIG
+        self._transport: list[str] | None = None
+        self._drivers: tuple[tuple[int, ...], list[str]] | None = None
 
     def __repr__(self) -> str:
         return f"GitRepo({str(self.path)!r})"
@@ -156,11 +120,13 @@ class GitRepo:
     def _run(
         self, args: Sequence[str], *, check: bool, stdin: bytes | None = None
     ) -> subprocess.CompletedProcess[bytes]:
-        command = ["git", "-C", str(self.path)]
-        for item in self._config:
-            command += ["-c", item]
-        command += list(args)
         name = next((arg for arg in args if not arg.startswith("-")), "git")
+        command = ["git", "-C", str(self.path), *config_args(self._config)]
+        if self._user_config and name != "config":
+            command += config_args(self._user_transport())
+        if name not in _NO_DRIVER_COMMANDS:
+            command += config_args(self._driver_overrides())
+        command += _with_diff_flags(args, name)
         try:
             proc = subprocess.run(
                 command,
@@ -186,6 +152,31 @@ class GitRepo:
                 )
             raise GitError(f"git {name} failed: {said}")
         return proc
+
+    def _user_transport(self) -> list[str]:
+        """The user's own credential helpers and ssh/askpass commands, which beat the repo's."""
+        if self._transport is None:
+            listings = [
+                self._run(("config", scope, "-z", "--get-regexp", TRANSPORT_KEYS), check=False)
+                for scope in ("--system", "--global")
+            ]
+            self._transport = user_transport_config(
+                b"".join(proc.stdout for proc in listings if proc.returncode == 0)
+            )
+        return self._transport
+
+    def _driver_overrides(self) -> list[str]:
+        """The repo's filter and merge drivers as they are now, disarmed (config can change).
+
+        Asked of `git config` again whenever a config file of the repository changed.
+        """
+        key = _config_stamp(self.path)
+        if key is not None and self._drivers is not None and self._drivers[0] == key:
+            return self._drivers[1]
+        proc = self._run(("config", "-z", "--get-regexp", DRIVER_KEYS), check=False)
+        found = driver_overrides(proc.stdout) if proc.returncode == 0 else []
+        self._drivers = None if key is None else (key, found)
+        return found
 
     def exists(self) -> bool:
         return (self.path / ".git").exists()
@@ -255,7 +246,7 @@ class GitRepo:
     def commit_paths(self, paths: Sequence[str], message: str) -> str | None:
         """Stage exactly `paths` (additions, edits, deletions) and commit them alone.
 
-        Returns the new sha, or None when the paths hold no change. On failure (a hook refusing,
+        Returns the new sha, or None when the paths hold no change. On failure (a held lock,
         a full disk) the index entries of `paths` are put back as they were in HEAD and a
         GitError is raised; the working-tree files are the caller's to restore.
         """
@@ -377,6 +368,43 @@ def _parse_batch(output: bytes) -> list[bytes]:
         blobs.append(output[start : start + size])
         position = start + size + 1
     return blobs
+
+
+def _config_stamp(work_tree: Path) -> tuple[int, ...] | None:
+    """(inode, mtime, size) of the config files git reads for `work_tree`; None if unsure.
+
+    A linked worktree's `.git` is a file naming its git dir, whose `commondir` leads to the
+    shared config; `config.worktree` may add to it.
+    """
+    try:
+        dot_git = work_tree / ".git"
+        git_dir = dot_git
+        if not dot_git.is_dir():
+            text = dot_git.read_text(encoding="utf-8").strip()
+            if not text.startswith("gitdir: "):
+                return None
+            git_dir = work_tree / text.removeprefix("gitdir: ")
+        common = git_dir
+        if (git_dir / "commondir").is_file():
+            common = git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()
+        stamp: list[int] = []
+        for path in (common / "config", git_dir / "config.worktree"):
+            if path.exists():
+                info = path.stat()
+                stamp += [info.st_ino, info.st_mtime_ns, info.st_size]
+            else:
+                stamp += [-1]
+        return tuple(stamp)
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _with_diff_flags(args: Sequence[str], name: str) -> list[str]:
+    """`args` with external diff and textconv turned off right after a diff-like subcommand."""
+    if name not in DIFF_COMMANDS:
+        return list(args)
+    at = list(args).index(name) + 1
+    return [*args[:at], *DIFF_FLAGS, *args[at:]]
 
 
 def _first_line(proc: subprocess.CompletedProcess[bytes]) -> str:

@@ -32,7 +32,13 @@ from mini_letta.home import Home, lock_file_for
 from mini_letta.reflection.backoff import is_step_count_due
 from mini_letta.reflection.lease import is_lease_held, read_lease
 from mini_letta.reflection.outbox import post_automatic_outcome
-from mini_letta.reflection.outcome import AutoTrigger, Queued, ReflectionOutcome, skip_message
+from mini_letta.reflection.outcome import (
+    AutoTrigger,
+    Queued,
+    ReflectionOutcome,
+    busy_message,
+    skip_message,
+)
 from mini_letta.reflection.run import LaunchOptions, launch_reflection
 from mini_letta.reflection.settings import load_reflection_settings
 from mini_letta.reflection.watermark import read_reflection_state, update_reflection_state
@@ -103,10 +109,9 @@ def launch_automatic(
     )
     put_queued_launch(world.home, agent.id, entry)
     holder = read_lease(world.home, agent.id, world.clock)
-    running = f"run {holder.run_id}, pid {holder.pid} on {holder.host}" if holder else "a run"
-    message = (
-        f"Another reflection of this agent is running ({running}); this one runs when it "
-        "finishes, and its outcome is shown by the next command."
+    running = f"run {holder.run_id}, pid {holder.pid} on {holder.host}" if holder else ""
+    message = busy_message(
+        running, "this one runs when it finishes, and its outcome is shown by the next command."
     )
     return Queued(trigger, store.conversation_id, message)
 

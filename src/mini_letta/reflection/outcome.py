@@ -66,6 +66,12 @@ def status_message(status: Status, *, commits: int = 0, detail: str = "") -> str
     )
 
 
+def busy_message(holder: str, then: str) -> str:
+    """Another run holds the lease; `holder` says which ("" when it is not known)."""
+    which = f" ({holder})" if holder else ""
+    return f"Another reflection of this agent is running{which}; {then}"
+
+
 def skip_message(reason: SkipReason, detail: str = "") -> str:
     if reason == "no_payload":
         return "No new messages to reflect on."
@@ -75,9 +81,7 @@ def skip_message(reason: SkipReason, detail: str = "") -> str:
             "again."
         )
     if reason == "busy":
-        return (
-            f"Another reflection of this agent is running ({detail}); try again when it finishes."
-        )
+        return busy_message(detail, "try again when it finishes.")
     if reason == "error":
         return f"The reflection could not start ({detail}); it will be tried again later."
     return f"{detail}."

@@ -18,7 +18,7 @@ from typing import Any, Literal, TypedDict, cast
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.agents.registry import update_agent
-from mini_letta.errors import ConfigError, InvalidValueError
+from mini_letta.errors import ConfigError, InvalidValueError, NoAgentError
 from mini_letta.home import Home, project_settings_file
 from mini_letta.settings import (
     SCHEMA_VERSION,
@@ -218,9 +218,12 @@ def render_settings_json(settings: ReflectionSettings) -> str:
 # ----- the files -----------------------------------------------------------------------------
 
 
-def load_settings_layers(home: Home, project_dir: Path, agent: AgentRecord) -> list[Layer]:
-    """The three stored layers for `agent`, lowest first (not validated yet)."""
+def load_settings_layers(home: Home, project_dir: Path, agent: AgentRecord | None) -> list[Layer]:
+    """The three stored layers for `agent`, lowest first (not validated yet); without an agent
+    (a project before its first chat) only the global one."""
     global_layer = _as_layer(load_global_settings(home).get("reflection"), home.settings_file)
+    if agent is None:
+        return [(str(home.settings_file), global_layer)]
     project = load_project_settings(project_dir)
     local_path = project_settings_file(project_dir)
     local_layer = _as_layer(project_agent_settings(project, agent.id).get("reflection"), local_path)
@@ -232,7 +235,7 @@ def load_settings_layers(home: Home, project_dir: Path, agent: AgentRecord) -> l
 
 
 def load_reflection_settings(
-    home: Home, project_dir: Path, agent: AgentRecord
+    home: Home, project_dir: Path, agent: AgentRecord | None
 ) -> ReflectionSettings:
     return layer_settings(load_settings_layers(home, project_dir, agent))
 
@@ -258,10 +261,19 @@ def load_reflection_mode(home: Home) -> ReflectionMode:
 
 
 def save_reflection_settings(
-    home: Home, project_dir: Path, agent: AgentRecord, patch: Mapping[str, Any], scope: Scope
+    home: Home,
+    project_dir: Path,
+    agent: AgentRecord | None,
+    patch: Mapping[str, Any],
+    scope: Scope,
 ) -> ReflectionSettings:
-    """Merge `patch` into one layer (agent.json by default) and return the effective settings."""
+    """Merge `patch` into one layer (agent.json by default) and return the effective settings.
+
+    Without an agent only the global layer can be saved (NotFoundError otherwise)."""
+    if agent is None and scope != "global":
+        raise NoAgentError()
     if scope == "agent":
+        assert agent is not None
         agent = update_agent(
             home,
             agent.id,
@@ -271,8 +283,10 @@ def save_reflection_settings(
         update_global_settings(home, lambda data: _merged_global(data, patch, home.settings_file))
     else:
         local_path = project_settings_file(project_dir)
+        assert agent is not None
+        agent_id = agent.id
         update_project_settings(
-            project_dir, lambda data: _merged_local(data, agent.id, patch, local_path)
+            project_dir, lambda data: _merged_local(data, agent_id, patch, local_path)
         )
     return load_reflection_settings(home, project_dir, agent)
 

@@ -42,6 +42,7 @@ class ToolContext:
     clock: Clock
     agent_id: str = ""
     memory_dir: Path | None = None
+    home_dir: Path | None = None  # mini-letta's home folder: the file tools never change it
     permission_mode: PermissionMode = "default"
     allowed_tools: frozenset[str] = frozenset()
     disallowed_tools: frozenset[str] = frozenset()

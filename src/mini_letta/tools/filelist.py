@@ -1,16 +1,17 @@
 """The files under a folder as the user sees their project: .gitignore'd files left out.
 
-Inside a git work tree the list comes from `git ls-files` (tracked plus untracked, minus what
-git ignores). Elsewhere a small matcher reads the .gitignore files met on the way down (globs,
-`**`, `/`-anchoring, trailing `/` for folders, `!` to re-include). `.git` is always skipped,
-and the walk stops after `MAX_FILES`, so pointing a tool at a huge folder stays bounded.
+Pure Python, never `git`: a project's git config is writable by the model (and by whoever made
+the repository), and git runs programs it names (`core.fsmonitor` on `git ls-files`). A small
+matcher reads `.git/info/exclude` and the .gitignore files from the repository's top down to
+each folder (globs, `**`, `/`-anchoring, trailing `/` for folders, `!` to re-include); unlike
+git, a tracked file that matches an ignore rule is left out too. `.git` is always skipped,
+symlinked folders are not entered, and the walk stops after `MAX_FILES`.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import subprocess
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -61,37 +62,37 @@ def glob_to_regex(pattern: str) -> re.Pattern[str]:
 
 
 def list_files(root: Path) -> FileList:
-    """Every non-ignored file under `root` (a folder)."""
-    from_git = _git_files(root)
-    if from_git is not None:
-        return from_git
-    return _walk(root)
+    """Every non-ignored file under `root` (a folder), as `root`-relative '/'-paths."""
+    top = _repository_top(root)
+    lead = "" if top is None else root.relative_to(top).as_posix()
+    lead = "" if lead == "." else lead
+    rules = [] if top is None else _outer_rules(top, lead)
+    return _walk(root, lead, rules)
 
 
-def _git_files(root: Path) -> FileList | None:
+def _repository_top(root: Path) -> Path | None:
+    """The nearest folder at or above `root` that holds a `.git`, if any."""
+    for folder in (root, *root.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def _outer_rules(top: Path, lead: str) -> list[_Rule]:
+    """The repository's exclude file and the .gitignore files above the walk's root."""
+    rules = _parse_gitignore(_read_text(top / ".git" / "info" / "exclude"), "")
+    folder = ""
+    for part in lead.split("/") if lead else []:
+        rules += _parse_gitignore(_read_text(top / folder / ".gitignore"), folder)
+        folder = f"{folder}/{part}" if folder else part
+    return rules
+
+
+def _read_text(path: Path) -> str:
     try:
-        proc = subprocess.run(
-            [
-                "git",
-                "-C",
-                str(root),
-                "ls-files",
-                "-z",
-                "--cached",
-                "--others",
-                "--exclude-standard",
-            ],
-            capture_output=True,
-            timeout=30,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if proc.returncode != 0:
-        return None  # not a work tree (or no git): walk instead
-    names = sorted({name for name in proc.stdout.decode("utf-8", "replace").split("\0") if name})
-    existing = [name for name in names if (root / name).is_file()]
-    truncated = len(existing) > MAX_FILES
-    return FileList(root, tuple(existing[:MAX_FILES]), truncated)
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,25 +135,27 @@ def _ignored(rel: str, is_dir: bool, rules: list[_Rule]) -> bool:
     return ignored
 
 
-def _walk(root: Path) -> FileList:
+def _walk(root: Path, lead: str, outer: list[_Rule]) -> FileList:
+    """Walk `root`; rules match paths relative to the repository top (`lead` + '/' + rel)."""
     found: list[str] = []
-    rules: list[_Rule] = []
+    rules = list(outer)
+    above = lead + "/" if lead else ""
     for folder, dirs, files in os.walk(root):
         rel_dir = os.path.relpath(folder, root).replace(os.sep, "/")
         rel_dir = "" if rel_dir == "." else rel_dir
-        if ".gitignore" in files:
-            try:
-                text = (Path(folder) / ".gitignore").read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                text = ""
-            rules = rules + _parse_gitignore(text, rel_dir)
         prefix = rel_dir + "/" if rel_dir else ""
+        if ".gitignore" in files:
+            rules = rules + _parse_gitignore(
+                _read_text(Path(folder) / ".gitignore"), (above + rel_dir).rstrip("/")
+            )
         dirs[:] = sorted(
-            name for name in dirs if name != ".git" and not _ignored(prefix + name, True, rules)
+            name
+            for name in dirs
+            if name != ".git" and not _ignored(above + prefix + name, True, rules)
         )
         for name in sorted(files):
             rel = prefix + name
-            if not _ignored(rel, False, rules):
+            if name != ".git" and not _ignored(above + rel, False, rules):
                 found.append(rel)
                 if len(found) > MAX_FILES:
                     return FileList(root, tuple(sorted(found[:MAX_FILES])), True)

@@ -1,8 +1,9 @@
 """The file tools: Read (numbered lines, ranges, capped), Write, Edit (exact unique match).
 
 Paths go through `tools.paths` (working directory and memory only, symlinks resolved; memory is
-read-only here). Binary files are refused by Read and Edit with a result that says so. Edit
-keeps the file's line endings: a model's `\\n` matches a CRLF file too. Every failure is a
+read-only here; `.git` and mini-letta's state are never written). Only regular files are
+opened. Binary files are refused by Read and Edit with a result that says so. Edit keeps the
+file's line endings: a model's `\\n` matches a CRLF file too. Every failure is a
 `ToolInputError` the runner turns into a result the model can read.
 """
 
@@ -48,6 +49,8 @@ def _existing_file(raw: str, ctx: ToolContext, *, for_edit: bool = False) -> Pat
         raise MissingFileError(f"{raw} does not exist (Glob finds files by pattern)")
     if path.is_dir():
         raise ToolInputError(f"{raw} is a directory, not a file (Glob lists its files)")
+    if not path.is_file():
+        raise ToolInputError(f"{raw} is not a regular file (a FIFO, socket or device)")
     return path
 
 
@@ -134,6 +137,8 @@ class WriteTool:
         if path.is_dir():
             raise ToolInputError(f"{raw} is a directory; give a file path")
         existed = path.exists()
+        if existed and not path.is_file():
+            raise ToolInputError(f"{raw} is not a regular file (a FIFO, socket or device)")
         path.parent.mkdir(parents=True, exist_ok=True)
         data = content.encode("utf-8")
         path.write_bytes(data)

@@ -3,7 +3,7 @@
 A change is planned and validated first (memory/edits.py), refused if a path it touches has
 uncommitted changes, then written and committed with the call's `reason` as the message, all
 under the repo's lock (`agents/<id>/memory.lock`) so two processes take turns. If the commit
-fails (a hook refusing it, a full disk), the files are put back: memory is exactly as before.
+fails (a held ref lock, a full disk), the files are put back: memory is exactly as before.
 """
 
 from __future__ import annotations

@@ -1,14 +1,17 @@
 """Grep (a regex over file contents) and Glob (file names by pattern), .gitignore respected.
 
 Both search a folder inside the working directory or memory (default: the working directory),
-list its files through `tools.filelist`, and report paths relative to the working directory.
+list its files through `tools.filelist`, keep only those Read could read (`tools.paths`: no
+symlink out, no FIFO), and report paths relative to the working directory.
 Results are bounded (matches, characters per line, total output); binary and very large files
 are skipped by Grep.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +19,13 @@ from mini_letta.llm.base import ToolSpec
 from mini_letta.tools.base import ToolContext, ToolInputError, ToolKind, ToolResult, require_str
 from mini_letta.tools.filelist import FileList, glob_to_regex, list_files
 from mini_letta.tools.output import cap_text
-from mini_letta.tools.paths import display_path, resolve_tool_path
+from mini_letta.tools.paths import Confinement, display_path, resolve_tool_path
 
 MAX_MATCHES = 200
 MAX_GLOB_RESULTS = 500
 MAX_MATCH_CHARS = 300
 MAX_GREP_FILE_BYTES = 5_000_000
+Reachable = tuple[str, str]  # (path relative to the search root, real path)
 
 
 def _search_root(args: dict[str, Any], ctx: ToolContext) -> tuple[Path, list[Path] | None]:
@@ -37,11 +41,12 @@ def _search_root(args: dict[str, Any], ctx: ToolContext) -> tuple[Path, list[Pat
     return path, None
 
 
-def _files(root: Path, only: list[Path] | None) -> tuple[list[Path], bool]:
+def _files(root: Path, only: list[Path] | None, ctx: ToolContext) -> tuple[list[Reachable], bool]:
+    """(rel to root, real path) of each file to look at; only what Read could read."""
     if only is not None:
-        return only, False
+        return [(path.name, str(path)) for path in only], False
     listing: FileList = list_files(root)
-    return [root / rel for rel in listing.paths], listing.truncated
+    return list(Confinement.of(ctx).files(root, listing.paths)), listing.truncated
 
 
 class GrepTool:
@@ -75,12 +80,13 @@ class GrepTool:
             raise ToolInputError(f"pattern is not a valid regular expression ({exc})") from exc
         name_filter = _name_filter(args.get("glob"))
         root, only = _search_root(args, ctx)
-        files, truncated = _files(root, only)
+        files, truncated = _files(root, only, ctx)
         lines: list[str] = []
-        for path in files:
-            if name_filter is not None and not name_filter(path.relative_to(root).as_posix()):
+        shown = _shown_under(root, ctx)
+        for rel, real in files:
+            if name_filter is not None and not name_filter(rel):
                 continue
-            if _grep_file(path, regex, display_path(path, ctx), lines):
+            if _grep_file(real, regex, shown(rel), lines):
                 break
         if not lines:
             return ToolResult(f"No matches for {pattern!r}.")
@@ -100,12 +106,19 @@ def _name_filter(raw: object) -> Any:
     return lambda rel: regex.match(rel) is not None
 
 
-def _grep_file(path: Path, regex: re.Pattern[str], shown: str, lines: list[str]) -> bool:
+def _shown_under(root: Path, ctx: ToolContext) -> Callable[[str], str]:
+    """How a path relative to `root` is shown: relative to the working directory if inside it."""
+    base = display_path(root, ctx)
+    return lambda rel: rel if base == "." else f"{base}/{rel}"
+
+
+def _grep_file(path: str, regex: re.Pattern[str], shown: str, lines: list[str]) -> bool:
     """Append matches; True once the match limit is reached."""
     try:
-        if path.stat().st_size > MAX_GREP_FILE_BYTES:
+        if os.stat(path).st_size > MAX_GREP_FILE_BYTES:
             return False
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read()
     except OSError:
         return False
     if b"\x00" in data[:8192]:
@@ -146,11 +159,11 @@ class GlobTool:
         if only is not None:
             raise ToolInputError("'path' must be a folder for Glob")
         regex = glob_to_regex(pattern)
-        listing = list_files(root)
-        found = [rel for rel in listing.paths if regex.match(rel)]
+        files, _ = _files(root, None, ctx)
+        found = [rel for rel, _ in files if regex.match(rel)]
         if not found:
             return ToolResult(f"No files match {pattern!r}.")
-        shown = [display_path(root / rel, ctx) for rel in found[:MAX_GLOB_RESULTS]]
+        shown = list(map(_shown_under(root, ctx), found[:MAX_GLOB_RESULTS]))
         if len(found) > MAX_GLOB_RESULTS:
             shown.append(f"[{len(found) - MAX_GLOB_RESULTS} more; narrow the pattern]")
         return ToolResult(cap_text("\n".join(shown), ctx.output_cap))

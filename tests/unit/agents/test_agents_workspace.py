@@ -5,13 +5,18 @@ import pytest
 from mini_letta.agents.registry import find_agent, list_agents, rename_agent
 from mini_letta.errors import CorruptFileError, InvalidValueError, NotFoundError
 from mini_letta.settings import load_project_settings
-from mini_letta.workspace import new_agent, resolve_agent, resolve_conversation
+from mini_letta.workspace import (
+    new_agent,
+    resolve_agent,
+    resolve_conversation,
+    resolve_or_create_agent,
+)
 
 
 def test_first_use_creates_the_project_agent_and_remembers_it(world):
-    agent = resolve_agent(world, None)
+    agent = resolve_or_create_agent(world, None)
     assert agent.name == "project" and agent.model == "mock"
-    assert resolve_agent(world, None).id == agent.id
+    assert resolve_or_create_agent(world, None).id == agent.id
     assert load_project_settings(world.cwd)["lastAgentId"] == agent.id
 
 
@@ -32,7 +37,7 @@ def test_names_are_unique_and_found(world, clock):
 
 
 def test_conversation_resolution(world):
-    agent = resolve_agent(world, None)
+    agent = resolve_or_create_agent(world, None)
     first = resolve_conversation(world, agent, None)
     assert resolve_conversation(world, agent, None).conversation_id == first.conversation_id
     second = resolve_conversation(world, agent, None, new=True)
@@ -45,7 +50,7 @@ def test_conversation_resolution(world):
 
 
 def test_agent_record_keeps_unknown_keys_and_rejects_bad_fields(world):
-    agent = resolve_agent(world, None)
+    agent = resolve_or_create_agent(world, None)
     path = world.home.agent_file(agent.id)
     data = path.read_text(encoding="utf-8").replace('"model"', '"futureField": 1, "model"')
     path.write_text(data, encoding="utf-8")
@@ -55,3 +60,9 @@ def test_agent_record_keeps_unknown_keys_and_rejects_bad_fields(world):
     path.write_text(data.replace('"contextWindow": null', '"contextWindow": -5'), "utf-8")
     with pytest.raises(CorruptFileError, match="contextWindow"):
         resolve_agent(world, agent.id)
+
+
+def test_resolving_without_an_agent_creates_nothing(world):
+    with pytest.raises(NotFoundError, match="no agent yet"):
+        resolve_agent(world, None)
+    assert list_agents(world.home) == []

@@ -11,7 +11,7 @@ from mini_letta.agents.registry import list_agents
 from mini_letta.errors import GitError, MemfsError
 from mini_letta.memory.recover import recover_memory
 from mini_letta.memory.repo import GitRepo
-from mini_letta.workspace import new_agent, resolve_agent
+from mini_letta.workspace import new_agent, resolve_agent, resolve_or_create_agent
 
 
 def test_new_agent_gets_a_memory_repo(world):
@@ -22,7 +22,7 @@ def test_new_agent_gets_a_memory_repo(world):
 
 
 def test_opening_an_agent_whose_memory_is_gone_stops_and_recreates_nothing(world):
-    agent = resolve_agent(world, None)
+    agent = resolve_or_create_agent(world, None)
     folder = world.home.memory_dir(agent.id)
     shutil.rmtree(folder)
     for ref in (None, agent.id):
@@ -34,7 +34,7 @@ def test_opening_an_agent_whose_memory_is_gone_stops_and_recreates_nothing(world
 
 
 def test_recover_memory_keeps_the_markdown_and_moves_the_rest_aside(world):
-    agent = resolve_agent(world, None)
+    agent = resolve_or_create_agent(world, None)
     folder = world.home.memory_dir(agent.id)
     (folder / "notes").mkdir()
     (folder / "notes" / "a.md").write_text("---\ndescription: a\n---\nkept\n")

@@ -222,7 +222,7 @@ def test_a_crash_between_the_two_writes_is_settled_on_next_read(store, clock, ho
 def test_compaction_never_orphans_a_tool_result(store, clock):
     call = ToolCall("c1", "echo", '{"text": "查一下"}')
     messages = [
-        *exchanges(2),
+        *exchanges(2, size=40),  # big enough that a summary shrinks them
         msg("user", "请查一下"),
         msg("assistant", "", tool_calls=(call,)),
         msg("tool", "结果" * 50, tool_call_id="c1", name="echo"),

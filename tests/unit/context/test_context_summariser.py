@@ -7,6 +7,7 @@ import pytest
 from mini_letta.context.summariser import (
     SUMMARY_HEADER,
     clip_to_tokens,
+    focus_outro,
     middle_truncate,
     raw_summary,
     render_summary_content,
@@ -88,3 +89,14 @@ def test_a_window_too_small_to_summarise_in_is_a_clear_error():
     assert transcript_budget(200, 48) < 32
     with pytest.raises(ContextWindowTooSmallError, match="summarising the conversation"):
         summarise(MockProvider(), "[user] hi", window=200, summary_tokens=48, clock=FakeClock())
+
+
+def test_a_focus_is_asked_for_and_the_request_still_fits_the_window():
+    provider = RecordingProvider(MockProvider(context_window=600))
+    transcript = "\n".join(f"[user] 第{i}句话，内容比较长一些。" for i in range(200))
+    focus = "the database migration and its rollback plan"
+    summarise(provider, transcript, window=600, summary_tokens=80, clock=FakeClock(), focus=focus)
+    (request,) = provider.requests
+    assert request.messages[0].content.endswith(f"Keep above all what matters for: {focus}")
+    assert estimate_tokens(request.system) + estimate_tokens(request.messages[0].content) < 600
+    assert focus_outro("  ") == focus_outro(None) == "Write the summary now."

@@ -24,7 +24,7 @@ from mini_letta.loop.setup import TurnOptions, build_turn_setup
 from mini_letta.loop.turn import run_turn
 from mini_letta.memory.edits import apply_memory_edit
 from mini_letta.memory.repo import GitRepo
-from mini_letta.workspace import resolve_agent, resolve_conversation
+from mini_letta.workspace import resolve_conversation, resolve_or_create_agent
 from support.compaction_fakes import CHINESE_TURNS
 from support.compaction_fakes import RecordingProvider as Recording
 
@@ -55,7 +55,7 @@ def _answer() -> list[list[ModelEvent]]:
 
 
 def _setup(world, provider, store=None, **options):
-    agent = resolve_agent(world, None)
+    agent = resolve_or_create_agent(world, None)
     store = store or resolve_conversation(world, agent, None)
     setup = build_turn_setup(world, agent, store, TurnOptions(**options))
     return dataclasses.replace(setup, provider=provider)
@@ -69,7 +69,7 @@ def _turn(setup, text="hi"):
 
 def test_memory_own_edit_keeps_the_prompt_byte_identical(world):
     """The agent learns its edit from the tool result; the prefix stays cacheable."""
-    agent = resolve_agent(world, None)
+    agent = resolve_or_create_agent(world, None)
     provider = RecordingProvider([*_remember("likes tea"), *_answer()])
     setup = _setup(world, provider)
     assert _turn(setup, "I like tea").text == "noted"
@@ -95,7 +95,7 @@ def test_memory_recompile_points_show_the_agent_s_own_edit(world, point):
     setup = _setup(world, provider)
     _turn(setup, "I like tea")
     if point == "new-conversation":
-        agent = resolve_agent(world, None)
+        agent = resolve_or_create_agent(world, None)
         store = resolve_conversation(world, agent, None, new=True)
         setup = _setup(world, provider, store=store)
     elif point == "recompile-flag":

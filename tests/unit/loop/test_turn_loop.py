@@ -23,7 +23,7 @@ from mini_letta.loop.events import MessageEvent, ToolResultEvent, TurnResult
 from mini_letta.loop.setup import TurnOptions, build_turn_setup
 from mini_letta.loop.turn import run_turn
 from mini_letta.tools.base import ToolContext, ToolResult, Toolset
-from mini_letta.workspace import resolve_agent, resolve_conversation
+from mini_letta.workspace import resolve_conversation, resolve_or_create_agent
 
 
 @dataclass
@@ -54,7 +54,7 @@ class EchoTool:
 
 
 def _setup(world, provider, *, tools=(), max_steps=20):
-    agent = resolve_agent(world, None)
+    agent = resolve_or_create_agent(world, None)
     store = resolve_conversation(world, agent, None)
     setup = build_turn_setup(world, agent, store, TurnOptions(max_steps=max_steps))
     return store, setup.__class__(

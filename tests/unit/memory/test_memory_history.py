@@ -12,7 +12,7 @@ from mini_letta.memory.history import (
     undo_commit,
     validate_memory,
 )
-from support.memory import commit_all, git_state, tree_bytes, write_file
+from support.memory import block_commits, commit_all, git_state, tree_bytes, write_file
 
 
 def test_history_undo_target_from_rev_or_run_lookup(memory_repo):
@@ -55,11 +55,9 @@ def test_history_hand_edit_commits_or_changes_nothing(memory_repo):
     assert (tree_bytes(root), git_state(root)) == before
 
 
-def test_history_hand_edit_rejected_by_a_hook_restores_the_file(memory_repo):
+def test_history_hand_edit_whose_commit_fails_restores_the_file(memory_repo):
     root = memory_repo.path
-    hook = root / ".git" / "hooks" / "pre-commit"
-    hook.write_text("#!/bin/sh\nexit 1\n")
-    hook.chmod(0o755)
+    block_commits(root)
     before = (tree_bytes(root), git_state(root))
     with pytest.raises(MemfsError, match="git commit failed"):
         save_hand_edit(root, "system/human.md", lambda t: t + "x\n")

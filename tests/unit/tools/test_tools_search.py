@@ -160,3 +160,21 @@ def test_nested_gitignore_applies_below_its_folder_only(tmp_path):
     for rel in ("a/x.tmp", "b/x.tmp", "a/keep.txt"):
         (tmp_path / rel).write_text("x")
     assert list_files(tmp_path).paths == ("a/.gitignore", "a/keep.txt", "b/x.tmp")
+
+
+def test_a_subfolder_listing_keeps_the_rules_of_the_folders_above(tmp_path):
+    (tmp_path / ".git" / "info").mkdir(parents=True)
+    (tmp_path / ".git" / "info" / "exclude").write_text("*.secret\n")
+    (tmp_path / ".gitignore").write_text("*.log\n/top-only.txt\n")
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / ".gitignore").write_text("b/gen/\n")
+    for rel in ("a/b/x.log", "a/b/k.secret", "a/b/keep.py", "a/b/gen/out.py", "a/b/top-only.txt"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    assert list_files(tmp_path / "a" / "b").paths == ("keep.py", "top-only.txt")
+    assert list_files(tmp_path).paths == (
+        ".gitignore",
+        "a/.gitignore",
+        "a/b/keep.py",
+        "a/b/top-only.txt",
+    )

@@ -8,7 +8,7 @@ from typing import TypeVar
 
 import click
 
-from mini_letta.cli.options import agent_option
+from mini_letta.cli.options import agent_option, check_agent_name, check_base_url, model_option
 from mini_letta.cli.terminal import echo
 
 F = TypeVar("F", bound=Callable[..., object])
@@ -62,9 +62,11 @@ def _settings_options(func: F) -> F:
         "--context-window", type=click.IntRange(min=1), help="Context window in tokens."
     )(func)
     func = click.option(
-        "--base-url", help='Server URL of an OpenAI-compatible or Anthropic model ("" clears).'
+        "--base-url",
+        callback=check_base_url,
+        help='Server URL of an OpenAI-compatible or Anthropic model ("" clears).',
     )(func)
-    return click.option("--model", metavar="HANDLE", help="Model handle (default: mock).")(func)
+    return model_option("Model handle, kept in agent.json (default: mock).")(func)
 
 
 def _tools_value(value: str | None) -> tuple[str, ...] | None:
@@ -74,7 +76,9 @@ def _tools_value(value: str | None) -> tuple[str, ...] | None:
 
 
 @agents.command("create")
-@click.option("--name", help="A unique name (default: from this folder).")
+@click.option(
+    "--name", callback=check_agent_name, help="A unique name (default: from this folder)."
+)
 @_settings_options
 @click.option(
     "--memory-remote", metavar="URL", help="Join a memory shared through this git remote."
@@ -132,7 +136,6 @@ def set_cmd(agent: str | None, as_json: bool, **values: object) -> None:
     """Change an agent's model settings in agent.json (default: this project's agent)."""
     from mini_letta.agents.registry import update_agent
     from mini_letta.cli.world import current_world
-    from mini_letta.llm.handles import parse_handle
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
@@ -140,8 +143,6 @@ def set_cmd(agent: str | None, as_json: bool, **values: object) -> None:
     changes = {key: value for key, value in values.items() if value is not None}
     if not changes:
         raise click.UsageError("nothing to change; give --model, --base-url, --tools, …")
-    if isinstance(changes.get("model"), str):
-        parse_handle(str(changes["model"]))
     if "base_url" in changes:
         changes["base_url"] = changes["base_url"] or None
     if "tools" in changes:
@@ -186,7 +187,7 @@ def show_cmd(agent: str | None, as_json: bool) -> None:
 
 @agents.command("rename")
 @click.argument("ref", metavar="ID|NAME")
-@click.argument("new_name", metavar="NEW_NAME")
+@click.argument("new_name", metavar="NEW_NAME", callback=check_agent_name)
 def rename_cmd(ref: str, new_name: str) -> None:
     """Rename an agent."""
     from mini_letta.agents.registry import find_agent, rename_agent

@@ -72,6 +72,11 @@ def chat(
 
     streaming_input = input_format == "stream-json"
     _check_input(prompt, streaming_input, output_format)
+    if new and conversation:
+        raise click.UsageError(
+            "--new and --conversation exclude each other (--new starts a conversation, "
+            "--conversation continues one)"
+        )
     terminal = current_terminal()
     text = read_prompt(prompt, terminal.stdin) if prompt is not None else ""
     request = SessionRequest(
@@ -94,13 +99,23 @@ def chat(
     session = ChatSession(request, terminal.stdout, terminal.stderr)
     try:
         if streaming_input:
+            from mini_letta.cli.options import lenient_stdin
             from mini_letta.cli.stream_input import run_stream_input
 
-            code = run_stream_input(session, terminal.stdin)
+            code = run_stream_input(session, lenient_stdin(terminal.stdin))
         else:
             code = exit_code(session.turn(text))
     finally:
         session.close()
+    lost = session.renderer.lost_output
+    if lost is not None:
+        from mini_letta.errors import MiniLettaError
+
+        cid = session.store.conversation_id
+        raise MiniLettaError(
+            f"could not write to standard output ({lost}); the turn is recorded in "
+            f"conversation {cid} (`mini-letta conversations show {cid}`)"
+        )
     if code:
         raise click.exceptions.Exit(code)
 

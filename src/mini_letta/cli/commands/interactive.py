@@ -7,7 +7,6 @@ finishes while the user keeps typing.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,19 +16,9 @@ from mini_letta.cli.terminal import echo
 from mini_letta.home import ensure_dir
 
 if TYPE_CHECKING:
-    from mini_letta.cli.headless import ChatSession
     from mini_letta.cli.repl_watch import ReflectionWatch
     from mini_letta.cli.terminal import Terminal
     from mini_letta.workspace import World
-
-HELP = """Commands:
-  /help             this list
-  /new              start a new conversation
-  /compact          summarise the oldest messages of this conversation now
-  /recompile        show memory as it is now in the system prompt (from the next turn)
-  /status           this conversation: context, tokens used, prompt cache, memory shown
-{reflection}
-  /exit             leave (Ctrl-D works too)"""
 
 
 def _read_line_factory(terminal: Terminal, history: Path) -> Callable[[str], str]:
@@ -63,14 +52,16 @@ def open_interactive(ctx: click.Context) -> None:
 
 def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
     from mini_letta.cli.approval import build_terminal_approver
-    from mini_letta.cli.commands.slash import HELP_LINES, run_slash_command
+    from mini_letta.cli.commands.slash import run_slash_command
+    from mini_letta.cli.commands.slash_state import SlashState
     from mini_letta.cli.headless import ChatSession, SessionRequest
-    from mini_letta.cli.session_status import PendingNotice, request_recompile, status_lines
+    from mini_letta.cli.session_status import PendingNotice
 
     read_line = _read_line_factory(terminal, world.home.input_history_file)
     approve = build_terminal_approver(read_line, terminal.stderr)
     request = SessionRequest(world=world, approve=approve, reflection_watch=watch)
     session = ChatSession(request, terminal.stdout, terminal.stderr)
+    state = SlashState(request, session, watch, read_line, terminal)
     watch.agent_id = session.agent.id
     pending = PendingNotice()
     echo(
@@ -89,52 +80,14 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
         watch.print_finished()  # a reflection that ended while we waited for this line
         if not line:
             continue
-        if line in ("/exit", "/quit"):
-            return
-        if line == "/help":
-            echo(HELP.format(reflection=HELP_LINES))
-            continue
-        if line == "/new":
-            session = ChatSession(replace(request, new=True), terminal.stdout, terminal.stderr)
-            echo(f"New conversation {session.store.conversation_id}.", err=True)
-            continue
-        if line == "/compact":
-            _compact(session)
-            continue
-        if line == "/recompile":
-            echo(request_recompile(session.setup), err=True)
-            continue
-        if line == "/status":
-            echo("\n".join(status_lines(session.setup)), err=True)
-            continue
-        if run_slash_command(line, session, watch):
-            continue
         if line.startswith("/"):
-            echo(f"Unknown command {line.split()[0]}; /help lists them.", err=True)
+            if not run_slash_command(line, state):
+                return
             continue
         try:
-            session.turn(line)
+            state.session.turn(line)
         except KeyboardInterrupt:
             echo("(interrupted)", err=True)
-        notice = pending.line(session.setup)
+        notice = pending.line(state.session.setup)
         if notice:
             echo(notice, err=True)
-
-
-def _compact(session: ChatSession) -> None:
-    from mini_letta.errors import MiniLettaError
-    from mini_letta.loop.pressure import compact_now
-
-    try:
-        result = compact_now(session.setup)
-    except MiniLettaError as exc:
-        echo(f"mini-letta: {exc}", err=True)
-        return
-    if result is None:
-        echo("Nothing to compact yet.", err=True)
-    else:
-        echo(
-            f"  ↻ compacted {result.messages_compacted} messages "
-            f"({result.tokens_before} → {result.tokens_after} tokens)",
-            err=True,
-        )

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from mini_letta.cli.options import agent_option
+from mini_letta.cli.options import agent_option, check_nonempty
 from mini_letta.cli.terminal import echo
 
 if TYPE_CHECKING:
@@ -28,10 +28,17 @@ _HELP = "Reflect now on the current conversation (or --conversation ID) and merg
     "conversations",
     metavar="ID",
     multiple=True,
+    callback=check_nonempty,
     help="Reflect on this conversation (repeat it for several in one run).",
 )
 @click.option("--recent", type=click.IntRange(min=1), metavar="N", help="The N latest ones.")
-@click.option("-i", "--instruction", metavar="TEXT", help="An extra instruction for this run.")
+@click.option(
+    "-i",
+    "--instruction",
+    metavar="TEXT",
+    callback=check_nonempty,
+    help="An extra instruction for this run.",
+)
 @click.option("--model", metavar="MODEL", help="The reflection model for this run only.")
 @click.option("--base-url", metavar="URL", help="The reflection model's server for this run.")
 @click.option("--dry-run", is_flag=True, help="Print the slice and its payload path; run nothing.")

@@ -1,83 +1,139 @@
-"""Reflection slash commands of the interactive session: /reflect, /dream, /sleeptime.
+"""The interactive session's slash commands: one table that dispatch, /help and completion read.
 
-`/reflect [instruction]` (alias `/dream`) reflects on the current conversation now, in a
-background worker the session watches, so the user keeps typing; the trigger
-setting and the Windows switch do not apply. `/sleeptime [flags]` is `mini-letta sleeptime`
-for the session's agent: the same flags, output and errors.
+Each entry has its name, how its arguments are written, a one-line description, the handler
+and, where the argument names something that exists (a memory file, an agent, a conversation,
+a mode), a completer the input layer can offer. A mistyped name gets the closest one.
 """
 
 from __future__ import annotations
 
-import shlex
+import difflib
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
-import click
+from mini_letta.cli.commands import slash_memory as mem
+from mini_letta.cli.commands import slash_session as ses
+from mini_letta.cli.commands.slash_state import SlashState
+from mini_letta.cli.terminal import echo
 
-from mini_letta.cli.terminal import current_terminal, echo
-
-if TYPE_CHECKING:
-    from mini_letta.cli.headless import ChatSession
-    from mini_letta.cli.repl_watch import ReflectionWatch
-
-SlashCommand = Callable[["ChatSession", "ReflectionWatch", str], None]
-
-HELP_LINES = """  /reflect [TEXT]   reflect on this conversation now, in the background
-  /dream [TEXT]     the same as /reflect
-  /sleeptime [...]  show or change when reflection runs (--trigger, --steps, --merge, ...)"""
+Handler = Callable[[SlashState, str], None]
+Completer = Callable[[SlashState, str], list[str]]
 
 
-def run_slash_command(line: str, session: ChatSession, watch: ReflectionWatch) -> bool:
-    """Run `line` if it is one of these commands; False if it is not."""
+@dataclass(frozen=True, slots=True)
+class SlashCommand:
+    name: str
+    usage: str  # how the arguments are written, "" for none
+    description: str
+    handler: Handler
+    complete: Completer | None = None
+
+
+def _memory_words(state: SlashState, prefix: str) -> list[str]:
+    """Subcommands, then memory file paths after `show`/`edit`."""
+    from mini_letta.memory.edits import list_memory_tree
+
+    sub, _, rest = prefix.partition(" ")
+    if not _:
+        return [w for w in ("show", "log", "diff", "edit", "status") if w.startswith(sub)]
+    if sub not in ("show", "edit"):
+        return []
+    folder = state.session.request.world.home.memory_dir(state.session.agent.id)
+    return [f"{sub} {path}" for path, _d in list_memory_tree(folder) if path.startswith(rest)]
+
+
+def _agent_names(state: SlashState, prefix: str) -> list[str]:
+    from mini_letta.agents.registry import list_agents
+
+    names = [agent.name for agent in list_agents(state.session.request.world.home)]
+    return [name for name in names if name.startswith(prefix)]
+
+
+def _conversation_ids(state: SlashState, prefix: str) -> list[str]:
+    from mini_letta.conversations.registry import list_conversations
+
+    session = state.session
+    found = list_conversations(session.request.world.home, session.agent.id)
+    return [conv.id for conv in found if conv.id.startswith(prefix)]
+
+
+def _models(state: SlashState, prefix: str) -> list[str]:
+    """The agent's own model, then every provider's prefix."""
+    from mini_letta.llm.handles import PROVIDERS
+
+    words = [state.session.agent.model, "mock", "script:"]
+    words += [f"{name}/" for name in PROVIDERS if name not in ("mock", "script")]
+    return [word for word in dict.fromkeys(words) if word.startswith(prefix)]
+
+
+def _modes(state: SlashState, prefix: str) -> list[str]:
+    from mini_letta.tools.permissions import PERMISSION_MODES
+
+    return [mode for mode in PERMISSION_MODES if mode.startswith(prefix)]
+
+
+def _help(state: SlashState, args: str) -> None:
+    echo("\n".join(help_lines()))
+
+
+def _exit(state: SlashState, args: str) -> None:
+    """Handled by the loop (it ends the session); listed here for /help and completion."""
+
+
+COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("/help", "", "this list", _help),
+    SlashCommand("/memory", "[show|log|diff|edit]", "the memory tree, a file, its history", mem.memory_cmd, _memory_words),  # noqa: E501
+    SlashCommand("/model", "[MODEL]", "show the model, or switch this session to another", ses.model_cmd, _models),  # noqa: E501
+    SlashCommand("/agents", "", "list the agents", ses.agents_cmd),
+    SlashCommand("/agent", "NAME", "switch to another agent", ses.agent_cmd, _agent_names),
+    SlashCommand("/conversations", "", "list this agent's conversations", ses.conversations_cmd),
+    SlashCommand("/resume", "[ID]", "continue another conversation (a picker without ID)", ses.resume_cmd, _conversation_ids),  # noqa: E501
+    SlashCommand("/new", "", "start a new conversation", ses.new_cmd),
+    SlashCommand("/clear", "", "start afresh: a new conversation, memory kept", ses.new_cmd),
+    SlashCommand("/compact", "[FOCUS]", "summarise the oldest messages now (keeping FOCUS)", ses.compact_cmd),  # noqa: E501
+    SlashCommand("/context", "", "where the context window goes, as a bar", ses.context_cmd),
+    SlashCommand("/recompile", "", "show memory as it is now in the system prompt (next turn)", mem.recompile_cmd),  # noqa: E501
+    SlashCommand("/reflect", "[TEXT]", "reflect on this conversation now, in the background", mem.reflect_cmd),  # noqa: E501
+    SlashCommand("/dream", "[TEXT]", "the same as /reflect", mem.reflect_cmd),
+    SlashCommand("/sleeptime", "[--trigger ...]", "show or change when reflection runs", mem.sleeptime_cmd),  # noqa: E501
+    SlashCommand("/reflections", "[show RUN-ID]", "past reflection runs, or one run's diff", mem.reflections_cmd),  # noqa: E501
+    SlashCommand("/undo", "[RUN-ID|REV]", "revert the last memory change, or a reflection run", mem.undo_cmd),  # noqa: E501
+    SlashCommand("/status", "", "the agent, memory, reflection and this conversation", mem.status_cmd),  # noqa: E501
+    SlashCommand("/permissions", "[MODE]", "show or change this session's permission mode", ses.permissions_cmd, _modes),  # noqa: E501
+    SlashCommand("/exit", "", "leave (Ctrl-D works too)", _exit),
+)  # fmt: skip
+BY_NAME = {command.name: command for command in COMMANDS}
+ALIASES = {"/quit": "/exit", "/q": "/exit", "/?": "/help"}
+EXIT = "/exit"
+
+
+def help_lines() -> list[str]:
+    lines = ["Commands:"]
+    for command in COMMANDS:
+        head = f"{command.name} {command.usage}".rstrip()
+        lines.append(f"  {head:<29} {command.description}")
+    return lines
+
+
+def find_command(name: str) -> SlashCommand | None:
+    return BY_NAME.get(ALIASES.get(name, name))
+
+
+def unknown_message(name: str) -> str:
+    close = difflib.get_close_matches(name, list(BY_NAME), n=1, cutoff=0.6)
+    if close:
+        return f"Unknown command {name}; did you mean {close[0]}?"
+    return f"Unknown command {name}; /help lists them."
+
+
+def run_slash_command(line: str, state: SlashState) -> bool:
+    """Run a `/command args` line; False when it asks to leave the session."""
     name, _, rest = line.partition(" ")
-    command = SLASH_COMMANDS.get(name)
+    command = find_command(name)
     if command is None:
+        echo(unknown_message(name), err=True)
+        return True
+    if command.name == EXIT:
         return False
-    command(session, watch, rest.strip())
+    command.handler(state, rest.strip())
     return True
-
-
-def _reflect(session: ChatSession, watch: ReflectionWatch, instruction: str) -> None:
-    from mini_letta.cli.background import spawn_reflection_worker
-
-    proc = spawn_reflection_worker(
-        session.request.world,
-        session.agent.id,
-        session.store.conversation_id,
-        "manual",
-        instruction or None,
-    )
-    watch(proc)
-    echo("  ☾ reflecting in the background; the outcome appears when it is done.", err=True)
-
-
-def _sleeptime(session: ChatSession, watch: ReflectionWatch, args: str) -> None:
-    from mini_letta.cli.commands.sleeptime import sleeptime
-    from mini_letta.cli.terminal import add_help_options
-    from mini_letta.errors import MiniLettaError
-
-    try:
-        argv = shlex.split(args)
-        if "--agent" not in argv:
-            argv += ["--agent", session.agent.id]
-        add_help_options(sleeptime)
-        sleeptime.main(
-            args=argv,
-            prog_name="/sleeptime",
-            standalone_mode=False,
-            obj=current_terminal(),
-            help_option_names=[],  # the command carries the terminal's own --help
-        )
-    except ValueError as exc:  # shlex: an unclosed quote
-        echo(f"mini-letta: /sleeptime: {exc}", err=True)
-    except click.ClickException as exc:
-        exc.show(file=current_terminal().stderr)
-    except MiniLettaError as exc:
-        echo(f"mini-letta: {exc}", err=True)
-
-
-SLASH_COMMANDS: dict[str, SlashCommand] = {
-    "/reflect": _reflect,
-    "/dream": _reflect,
-    "/sleeptime": _sleeptime,
-}

@@ -46,7 +46,7 @@ def sleeptime(
         render_settings_json,
         save_reflection_settings,
     )
-    from mini_letta.workspace import resolve_agent
+    from mini_letta.workspace import find_project_agent
 
     if to_global and to_local:
         raise click.UsageError("use --global or --local, not both")
@@ -60,7 +60,7 @@ def sleeptime(
         base_url=base_url,
     )
     world = current_world()
-    record = resolve_agent(world, agent, check_memory=False)
+    record = find_project_agent(world, agent)  # None before the first chat: global only
     if patch:
         scope: Scope = "global" if to_global else "local" if to_local else "agent"
         settings = save_reflection_settings(world.home, world.cwd, record, patch, scope)

@@ -1,0 +1,85 @@
+"""What a slash command acts on: the interactive session's current ChatSession and its request.
+
+Commands that switch model, agent, conversation or permission mode build a new ChatSession
+from a changed request; the old one stays when the new one cannot be built (a bad model name,
+an unknown agent), so a mistyped switch never loses the session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import click
+
+from mini_letta.cli.terminal import current_terminal, echo
+from mini_letta.errors import MiniLettaError
+
+if TYPE_CHECKING:
+    from mini_letta.cli.headless import ChatSession, SessionRequest
+    from mini_letta.cli.repl_watch import ReflectionWatch
+    from mini_letta.cli.terminal import Terminal
+
+
+@dataclass
+class SlashState:
+    request: SessionRequest
+    session: ChatSession
+    watch: ReflectionWatch
+    read_line: Callable[[str], str]
+    terminal: Terminal
+
+    def switch(self, request: SessionRequest) -> bool:
+        """Continue in a session built from `request`; False (and a message) when it fails."""
+        from mini_letta.cli.headless import ChatSession
+
+        try:
+            session = ChatSession(request, self.terminal.stdout, self.terminal.stderr)
+        except MiniLettaError as exc:
+            echo(f"mini-letta: {exc}", err=True)
+            return False
+        self.session.close()
+        self.session = session
+        # Pin what was resolved, so a later switch keeps this agent and conversation.
+        self.request = replace(
+            request,
+            agent_ref=session.agent.id,
+            conversation_id=session.store.conversation_id,
+            new=False,
+        )
+        self.watch.agent_id = session.agent.id
+        return True
+
+
+def run_click(command: click.Command, argv: list[str], prog: str) -> None:
+    """Run a CLI command in the session: the same output and the same errors, no exit."""
+    from mini_letta.cli.terminal import add_help_options
+
+    terminal = current_terminal()
+    add_help_options(command)
+    try:
+        command.main(
+            args=argv,
+            prog_name=prog,
+            standalone_mode=False,
+            obj=terminal,
+            help_option_names=[],  # the command carries the terminal's own --help
+        )
+    except click.ClickException as exc:
+        exc.show(file=terminal.stderr)
+    except (click.exceptions.Exit, click.Abort):
+        pass
+    except MiniLettaError as exc:
+        echo(f"mini-letta: {exc}", err=True)
+
+
+def split_args(args: str) -> list[str] | None:
+    """Shell-like words of a command's arguments; None (and a message) for an unclosed quote."""
+    import shlex
+
+    try:
+        return shlex.split(args)
+    except ValueError as exc:
+        echo(f"mini-letta: {exc}", err=True)
+        return None

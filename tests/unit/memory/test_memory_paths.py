@@ -1,0 +1,46 @@
+"""Memory path lengths are checked up front: a clear tool error, never ENAMETOOLONG."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mini_letta.conversations.messages import ToolCall
+from mini_letta.errors import MemoryEditError
+from mini_letta.memory.paths import resolve_memory_path
+from mini_letta.tools.base import ToolContext, Toolset, execute_tool_call
+from mini_letta.tools.memory_tool import MemoryTool
+from support.clock import FakeClock
+from support.memory import tree_bytes
+
+
+@pytest.mark.parametrize(
+    ("path", "needle"),
+    [
+        ("notes/" + "a" * 300 + ".md", "longer than 255 bytes"),
+        ("notes/" + "记" * 90 + ".md", "longer than 255 bytes"),  # 270 bytes in UTF-8
+        ("/".join(["d" * 200] * 6) + "/x.md", "longer than 1024 bytes"),
+    ],
+    ids=["300-ascii", "wide-utf8", "deep"],
+)
+def test_too_long_paths_are_refused_by_name(tmp_path, path, needle):
+    with pytest.raises(MemoryEditError, match=needle):
+        resolve_memory_path(tmp_path, path)
+
+
+def test_the_longest_allowed_name_is_accepted(tmp_path):
+    name = "notes/" + "a" * 252 + ".md"  # a 255-byte file name
+    assert resolve_memory_path(tmp_path, name) == name
+
+
+def test_a_300_character_name_is_a_tool_error_and_changes_nothing(memory_repo):
+    ctx = ToolContext(cwd=memory_repo.path, clock=FakeClock(), memory_dir=memory_repo.path)
+    before = tree_bytes(memory_repo.path)
+    args = {"command": "create", "path": "a" * 300 + ".md", "description": "d", "reason": "r"}
+    result = execute_tool_call(
+        ToolCall("c1", "memory", json.dumps(args)), Toolset((MemoryTool(),)), ctx
+    )
+    assert result.is_error and "255 bytes" in result.content
+    assert "Errno" not in result.content and "OSError" not in result.content
+    assert tree_bytes(memory_repo.path) == before
