@@ -85,11 +85,7 @@ def check_gate(repo: GitRepo, base: str, tip: str, tree: Path, facts: GateInput)
     `tree` is a clean checkout of `tip` (the run's worktree): reading its files is several
     times faster than reading a thousand loose git objects.
     """
-    diffs = _parse_diff(
-        repo.run(
-            "-c", "core.quotePath=false", "diff", "--no-renames", "-U0", "--no-color", base, tip
-        )
-    )
+    diffs = _parse_diff(repo.run("diff", "--no-renames", "-U0", "--no-color", base, tip))
     if not diffs:
         return []
     changed = [d.path for d in diffs if d.status != "deleted"]
