@@ -289,3 +289,46 @@ def test_the_mock_cites_evidence_when_it_replaces_a_contradicted_line(world, age
     assert outcome.status == "merged"
     record = load_run_record(world.home, agent.id, outcome.run_id)
     assert record.citations == {HUMAN: [turn[0].id]}
+
+
+@pytest.mark.parametrize(
+    ("name", "steps", "status"),
+    [
+        (
+            "leaves its edit uncommitted",
+            [respond("", tool_call("memory", 1, command="insert", path=HUMAN, content="- x1"))],
+            "dirty_uncommitted",
+        ),
+        (
+            "calls an unknown tool",
+            [respond("", tool_call("Bash", 1, command="rm -rf /"))],
+            "no_changes",
+        ),
+        (
+            "never stops reading",
+            [respond("", tool_call("memory_read", n, path=HUMAN)) for n in range(1, 9)],
+            "failed",
+        ),
+        (
+            "writes a secret",
+            [
+                respond(
+                    "",
+                    tool_call("memory", 1, command="insert", path=HUMAN, content=f"- {SECRETS[0]}"),
+                ),
+                respond("", tool_call("memory_commit", 2, message="reflection: key")),
+            ],
+            "no_changes",
+        ),
+    ],
+)
+def test_other_misbehaviour_changes_no_memory(world, agent, store, parent, name, steps, status):
+    _chat(world, store, "hello there, nothing lasting")
+    head = parent.head_sha()
+    provider = ScriptedProvider([*steps, respond("done")])
+    outcome = _launch(world, agent, store, provider, max_steps=4)
+    assert outcome.status == status, (name, outcome.message)
+    assert parent.head_sha() == head and not parent.changed_paths()
+    assert SECRETS[0] not in (parent.path / HUMAN).read_text()
+    if outcome.status != "no_changes":
+        assert read_reflection_state(store).reflected_through_message_id is None
