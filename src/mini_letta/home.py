@@ -72,6 +72,14 @@ class Home:
         """The compiled memory section, keyed by the memory repo's HEAD sha."""
         return self.agent_dir(agent_id) / "prompt-cache.json"
 
+    def search_index_file(self, agent_id: str) -> Path:
+        """The agent's recall index (SQLite FTS5): derived, rebuilt whenever it is in doubt."""
+        return self.agent_dir(agent_id) / "search-index.sqlite"
+
+    def import_staging_dir(self, agent_id: str) -> Path:
+        """Where an imported transcript is written before it is renamed into conversations/."""
+        return self.agent_dir(agent_id) / "import-staging"
+
     def memory_sync_file(self, agent_id: str) -> Path:
         """The state of memory sync: last attempt, last error, files left for review."""
         return self.agent_dir(agent_id) / "memory-sync.json"

@@ -17,6 +17,7 @@ from pathlib import Path
 from mini_letta.home import Home
 from mini_letta.memory.remote import memory_remote_repo, set_remote
 from mini_letta.sync.engine import sync_memory
+from mini_letta.sync.state import load_sync_state
 from mini_letta.tools.memory_tool import apply_and_commit
 from mini_letta.workspace import World, new_agent
 from support.cli import cli_env
@@ -38,6 +39,25 @@ def _is_ancestor(repo: Path, older: str, newer: str) -> bool:
         ).returncode
         == 0
     )
+
+
+def _check_working_tree(world: World, agent_id: str, memory: Path) -> None:
+    """Clean, or halfway through a recorded fast-forward: each changed file is as the commit
+    before or the commit after has it (the next sync finishes the move)."""
+    changed = [line[3:] for line in _git(memory, "status", "--porcelain").splitlines()]
+    if not changed:
+        return
+    state = load_sync_state(world.home, agent_id, world.clock)
+    assert state.moving_from and state.moving_to, f"dirty without a recorded move: {changed}"
+    for path in changed:
+        on_disk = (memory / path).read_bytes() if (memory / path).exists() else None
+        sides = []
+        for commit in (state.moving_from, state.moving_to):
+            shown = subprocess.run(
+                ["git", "-C", str(memory), "show", f"{commit}:{path}"], capture_output=True
+            )
+            sides.append(shown.stdout if shown.returncode == 0 else None)
+        assert on_disk in sides, f"{path} matches neither side of the move"
 
 
 def _run_until_busy(
@@ -111,7 +131,7 @@ def test_sigkill_during_sync_leaves_both_sides_consistent(tmp_path: Path, clock)
             time.sleep(0.005)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
-        assert _git(memory, "status", "--porcelain") == ""
+        _check_working_tree(world, agent.id, memory)
         assert not (memory / ".git" / "MERGE_HEAD").exists()
         _git(memory, "fsck", "--no-dangling")
         _git(remote, "fsck", "--no-dangling")
@@ -119,6 +139,7 @@ def test_sigkill_during_sync_leaves_both_sides_consistent(tmp_path: Path, clock)
         assert _is_ancestor(remote, seen, now), "the remote moved backwards"
         seen = now
     outcome = sync_memory(world.home, agent.id, clock)
+    assert _git(memory, "status", "--porcelain") == ""
     assert (
         _git(remote, "rev-parse", "refs/heads/main")
         == outcome.head

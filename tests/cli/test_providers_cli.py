@@ -33,7 +33,10 @@ def test_openai_turn_prints_the_answer(cli, scripted_server):
     assert last["role"] == "user" and last["content"].startswith("<system-reminder>")
     assert last["content"].endswith("</system-reminder>\n\nhi")
     names = [tool["function"]["name"] for tool in body["tools"]]
-    assert names == ["Read", "Write", "Edit", "Bash", "Grep", "Glob", "memory"]
+    assert names == [
+        "Read", "Write", "Edit", "Bash", "Grep", "Glob", "memory",
+        "conversation_search", "memory_search",
+    ]  # fmt: skip
 
 
 def test_stream_json_shows_real_tool_calls_as_they_happen(cli, scripted_server, project):

@@ -28,7 +28,7 @@ def test_help_lists_every_command_with_its_description(cli):
         assert re.search(rf"^  {re.escape(command.name)}\b.* {re.escape(command.description)}$",
                          out, re.MULTILINE), command.name  # fmt: skip
     assert out.strip().splitlines() == help_lines()
-    assert "/search" not in out  # no recall package yet: not offered
+    assert "/search QUERY" in out
 
 
 def test_a_mistyped_command_gets_the_closest_name(cli):
@@ -233,3 +233,13 @@ def test_reflections_show_a_runs_diff_and_undo_reverts_the_run(cli):
     assert "+- Preference: 我更喜欢用 tabs 缩进" in out
     assert re.search(rf"^reverted reflection run {run_id} as [0-9a-f]{{7}}$", out, re.MULTILINE)
     assert "tabs" not in cli("memory", "show", HUMAN).stdout
+
+
+def test_search_finds_earlier_messages_and_memory(cli):
+    cli("chat", "-p", "我更喜欢用 tabs 缩进")
+    cli("chat", "-p", "请记住我用 pnpm")
+    out = _session(cli, "/search 缩进", "/search pnpm --memory", "/search").stdout
+    assert "我更喜欢用 tabs **缩进**" in out  # the matched word highlighted
+    assert "system/human.md:" in out and "**pnpm**" in out
+    err = _session(cli, "/search").stderr
+    assert "/search needs a query" in err

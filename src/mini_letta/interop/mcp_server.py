@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from mini_letta import __version__
+from mini_letta.home import Home
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -28,15 +29,15 @@ SEARCH_LIMIT = 50
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def build_server(memory_dir: Path, agent_name: str) -> MCPServer:
+def build_server(home: Home, agent_id: str, agent_name: str) -> MCPServer:
     """The server for one agent's memory folder (a git repository)."""
     from mcp.server.mcpserver import MCPServer
 
     server: MCPServer = MCPServer(
         f"mini-letta memory ({agent_name})", instructions=INSTRUCTIONS, version=__version__
     )
-    _add_tools(server, memory_dir)
-    _add_system_resources(server, memory_dir)
+    _add_tools(server, home, agent_id)
+    _add_system_resources(server, home.memory_dir(agent_id))
     return server
 
 
@@ -56,7 +57,8 @@ def _refusals_as_tool_errors(fn: F) -> F:
     return cast(F, wrapper)
 
 
-def _add_tools(server: MCPServer, memory_dir: Path) -> None:
+def _add_tools(server: MCPServer, home: Home, agent_id: str) -> None:
+    memory_dir = home.memory_dir(agent_id)
     tool = server.tool
 
     @tool(description="List every memory file with its description.")
@@ -74,12 +76,12 @@ def _add_tools(server: MCPServer, memory_dir: Path) -> None:
 
         return read_memory_file(memory_dir, path)
 
-    @tool(description="Find memory lines containing every word of the query.")
+    @tool(description="Search the memory files (BM25; Chinese and English): path:line: text.")
     @_refusals_as_tool_errors
     def memory_search(query: str, limit: int = 20) -> str:
-        from mini_letta.interop.text_search import search_memory_text
+        from mini_letta.search.recall import Recall
 
-        hits = search_memory_text(memory_dir, query, max(1, min(limit, SEARCH_LIMIT)))
+        hits = Recall(home, agent_id).search_memory(query, max(1, min(limit, SEARCH_LIMIT)))
         return "\n".join(f"{h.path}:{h.line}: {h.text}" for h in hits) or "no matches"
 
     @tool(description="Create a memory file; `reason` becomes the commit message.")
@@ -152,6 +154,6 @@ def _reader(memory_dir: Path, path: str) -> Callable[[], str]:
     return read
 
 
-def serve_memory(memory_dir: Path, agent_name: str) -> None:
+def serve_memory(home: Home, agent_id: str, agent_name: str) -> None:
     """Serve until the client closes stdin."""
-    build_server(memory_dir, agent_name).run("stdio")
+    build_server(home, agent_id, agent_name).run("stdio")

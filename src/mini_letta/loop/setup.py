@@ -108,7 +108,7 @@ def build_turn_setup(
         allowed_tools=options.allowed_tools,
         disallowed_tools=options.disallowed_tools,
         approve=options.approve,
-        extra={"environ": world.environ},
+        extra={"environ": world.environ, "home": world.home},
     )
     prompt = build_system_prompt(agent, store)
     if options.recompile:

@@ -403,6 +403,7 @@ def _run_agent(
         clock=run.world.clock,
         agent_id=run.agent.id,
         memory_dir=worktree.path,
+        extra={"environ": run.world.environ, "home": run.world.home},
     )
     spec = SideAgentSpec(
         purpose="reflection",

@@ -28,6 +28,7 @@ from mini_letta.tools.base import (
     ToolResult,
     require_str,
 )
+from mini_letta.tools.recall import ConversationSearchTool, MemorySearchTool
 
 _STR = {"type": "string"}
 
@@ -160,4 +161,11 @@ class MemoryCommitTool:
 
 def reflection_tools(provenance: RunProvenance | None = None) -> tuple[Tool, ...]:
     shared = provenance or RunProvenance()
-    return (MemoryListTool(), MemoryReadTool(), MemoryEditTool(shared), MemoryCommitTool(shared))
+    return (
+        MemoryListTool(),
+        MemoryReadTool(),
+        MemoryEditTool(shared),
+        MemoryCommitTool(shared),
+        ConversationSearchTool(),
+        MemorySearchTool(),
+    )

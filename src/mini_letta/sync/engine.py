@@ -89,7 +89,8 @@ def sync_memory(
             acquire_lease(home, agent_id, run_id, clock),
             lock_memory(memory_dir),
         ):
-            outcome = _sync(repo, url, clock)
+            _undo_interrupted_move(repo, state)
+            outcome = _sync(repo, url, clock, _Mover(home, agent_id, attempt))
     except MiniLettaError as exc:
         failed = replace(
             attempt, last_error=str(exc), error_reported=False, failures=state.failures + 1
@@ -115,13 +116,56 @@ def files_needing_review(home: Home, agent_id: str, clock: Clock) -> tuple[str, 
     return _still_needing_review(home.memory_dir(agent_id), state.needs_review)
 
 
-def _sync(repo: GitRepo, url: str, clock: Clock) -> SyncOutcome:
+class _Mover:
+    """Moves the working tree forward to a commit, with the move written down first, so a
+    sync killed halfway through the checkout is undone by the next one."""
+
+    def __init__(self, home: Home, agent_id: str, state: SyncState) -> None:
+        self.home, self.agent_id = home, agent_id
+        self.state = replace(state, moving_from=None, moving_to=None)
+
+    def __call__(self, repo: GitRepo, target: str) -> None:
+        moving = replace(self.state, moving_from=repo.head_sha(), moving_to=target)
+        save_sync_state(self.home, self.agent_id, moving)
+        repo.run("merge", "-q", "--ff-only", target)
+        save_sync_state(self.home, self.agent_id, self.state)
+
+
+def _undo_interrupted_move(repo: GitRepo, state: SyncState) -> None:
+    """Put back the files a killed sync's checkout had already moved (see `_Mover`).
+
+    A changed file is put back to HEAD only when it is exactly as the move's target has it:
+    that content is safe in git, and this sync merges it again. Anything else (a person's
+    edit) is left alone, and the usual "uncommitted changes" refusal follows.
+    """
+    target = state.moving_to
+    if target is None or repo.head_sha() == target:
+        return
+    for path in repo.changed_paths():
+        if not _same_as(repo, path, target):
+            continue
+        if repo.show_file("HEAD", path) is None:
+            (repo.path / path).unlink(missing_ok=True)
+        else:
+            repo.run("--literal-pathspecs", "checkout", "-q", "HEAD", "--", path)
+
+
+def _same_as(repo: GitRepo, path: str, commit: str) -> bool:
+    """Whether the working file is byte for byte what `commit` has (both absent counts)."""
+    on_disk = repo.path / path
+    current = on_disk.read_bytes() if on_disk.is_file() else None
+    code, _ = repo.try_run("cat-file", "-e", f"{commit}:{path}")
+    committed = repo.run_bytes("cat-file", "blob", f"{commit}:{path}") if code == 0 else None
+    return current == committed
+
+
+def _sync(repo: GitRepo, url: str, clock: Clock, move: _Mover) -> SyncOutcome:
     _refuse_unclean(repo)
     pulled, merged = 0, False
     conflicts: tuple[str, ...] = ()
     for _ in range(PUSH_ATTEMPTS):
         _fetch(repo)
-        step = _integrate(repo, clock)
+        step = _integrate(repo, clock, move)
         pulled += step.pulled
         merged = merged or step.merged
         conflicts = (*conflicts, *step.needs_review)
@@ -137,17 +181,17 @@ def _sync(repo: GitRepo, url: str, clock: Clock) -> SyncOutcome:
     raise SyncError(f"the remote kept moving; gave up after {PUSH_ATTEMPTS} attempts, try again")
 
 
-def _integrate(repo: GitRepo, clock: Clock) -> SyncOutcome:
+def _integrate(repo: GitRepo, clock: Clock, move: _Mover) -> SyncOutcome:
     head = repo.head_sha()
     remote = _tracking_sha(repo)
     if remote is None or remote == head or _is_ancestor(repo, remote, head):
         return SyncOutcome(head, 0, False, False, ())
     count = int(repo.run("rev-list", "--count", f"{head}..{remote}").strip() or 0)
     if _is_ancestor(repo, head, remote):
-        repo.run("merge", "-q", "--ff-only", remote)
+        move(repo, remote)
         return SyncOutcome(remote, count, False, False, ())
     commit, conflicts = _merge_commit(repo, head, remote, clock)
-    repo.run("merge", "-q", "--ff-only", commit)
+    move(repo, commit)
     return SyncOutcome(commit, count, False, True, conflicts)
 
 

@@ -30,6 +30,10 @@ class SyncState:
     error_reported: bool = False
     failures: int = 0
     needs_review: tuple[str, ...] = field(default_factory=tuple)
+    # Set while the working tree moves from one commit to another; a sync killed then left
+    # some files at `moving_to` and HEAD at `moving_from`, which the next sync completes.
+    moving_from: str | None = None
+    moving_to: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -40,6 +44,8 @@ class SyncState:
             "errorReported": self.error_reported,
             "consecutiveFailures": self.failures,
             "needsReview": list(self.needs_review),
+            "movingFrom": self.moving_from,
+            "movingTo": self.moving_to,
         }
 
     @classmethod
@@ -54,6 +60,8 @@ class SyncState:
             error_reported=reported,
             failures=optional_int(data, "consecutiveFailures", minimum=0) or 0,
             needs_review=tuple(optional_str_list(data, "needsReview") or ()),
+            moving_from=optional_str(data, "movingFrom"),
+            moving_to=optional_str(data, "movingTo"),
         )
 
 

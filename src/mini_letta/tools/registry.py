@@ -24,6 +24,8 @@ TOOL_CLASSES: Mapping[str, str] = {
     "Grep": "mini_letta.tools.search:GrepTool",
     "Glob": "mini_letta.tools.search:GlobTool",
     "memory": "mini_letta.tools.memory_tool:MemoryTool",
+    "conversation_search": "mini_letta.tools.recall:ConversationSearchTool",
+    "memory_search": "mini_letta.tools.recall:MemorySearchTool",
 }
 ALL_TOOLS: tuple[str, ...] = tuple(TOOL_CLASSES)
 MOCK_TOOLS: tuple[str, ...] = ("memory",)

@@ -7,6 +7,7 @@ remote's branch only ever moves forward (no force-push); failures are recorded a
 from __future__ import annotations
 
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from mini_letta.memory.edits import read_memory_file
 from mini_letta.memory.remote import check_remote_url, memory_remote_repo, set_remote
 from mini_letta.sync.conflicts import REVIEW_HEADING
 from mini_letta.sync.engine import SyncError, files_needing_review, sync_memory
-from mini_letta.sync.state import load_sync_state, take_unreported_error
+from mini_letta.sync.state import load_sync_state, save_sync_state, take_unreported_error
 from mini_letta.tools.memory_tool import apply_and_commit
 from mini_letta.workspace import World, new_agent
 
@@ -251,3 +252,60 @@ def test_good_remote_urls_are_kept(tmp_path):
     assert check_remote_url("git@github.com:me/mem.git", tmp_path) == "git@github.com:me/mem.git"
     assert check_remote_url("https://example.com/m.git", tmp_path) == "https://example.com/m.git"
     assert check_remote_url("../m.git", tmp_path / "p") == str(tmp_path / "m.git")
+
+
+def test_a_fast_forward_killed_halfway_is_finished_by_the_next_sync(machines):
+    first, second, _ = machines
+    first.create("projects/alpha.md", "alpha\n")
+    first.create("projects/beta.md", "beta\n")
+    first.sync()
+    _git(second.memory, "fetch", "-q", "origin")  # the killed sync had fetched
+    head = _git(second.memory, "rev-parse", "HEAD")
+    target = _git(first.memory, "rev-parse", "HEAD")
+    home, agent_id, clock = second.world.home, second.agent.id, second.world.clock
+    state = load_sync_state(home, agent_id, clock)
+    save_sync_state(home, agent_id, replace(state, moving_from=head, moving_to=target))
+    alpha = second.memory / "projects" / "alpha.md"  # the checkout got this far, then died
+    alpha.parent.mkdir(parents=True)
+    alpha.write_bytes((first.memory / "projects" / "alpha.md").read_bytes())
+    outcome = second.sync()
+    assert outcome.head == target and _git(second.memory, "status", "--porcelain") == ""
+    assert "beta" in second.read("projects/beta.md")
+
+
+def test_a_person_s_edit_is_never_taken_for_a_half_done_move(machines):
+    first, second, _ = machines
+    first.create("projects/alpha.md", "alpha\n")
+    first.sync()
+    _git(second.memory, "fetch", "-q", "origin")  # the killed sync had fetched
+    head = _git(second.memory, "rev-parse", "HEAD")
+    target = _git(first.memory, "rev-parse", "HEAD")
+    home, agent_id, clock = second.world.home, second.agent.id, second.world.clock
+    state = load_sync_state(home, agent_id, clock)
+    save_sync_state(home, agent_id, replace(state, moving_from=head, moving_to=target))
+    (second.memory / "system" / "human.md").write_text("my own edit\n", encoding="utf-8")
+    with pytest.raises(SyncError, match="uncommitted changes"):
+        second.sync()
+    assert (second.memory / "system" / "human.md").read_text(encoding="utf-8") == "my own edit\n"
+
+
+def test_a_half_done_move_followed_by_an_agent_edit_still_syncs(machines):
+    first, second, _ = machines
+    first.create("projects/alpha.md", "alpha\n")
+    first.sync()
+    _git(second.memory, "fetch", "-q", "origin")
+    head = _git(second.memory, "rev-parse", "HEAD")
+    target = _git(first.memory, "rev-parse", "HEAD")
+    home, agent_id, clock = second.world.home, second.agent.id, second.world.clock
+    state = load_sync_state(home, agent_id, clock)
+    save_sync_state(home, agent_id, replace(state, moving_from=head, moving_to=target))
+    alpha = second.memory / "projects" / "alpha.md"
+    alpha.parent.mkdir(parents=True)
+    alpha.write_bytes((first.memory / "projects" / "alpha.md").read_bytes())
+    second.remember("system/human.md", "- a new fact")  # the agent commits in between
+    outcome = second.sync()
+    assert _git(second.memory, "status", "--porcelain") == ""
+    assert "alpha" in second.read("projects/alpha.md") and "- a new fact" in second.read(
+        "system/human.md"
+    )
+    assert outcome.merged

@@ -17,4 +17,4 @@ def mcp_cmd(agent: str | None) -> None:
 
     world = current_world()
     record = resolve_agent(world, agent)
-    serve_memory(world.home.memory_dir(record.id), record.name)
+    serve_memory(world.home, record.id, record.name)

@@ -83,6 +83,7 @@ def _exit(state: SlashState, args: str) -> None:
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/help", "", "this list", _help),
     SlashCommand("/memory", "[show|log|diff|edit]", "the memory tree, a file, its history", mem.memory_cmd, _memory_words),  # noqa: E501
+    SlashCommand("/search", "QUERY [--memory]", "search every conversation (or memory) of this agent", mem.search_cmd),  # noqa: E501
     SlashCommand("/model", "[MODEL]", "show the model, or switch this session to another", ses.model_cmd, _models),  # noqa: E501
     SlashCommand("/agents", "", "list the agents", ses.agents_cmd),
     SlashCommand("/agent", "NAME", "switch to another agent", ses.agent_cmd, _agent_names),

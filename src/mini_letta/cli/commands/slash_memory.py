@@ -41,6 +41,22 @@ def undo_cmd(state: SlashState, args: str) -> None:
     run_click(memory_undo, [*argv, "--agent", state.session.agent.id], "/undo")
 
 
+def search_cmd(state: SlashState, args: str) -> None:
+    """`/search QUERY [--memory] [--role ...] ...`: as `mini-letta search` for this agent."""
+    from mini_letta.cli.commands.recall import search
+
+    argv = split_args(args)
+    if argv is None:
+        return
+    if not argv:
+        echo(
+            "mini-letta: /search needs a query, e.g. /search 缩进 or /search pnpm --memory",
+            err=True,
+        )
+        return
+    run_click(search, [*argv, "--agent", state.session.agent.id], "/search")
+
+
 def status_cmd(state: SlashState, args: str) -> None:
     """The agent's health (`mini-letta status`), then this conversation's own numbers."""
     from mini_letta.cli.commands.status import status

@@ -1,0 +1,146 @@
+"""Optional semantic ranking: an OpenAI-compatible `/embeddings` endpoint, vectors cached.
+
+Configured in settings.json as `"embeddings": {"baseUrl": ..., "model": ..., "apiKeyEnv": ...}`
+(any model name; the key variable may be left out for a local server). Only BM25's candidates
+are embedded, at search time, one request per search at most, and every vector is cached in
+the index by (model, content hash), so a text is embedded once. The openai SDK is imported
+only when a search actually needs a vector. If the endpoint fails, the search falls back to
+BM25 order with a warning rather than failing: recall must keep working offline.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import sqlite3
+from array import array
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+from mini_letta.errors import ConfigError, ProviderError
+from mini_letta.home import Home
+from mini_letta.settings import load_global_settings
+
+RRF_K = 60  # the usual reciprocal-rank-fusion constant: damps the weight of the very top ranks
+TIMEOUT = 30.0
+
+_log = logging.getLogger("mini_letta")
+H = TypeVar("H")
+
+
+class Embedder(Protocol):
+    @property
+    def model(self) -> str: ...
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class OpenAIEmbedder:
+    """Embeddings from any OpenAI-compatible server through the official SDK."""
+
+    base_url: str
+    model: str
+    api_key: str
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        import openai
+
+        client = openai.OpenAI(
+            base_url=self.base_url, api_key=self.api_key, max_retries=0, timeout=TIMEOUT
+        )
+        try:
+            response = client.embeddings.create(model=self.model, input=list(texts))
+        except openai.OpenAIError as exc:
+            raise ProviderError(f"embeddings at {self.base_url}: {_one_line(exc)}") from exc
+        finally:
+            client.close()
+        ordered = sorted(response.data, key=lambda item: item.index)
+        return [list(item.embedding) for item in ordered]
+
+
+def load_embedder(home: Home, environ: Mapping[str, str]) -> OpenAIEmbedder | None:
+    """The configured embedder, or None when settings.json has no `embeddings`."""
+    config = load_global_settings(home).get("embeddings")
+    if config is None:
+        return None
+    where = f"{home.settings_file} embeddings"
+    if not isinstance(config, dict):
+        raise ConfigError(f"{where} must be an object with baseUrl and model")
+    base_url, model, key_env = config.get("baseUrl"), config.get("model"), config.get("apiKeyEnv")
+    if not isinstance(base_url, str) or not base_url or not isinstance(model, str) or not model:
+        raise ConfigError(f"{where} needs baseUrl and model (strings)")
+    if key_env is not None and not isinstance(key_env, str):
+        raise ConfigError(f"{where}.apiKeyEnv must be the name of an environment variable")
+    api_key = environ.get(key_env, "") if key_env else ""
+    if key_env and not api_key:
+        raise ConfigError(f"{key_env} is not set (embeddings need it; or remove apiKeyEnv)")
+    return OpenAIEmbedder(base_url.rstrip("/"), model, api_key or "not-needed")
+
+
+def fuse_by_similarity(
+    conn: sqlite3.Connection,
+    embedder: Embedder,
+    query: str,
+    hits: Sequence[H],
+    text_of: Callable[[H], str],
+) -> list[tuple[H, float]]:
+    """`hits` (in BM25 order) re-ordered by reciprocal rank fusion of BM25 and cosine
+    similarity to the query; the score is the fused one."""
+    if not hits:
+        return []
+    try:
+        vectors = _vectors(conn, embedder, [query, *(text_of(hit) for hit in hits)])
+    except (ProviderError, ValueError, TypeError) as exc:  # keep the BM25 answer
+        _log.warning("embeddings unavailable (%s); ranking by BM25 alone", _one_line(exc))
+        return [(hit, 1.0 / (RRF_K + rank)) for rank, hit in enumerate(hits, start=1)]
+    query_vector, hit_vectors = vectors[0], vectors[1:]
+    by_similarity = sorted(
+        range(len(hits)), key=lambda i: _cosine(query_vector, hit_vectors[i]), reverse=True
+    )
+    fused = [1.0 / (RRF_K + rank) for rank in range(1, len(hits) + 1)]
+    for rank, index in enumerate(by_similarity, start=1):
+        fused[index] += 1.0 / (RRF_K + rank)
+    order = sorted(range(len(hits)), key=lambda i: fused[i], reverse=True)
+    return [(hits[i], fused[i]) for i in order]
+
+
+def _vectors(conn: sqlite3.Connection, embedder: Embedder, texts: list[str]) -> list[list[float]]:
+    """Vectors for `texts` from the cache, asking the endpoint once for the missing ones."""
+    keys = [hashlib.sha256(text.encode("utf-8")).hexdigest() for text in texts]
+    cached: dict[str, list[float]] = {}
+    for key in dict.fromkeys(keys):
+        row = conn.execute(
+            "SELECT vector FROM vectors WHERE model = ? AND hash = ?", (embedder.model, key)
+        ).fetchone()
+        if row is not None:
+            stored = array("f")
+            stored.frombytes(row[0])
+            cached[key] = stored.tolist()
+    missing = [i for i, key in enumerate(keys) if key not in cached]
+    wanted = list(dict.fromkeys(keys[i] for i in missing))
+    if wanted:
+        first = {key: texts[keys.index(key)] for key in wanted}
+        fresh = embedder.embed(list(first.values()))
+        if len(fresh) != len(wanted):
+            raise ValueError(f"asked for {len(wanted)} embeddings, got {len(fresh)}")
+        for key, vector in zip(wanted, fresh, strict=True):
+            cached[key] = vector
+            conn.execute(
+                "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
+                (embedder.model, key, array("f", vector).tobytes()),
+            )
+    return [cached[key] for key in keys]
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=False))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"
