@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from typing import Any
 
@@ -89,18 +89,21 @@ class Statement:
     label: str
     text: str
     topic: tuple[str, str] | None  # (group, choice): two choices of one group contradict
+    source: str | None = None  # the id of the message that said it: the evidence an edit cites
 
     def line(self) -> str:
         return f"- {self.label}: {self.text}"
 
 
-def extract_statements(text: str, created_at: str | None = None) -> list[Statement]:
+def extract_statements(
+    text: str, created_at: str | None = None, message_id: str | None = None
+) -> list[Statement]:
     """The lasting statements in one user message, in order."""
     found: list[Statement] = []
     for raw in _SPLIT.split(text):
         statement = _classify(raw.strip(), created_at)
         if statement is not None:
-            found.append(statement)
+            found.append(replace(statement, source=message_id))
     return found
 
 
@@ -116,9 +119,15 @@ def plan_human_edits(body: str, statements: list[Statement]) -> list[dict[str, A
             target = lines.index(PLACEHOLDER)
         new = statement.line()
         if target is not None:
-            edits.append(
-                {"command": "str_replace", "path": HUMAN, "old_str": lines[target], "new_str": new}
-            )
+            edit: dict[str, Any] = {
+                "command": "str_replace",
+                "path": HUMAN,
+                "old_str": lines[target],
+                "new_str": new,
+            }
+            if statement.source:
+                edit["evidence"] = [statement.source]
+            edits.append(edit)
             lines[target] = new
         else:
             edits.append({"command": "insert", "path": HUMAN, "content": new})
@@ -142,7 +151,7 @@ def respond_reflection(request: ModelRequest) -> ModelResponse:
         for message in _transcript(task)
         if message.get("role") == "user"
         for statement in extract_statements(
-            str(message.get("content", "")), message.get("createdAt")
+            str(message.get("content", "")), message.get("createdAt"), message.get("id")
         )
     ]
     plan = plan_human_edits(_body(reads[0].content), statements)

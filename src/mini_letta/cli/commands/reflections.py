@@ -1,4 +1,5 @@
-"""`mini-letta reflections list|show RUN-ID|undo RUN-ID`: run records, their diffs, undo."""
+"""`mini-letta reflections list|show|undo|accept|discard RUN-ID`: run records, their diffs,
+undo, and a person's decision on a run the memory gate rejected."""
 
 from __future__ import annotations
 
@@ -91,3 +92,31 @@ def undo_cmd(run_id: str, agent: str | None) -> None:
     world = current_world()
     reverts = undo_reflection_run(world.home, resolve_agent(world, agent).id, run_id, world.clock)
     echo(f"Undid reflection run {run_id} ({len(reverts)} revert commit(s)).")
+
+
+@reflections.command("accept")
+@click.argument("run_id", metavar="RUN-ID")
+@agent_option
+def accept_cmd(run_id: str, agent: str | None) -> None:
+    """Merge a run the memory gate rejected anyway (your decision is recorded)."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.reflection.decide import accept_rejected_run
+    from mini_letta.workspace import resolve_agent
+
+    world = current_world()
+    record = accept_rejected_run(world.home, resolve_agent(world, agent).id, run_id, world.clock)
+    echo(f"Accepted reflection run {run_id}: merged as {str(record.merge_commit)[:12]}.")
+
+
+@reflections.command("discard")
+@click.argument("run_id", metavar="RUN-ID")
+@agent_option
+def discard_cmd(run_id: str, agent: str | None) -> None:
+    """Drop a run the memory gate rejected; its messages will be reflected on again."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.reflection.decide import discard_rejected_run
+    from mini_letta.workspace import resolve_agent
+
+    world = current_world()
+    discard_rejected_run(world.home, resolve_agent(world, agent).id, run_id)
+    echo(f"Discarded reflection run {run_id}; its messages will be reflected on again.")
