@@ -44,6 +44,16 @@ def default_model(home: Home, environ: Mapping[str, str]) -> str:
     return value or DEFAULT_MODEL
 
 
+def bash_env_allow(home: Home) -> frozenset[str]:
+    """settings.json `bashEnvAllow`: credential variables the Bash tool may still see."""
+    value = load_global_settings(home).get("bashEnvAllow", [])
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        raise CorruptFileError(
+            home.settings_file, "bashEnvAllow must be a list of environment variable names"
+        )
+    return frozenset(value)
+
+
 def load_project_settings(project_dir: Path) -> dict[str, Any]:
     data = load_json(project_settings_file(project_dir)) or {}
     agents = data.get("agents", {})

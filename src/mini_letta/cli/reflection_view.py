@@ -15,8 +15,14 @@ def render_outcome_line(outcome: ReflectionOutcome | PostTurnOutcome) -> str:
         return f"  ☾ reflection queued: {outcome.message}"
     if isinstance(outcome, BackgroundLaunch):
         return f"  ☾ reflection started: {outcome.message}"
+    streak = ""
+    if not outcome.ok and outcome.consecutive_failures > 1:
+        streak = (
+            f" ({outcome.consecutive_failures} failures in a row; automatic retries wait "
+            "longer each time; `mini-letta reflections list --failed` shows them)"
+        )
     if outcome.status is None:
-        return f"  ☾ reflection skipped: {outcome.skip_reason} — {outcome.message}"
+        return f"  ☾ reflection skipped: {outcome.skip_reason} — {outcome.message}{streak}"
     warnings = [
         f"mini-letta: warning: conversation {conversation_id}: the message its reflection "
         "watermark named is gone from the log (cut or replaced), so this run replayed from the "
@@ -24,7 +30,10 @@ def render_outcome_line(outcome: ReflectionOutcome | PostTurnOutcome) -> str:
         for conversation_id in outcome.lost_watermarks
     ]
     return "\n".join(
-        [*warnings, f"  ☾ reflection {outcome.run_id}: {outcome.status} — {outcome.message}"]
+        [
+            *warnings,
+            f"  ☾ reflection {outcome.run_id}: {outcome.status} — {outcome.message}{streak}",
+        ]
     )
 
 

@@ -1,18 +1,19 @@
 """The mock as reflection agent and as merge reviewer: deterministic, and only through tools.
 
 Reflection: from the user messages in the request's `<transcript>` it extracts lasting
-statements (preferences, decisions, corrections, identity facts; Chinese and English), reads
-`system/human.md` with `memory_read`, then writes one concise line per new statement with one
-`memory` call per model call (skipping what memory already says, replacing the line a statement
-contradicts, or the empty-memory placeholder), and commits once. Requests, questions, small
-talk and one-off plans are skipped. Each call decides only from the request, like a model.
+statements (preferences, decisions, corrections, identity and health facts such as allergies;
+Chinese and English), reads `system/human.md` with `memory_read`, then writes one concise line
+per new statement with one `memory` call per model call (skipping what memory already says,
+replacing the line a statement contradicts, or the empty-memory placeholder), and commits once.
+Requests, questions, small talk and one-off plans are skipped. Each call decides only from the
+request, like a model.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from typing import Any
 
@@ -33,7 +34,7 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "About",
         re.compile(
             r"我叫|我是(?!说|不是)|我在\S+工作|我负责|\bmy name is\b|\bcall me\b"
-            r"|\bi work (?:on|at)\b|\bi(?:'m| am) an? ",
+            r"|\bi work (?:on|at)\b|\bi(?:'m| am) an? |过敏|\ballergic\b",
             _I,
         ),
     ),
@@ -88,18 +89,21 @@ class Statement:
     label: str
     text: str
     topic: tuple[str, str] | None  # (group, choice): two choices of one group contradict
+    source: str | None = None  # the id of the message that said it: the evidence an edit cites
 
     def line(self) -> str:
         return f"- {self.label}: {self.text}"
 
 
-def extract_statements(text: str, created_at: str | None = None) -> list[Statement]:
+def extract_statements(
+    text: str, created_at: str | None = None, message_id: str | None = None
+) -> list[Statement]:
     """The lasting statements in one user message, in order."""
     found: list[Statement] = []
     for raw in _SPLIT.split(text):
         statement = _classify(raw.strip(), created_at)
         if statement is not None:
-            found.append(statement)
+            found.append(replace(statement, source=message_id))
     return found
 
 
@@ -115,9 +119,15 @@ def plan_human_edits(body: str, statements: list[Statement]) -> list[dict[str, A
             target = lines.index(PLACEHOLDER)
         new = statement.line()
         if target is not None:
-            edits.append(
-                {"command": "str_replace", "path": HUMAN, "old_str": lines[target], "new_str": new}
-            )
+            edit: dict[str, Any] = {
+                "command": "str_replace",
+                "path": HUMAN,
+                "old_str": lines[target],
+                "new_str": new,
+            }
+            if statement.source:
+                edit["evidence"] = [statement.source]
+            edits.append(edit)
             lines[target] = new
         else:
             edits.append({"command": "insert", "path": HUMAN, "content": new})
@@ -141,7 +151,7 @@ def respond_reflection(request: ModelRequest) -> ModelResponse:
         for message in _transcript(task)
         if message.get("role") == "user"
         for statement in extract_statements(
-            str(message.get("content", "")), message.get("createdAt")
+            str(message.get("content", "")), message.get("createdAt"), message.get("id")
         )
     ]
     plan = plan_human_edits(_body(reads[0].content), statements)

@@ -17,6 +17,7 @@ from mini_letta.llm.base import Provider, Purpose
 from mini_letta.llm.handles import parse_handle
 from mini_letta.llm.registry import ProviderOptions, build_provider
 from mini_letta.memory.compile import PromptCompiler
+from mini_letta.settings import bash_env_allow
 from mini_letta.tools.base import Approver, ToolContext, Toolset
 from mini_letta.tools.permissions import PermissionMode
 from mini_letta.tools.registry import build_toolset, choose_tool_names
@@ -108,6 +109,7 @@ def build_turn_setup(
         allowed_tools=options.allowed_tools,
         disallowed_tools=options.disallowed_tools,
         approve=options.approve,
+        bash_env_allow=bash_env_allow(world.home),
         extra={"environ": world.environ, "home": world.home},
     )
     prompt = build_system_prompt(agent, store)

@@ -22,7 +22,7 @@ from mini_letta.memory.edits import (
 from mini_letta.memory.frontmatter import decode_memory_bytes, parse_memory_file
 from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.repo import GitRepo, lock_memory
-from mini_letta.memory.secrets import find_secret, iter_secrets, secret_values
+from mini_letta.memory.secrets import find_secret, iter_secrets, refuse_secret, secret_values
 
 _FIELD = "\x1f"
 _RECORD = "\x1e"
@@ -105,7 +105,11 @@ def resolve_undo_rev(
 
 
 def undo_commit(memory_dir: Path, sha: str) -> str:
-    """Revert one commit as a new commit; returns the new sha. A conflict changes nothing."""
+    """Revert one commit as a new commit; returns the new sha.
+
+    A conflict changes nothing; neither does a revert that would bring a credential back (in a
+    file, a path, or the subject it repeats): SecretDetectedError.
+    """
 
     repo = _repo(memory_dir)
     with lock_memory(memory_dir):
@@ -113,12 +117,14 @@ def undo_commit(memory_dir: Path, sha: str) -> str:
         parents = repo.run("rev-list", "--parents", "-n1", sha).split()[1:]
         if not parents:
             raise MemfsError(f"{sha[:7]} is the first memory commit; there is nothing before it")
-        args = ["revert", "--no-edit"] + (["-m", "1"] if len(parents) > 1 else []) + [sha]
+        subject = repo.run("log", "-1", "--format=%s", sha).strip()
+        message = f'Revert "{subject}"\n\nThis reverts commit {sha}.'
+        refuse_secret(message, "the commit message")
+        args = ["revert", "--no-commit"] + (["-m", "1"] if len(parents) > 1 else []) + [sha]
         code, said = repo.try_run(*args)
         if code != 0:
             conflicted = repo.run("diff", "--name-only", "--diff-filter=U").split()
-            repo.returncode("revert", "--abort")
-            repo.returncode("reset", "-q", "--hard", "HEAD")
+            _abandon_revert(repo)
             if not conflicted:
                 raise MemfsError(f"undoing {sha[:7]} did not work ({said}); nothing was changed")
             raise MemfsError(
@@ -126,7 +132,39 @@ def undo_commit(memory_dir: Path, sha: str) -> str:
                 f"{', '.join(conflicted)}; nothing was changed (edit the files by hand with "
                 "`mini-letta memory edit PATH`)"
             )
-        return repo.head_sha()
+        changed = repo.changed_paths()
+        try:
+            _refuse_restored_secrets(repo, changed)
+            repo.run("revert", "--quit")  # keep the changes, commit them through the one gate
+            repo.run("reset", "-q")  # unstaged, as commit_paths expects them
+            new = repo.commit_paths(changed, message)
+        except BaseException:
+            _abandon_revert(repo, changed)
+            raise
+        if new is None:
+            raise MemfsError(f"undoing {sha[:7]} changes nothing; it is already undone")
+        return new
+
+
+def _abandon_revert(repo: GitRepo, restored: list[str] | None = None) -> None:
+    """Back to HEAD; memory was clean before, so an untracked `restored` file is the revert's."""
+    repo.returncode("revert", "--abort")
+    repo.returncode("reset", "-q", "--hard", "HEAD")
+    if restored:
+        repo.returncode("--literal-pathspecs", "clean", "-fdq", "--", *restored)
+
+
+def _refuse_restored_secrets(repo: GitRepo, changed: list[str]) -> None:
+    for rel in changed:
+        refuse_secret(rel, "the restored path")
+        target = repo.path / rel
+        if not target.is_file():
+            continue
+        known = secret_values(repo.show_file("HEAD", rel) or "")
+        text = target.read_bytes().decode("utf-8", "replace")
+        for found in iter_secrets(text):
+            if text[found.start : found.end] not in known:
+                raise SecretDetectedError(found.kind, f"undoing this would restore {rel}, which")
 
 
 def validate_memory(memory_dir: Path) -> tuple[int, list[Problem]]:
@@ -154,6 +192,8 @@ def save_hand_edit(
     """
 
     rel = resolve_memory_path(memory_dir, path)
+    refuse_secret(rel, "the path")
+    refuse_secret(message or "", "the commit message")  # before the person spends time
     repo = _repo(memory_dir)
     target = memory_dir / rel
     _require_clean(repo, "edit", [rel])

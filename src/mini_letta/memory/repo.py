@@ -248,8 +248,12 @@ class GitRepo:
 
         Returns the new sha, or None when the paths hold no change. On failure (a held lock,
         a full disk) the index entries of `paths` are put back as they were in HEAD and a
-        GitError is raised; the working-tree files are the caller's to restore.
+        GitError is raised; the working-tree files are the caller's to restore. A message
+        holding a credential is refused (SecretDetectedError) before anything is staged.
         """
+        from mini_letta.memory.secrets import refuse_secret
+
+        refuse_secret(message, "the commit message")
         unique = sorted(set(paths))
         if not unique:
             return None

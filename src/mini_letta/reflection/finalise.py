@@ -2,6 +2,7 @@
 
 The checks run in this order and the first match decides: worktree dirty → `dirty_uncommitted`;
 the agent failed → `failed`; no commits → `no_changes`; parent dirty → `parent_dirty`; then
+the memory gate (`gate.py`) names reasons → `rejected` (the branch is the caller's to keep); then
 `merge=explicit` → the primary agent reviews and merges (the harness verifies the branch is in
 main, whatever the agent said) or `merge=auto` → `git merge`, `merge_conflict` after an abort.
 Nothing here removes the worktree: the caller always does, in a `finally`.
@@ -12,7 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mini_letta.errors import SecretDetectedError
 from mini_letta.memory.repo import GitRepo, lock_memory
+from mini_letta.memory.secrets import refuse_secret
+from mini_letta.reflection.gate import GateInput, check_gate
 from mini_letta.reflection.outcome import Status, status_message
 from mini_letta.reflection.settings import MergeMode
 from mini_letta.reflection.worktree import (
@@ -50,6 +54,7 @@ class Finalised:
     message: str
     commit_count: int = 0
     merge_commit: str | None = None
+    reasons: tuple[str, ...] = ()  # the gate's, for `rejected`
 
 
 def finalise_worktree(
@@ -59,6 +64,7 @@ def finalise_worktree(
     agent_error: str | None,
     merge: MergeMode,
     review: Reviewer | None = None,
+    gate: GateInput | None = None,
 ) -> Finalised:
     """Classify and, where allowed, merge; `agent_error` is None when the agent succeeded."""
     dirty = worktree.repo.changed_paths()
@@ -72,6 +78,10 @@ def finalise_worktree(
     parent_changes = parent.changed_paths()
     if parent_changes:
         return _done("parent_dirty", commits=commits, detail=_paths(parent_changes))
+    if gate is not None:
+        reasons = check_gate(parent, worktree.base, worktree.branch, worktree.path, gate)
+        if reasons:
+            return Finalised("rejected", "; ".join(reasons), commits, reasons=tuple(reasons))
     if merge == "explicit":
         if review is None:
             raise RuntimeError("merge=explicit needs a reviewer")
@@ -103,6 +113,10 @@ def merge_branch(parent: GitRepo, worktree: Worktree) -> MergeAttempt:
 
 def _merge_locked(parent: GitRepo, worktree: Worktree) -> MergeAttempt:
     message = f"merge(reflection): {branch_subject(parent, worktree)}"
+    try:
+        refuse_secret(message, "the merge message")
+    except SecretDetectedError as exc:
+        return MergeAttempt(False, detail=str(exc))
     if parent.returncode("merge", "--no-edit", "-m", message, worktree.branch) == 0:
         return MergeAttempt(True)
     conflicted = parent.run("diff", "--name-only", "--diff-filter=U").split()

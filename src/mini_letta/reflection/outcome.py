@@ -21,6 +21,7 @@ Status = Literal[
     "parent_dirty",
     "merge_conflict",
     "not_merged",
+    "rejected",
 ]
 RunTrigger = Literal["manual", "step-count", "compaction-event"]
 AutoTrigger = Literal["step-count", "compaction-event"]
@@ -57,6 +58,8 @@ def status_message(status: Status, *, commits: int = 0, detail: str = "") -> str
             f"The reflection's edits conflict with newer memory changes{because}; the merge was "
             f"aborted and {RETRY}."
         )
+    if status == "rejected":
+        return detail or "The memory gate held the run back."
     return (
         f"The primary agent reviewed the reflection but did not merge it{because}; memory is "
         f"unchanged and {RETRY}."

@@ -207,7 +207,12 @@ def normalise_message(message: Message) -> dict[str, Any] | None:
         return data
     if message.role == "assistant" and not content.strip() and not message.tool_calls:
         return None
-    data = {"role": message.role, "content": content, "createdAt": message.created_at}
+    data = {
+        "id": message.id,  # what an edit cites as its evidence
+        "role": message.role,
+        "content": content,
+        "createdAt": message.created_at,
+    }
     if message.tool_calls:
         data["toolCalls"] = [
             {

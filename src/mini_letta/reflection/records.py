@@ -96,6 +96,12 @@ class RunRecord:
     usage: dict[str, int] = field(default_factory=lambda: {"inputTokens": 0, "outputTokens": 0})
     steps: int = 0
     error: str | None = None
+    reasons: tuple[str, ...] = ()  # the memory gate's, when it rejected the run
+    citations: dict[str, list[str]] = field(default_factory=dict)  # path -> cited message ids
+    cited_lines: dict[str, dict[str, list[str]]] = field(
+        default_factory=dict
+    )  # path -> line -> ids
+    decision: str | None = None  # "accepted" or "discarded" by a person, after a rejection
 
     def with_updates(self, **changes: Any) -> RunRecord:
         return replace(self, **changes)
@@ -125,6 +131,10 @@ class RunRecord:
             "usage": self.usage,
             "steps": self.steps,
             "error": self.error,
+            "reasons": list(self.reasons),
+            "citations": self.citations,
+            "citedLines": self.cited_lines,
+            "decision": self.decision,
         }
 
     @classmethod
@@ -159,9 +169,28 @@ class RunRecord:
                 usage={key: optional_int(usage, key, minimum=0) or 0 for key in usage},
                 steps=optional_int(data, "steps", minimum=0) or 0,
                 error=optional_str(data, "error"),
+                reasons=_strings(data.get("reasons")),
+                citations={
+                    str(path): list(_strings(ids))
+                    for path, ids in (optional_dict(data, "citations") or {}).items()
+                },
+                decision=optional_str(data, "decision"),
+                cited_lines={
+                    str(path): {str(line): list(_strings(ids)) for line, ids in lines.items()}
+                    for path, lines in (optional_dict(data, "citedLines") or {}).items()
+                    if isinstance(lines, dict)
+                },
             )
         except ValueError as exc:
             raise CorruptFileError(path, f"not a run record ({exc})") from exc
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ValueError("expected a list of strings")
+    return tuple(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +200,26 @@ class ConsumedWatermark:
     status: str
     started_at: str | None
     finished_at: str | None
+
+
+def went_wrong(record: RunRecord) -> bool:
+    """A finished run that merged nothing because of a problem (failed, rejected, conflict...).
+
+    `running` is not finished, and `merged`/`no_changes` consumed their slice."""
+    return record.status not in (*CONSUMING_STATUSES, "running")
+
+
+def failure_summary(wrong: list[RunRecord], total: int) -> str:
+    """One line counting the runs that went wrong by status, e.g. `2 of 5 run(s) merged
+    nothing: 1 failed, 1 rejected`; the reasons are on each run's own line."""
+    counts: dict[str, int] = {}
+    for record in wrong:
+        counts[record.status] = counts.get(record.status, 0) + 1
+    by_status = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+    return (
+        f"{len(wrong)} of {total} run(s) merged nothing: {by_status} "
+        "(`mini-letta reflections show RUN-ID` shows one in full)"
+    )
 
 
 def is_run_id(text: str) -> bool:

@@ -1,4 +1,5 @@
-"""A run record as text, with the memory diff its merge made (for `reflections show`)."""
+"""A run record as text, with the memory diff its merge made, or (for a run the memory gate
+rejected) the gate's reasons and the diff waiting on its branch (for `reflections show`)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,11 @@ def describe_run(home: Home, record: RunRecord) -> str:
         f"commits:      {record.commit_count}",
         f"merge commit: {record.merge_commit or '-'}",
     ]
+    if record.decision:
+        lines.append(f"decision:     {record.decision} by a person")
+    lines += [f"rejected:     {reason}" for reason in record.reasons]
+    for path, ids in sorted(record.citations.items()):
+        lines.append(f"evidence:     {path} cites {', '.join(ids)}")
     for piece in record.slices:
         payload = piece.payload_path or "-"
         if piece.payload_path and not Path(piece.payload_path).exists():
@@ -40,6 +46,12 @@ def describe_run(home: Home, record: RunRecord) -> str:
 
 
 def _diff(home: Home, record: RunRecord) -> str:
+    if record.status == "rejected" and record.branch and record.parent_head_before:
+        repo = GitRepo(home.memory_dir(record.agent_id))
+        try:
+            return repo.run("diff", "--stat", "-p", record.parent_head_before, record.branch)
+        except GitError:
+            return f"(the branch {record.branch} is gone)"
     if record.status != "merged" or not record.merge_commit or not record.parent_head_before:
         return "(no memory changes were merged)"
     repo = GitRepo(home.memory_dir(record.agent_id))

@@ -14,12 +14,12 @@ User-caused failures inside the run become a `failed` outcome; an interrupt clea
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import format_timestamp
 from mini_letta.conversations.store import ConversationStore
-from mini_letta.errors import MiniLettaError
+from mini_letta.errors import MiniLettaError, ReflectionError
 from mini_letta.ids import new_run_id
 from mini_letta.llm.base import Provider
 from mini_letta.loop.setup import TurnOptions, build_agent_provider, build_system_prompt
@@ -33,8 +33,10 @@ from mini_letta.reflection.agent import (
     run_side_agent,
 )
 from mini_letta.reflection.finalise import Finalised, Reviewer, finalise_worktree
+from mini_letta.reflection.gate import GateInput, GateLimits
 from mini_letta.reflection.lease import LeaseBusyError, ReflectionLease, acquire_lease
 from mini_letta.reflection.outcome import (
+    CONSUMING,
     ReflectionOutcome,
     RunTrigger,
     SkipReason,
@@ -51,7 +53,7 @@ from mini_letta.reflection.payload import (
     payload_budget,
     save_manifest,
 )
-from mini_letta.reflection.records import mark_interrupted, save_run_record
+from mini_letta.reflection.records import load_run_record, mark_interrupted, save_run_record
 from mini_letta.reflection.review import ReviewSetup, build_reviewer
 from mini_letta.reflection.settings import ReflectionSettings, load_reflection_settings
 from mini_letta.reflection.settlement import (
@@ -64,7 +66,7 @@ from mini_letta.reflection.settlement import (
     start_record,
 )
 from mini_letta.reflection.task import build_reflection_task, reflection_system_prompt
-from mini_letta.reflection.tools import reflection_tools
+from mini_letta.reflection.tools import RunProvenance, reflection_tools
 from mini_letta.reflection.watermark import read_reflection_state
 from mini_letta.reflection.worktree import (
     Worktree,
@@ -77,6 +79,8 @@ from mini_letta.tools.base import ToolContext, Toolset
 from mini_letta.workspace import World
 
 MIN_SIDE_WINDOW = 8_192
+MAX_CHUNKS = 100  # a bound on one launch, not a cut: what remains waits for the next launch
+REJECTED_PREFIX = "reflection-rejected/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +92,9 @@ class LaunchOptions:
     settings: ReflectionSettings | None = None  # default: the layered settings
     max_steps: int = DEFAULT_REFLECTION_STEPS
     max_payload_chars: int | None = None  # default: from the model's context window
+    launch_line: int | None = None  # default: the log's end now (the chunks of a launch share it)
+    model: str | None = None  # `reflect --model`: this run's reflection model
+    base_url: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,13 +108,41 @@ class _Run:
     parent: GitRepo
     run_id: str
     lease: ReflectionLease
+    primary_window: int  # the agent's model window: the memory gate's budgets are shares of it
 
 
 def launch_reflection(
     world: World, agent: AgentRecord, store: ConversationStore, options: LaunchOptions
 ) -> ReflectionOutcome:
-    """Run one reflection on `store` now, or say why it was skipped."""
-    return _launch(world, agent, [store], options, multi=False)
+    """Run a reflection on `store` now, or say why it was skipped.
+
+    A slice bigger than the model can take is reflected in ordered chunks, never cut: each
+    chunk is a run of its own (its commit, its record), the watermark moves after each chunk
+    that succeeds, and the first chunk that does not stops the launch, so the rest waits for
+    the next one. All chunks end at the same launch line. The outcome is the last chunk's.
+    """
+    if options.launch_line is None:
+        options = replace(options, launch_line=store.count())
+    outcome = _launch(world, agent, [store], options, multi=False)
+    chunks, commits = 1, outcome.commit_count
+    while chunks < MAX_CHUNKS and _rest_waits(world, agent, outcome):
+        outcome = _launch(world, agent, [store], options, multi=False)
+        chunks, commits = chunks + 1, commits + outcome.commit_count
+    if chunks == 1:
+        return outcome
+    return replace(
+        outcome,
+        commit_count=commits,
+        message=f"Reflected in {chunks} chunks ({commits} commit(s)); last: {outcome.message}",
+    )
+
+
+def _rest_waits(world: World, agent: AgentRecord, outcome: ReflectionOutcome) -> bool:
+    """The run consumed its slice, but the payload stopped short of the launch line."""
+    if outcome.status not in CONSUMING or outcome.run_id is None:
+        return False
+    record = load_run_record(world.home, agent.id, outcome.run_id)
+    return any(piece.truncated for piece in record.slices)
 
 
 def launch_multi_reflection(
@@ -129,23 +164,45 @@ def preview_reflection(
     """What the next run would reflect on, written as a payload file; runs nothing."""
     state = read_reflection_state(store, clock=world.clock)
     if max_chars is None:
-        provider = side_agent_provider(world, agent)
+        settings = load_reflection_settings(world.home, world.cwd, agent)
+        provider = reflection_provider(world, agent, settings, LaunchOptions())
         max_chars = payload_budget(provider.context_window)
     name = "preview-" + new_run_id(world.clock.now())
     return build_payload(store, state, name=name, clock=world.clock, max_chars=max_chars)
 
 
-def side_agent_provider(world: World, agent: AgentRecord) -> Provider:
-    """The agent's model for its reflection and merge review.
+def side_agent_provider(
+    world: World, agent: AgentRecord, model: str | None = None, base_url: str | None = None
+) -> Provider:
+    """The model for the agent's reflection (`model`, default the agent's) and merge review.
 
-    A chat window override smaller than MIN_SIDE_WINDOW (like the chapter's 1,200 tokens,
-    there to exercise compaction) cannot hold a reflection task, so the model's own window
-    is used instead; a larger override (a local server's real limit) is kept.
+    Another model than the agent's gets its own window (never the agent's override). For the
+    agent's own model, a window override smaller than MIN_SIDE_WINDOW (like the chapter's 1,200
+    tokens, there to exercise compaction) cannot hold a reflection task, so the model's own
+    window is used instead; a larger override (a local server's real limit) is kept. Errors
+    building it name it as the reflection model.
     """
     window = agent.context_window
     if window is not None and window < MIN_SIDE_WINDOW:
         agent = agent.with_updates(context_window=None)
-    return build_agent_provider(world, agent, TurnOptions())
+    options = TurnOptions(model=model or None, base_url=base_url or None)
+    try:
+        return build_agent_provider(world, agent, options)
+    except MiniLettaError as exc:
+        if not model:
+            raise
+        raise ReflectionError(f"reflection model {model}: {exc}") from exc
+
+
+def reflection_provider(
+    world: World, agent: AgentRecord, settings: ReflectionSettings, options: LaunchOptions
+) -> Provider:
+    """`reflect --model`, else the stored reflection model, else the agent's model."""
+    if options.provider is not None:
+        return options.provider
+    model = options.model or settings.model or None
+    base_url = options.base_url or (settings.base_url if not options.model else None)
+    return side_agent_provider(world, agent, model, base_url)
 
 
 def _launch(
@@ -178,26 +235,48 @@ def _launch(
         for store in stores:
             clear_payloads(store)
         settings = options.settings or load_reflection_settings(world.home, world.cwd, agent)
-        provider = options.provider or side_agent_provider(world, agent)
+        primary = side_agent_provider(world, agent)
+        provider = reflection_provider(world, agent, settings, options)
         budget = options.max_payload_chars or payload_budget(provider.context_window)
-        slices = _build_slices(world, stores, run_id, budget, replay=multi)
+        slices = _build_slices(world, stores, run_id, budget, options.launch_line, replay=multi)
         if not slices:
             return _skip(options, "no_payload", stores)
-        run = _Run(world, agent, stores[0], options, settings, provider, parent, run_id, lease)
+        run = _Run(
+            world,
+            agent,
+            stores[0],
+            options,
+            settings,
+            provider,
+            parent,
+            run_id,
+            lease,
+            primary.context_window,
+        )
         return _run(run, slices, multi=multi)
 
 
 def _build_slices(
-    world: World, stores: list[ConversationStore], run_id: str, budget: int, *, replay: bool
+    world: World,
+    stores: list[ConversationStore],
+    run_id: str,
+    budget: int,
+    launch_line: int | None,
+    *,
+    replay: bool,
 ) -> list[Slice]:
-    """One payload per conversation while the budget lasts (the first gets all of it)."""
+    """One payload per conversation while the budget lasts (the first gets all of it);
+    `launch_line` bounds a single conversation's slice (None: its log's end)."""
     slices: list[Slice] = []
     remaining = budget
     for store in stores:
         if remaining < MIN_MAX_CHARS:
             break
         state = read_reflection_state(store, clock=world.clock)
-        payload = build_payload(store, state, name=run_id, clock=world.clock, max_chars=remaining)
+        line = launch_line if len(stores) == 1 else None
+        payload = build_payload(
+            store, state, name=run_id, clock=world.clock, launch_line=line, max_chars=remaining
+        )
         if payload is None and replay:
             payload = build_replay_payload(
                 store, name=run_id, clock=world.clock, max_chars=remaining
@@ -224,8 +303,9 @@ def _run(run: _Run, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
     save_run_record(run.world.home, record)
     payload_path = _manifest(run, slices) if multi else str(slices[0].payload.path)
     mark_started(slices, clock)
+    provenance = RunProvenance(trailers=provenance_trailers(run.run_id, slices))
     try:
-        final, agent_result = _execute(run, slices)
+        final, agent_result = _execute(run, slices, provenance)
     except BaseException:
         save_run_record(run.world.home, interrupted_record(record, format_timestamp(clock.now())))
         raise
@@ -233,7 +313,13 @@ def _run(run: _Run, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
     duration = int((clock.monotonic() - started) * 1000)
     record = finish_record(
         record, final, states, agent_result, format_timestamp(clock.now()), duration
+    ).with_updates(
+        reasons=final.reasons,
+        citations=_citations(provenance),
+        cited_lines=_cited_lines(provenance),
     )
+    if final.status == "rejected":
+        record = record.with_updates(branch=rejected_branch(run.run_id))
     path = save_run_record(run.world.home, record)
     return ReflectionOutcome(
         message=final.message,
@@ -252,22 +338,79 @@ def _run(run: _Run, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
     )
 
 
-def _execute(run: _Run, slices: list[Slice]) -> tuple[Finalised, SideAgentResult | None]:
-    """Worktree, agent, finalisation; the worktree and its branch are removed whatever happens."""
+def provenance_trailers(run_id: str, slices: Sequence[Slice]) -> tuple[str, ...]:
+    """The git trailers every commit of the run carries: run, conversations, message ranges."""
+    trailers = [f"Reflection-Run: {run_id}"]
+    for piece in slices:
+        trailers.append(f"Conversation: {piece.store.conversation_id}")
+        payload = piece.payload
+        trailers.append(f"Messages: {payload.start_message_id}..{payload.end_message_id}")
+    return tuple(trailers)
+
+
+def rejected_branch(run_id: str) -> str:
+    """Where a rejected run's commits wait for `reflections accept|discard`."""
+    return f"{REJECTED_PREFIX}{run_id}"
+
+
+def _citations(provenance: RunProvenance) -> dict[str, list[str]]:
+    cited: dict[str, list[str]] = {}
+    for citation in provenance.citations:
+        ids = cited.setdefault(citation.path, [])
+        ids.extend(i for i in citation.message_ids if i not in ids)
+    return cited
+
+
+def _cited_lines(provenance: RunProvenance) -> dict[str, dict[str, list[str]]]:
+    cited: dict[str, dict[str, list[str]]] = {}
+    for citation in provenance.citations:
+        for line in citation.lines:
+            ids = cited.setdefault(citation.path, {}).setdefault(line, [])
+            ids.extend(i for i in citation.message_ids if i not in ids)
+    return cited
+
+
+def _gate_input(run: _Run, slices: list[Slice], provenance: RunProvenance) -> GateInput:
+    texts: list[str] = []
+    ids: set[str] = set()
+    for piece in slices:
+        for message in load_payload(piece.payload.path)["messages"]:
+            texts.append(str(message.get("content", "")))
+            if isinstance(message.get("id"), str):
+                ids.add(message["id"])
+    return GateInput(
+        transcript=texts,
+        slice_ids=frozenset(ids),
+        citations=provenance.citations,
+        limits=GateLimits.for_window(run.primary_window),
+    )
+
+
+def _execute(
+    run: _Run, slices: list[Slice], provenance: RunProvenance
+) -> tuple[Finalised, SideAgentResult | None]:
+    """Worktree, agent, finalisation; the worktree and its branch are removed whatever happens
+    (a rejected run's commits are kept on `reflection-rejected/<run-id>` first)."""
     worktree: Worktree | None = None
     agent_result: SideAgentResult | None = None
     try:
         worktree = create_worktree(
             run.parent, run.world.home.memory_worktrees_dir(run.agent.id), run.run_id
         )
-        agent_result = _run_agent(run, worktree, slices)
+        agent_result = _run_agent(run, worktree, slices, provenance)
+        error = agent_result.error
         final = finalise_worktree(
             run.parent,
             worktree,
-            agent_error=agent_result.error,
+            agent_error=None
+            if error is None
+            else f"reflection model {run.provider.handle}: {error}",
             merge=run.settings.merge,
             review=_reviewer(run) if run.settings.merge == "explicit" else None,
+            gate=_gate_input(run, slices, provenance),
         )
+        if final.status == "rejected":
+            run.parent.run("branch", "-f", rejected_branch(run.run_id), worktree.branch)
     except MiniLettaError as exc:
         final = Finalised("failed", status_message("failed", detail=str(exc)))
     finally:
@@ -289,7 +432,9 @@ def _manifest(run: _Run, slices: list[Slice]) -> str:
     return str(path)
 
 
-def _run_agent(run: _Run, worktree: Worktree, slices: list[Slice]) -> SideAgentResult:
+def _run_agent(
+    run: _Run, worktree: Worktree, slices: list[Slice], provenance: RunProvenance
+) -> SideAgentResult:
     payloads = [load_payload(piece.payload.path) for piece in slices]
     memory = render_memory_section(worktree.path)
     task = build_reflection_task(payloads, memory, run.options.instruction)
@@ -304,7 +449,7 @@ def _run_agent(run: _Run, worktree: Worktree, slices: list[Slice]) -> SideAgentR
         purpose="reflection",
         agent=run.agent,
         provider=run.provider,
-        toolset=Toolset(reflection_tools()),
+        toolset=Toolset(reflection_tools(provenance)),
         tool_context=context,
         system_prompt=reflection_system_prompt(),
         max_steps=run.options.max_steps,

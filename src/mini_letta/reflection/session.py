@@ -5,8 +5,9 @@ to a detached process started by the injected `Spawner` (its outcome waits in th
 the next session); `watched` does the same for a program that also watches that process and
 shows its outcome itself. Outcomes go to the injected `OutcomeSink`, never to a terminal, so
 the CLI renders them and a library caller may log or ignore them. A failing reflection never
-fails the turn: it is logged and the turn's result stands. Nothing heavy is imported until a
-reflection is due, so a turn with nothing to reflect on stays cheap.
+fails the turn, but each failed attempt is reported with that turn (the backoff spaces the
+attempts out, so this is never a line per turn forever), and the turn's result stands. Nothing
+heavy is imported until a reflection is due, so a turn with nothing to reflect on stays cheap.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ class AutoReflection:
 
     def _launch(self, stop_reason: StopReason) -> PostTurnOutcome | None:
         from mini_letta.agents.registry import load_agent
-        from mini_letta.reflection.trigger import maybe_reflect_after_turn, should_report
+        from mini_letta.reflection.trigger import maybe_reflect_after_turn
 
         try:
             agent = load_agent(self.world.home, self.agent_id)  # settings may have changed
@@ -121,8 +122,8 @@ class AutoReflection:
         except MiniLettaError as exc:
             _log.warning("automatic reflection: %s", exc)
             return None
-        if outcome is not None and self.mode != "watched" and should_report(outcome):
-            self.sink(outcome)
+        if outcome is not None and self.mode != "watched":
+            self.sink(outcome)  # every failed attempt too: backoff spaces them, none is silent
         return outcome
 
     def _detach(self, trigger: AutoTrigger) -> PostTurnOutcome:

@@ -38,7 +38,7 @@ TRIGGERS: tuple[Trigger, ...] = ("off", "step-count", "compaction-event")
 MERGE_MODES: tuple[MergeMode, ...] = ("auto", "explicit")
 MemorySync = Literal["off", "after-merge"]
 MEMORY_SYNC_MODES: tuple[MemorySync, ...] = ("off", "after-merge")
-KEYS = ("trigger", "stepCount", "merge", "mergeInstructions", "memorySync")
+KEYS = ("trigger", "stepCount", "merge", "mergeInstructions", "memorySync", "model", "baseUrl")
 
 
 class ReflectionSettingsJson(TypedDict, total=False):
@@ -47,6 +47,8 @@ class ReflectionSettingsJson(TypedDict, total=False):
     merge: str
     mergeInstructions: str
     memorySync: str
+    model: str
+    baseUrl: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +58,8 @@ class ReflectionSettings:
     merge: MergeMode = "auto"
     merge_instructions: str = ""
     memory_sync: MemorySync = "off"  # after-merge: sync memory to its remote when it changes
+    model: str = ""  # the reflection model; "" = the agent's model
+    base_url: str = ""  # the reflection model's server; "" = as for the agent's model
 
     def to_json(self) -> ReflectionSettingsJson:
         return {
@@ -64,6 +68,8 @@ class ReflectionSettings:
             "merge": self.merge,
             "mergeInstructions": self.merge_instructions,
             "memorySync": self.memory_sync,
+            "model": self.model,
+            "baseUrl": self.base_url,
         }
 
 
@@ -97,6 +103,8 @@ def layer_settings(layers: Sequence[Layer]) -> ReflectionSettings:
         merge=cast(MergeMode, values["merge"]),
         merge_instructions=str(values["mergeInstructions"]),
         memory_sync=cast(MemorySync, values["memorySync"]),
+        model=str(values["model"]),
+        base_url=str(values["baseUrl"]),
     )
 
 
@@ -124,6 +132,22 @@ def validate_value(key: str, value: object) -> object:
                 f"memorySync {value!r} is not allowed (allowed: {', '.join(MEMORY_SYNC_MODES)})"
             )
         return value
+    if key == "model":
+        if not isinstance(value, str):
+            raise InvalidValueError(f"model {value!r} is not allowed (allowed: a model handle)")
+        if value.strip():
+            from mini_letta.errors import UnknownModelError
+            from mini_letta.llm.handles import parse_handle
+
+            try:
+                parse_handle(value.strip())
+            except UnknownModelError as exc:
+                raise InvalidValueError(f"model: {exc}") from exc
+        return value.strip()
+    if key == "baseUrl":
+        if not isinstance(value, str):
+            raise InvalidValueError(f"baseUrl {value!r} is not allowed (allowed: a URL)")
+        return value.strip()
     if key == "mergeInstructions":
         if not isinstance(value, str):
             raise InvalidValueError(f"mergeInstructions {value!r} is not allowed (allowed: text)")
@@ -138,6 +162,8 @@ def build_settings_patch(
     merge: str | None = None,
     merge_instructions: str | None = None,
     memory_sync: str | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
 ) -> dict[str, Any]:
     """The camelCase changes requested by `sleeptime` flags, validated (exit 2 when not)."""
     patch: dict[str, Any] = {}
@@ -166,6 +192,10 @@ def build_settings_patch(
                 f"invalid --memory-sync {memory_sync!r} (allowed: {', '.join(MEMORY_SYNC_MODES)})"
             )
         patch["memorySync"] = memory_sync
+    if model is not None:
+        patch["model"] = validate_value("model", model)
+    if base_url is not None:
+        patch["baseUrl"] = base_url.strip()
     return patch
 
 
@@ -178,6 +208,10 @@ def render_settings_json(settings: ReflectionSettings) -> str:
         data["mergeInstructions"] = settings.merge_instructions
     if settings.memory_sync != DEFAULT_SETTINGS.memory_sync:
         data["memorySync"] = settings.memory_sync
+    if settings.model:
+        data["model"] = settings.model
+    if settings.base_url:
+        data["baseUrl"] = settings.base_url
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 

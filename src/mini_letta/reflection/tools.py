@@ -3,19 +3,22 @@
 list, read, the memory edit operations and commit. Every path goes through memfs's one
 resolver and validator (`memory.edits`), which refuses `..`, absolute paths, hidden names and
 symlinks out of the root; edits are not committed one by one: `memory_commit` makes the run's
-single commit of everything changed. Nothing here can reach the parent memory checkout.
+single commit of everything changed, with the run's provenance trailers. An edit may cite
+`evidence` (message ids from the transcript); the citations are collected for the gate and the
+run record. Nothing here can reach the parent memory checkout.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mini_letta.errors import SecretDetectedError
 from mini_letta.llm.base import ToolSpec
 from mini_letta.memory.edits import COMMANDS, apply_memory_edit, list_memory_tree, read_memory_file
 from mini_letta.memory.repo import GitRepo
-from mini_letta.memory.secrets import find_secret
+from mini_letta.memory.secrets import refuse_secret
+from mini_letta.reflection.gate import Citation
 from mini_letta.tools.base import (
     Tool,
     ToolContext,
@@ -27,6 +30,25 @@ from mini_letta.tools.base import (
 from mini_letta.tools.recall import ConversationSearchTool, MemorySearchTool
 
 _STR = {"type": "string"}
+
+
+@dataclass(slots=True)
+class RunProvenance:
+    """What one run's tools share: the commit trailers, and the citations its edits made."""
+
+    trailers: tuple[str, ...] = ()
+    citations: list[Citation] = field(default_factory=list)
+
+
+def evidence_ids(args: dict[str, Any]) -> tuple[str, ...]:
+    value = args.get("evidence")
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ToolInputError("'evidence' must be a list of message ids from the transcript")
+    return tuple(v.strip() for v in value)
 
 
 def _root(ctx: ToolContext) -> Path:
@@ -67,8 +89,9 @@ class MemoryEditTool:
         "memory",
         "Edit memory: create (path, description, content), str_replace (path, old_str, "
         "new_str), insert (path, content, insert_line; omit it to append), delete (path), "
-        "rename (path, new_path), update_description (path, description). Edits are not "
-        "committed until memory_commit.",
+        "rename (path, new_path), update_description (path, description). To change or "
+        "delete what memory already says, cite `evidence`: the ids of the transcript messages "
+        "that make the old text stale. Edits are not committed until memory_commit.",
         {
             "type": "object",
             "properties": {
@@ -80,16 +103,28 @@ class MemoryEditTool:
                 "new_str": _STR,
                 "insert_line": {"type": "integer"},
                 "new_path": _STR,
+                "evidence": {"type": "array", "items": _STR},
             },
             "required": ["command", "path"],
         },
     )
     kind: ToolKind = "memory"
 
+    def __init__(self, provenance: RunProvenance | None = None) -> None:
+        self.provenance = provenance or RunProvenance()
+
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         command = require_str(args, "command")
-        rest = {key: value for key, value in args.items() if key != "command"}
-        return ToolResult(apply_memory_edit(_root(ctx), command, rest).message)
+        evidence = evidence_ids(args)
+        rest = {key: value for key, value in args.items() if key not in ("command", "evidence")}
+        outcome = apply_memory_edit(_root(ctx), command, rest)
+        if evidence:
+            paths = {str(args.get("path", "")).strip(), str(args.get("new_path") or "").strip()}
+            text = args.get("new_str") or args.get("content") or ""
+            lines = tuple(line.strip() for line in str(text).split("\n") if line.strip())
+            for path in sorted(p for p in paths if p):
+                self.provenance.citations.append(Citation(path, evidence, lines))
+        return ToolResult(outcome.message)
 
 
 class MemoryCommitTool:
@@ -100,29 +135,34 @@ class MemoryCommitTool:
     )
     kind: ToolKind = "memory"
 
+    def __init__(self, provenance: RunProvenance | None = None) -> None:
+        self.provenance = provenance or RunProvenance()
+
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         message = " ".join(require_str(args, "message").split("\n", 1)[0].split())
         if not message:
             raise ToolInputError("'message' must say what changed")
-        secret = find_secret(message)
-        if secret:
-            raise SecretDetectedError(secret, "the commit message")
+        refuse_secret(message, "the commit message")  # before looking at the tree
         repo = GitRepo(_root(ctx))
         changed = repo.changed_paths()
         if not changed:
             return ToolResult("Nothing to commit: memory has no changes.")
-        sha = repo.commit_paths(changed, message)
+        trailers = self.provenance.trailers
+        sha = repo.commit_paths(
+            changed, message + ("\n\n" + "\n".join(trailers) if trailers else "")
+        )
         if sha is None:
             return ToolResult("Nothing to commit: memory has no changes.")
         return ToolResult(f"Committed {sha[:12]}: {len(changed)} file(s) ({', '.join(changed)}).")
 
 
-def reflection_tools() -> tuple[Tool, ...]:
+def reflection_tools(provenance: RunProvenance | None = None) -> tuple[Tool, ...]:
+    shared = provenance or RunProvenance()
     return (
         MemoryListTool(),
         MemoryReadTool(),
-        MemoryEditTool(),
-        MemoryCommitTool(),
+        MemoryEditTool(shared),
+        MemoryCommitTool(shared),
         ConversationSearchTool(),
         MemorySearchTool(),
     )

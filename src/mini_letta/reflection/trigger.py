@@ -133,8 +133,3 @@ def maybe_reflect_after_turn(
 
         return launch_automatic(world, agent, store, decision.trigger)
     return launch(decision.trigger)
-
-
-def should_report(outcome: PostTurnOutcome) -> bool:
-    """Whether an automatic outcome is worth a line: a failure streak is reported only once."""
-    return not isinstance(outcome, ReflectionOutcome) or outcome.worth_reporting

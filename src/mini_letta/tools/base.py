@@ -9,15 +9,17 @@ and caps every result at `ctx.output_cap`. Only KeyboardInterrupt escapes.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, cast
 
 from mini_letta.clock import Clock
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.errors import MiniLettaError
 from mini_letta.llm.base import ToolSpec
+from mini_letta.tools.environment import credential_values, redact_output
 from mini_letta.tools.output import cap_text
 from mini_letta.tools.permissions import PermissionMode, Refusal, decide
 from mini_letta.tools.schema import argument_problem
@@ -48,7 +50,14 @@ class ToolContext:
     disallowed_tools: frozenset[str] = frozenset()
     approve: Approver | None = None
     output_cap: int = 30_000
+    bash_env_allow: frozenset[str] = frozenset()  # credential variables Bash may still see
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def environ(self) -> Mapping[str, str]:
+        """The environment tools start from: the caller's (`extra["environ"]`), else ours."""
+        given = self.extra.get("environ")
+        return os.environ if given is None else cast(Mapping[str, str], given)
 
 
 class Tool(Protocol):
@@ -77,6 +86,16 @@ class Toolset:
 
 
 def execute_tool_call(call: ToolCall, toolset: Toolset, ctx: ToolContext) -> ToolResult:
+    """Run one call; the result (error or not) never holds a credential the scanner or the
+    environment knows, since it is stored in messages.jsonl and shown as it is."""
+    result = _execute(call, toolset, ctx)
+    content = redact_output(result.content, credential_values(ctx.environ))
+    if len(content) > ctx.output_cap:  # the backstop; tools cap their own output first
+        content = cap_text(content, ctx.output_cap)
+    return result if content == result.content else ToolResult(content, result.is_error)
+
+
+def _execute(call: ToolCall, toolset: Toolset, ctx: ToolContext) -> ToolResult:
     tool = toolset.get(call.name)
     if tool is None:
         available = ", ".join(toolset.names()) or "none"
@@ -101,8 +120,6 @@ def execute_tool_call(call: ToolCall, toolset: Toolset, ctx: ToolContext) -> Too
         return ToolResult(f"{type(exc).__name__}: {exc}", True)
     except Exception as exc:  # a tool bug must not end the turn; the model sees it
         return ToolResult(f"{type(exc).__name__}: {exc}", True)
-    if len(result.content) > ctx.output_cap:  # the backstop; tools cap their own output first
-        return ToolResult(cap_text(result.content, ctx.output_cap), result.is_error)
     return result
 
 

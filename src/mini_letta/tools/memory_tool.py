@@ -62,7 +62,9 @@ def apply_and_commit(memory_dir: Path, command: str, args: dict[str, Any], reaso
     from mini_letta.memory.edits import plan_memory_edit
     from mini_letta.memory.history import write_and_commit
     from mini_letta.memory.repo import GitRepo, lock_memory
+    from mini_letta.memory.secrets import refuse_secret
 
+    refuse_secret(reason, "the reason")
     repo = GitRepo(memory_dir)
     if not repo.exists():
         raise MemoryEditError(f"the memory folder {memory_dir} is not a git repository")

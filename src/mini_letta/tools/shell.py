@@ -1,9 +1,10 @@
 """Bash: run a command in the working directory, bounded in time and in output.
 
-The command runs as `bash -c` (or `sh -c`) in its own process group with no stdin. On timeout,
-or on Ctrl-C, the whole group is killed, so children die with it. Output (stdout and stderr
-interleaved) is read as it comes and only its head and tail are kept, so a command that prints
-gigabytes costs a bounded amount of memory. A non-zero exit or a timeout is an error result.
+The command runs as `bash -c` (or `sh -c`) in its own process group with no stdin, in an
+environment without credentials (tools/environment.py). On timeout, or on Ctrl-C, the whole
+group is killed, so children die with it. Output (stdout and stderr interleaved) is read as it
+comes and only its head and tail are kept, so a command that prints gigabytes costs a bounded
+amount of memory. A non-zero exit or a timeout is an error result.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any, cast
 
 from mini_letta.llm.base import ToolSpec
 from mini_letta.tools.base import ToolContext, ToolInputError, ToolKind, ToolResult, require_str
+from mini_letta.tools.environment import shell_environment
 from mini_letta.tools.output import cap_text, strip_ansi
 
 DEFAULT_TIMEOUT = 120.0
@@ -144,8 +146,7 @@ class BashTool:
         if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
             raise ToolInputError("'timeout' must be a positive number of seconds")
         timeout = min(float(timeout), MAX_TIMEOUT)
-        environ = ctx.extra.get("environ")
-        env = dict(environ) if environ is not None else None
+        env = shell_environment(ctx.environ, ctx.bash_env_allow)
         outcome = run_command(command, ctx, timeout, env)
         body = cap_text(outcome.output, ctx.output_cap).rstrip("\n") or "(no output)"
         if outcome.timed_out:

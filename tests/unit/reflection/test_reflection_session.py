@@ -137,3 +137,25 @@ def test_drained_after_leaves_the_queue_when_the_launch_is_interrupted(world, ag
     with pytest.raises(KeyboardInterrupt), drained_after(world, agent.id):
         raise KeyboardInterrupt
     assert _queued(world, agent)
+
+
+def test_every_failed_automatic_attempt_is_reported_with_its_turn(world):
+    """A model that cannot be used fails each attempt; the backoff spaces the attempts, and
+    each one still reaches the sink (a failure streak is never retried silently)."""
+    from mini_letta.cli.reflection_view import render_outcome_line
+    from mini_letta.workspace import new_agent
+
+    agent = new_agent(world, name="remote", model="openai/gpt-test")  # no key in the World
+    store = resolve_conversation(world, agent, None)
+    save_reflection_settings(world.home, world.cwd, agent, EVERY_STEP, "agent")
+    delivered: list[ReflectionOutcome] = []
+    reflection = AutoReflection(world, agent.id, store, sink=delivered.append)
+    for attempt in (1, 2):
+        for n in range(2):  # one failure doubles the steps a step-count launch needs
+            add_turn(store, world.clock, f"turn {attempt}.{n}")
+        with reflection.after_turn("end_turn") as outcome:
+            assert isinstance(outcome, ReflectionOutcome) and not outcome.ok
+        assert [o.consecutive_failures for o in delivered] == list(range(1, attempt + 1))
+        world.clock.advance(3600)  # past the retry delay
+    line = render_outcome_line(delivered[-1])
+    assert line.startswith("  ☾ reflection skipped: error — ") and "2 failures in a row" in line

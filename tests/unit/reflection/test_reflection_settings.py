@@ -28,6 +28,8 @@ def test_defaults_are_the_chapters():
         "merge": "auto",
         "mergeInstructions": "",
         "memorySync": "off",
+        "model": "",
+        "baseUrl": "",
     }
 
 

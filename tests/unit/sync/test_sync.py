@@ -254,6 +254,34 @@ def test_good_remote_urls_are_kept(tmp_path):
     assert check_remote_url("../m.git", tmp_path / "p") == str(tmp_path / "m.git")
 
 
+def test_a_sync_merge_never_writes_a_credential_into_its_message(machines):
+    """A file whose name holds a key (committed outside mini-letta) is edited on both sides;
+    the merge message would list it for review, so the sync is refused and says why."""
+    key = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
+    first, second, _ = machines
+
+    def commit_note(machine: Machine, body: str) -> None:
+        note = machine.memory / "notes" / f"{key}.md"
+        note.parent.mkdir(parents=True, exist_ok=True)
+        note.write_text(f"---\ndescription: n\n---\n{body}\n", encoding="utf-8")
+        _git(machine.memory, "add", "-A")
+        _git(machine.memory, "-c", "user.name=x", "-c", "user.email=x@y", "commit", "-qm", "n")
+
+    commit_note(first, "base")
+    first.sync()
+    second.sync()
+    commit_note(first, "one")
+    commit_note(second, "two")
+    first.sync()
+    head = _git(second.memory, "rev-parse", "HEAD")
+    with pytest.raises(SyncError, match=r"secret \(OpenAI API key\)") as caught:
+        second.sync()
+    assert key not in str(caught.value)
+    assert _git(second.memory, "rev-parse", "HEAD") == head
+    for machine in (first, second):
+        assert key not in _git(machine.memory, "log", "--all", "--format=%B")
+
+
 def test_a_fast_forward_killed_halfway_is_finished_by_the_next_sync(machines):
     first, second, _ = machines
     first.create("projects/alpha.md", "alpha\n")

@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "reflect": "mini_letta.cli.commands.reflect:reflect",
     "dream": "mini_letta.cli.commands.reflect:dream",
     "reflections": "mini_letta.cli.commands.reflections:reflections",
+    "eval": "mini_letta.cli.commands.eval:eval_group",
     "search": "mini_letta.cli.commands.recall:search",
     "import": "mini_letta.cli.commands.recall:import_cmd",
     WORKER_COMMAND: "mini_letta.cli.commands.reflect_worker:reflect_worker",

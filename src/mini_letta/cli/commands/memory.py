@@ -1,5 +1,5 @@
-"""`mini-letta memory path|tree|show|log|diff|status|validate|undo|edit|recover`: an agent's
-memory repo."""
+"""`mini-letta memory path|tree|show|log|diff|status|validate|undo|edit|recover|blame|why`: an
+agent's memory repo."""
 
 from __future__ import annotations
 
@@ -174,6 +174,65 @@ def edit_cmd(path: str, agent: str | None) -> None:
 
     sha = save_hand_edit(agent_memory_dir(agent)[1], path, _edit_in_editor)
     echo(f"committed {sha[:7]}" if sha else "no changes")
+
+
+@memory.command("blame")
+@click.argument("path")
+@agent_option
+@json_option
+def blame_cmd(path: str, agent: str | None, as_json: bool) -> None:
+    """Show each line of a memory file with the commit, date and reflection run that wrote it."""
+    from mini_letta.memory.repo import GitRepo
+    from mini_letta.reflection.provenance import blame_file
+
+    _, folder = agent_memory_dir(agent)
+    lines = blame_file(GitRepo(folder), path)
+    if as_json:
+        _dump(
+            [
+                {
+                    "line": b.number,
+                    "commit": b.commit,
+                    "date": b.date,
+                    "runId": b.run_id,
+                    "text": b.text,
+                }
+                for b in lines
+            ]
+        )
+        return
+    width = len(str(len(lines)))
+    for b in lines:
+        echo(f"{b.commit[:12]} {b.date} {b.run_id or '-':<23} {b.number:>{width}}: {b.text}")
+
+
+@memory.command("why")
+@click.argument("where", metavar="FILE:LINE")
+@agent_option
+def why_cmd(where: str, agent: str | None) -> None:
+    """Print the messages a reflection cited as the evidence for one memory line."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.errors import InvalidValueError
+    from mini_letta.reflection.provenance import why_line
+
+    path, _, number = where.rpartition(":")
+    if not path or not number.isdigit():
+        raise InvalidValueError(f"{where!r} is not FILE:LINE (like system/human.md:3)")
+    agent_id, _ = agent_memory_dir(agent)
+    why = why_line(current_world().home, agent_id, path, int(number))
+    line = why.line
+    echo(f"{path}:{line.number}: {line.text}")
+    origin = f"reflection run {line.run_id}" if line.run_id else "a commit outside reflection"
+    echo(f"written by {origin} (commit {line.commit[:12]}, {line.date})")
+    if not why.messages:
+        echo("no evidence was cited for this line")
+        return
+    for conversation, message in why.messages:
+        content = " ".join(message.content.split())
+        echo(f"  {message.id} [{conversation} {message.created_at}] {message.role}: {content}")
+    missing = [i for i in why.cited if i not in {m.id for _, m in why.messages}]
+    if missing:
+        echo(f"  (cited but no longer found: {', '.join(missing)})")
 
 
 @memory.command("recover")

@@ -39,12 +39,16 @@ _HELP = "Reflect now on the current conversation (or --conversation ID) and merg
     callback=check_nonempty,
     help="An extra instruction for this run.",
 )
+@click.option("--model", metavar="MODEL", help="The reflection model for this run only.")
+@click.option("--base-url", metavar="URL", help="The reflection model's server for this run.")
 @click.option("--dry-run", is_flag=True, help="Print the slice and its payload path; run nothing.")
 def reflect(
     agent: str | None,
     conversations: tuple[str, ...],
     recent: int | None,
     instruction: str | None,
+    model: str | None,
+    base_url: str | None,
     dry_run: bool,
 ) -> None:
     from mini_letta.cli.reflection_view import render_outcome_line, show_waiting_outcomes
@@ -67,7 +71,9 @@ def reflect(
     record = resolve_agent(world, agent)
     show_waiting_outcomes(world, record.id)
     stores = _conversations(world, record.id, conversations, recent)
-    options = LaunchOptions(trigger="manual", instruction=instruction)
+    options = LaunchOptions(
+        trigger="manual", instruction=instruction, model=model or None, base_url=base_url or None
+    )
     if dry_run and stores and _print_preview(world, record, stores[0]):
         return
     # Launches queued while this run held the lease run after its line; the next command

@@ -1,4 +1,5 @@
-"""`mini-letta reflections list|show RUN-ID|undo RUN-ID`: run records, their diffs, undo."""
+"""`mini-letta reflections list|show|undo|accept|discard RUN-ID`: run records, their diffs,
+undo, and a person's decision on a run the memory gate rejected."""
 
 from __future__ import annotations
 
@@ -18,23 +19,35 @@ def reflections() -> None:
 @reflections.command("list")
 @agent_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def list_cmd(agent: str | None, as_json: bool) -> None:
-    """List reflection runs, newest first."""
+@click.option(
+    "--failed",
+    "only_failed",
+    is_flag=True,
+    help="Only runs that merged nothing because something went wrong (with their reasons).",
+)
+def list_cmd(agent: str | None, as_json: bool, only_failed: bool) -> None:
+    """List reflection runs, newest first; runs that went wrong say why."""
     from mini_letta.cli.reflection_view import show_waiting_outcomes
     from mini_letta.cli.world import current_world
-    from mini_letta.reflection.records import scan_run_records
+    from mini_letta.reflection.records import failure_summary, scan_run_records, went_wrong
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
     record = resolve_agent(world, agent, check_memory=False)
     show_waiting_outcomes(world, record.id)
     found, damaged = scan_run_records(world.home, record.id)
+    if only_failed:
+        found = [run for run in found if went_wrong(run)]
     if as_json:
         entries = [r.to_json() for r in found] + [bad.to_json("runId") for bad in damaged]
         echo(json.dumps(entries, ensure_ascii=False, indent=2))
         return
     if not found and not damaged:
-        echo("No reflection runs yet; `mini-letta reflect` starts one.")
+        echo(
+            "No failed or rejected reflection runs."
+            if only_failed
+            else "No reflection runs yet; `mini-letta reflect` starts one."
+        )
         return
     for run in found:
         echo(
@@ -43,6 +56,9 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
         )
     for bad in damaged:
         echo(bad.render())
+    wrong = [run for run in found if went_wrong(run)]
+    if wrong:
+        echo(failure_summary(wrong, len(found)))
 
 
 @reflections.command("show")
@@ -76,3 +92,31 @@ def undo_cmd(run_id: str, agent: str | None) -> None:
     world = current_world()
     reverts = undo_reflection_run(world.home, resolve_agent(world, agent).id, run_id, world.clock)
     echo(f"Undid reflection run {run_id} ({len(reverts)} revert commit(s)).")
+
+
+@reflections.command("accept")
+@click.argument("run_id", metavar="RUN-ID")
+@agent_option
+def accept_cmd(run_id: str, agent: str | None) -> None:
+    """Merge a run the memory gate rejected anyway (your decision is recorded)."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.reflection.decide import accept_rejected_run
+    from mini_letta.workspace import resolve_agent
+
+    world = current_world()
+    record = accept_rejected_run(world.home, resolve_agent(world, agent).id, run_id, world.clock)
+    echo(f"Accepted reflection run {run_id}: merged as {str(record.merge_commit)[:12]}.")
+
+
+@reflections.command("discard")
+@click.argument("run_id", metavar="RUN-ID")
+@agent_option
+def discard_cmd(run_id: str, agent: str | None) -> None:
+    """Drop a run the memory gate rejected; its messages will be reflected on again."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.reflection.decide import discard_rejected_run
+    from mini_letta.workspace import resolve_agent
+
+    world = current_world()
+    discard_rejected_run(world.home, resolve_agent(world, agent).id, run_id)
+    echo(f"Discarded reflection run {run_id}; its messages will be reflected on again.")

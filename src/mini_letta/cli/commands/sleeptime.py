@@ -18,6 +18,10 @@ from mini_letta.cli.terminal import echo
 @click.option(
     "--memory-sync", metavar="off|after-merge", help="Sync memory to its remote after changes."
 )
+@click.option(
+    "--model", metavar="MODEL", help="The reflection model (default: the agent's; '' resets)."
+)
+@click.option("--base-url", metavar="URL", help="The reflection model's server.")
 @click.option("--global", "to_global", is_flag=True, help="Save as the default for every agent.")
 @click.option("--local", "to_local", is_flag=True, help="Save for this agent in this project only.")
 @agent_option
@@ -27,6 +31,8 @@ def sleeptime(
     merge: str | None,
     merge_instructions: str | None,
     memory_sync: str | None,
+    model: str | None,
+    base_url: str | None,
     to_global: bool,
     to_local: bool,
     agent: str | None,
@@ -50,6 +56,8 @@ def sleeptime(
         merge=merge,
         merge_instructions=merge_instructions,
         memory_sync=memory_sync,
+        model=model,
+        base_url=base_url,
     )
     world = current_world()
     record = find_project_agent(world, agent)  # None before the first chat: global only

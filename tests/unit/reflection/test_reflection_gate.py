@@ -1,0 +1,334 @@
+"""The memory gate: scripted reflection agents that misbehave on purpose, each held back with a
+named reason while memory and the watermark stay as they were; a well-behaved one merges; a
+person accepts or discards what was held back."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mini_letta.errors import ReflectionError
+from mini_letta.memory.repo import GitRepo
+from mini_letta.reflection.decide import accept_rejected_run, discard_rejected_run
+from mini_letta.reflection.gate import GateInput, GateLimits, check_gate, normalise_line
+from mini_letta.reflection.records import load_run_record
+from mini_letta.reflection.run import LaunchOptions, launch_reflection, preview_reflection
+from mini_letta.reflection.watermark import read_reflection_state
+from support.reflection_kit import SECRETS, ScriptedProvider, add_turn, git, respond, tool_call
+
+HUMAN = "system/human.md"
+FACT = "- Allergy: severe peanut allergy, confirmed by the user"
+
+
+@pytest.fixture
+def parent(world, agent):
+    repo = GitRepo(world.home.memory_dir(agent.id))
+    human = repo.path / HUMAN
+    human.write_text(human.read_text() + FACT + "\n")
+    git(repo.path, "commit", "-qam", "a confirmed fact")
+    return repo
+
+
+def _chat(world, store, *texts):
+    return [add_turn(store, world.clock, text, answer=f"ok: {text}") for text in texts]
+
+
+def _agent(*edits, commit=True):
+    """A scripted reflection agent: each edit is one model call, then one commit."""
+    steps = [respond("", tool_call("memory", n, **edit)) for n, edit in enumerate(edits, 1)]
+    if commit:
+        steps.append(respond("", tool_call("memory_commit", 99, message="reflection: update")))
+    return ScriptedProvider([*steps, respond("done")])
+
+
+def _launch(world, agent, store, provider, **options):
+    return launch_reflection(world, agent, store, LaunchOptions(provider=provider, **options))
+
+
+def _held_back(world, agent, store, parent, head, outcome):
+    """Rejected with memory and the watermark unchanged, the branch kept, no worktree left."""
+    assert outcome.status == "rejected" and not outcome.ok
+    assert parent.head_sha() == head and not parent.changed_paths()
+    assert read_reflection_state(store).reflected_through_message_id is None
+    branches = git(parent.path, "branch", "--list", "reflection*").split()
+    assert branches == [f"reflection-rejected/{outcome.run_id}"]
+    worktrees = world.home.memory_worktrees_dir(agent.id)
+    assert not worktrees.exists() or not list(worktrees.iterdir())
+    return load_run_record(world.home, agent.id, outcome.run_id)
+
+
+def test_a_well_behaved_agent_merges_with_provenance_trailers(world, agent, store, parent):
+    turns = _chat(world, store, "I prefer tabs")
+    edit = {"command": "insert", "path": HUMAN, "content": "- Preference: tabs"}
+    head = parent.head_sha()
+    outcome = _launch(world, agent, store, _agent(edit))
+    assert outcome.status == "merged"
+    trailers = git(parent.path, "log", "--no-merges", "--format=%(trailers)", f"{head}..HEAD")
+    assert f"Reflection-Run: {outcome.run_id}" in trailers
+    assert f"Conversation: {store.conversation_id}" in trailers
+    assert f"Messages: {turns[0][0].id}..{turns[0][-1].id}" in trailers
+
+
+def test_deleting_human_md_is_rejected(world, agent, store, parent):
+    _chat(world, store, "forget everything")
+    head = parent.head_sha()
+    outcome = _launch(world, agent, store, _agent({"command": "delete", "path": HUMAN}))
+    record = _held_back(world, agent, store, parent, head, outcome)
+    assert "deletes system/human.md" in outcome.message
+    assert record.reasons and record.status == "rejected"
+
+
+def test_rewriting_a_fact_without_evidence_is_rejected(world, agent, store, parent):
+    _chat(world, store, "I had a peanut snack yesterday and it was fine")
+    head = parent.head_sha()
+    edit = {"command": "str_replace", "path": HUMAN, "old_str": FACT, "new_str": "- No allergy"}
+    outcome = _launch(world, agent, store, _agent(edit))
+    _held_back(world, agent, store, parent, head, outcome)
+    assert "changes or removes 1 existing line(s) without citing evidence" in outcome.message
+
+
+def test_citing_a_message_outside_the_slice_is_rejected(world, agent, store, parent):
+    _chat(world, store, "my allergy turned out to be a misdiagnosis")
+    head = parent.head_sha()
+    edit = {
+        "command": "str_replace",
+        "path": HUMAN,
+        "old_str": FACT,
+        "new_str": "- Allergy: none (a misdiagnosis)",
+        "evidence": ["msg-not-in-this-slice"],
+    }
+    outcome = _launch(world, agent, store, _agent(edit))
+    _held_back(world, agent, store, parent, head, outcome)
+    assert "cites msg-not-in-this-slice, not in this run's messages" in outcome.message
+
+
+def test_a_rewrite_citing_its_message_merges_and_the_citation_is_recorded(
+    world, agent, store, parent
+):
+    (turn,) = _chat(world, store, "my allergy turned out to be a misdiagnosis")
+    edit = {
+        "command": "str_replace",
+        "path": HUMAN,
+        "old_str": FACT,
+        "new_str": "- Allergy: none (a misdiagnosis)",
+        "evidence": [turn[0].id],
+    }
+    outcome = _launch(world, agent, store, _agent(edit))
+    assert outcome.status == "merged"
+    record = load_run_record(world.home, agent.id, outcome.run_id)
+    assert record.citations == {HUMAN: [turn[0].id]}
+
+
+def test_dumping_the_transcript_into_system_is_rejected(world, agent, store, parent):
+    lines = [
+        f"line {n}: here is a long stretch of the session log, kept word for word" for n in range(4)
+    ]
+    _chat(world, store, "\n".join(lines))
+    head = parent.head_sha()
+    edit = {"command": "insert", "path": HUMAN, "content": "\n".join(lines)}
+    outcome = _launch(world, agent, store, _agent(edit))
+    _held_back(world, agent, store, parent, head, outcome)
+    assert "system/human.md copies the transcript verbatim" in outcome.message
+
+
+def test_one_long_copied_stretch_is_a_dump_too(world, agent, store, parent):
+    text = "".join(f"word{n} " for n in range(80))  # ~500 characters on one line
+    _chat(world, store, text)
+    head = parent.head_sha()
+    edit = {"command": "insert", "path": HUMAN, "content": "- Note: " + text[37:300]}
+    outcome = _launch(world, agent, store, _agent(edit))
+    _held_back(world, agent, store, parent, head, outcome)
+    assert "verbatim" in outcome.message
+
+
+def test_a_duplicate_line_is_rejected_after_normalisation(world, agent, store, parent):
+    _chat(world, store, "I am allergic to peanuts")
+    head = parent.head_sha()
+    twin = "* allergy:  Severe peanut allergy; confirmed by the user!"
+    outcome = _launch(
+        world, agent, store, _agent({"command": "insert", "path": HUMAN, "content": twin})
+    )
+    _held_back(world, agent, store, parent, head, outcome)
+    assert "duplicates what memory already says" in outcome.message
+    assert normalise_line(twin) == normalise_line(FACT)
+
+
+def test_system_past_its_budget_is_rejected(world, agent, store, parent):
+    _chat(world, store, "remember a lot")
+    head = parent.head_sha()
+    content = "\n".join(f"- fact number {n} about the user" for n in range(40))
+    provider = _agent({"command": "insert", "path": HUMAN, "content": content})
+    world_agent = agent.with_updates(context_window=8_192)  # budget: 2,048 tokens
+    outcome = _launch(world, world_agent, store, provider)
+    assert outcome.status == "merged"  # fits
+    _chat(world, store, "and more")
+    head = parent.head_sha()
+    big = "\n".join(f"- another long fact number {n} about the user's habits" for n in range(150))
+    outcome = _launch(
+        world, world_agent, store, _agent({"command": "insert", "path": HUMAN, "content": big})
+    )
+    assert outcome.status == "rejected" and parent.head_sha() == head
+    assert "system/ would grow to" in outcome.message
+    assert "system/human.md would grow to" in outcome.message
+
+
+def test_a_rejection_counts_as_a_failure_for_the_backoff(world, agent, store, parent):
+    _chat(world, store, "forget everything")
+    outcome = _launch(world, agent, store, _agent({"command": "delete", "path": HUMAN}))
+    assert outcome.consecutive_failures == 1
+    assert read_reflection_state(store).consecutive_failures == 1
+
+
+def test_accept_merges_a_rejected_run_and_advances_the_watermark(world, agent, store, parent):
+    (turn,) = _chat(world, store, "I had a peanut snack and it was fine")
+    edit = {"command": "str_replace", "path": HUMAN, "old_str": FACT, "new_str": "- No allergy"}
+    outcome = _launch(world, agent, store, _agent(edit))
+    assert outcome.status == "rejected"
+    record = accept_rejected_run(world.home, agent.id, outcome.run_id, world.clock)
+    assert (record.status, record.decision) == ("merged", "accepted")
+    assert "- No allergy" in (parent.path / HUMAN).read_text()
+    assert record.merge_commit == parent.head_sha()
+    state = read_reflection_state(store)
+    assert state.reflected_through_message_id == turn[-1].id
+    assert state.consecutive_failures == 0
+    assert preview_reflection(world, agent, store) is None
+    assert git(parent.path, "branch", "--list", "reflection*").split() == []
+    with pytest.raises(ReflectionError, match="not waiting for a decision"):
+        accept_rejected_run(world.home, agent.id, outcome.run_id, world.clock)
+
+
+def test_discard_drops_the_branch_and_offers_the_slice_again(world, agent, store, parent):
+    _chat(world, store, "forget everything")
+    head = parent.head_sha()
+    outcome = _launch(world, agent, store, _agent({"command": "delete", "path": HUMAN}))
+    record = discard_rejected_run(world.home, agent.id, outcome.run_id)
+    assert (record.status, record.decision) == ("rejected", "discarded")
+    assert parent.head_sha() == head
+    assert git(parent.path, "branch", "--list", "reflection*").split() == []
+    assert preview_reflection(world, agent, store) is not None
+    with pytest.raises(ReflectionError, match="rejected and discarded"):
+        accept_rejected_run(world.home, agent.id, outcome.run_id, world.clock)
+
+
+def test_the_next_run_keeps_an_earlier_rejected_branch(world, agent, store, parent):
+    _chat(world, store, "forget everything")
+    first = _launch(world, agent, store, _agent({"command": "delete", "path": HUMAN}))
+    second = _launch(world, agent, store, _agent({"command": "delete", "path": HUMAN}))
+    branches = git(parent.path, "branch", "--list", "reflection*").split()
+    assert branches == sorted(f"reflection-rejected/{o.run_id}" for o in (first, second))
+
+
+def test_cli_shows_accepts_and_discards(world, agent, store, parent, cli):
+    _chat(world, store, "forget everything")
+    outcome = _launch(world, agent, store, _agent({"command": "delete", "path": HUMAN}))
+    shown = cli("reflections", "show", outcome.run_id, "--agent", agent.id)
+    assert shown.code == 0
+    assert "rejected:     deletes system/human.md" in shown.stdout
+    assert "deleted file mode" in shown.stdout
+    listed = json.loads(cli("reflections", "list", "--json", "--agent", agent.id).stdout)
+    assert listed[0]["reasons"] and listed[0]["status"] == "rejected"
+    accepted = cli("reflections", "accept", outcome.run_id, "--agent", agent.id)
+    assert accepted.code == 0 and "Accepted reflection run" in accepted.stdout
+    assert not (parent.path / HUMAN).exists()
+    again = cli("reflections", "discard", outcome.run_id, "--agent", agent.id)
+    assert again.code == 1 and "not waiting for a decision" in again.stderr
+    assert "Traceback" not in again.stderr
+
+
+# ----- the gate on its own, over plain git commits ---------------------------------------------
+
+
+def _branch_with(repo: GitRepo, files: dict[str, str]) -> tuple[str, str]:
+    base = repo.head_sha()
+    git(repo.path, "switch", "-qc", "candidate")
+    for rel, text in files.items():
+        path = repo.path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    git(repo.path, "add", "-A")
+    git(repo.path, "commit", "-qm", "candidate")
+    return base, repo.head_sha()  # left checked out: the gate reads the tip's files
+
+
+def _facts(**overrides):
+    return GateInput(transcript=(), slice_ids=frozenset(), **overrides)
+
+
+def test_the_gate_names_a_secret_bad_frontmatter_and_a_file_outside_the_layout(parent):
+    base, tip = _branch_with(
+        parent,
+        {
+            "notes/keys.md": f"---\ndescription: keys\n---\n- key {SECRETS[0]}\n",
+            "notes/broken.md": "---\ndescription: [unclosed\n---\nbody\n",
+            "scratch.txt": "not memory\n",
+        },
+    )
+    reasons = check_gate(parent, base, tip, parent.path, _facts())
+    assert any("a secret" in r and "notes/keys.md" in r for r in reasons)
+    assert any("invalid frontmatter in notes/broken.md" in r for r in reasons)
+    assert any("writes scratch.txt, outside the memory layout" in r for r in reasons)
+    assert SECRETS[0] not in " ".join(reasons)
+
+
+def test_the_gate_lets_plain_additions_through(parent):
+    base, tip = _branch_with(
+        parent, {"notes/project.md": "---\ndescription: p\n---\n- uses pnpm\n"}
+    )
+    limits = GateLimits.for_window(128_000)
+    assert check_gate(parent, base, tip, parent.path, _facts(limits=limits)) == []
+
+
+def test_the_mock_cites_evidence_when_it_replaces_a_contradicted_line(world, agent, store):
+    from mini_letta.llm.mock import MockProvider
+
+    _chat(world, store, "我更喜欢用 tabs 缩进")
+    assert _launch(world, agent, store, MockProvider()).status == "merged"
+    (turn,) = _chat(world, store, "其实我更喜欢用空格缩进")
+    outcome = _launch(world, agent, store, MockProvider())
+    assert outcome.status == "merged"
+    record = load_run_record(world.home, agent.id, outcome.run_id)
+    assert record.citations == {HUMAN: [turn[0].id]}
+
+
+@pytest.mark.parametrize(
+    ("name", "steps", "status"),
+    [
+        (
+            "leaves its edit uncommitted",
+            [respond("", tool_call("memory", 1, command="insert", path=HUMAN, content="- x1"))],
+            "dirty_uncommitted",
+        ),
+        (
+            "calls an unknown tool",
+            [respond("", tool_call("Bash", 1, command="rm -rf /"))],
+            "no_changes",
+        ),
+        (
+            "never stops reading",
+            [respond("", tool_call("memory_read", n, path=HUMAN)) for n in range(1, 9)],
+            "failed",
+        ),
+        (
+            "writes a secret",
+            [
+                respond(
+                    "",
+                    tool_call("memory", 1, command="insert", path=HUMAN, content=f"- {SECRETS[0]}"),
+                ),
+                respond("", tool_call("memory_commit", 2, message="reflection: key")),
+            ],
+            "no_changes",
+        ),
+    ],
+)
+def test_other_misbehaviour_changes_no_memory(world, agent, store, parent, name, steps, status):
+    _chat(world, store, "hello there, nothing lasting")
+    head = parent.head_sha()
+    provider = ScriptedProvider([*steps, respond("done")])
+    outcome = _launch(world, agent, store, provider, max_steps=4)
+    assert outcome.status == status, (name, outcome.message)
+    assert parent.head_sha() == head and not parent.changed_paths()
+    assert SECRETS[0] not in (parent.path / HUMAN).read_text()
+    if outcome.status != "no_changes":
+        assert read_reflection_state(store).reflected_through_message_id is None
