@@ -19,7 +19,14 @@ from mini_letta.reflection.trigger import BackgroundLaunch, PostTurnOutcome
 if TYPE_CHECKING:
     from mini_letta.cli.headless import ChatSession
 
-TROUBLE = ("failed", "merge_conflict", "not_merged", "dirty_uncommitted", "parent_dirty")
+TROUBLE = (
+    "failed",
+    "rejected",
+    "merge_conflict",
+    "not_merged",
+    "dirty_uncommitted",
+    "parent_dirty",
+)
 
 
 def describe_reflection(outcome: ReflectionOutcome | PostTurnOutcome | None) -> str:

@@ -31,6 +31,8 @@ def test_reflection_state_follows_what_the_session_saw():
     assert bar.text().endswith("reflection merged ")
     bar.saw(ReflectionOutcome("the reviewer rejected\nit", status="not_merged", run_id="r2"))
     assert bar.text().endswith("reflection not_merged: the reviewer rejected it ")
+    bar.saw(ReflectionOutcome("the gate refused: a secret", status="rejected", run_id="r3"))
+    assert bar.text().endswith("reflection rejected: the gate refused: a secret ")
     bar.saw(ReflectionOutcome("nothing new", skip_reason="no_payload"))
     assert bar.text().endswith("reflection skipped (no_payload) ")
     assert _bar(running=1).text().endswith("reflection running ")
