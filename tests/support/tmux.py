@@ -1,17 +1,18 @@
 """The interactive session in a real terminal: a tmux pane we type into and read back.
 
-Each pane gets its own tmux server (`-L`, a socket named for the test), so tests never see each
-other's windows, and the server is killed afterwards. Reading polls `capture-pane` through
-`wait_until`, bounded, never sleeping long.
+Each pane gets its own tmux server (`-S`, a socket in a fresh temporary folder), so tests never
+see each other's windows; the server is killed and the folder removed afterwards. Reading
+polls `capture-pane` through `wait_until`, bounded, never sleeping long.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import subprocess
 import sys
-import uuid
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,7 +30,7 @@ class Pane:
     def _tmux(self, *args: str) -> str:
         assert TMUX is not None
         done = subprocess.run(
-            [TMUX, "-L", self.socket, *args], capture_output=True, text=True, timeout=10
+            [TMUX, "-S", self.socket, *args], capture_output=True, text=True, timeout=10
         )
         return done.stdout
 
@@ -77,12 +78,13 @@ def session_pane(
 ) -> Iterator[Pane]:
     """`mini-letta` (the interactive session) running in a fresh tmux pane."""
     assert TMUX is not None
-    pane = Pane(f"mini-letta-test-{uuid.uuid4().hex[:12]}")
+    folder = tempfile.mkdtemp(prefix="ml-tmux-")  # short: a socket path has a length limit
+    pane = Pane(os.path.join(folder, "s"))
     environ = cli_env(home, {"TERM": "xterm-256color", **(env or {})})
     assignments = [f"{name}={shlex.quote(value)}" for name, value in environ.items()]
     command = " ".join(["env", "-i", *assignments, shlex.quote(sys.executable), "-m", "mini_letta"])
     subprocess.run(
-        [TMUX, "-L", pane.socket, "-f", "/dev/null", "new-session", "-d", "-s", "s",
+        [TMUX, "-S", pane.socket, "-f", "/dev/null", "new-session", "-d", "-s", "s",
          "-x", str(width), "-y", str(height), "-c", str(cwd), command],
         check=True, timeout=10,
     )  # fmt: skip
@@ -90,4 +92,5 @@ def session_pane(
         pane.wait_for("· reflection ")  # the status line: the prompt is up
         yield pane
     finally:
-        subprocess.run([TMUX, "-L", pane.socket, "kill-server"], capture_output=True, timeout=10)
+        subprocess.run([TMUX, "-S", pane.socket, "kill-server"], capture_output=True, timeout=10)
+        shutil.rmtree(folder, ignore_errors=True)
