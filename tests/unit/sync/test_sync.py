@@ -282,17 +282,24 @@ def test_a_sync_merge_never_writes_a_credential_into_its_message(machines):
         assert key not in _git(machine.memory, "log", "--all", "--format=%B")
 
 
-def test_a_fast_forward_killed_halfway_is_finished_by_the_next_sync(machines):
-    first, second, _ = machines
-    first.create("projects/alpha.md", "alpha\n")
-    first.create("projects/beta.md", "beta\n")
-    first.sync()
-    _git(second.memory, "fetch", "-q", "origin")  # the killed sync had fetched
+def _start_a_move(first: Machine, second: Machine) -> str:
+    """Record on `second` a fast-forward to `first`'s HEAD, as a sync does before its checkout
+    (the killed sync had fetched it); returns the move's target."""
+    _git(second.memory, "fetch", "-q", "origin")
     head = _git(second.memory, "rev-parse", "HEAD")
     target = _git(first.memory, "rev-parse", "HEAD")
     home, agent_id, clock = second.world.home, second.agent.id, second.world.clock
     state = load_sync_state(home, agent_id, clock)
     save_sync_state(home, agent_id, replace(state, moving_from=head, moving_to=target))
+    return target
+
+
+def test_a_fast_forward_killed_halfway_is_finished_by_the_next_sync(machines):
+    first, second, _ = machines
+    first.create("projects/alpha.md", "alpha\n")
+    first.create("projects/beta.md", "beta\n")
+    first.sync()
+    target = _start_a_move(first, second)
     alpha = second.memory / "projects" / "alpha.md"  # the checkout got this far, then died
     alpha.parent.mkdir(parents=True)
     alpha.write_bytes((first.memory / "projects" / "alpha.md").read_bytes())
@@ -305,12 +312,7 @@ def test_a_person_s_edit_is_never_taken_for_a_half_done_move(machines):
     first, second, _ = machines
     first.create("projects/alpha.md", "alpha\n")
     first.sync()
-    _git(second.memory, "fetch", "-q", "origin")  # the killed sync had fetched
-    head = _git(second.memory, "rev-parse", "HEAD")
-    target = _git(first.memory, "rev-parse", "HEAD")
-    home, agent_id, clock = second.world.home, second.agent.id, second.world.clock
-    state = load_sync_state(home, agent_id, clock)
-    save_sync_state(home, agent_id, replace(state, moving_from=head, moving_to=target))
+    _start_a_move(first, second)
     (second.memory / "system" / "human.md").write_text("my own edit\n", encoding="utf-8")
     with pytest.raises(SyncError, match="uncommitted changes"):
         second.sync()
@@ -321,12 +323,7 @@ def test_a_half_done_move_followed_by_an_agent_edit_still_syncs(machines):
     first, second, _ = machines
     first.create("projects/alpha.md", "alpha\n")
     first.sync()
-    _git(second.memory, "fetch", "-q", "origin")
-    head = _git(second.memory, "rev-parse", "HEAD")
-    target = _git(first.memory, "rev-parse", "HEAD")
-    home, agent_id, clock = second.world.home, second.agent.id, second.world.clock
-    state = load_sync_state(home, agent_id, clock)
-    save_sync_state(home, agent_id, replace(state, moving_from=head, moving_to=target))
+    _start_a_move(first, second)
     alpha = second.memory / "projects" / "alpha.md"
     alpha.parent.mkdir(parents=True)
     alpha.write_bytes((first.memory / "projects" / "alpha.md").read_bytes())
