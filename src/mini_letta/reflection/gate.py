@@ -29,8 +29,8 @@ from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.repo import GitRepo
 from mini_letta.memory.secrets import find_secret
 
-SYSTEM_SHARE = 0.25  # system/ may take a quarter of the primary model's window
-FILE_SHARE = 0.10  # one file may take a tenth of it
+SYSTEM_PERCENT = 25  # default: system/ may take a quarter of the primary model's window
+FILE_PERCENT = 10  # default: one file may take a tenth of it
 DUMP_CHARS = 200
 DUMP_LINES = 3
 _WINDOW = DUMP_CHARS // 2  # any copied stretch of DUMP_CHARS holds one aligned window
@@ -50,8 +50,12 @@ class GateLimits:
     file_tokens: int
 
     @classmethod
-    def for_window(cls, window: int) -> GateLimits:
-        return cls(int(window * SYSTEM_SHARE), int(window * FILE_SHARE))
+    def for_window(
+        cls, window: int, system_percent: int = SYSTEM_PERCENT, file_percent: int = FILE_PERCENT
+    ) -> GateLimits:
+        """The budgets as shares of `window` (reflection settings systemBudgetPercent and
+        fileBudgetPercent)."""
+        return cls(window * system_percent // 100, window * file_percent // 100)
 
 
 @dataclass(frozen=True, slots=True)

@@ -382,7 +382,11 @@ def _gate_input(run: _Run, slices: list[Slice], provenance: RunProvenance) -> Ga
         transcript=texts,
         slice_ids=frozenset(ids),
         citations=provenance.citations,
-        limits=GateLimits.for_window(run.primary_window),
+        limits=GateLimits.for_window(
+            run.primary_window,
+            run.settings.system_budget_percent,
+            run.settings.file_budget_percent,
+        ),
     )
 
 

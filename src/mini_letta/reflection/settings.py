@@ -38,7 +38,17 @@ TRIGGERS: tuple[Trigger, ...] = ("off", "step-count", "compaction-event")
 MERGE_MODES: tuple[MergeMode, ...] = ("auto", "explicit")
 MemorySync = Literal["off", "after-merge"]
 MEMORY_SYNC_MODES: tuple[MemorySync, ...] = ("off", "after-merge")
-KEYS = ("trigger", "stepCount", "merge", "mergeInstructions", "memorySync", "model", "baseUrl")
+KEYS = (
+    "trigger",
+    "stepCount",
+    "merge",
+    "mergeInstructions",
+    "memorySync",
+    "model",
+    "baseUrl",
+    "systemBudgetPercent",
+    "fileBudgetPercent",
+)
 
 
 class ReflectionSettingsJson(TypedDict, total=False):
@@ -49,6 +59,8 @@ class ReflectionSettingsJson(TypedDict, total=False):
     memorySync: str
     model: str
     baseUrl: str
+    systemBudgetPercent: int
+    fileBudgetPercent: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +72,10 @@ class ReflectionSettings:
     memory_sync: MemorySync = "off"  # after-merge: sync memory to its remote when it changes
     model: str = ""  # the reflection model; "" = the agent's model
     base_url: str = ""  # the reflection model's server; "" = as for the agent's model
+    # The memory gate's budgets: how much of the primary model's window system/ (and one file
+    # in it) may take after a reflection run.
+    system_budget_percent: int = 25
+    file_budget_percent: int = 10
 
     def to_json(self) -> ReflectionSettingsJson:
         return {
@@ -70,6 +86,8 @@ class ReflectionSettings:
             "memorySync": self.memory_sync,
             "model": self.model,
             "baseUrl": self.base_url,
+            "systemBudgetPercent": self.system_budget_percent,
+            "fileBudgetPercent": self.file_budget_percent,
         }
 
 
@@ -105,6 +123,8 @@ def layer_settings(layers: Sequence[Layer]) -> ReflectionSettings:
         memory_sync=cast(MemorySync, values["memorySync"]),
         model=str(values["model"]),
         base_url=str(values["baseUrl"]),
+        system_budget_percent=int(values["systemBudgetPercent"]),
+        file_budget_percent=int(values["fileBudgetPercent"]),
     )
 
 
@@ -125,6 +145,10 @@ def validate_value(key: str, value: object) -> object:
             raise InvalidValueError(
                 f"merge {value!r} is not allowed (allowed: {', '.join(MERGE_MODES)})"
             )
+        return value
+    if key in ("systemBudgetPercent", "fileBudgetPercent"):
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 100:
+            raise InvalidValueError(f"{key} {value!r} is not allowed (allowed: 1 to 100)")
         return value
     if key == "memorySync":
         if value not in MEMORY_SYNC_MODES:
@@ -200,18 +224,13 @@ def build_settings_patch(
 
 
 def render_settings_json(settings: ReflectionSettings) -> str:
-    """Compact JSON; the merge keys appear only when they differ from the default."""
+    """Compact JSON: trigger and stepCount, then each other key only where it is not the
+    default."""
     data: dict[str, Any] = {"trigger": settings.trigger, "stepCount": settings.step_count}
-    if settings.merge != DEFAULT_SETTINGS.merge:
-        data["merge"] = settings.merge
-    if settings.merge_instructions != DEFAULT_SETTINGS.merge_instructions:
-        data["mergeInstructions"] = settings.merge_instructions
-    if settings.memory_sync != DEFAULT_SETTINGS.memory_sync:
-        data["memorySync"] = settings.memory_sync
-    if settings.model:
-        data["model"] = settings.model
-    if settings.base_url:
-        data["baseUrl"] = settings.base_url
+    defaults: dict[str, Any] = dict(DEFAULT_SETTINGS.to_json())
+    for key, value in settings.to_json().items():
+        if key not in data and value != defaults[key]:
+            data[key] = value
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 

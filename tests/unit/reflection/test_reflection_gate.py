@@ -332,3 +332,8 @@ def test_other_misbehaviour_changes_no_memory(world, agent, store, parent, name,
     assert SECRETS[0] not in (parent.path / HUMAN).read_text()
     if outcome.status != "no_changes":
         assert read_reflection_state(store).reflected_through_message_id is None
+
+
+def test_the_budgets_follow_the_settings_percentages():
+    assert GateLimits.for_window(100_000) == GateLimits(25_000, 10_000)
+    assert GateLimits.for_window(100_000, 40, 5) == GateLimits(40_000, 5_000)

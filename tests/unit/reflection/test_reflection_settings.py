@@ -30,6 +30,8 @@ def test_defaults_are_the_chapters():
         "memorySync": "off",
         "model": "",
         "baseUrl": "",
+        "systemBudgetPercent": 25,
+        "fileBudgetPercent": 10,
     }
 
 
@@ -204,3 +206,14 @@ def test_memory_sync_is_a_layered_setting_shown_only_when_on():
         layer_settings([("agent.json", {"memorySync": "sometimes"})])
     with pytest.raises(InvalidValueError, match="invalid --memory-sync"):
         build_settings_patch(memory_sync="always")
+
+
+def test_the_gate_budgets_are_layered_percentages_shown_when_changed():
+    settings = layer_settings([("agent.json", {"systemBudgetPercent": 40, "fileBudgetPercent": 5})])
+    assert (settings.system_budget_percent, settings.file_budget_percent) == (40, 5)
+    assert render_settings_json(settings).endswith(
+        ',"systemBudgetPercent":40,"fileBudgetPercent":5}'
+    )
+    for bad in (0, 101, "25", True):
+        with pytest.raises(ConfigError, match="systemBudgetPercent .* is not allowed"):
+            layer_settings([("agent.json", {"systemBudgetPercent": bad})])
