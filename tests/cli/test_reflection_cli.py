@@ -26,22 +26,17 @@ def _reflect(cli, *args):
 
 
 def test_the_chapters_walk_through(cli):
-    """SPEC §1, in its order: with step-count 3, the third turn's reflection merges both
-    lasting lines."""
-    first = cli("chat", "-p", "帮我看下这个报错")
-    assert (first.code, first.stdout, first.stderr) == (
-        0,
-        "（mock）我听到了：帮我看下这个报错\n",
-        "",
-    )
+    """The chapter's order: sleeptime first in a fresh project, then three turns; with
+    step-count 3 the third turn's reflection merges both lasting lines."""
     set_up = cli("sleeptime", "--trigger", "step-count", "--steps", "3")
-    assert (set_up.code, set_up.stdout) == (0, '{"trigger":"step-count","stepCount":3}\n')
-    turn = cli("chat", "-p", "我更喜欢用 tabs 缩进")
-    assert (turn.code, turn.stdout, turn.stderr) == (
+    assert (set_up.code, set_up.stdout, set_up.stderr) == (
         0,
-        "（mock）我听到了：我更喜欢用 tabs 缩进\n",
+        '{"trigger":"step-count","stepCount":3}\n',
         "",
     )
+    for text in ("帮我看下这个报错", "我更喜欢用 tabs 缩进"):
+        turn = cli("chat", "-p", text)
+        assert (turn.code, turn.stdout, turn.stderr) == (0, f"（mock）我听到了：{text}\n", "")
     third = cli("chat", "-p", "今天我们决定以后一律用 pnpm")
     assert (third.code, third.stdout) == (0, "（mock）我听到了：今天我们决定以后一律用 pnpm\n")
     assert WALK_THROUGH_LINE.match(third.stderr), third.stderr
@@ -56,12 +51,17 @@ def test_the_chapters_walk_through(cli):
     assert (record["trigger"], record["status"]) == ("step-count", "merged")
 
 
-def test_sleeptime_without_flags_prints_the_defaults_and_creates_no_agent(cli, home):
+def test_sleeptime_shows_without_an_agent_and_a_change_makes_the_projects_agent(cli, home):
     result = cli("sleeptime")
     assert (result.code, result.stdout) == (0, '{"trigger":"compaction-event","stepCount":25}\n')
     assert not (home.root / "agents").exists()
-    needs_agent = cli("sleeptime", "--steps", "3")  # saved to agent.json: there is none yet
-    assert needs_agent.code == 1 and "no agent yet" in needs_agent.stderr
+    configured = cli("sleeptime", "--steps", "3")  # this project's agent: made, as a chat would
+    assert (configured.code, configured.stdout) == (
+        0,
+        '{"trigger":"compaction-event","stepCount":3}\n',
+    )
+    agent = json.loads((home.root / "agents" / _agent_id(cli) / "agent.json").read_text())
+    assert agent["reflection"] == {"stepCount": 3}
 
 
 def test_sleeptime_merge_settings_are_shown_when_not_default(cli, home):

@@ -46,7 +46,7 @@ def sleeptime(
         render_settings_json,
         save_reflection_settings,
     )
-    from mini_letta.workspace import find_project_agent
+    from mini_letta.workspace import find_project_agent, resolve_or_create_agent
 
     if to_global and to_local:
         raise click.UsageError("use --global or --local, not both")
@@ -60,9 +60,13 @@ def sleeptime(
         base_url=base_url,
     )
     world = current_world()
-    record = find_project_agent(world, agent)  # None before the first chat: global only
+    record = find_project_agent(world, agent)  # None before the first chat
     if patch:
         scope: Scope = "global" if to_global else "local" if to_local else "agent"
+        if record is None and scope != "global":
+            # Configuring this project's agent before its first chat (the chapter starts
+            # here) makes the agent, as that chat would; showing settings never does.
+            record = resolve_or_create_agent(world, agent)
         settings = save_reflection_settings(world.home, world.cwd, record, patch, scope)
     else:
         settings = load_reflection_settings(world.home, world.cwd, record)
