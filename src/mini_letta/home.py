@@ -186,9 +186,25 @@ def memory_lock_file(memory_dir: Path) -> Path:
     return memory_dir.with_name(memory_dir.name + ".lock")
 
 
-def git_index_lock_file(git_dir: Path) -> Path:
-    """The lock a running git holds on a checkout's index (a crashed git leaves it behind)."""
-    return git_dir / "index.lock"
+def git_lock_files(git_dir: Path) -> list[Path]:
+    """The lock files a running git holds in `git_dir` (a killed git leaves them behind):
+    `index.lock`, `HEAD.lock`, `packed-refs.lock` and the like, and a ref's `refs/…/*.lock`."""
+    found = [path for path in _entries(git_dir) if path.name.endswith(".lock")]
+    pending = [git_dir / "refs"]
+    while pending:
+        for path in _entries(pending.pop()):
+            if path.name.endswith(".lock"):
+                found.append(path)
+            elif path.is_dir() and not path.is_symlink():
+                pending.append(path)
+    return found
+
+
+def _entries(folder: Path) -> list[Path]:
+    try:
+        return list(folder.iterdir())
+    except OSError:
+        return []
 
 
 def lock_file_for(path: Path) -> Path:

@@ -56,13 +56,13 @@ _NO_DRIVER_COMMANDS = frozenset(
 def lock_memory(memory_dir: Path, *, timeout: float = MEMORY_LOCK_TIMEOUT) -> Iterator[None]:
     """The lock every memory writer holds (the memory tool, `memory edit`/`undo`, a merge).
 
-    Once it is held, an `index.lock` that a crashed git left is cleared (memory/index_lock.py
+    Once it is held, the lock files a killed git left are cleared (memory/git_locks.py
     has the rule). Raises LockTimeoutError when another process keeps it for `timeout` seconds.
     """
-    from mini_letta.memory.index_lock import clear_stale_index_lock
+    from mini_letta.memory.git_locks import clear_stale_git_locks
 
     with exclusive_lock(memory_lock_file(memory_dir), timeout=timeout, what="memory"):
-        clear_stale_index_lock(memory_dir)
+        clear_stale_git_locks(memory_dir)
         yield
 
 

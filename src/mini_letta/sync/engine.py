@@ -135,29 +135,33 @@ class _Mover:
 def _undo_interrupted_move(repo: GitRepo, state: SyncState) -> None:
     """Put back the files a killed sync's checkout had already moved (see `_Mover`).
 
-    A changed file is put back to HEAD only when it is exactly as the move's target has it:
-    that content is safe in git, and this sync merges it again. Anything else (a person's
-    edit) is left alone, and the usual "uncommitted changes" refusal follows.
+    A changed file is put back to HEAD only when it is the move's target's version, whole or
+    cut short (git writes a file front to back, so a kill leaves a prefix): all of it is safe
+    in git, and this sync merges it again. Anything else (a person's edit) is left alone, and
+    the usual "uncommitted changes" refusal follows.
     """
     target = state.moving_to
     if target is None or repo.head_sha() == target:
         return
     for path in repo.changed_paths():
-        if not _same_as(repo, path, target):
+        if not _written_from(repo, path, target):
             continue
-        if repo.show_file("HEAD", path) is None:
+        if repo.show_file("HEAD", path) is None:  # the index may have it already
+            repo.run("--literal-pathspecs", "rm", "-q", "--cached", "--ignore-unmatch", "--", path)
             (repo.path / path).unlink(missing_ok=True)
         else:
             repo.run("--literal-pathspecs", "checkout", "-q", "HEAD", "--", path)
 
 
-def _same_as(repo: GitRepo, path: str, commit: str) -> bool:
-    """Whether the working file is byte for byte what `commit` has (both absent counts)."""
+def _written_from(repo: GitRepo, path: str, commit: str) -> bool:
+    """Whether the working file is `commit`'s version or the start of it (both absent counts)."""
     on_disk = repo.path / path
     current = on_disk.read_bytes() if on_disk.is_file() else None
     code, _ = repo.try_run("cat-file", "-e", f"{commit}:{path}")
     committed = repo.run_bytes("cat-file", "blob", f"{commit}:{path}") if code == 0 else None
-    return current == committed
+    if current is None or committed is None:
+        return current is committed
+    return committed.startswith(current)
 
 
 def _sync(repo: GitRepo, url: str, clock: Clock, move: _Mover) -> SyncOutcome:

@@ -308,6 +308,35 @@ def test_a_fast_forward_killed_halfway_is_finished_by_the_next_sync(machines):
     assert "beta" in second.read("projects/beta.md")
 
 
+@pytest.mark.parametrize("written", [0, 3], ids=["created-empty", "cut-short"])
+def test_a_file_the_killed_checkout_was_still_writing_is_finished_too(machines, written):
+    first, second, _ = machines
+    first.create("projects/alpha.md", "alpha\n" * 50)
+    first.sync()
+    target = _start_a_move(first, second)
+    alpha = second.memory / "projects" / "alpha.md"  # killed while git was writing this file
+    alpha.parent.mkdir(parents=True)
+    alpha.write_bytes((first.memory / "projects" / "alpha.md").read_bytes()[:written])
+    outcome = second.sync()
+    assert outcome.head == target and _git(second.memory, "status", "--porcelain") == ""
+    assert second.read("projects/alpha.md").count("alpha") == 50
+
+
+def test_a_move_killed_after_its_index_was_written_is_finished_too(machines):
+    first, second, _ = machines
+    first.create("projects/alpha.md", "alpha\n")
+    first.remember("system/persona.md", "- a changed persona")
+    first.sync()
+    target = _start_a_move(first, second)
+    for path in ("projects/alpha.md", "system/persona.md"):  # files and index moved, HEAD not
+        (second.memory / path).parent.mkdir(parents=True, exist_ok=True)
+        (second.memory / path).write_bytes((first.memory / path).read_bytes())
+    _git(second.memory, "add", "projects/alpha.md", "system/persona.md")
+    outcome = second.sync()
+    assert outcome.head == target and _git(second.memory, "status", "--porcelain") == ""
+    assert second.read("projects/alpha.md") == first.read("projects/alpha.md")
+
+
 def test_a_person_s_edit_is_never_taken_for_a_half_done_move(machines):
     first, second, _ = machines
     first.create("projects/alpha.md", "alpha\n")

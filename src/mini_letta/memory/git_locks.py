@@ -1,10 +1,11 @@
-"""A stale git `index.lock` in a memory checkout, cleared once the memory lock is held.
+"""Stale git lock files in a memory checkout, cleared once the memory lock is held.
 
-Every mini-letta writer of a memory checkout (the main one or a reflection worktree) commits while
-holding `<checkout>.lock`, so once we hold it, an `index.lock` in that checkout's git dir was left
-by a git that crashed, or belongs to a git a person (or another tool) is running. The rule: clear
-it only if it is older than `STALE_AFTER` and, where `/proc` lets us see it, no process has it
-open (git keeps the lock file open while it holds it); without `/proc` it must be older than
+Every mini-letta writer of a memory checkout (the main one or a reflection worktree) runs git
+while holding `<checkout>.lock`, so once we hold it, a `*.lock` in that checkout's git dir
+(`index.lock`, `HEAD.lock`, `packed-refs.lock`, a ref's `refs/…/<name>.lock`) was left by a git
+that was killed, or belongs to a git a person (or another tool) is running. The rule: clear one
+only if it is older than `STALE_AFTER` and, where `/proc` lets us see it, no process has it open
+(git keeps a lock file open while it holds it); without `/proc` it must be older than
 `STALE_AFTER_BLIND`. Anything else is left alone, and git's refusal names the file.
 """
 
@@ -15,7 +16,7 @@ import os
 import time
 from pathlib import Path
 
-from mini_letta.home import git_index_lock_file
+from mini_letta.home import git_lock_files
 
 _log = logging.getLogger("mini_letta")
 
@@ -24,30 +25,37 @@ STALE_AFTER_BLIND = 600.0  # seconds, when no process table can say who has the 
 _PROC = Path("/proc")
 
 
-def clear_stale_index_lock(checkout: Path, *, now: float | None = None) -> Path | None:
-    """Remove the checkout's `index.lock` if it is stale; returns the path removed, if any.
+def clear_stale_git_locks(checkout: Path, *, now: float | None = None) -> tuple[Path, ...]:
+    """Remove the checkout's stale git lock files; returns the paths removed.
 
     Call only while holding the checkout's memory lock."""
     git_dir = _git_dir(checkout)
     if git_dir is None:
-        return None
-    lock = git_index_lock_file(git_dir)
+        return ()
+    locks = git_lock_files(git_dir)
+    if not locks:  # the usual case: a listing of the git dir and of its refs
+        return ()
+    moment = time.time() if now is None else now
+    return tuple(lock for lock in locks if _clear_if_stale(lock, moment))
+
+
+def _clear_if_stale(lock: Path, now: float) -> bool:
     try:
-        age = (time.time() if now is None else now) - lock.stat().st_mtime
-    except OSError:  # no lock file: the usual case, one stat
-        return None
+        age = now - lock.stat().st_mtime
+    except OSError:  # gone meanwhile
+        return False
     visible = _PROC.is_dir()
     if age < (STALE_AFTER if visible else STALE_AFTER_BLIND) or (visible and _is_open(lock)):
-        return None
+        return False
     try:
         lock.unlink()
     except FileNotFoundError:
-        return None
+        return False
     except OSError as exc:
         _log.warning("could not remove the stale %s (%s)", lock, exc.strerror or exc)
-        return None
+        return False
     _log.warning("removed %s, left by a git that is no longer running", lock)
-    return lock
+    return True
 
 
 def _git_dir(checkout: Path) -> Path | None:

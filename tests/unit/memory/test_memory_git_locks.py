@@ -1,4 +1,5 @@
-"""A stale `index.lock` in memory's git: cleared under the memory lock, a live one left alone."""
+"""Stale git locks in memory's git (`index.lock`, `HEAD.lock`, a ref's `.lock`): cleared under the
+memory lock, a live one left alone."""
 
 from __future__ import annotations
 
@@ -21,8 +22,9 @@ from support.memory import commit_all, write_file
 HUMAN = "system/human.md"
 
 
-def _stale_lock(git_dir, age: float = 120.0):
-    lock = git_dir / "index.lock"
+def _stale_lock(git_dir, age: float = 120.0, name: str = "index.lock"):
+    lock = git_dir / name
+    lock.parent.mkdir(parents=True, exist_ok=True)
     lock.write_bytes(b"")
     then = time.time() - age
     os.utime(lock, (then, then))
@@ -43,6 +45,23 @@ def test_memory_tool_clears_a_stale_index_lock_and_commits(memory_repo, caplog):
     assert "committed" in result.content
     assert memory_repo.head_sha() != before and not lock.exists()
     assert any("index.lock" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["HEAD.lock", "refs/heads/main.lock", "refs/remotes/origin/main.lock", "packed-refs.lock"],
+)
+def test_a_stale_ref_lock_a_killed_git_left_is_cleared_too(memory_repo, name):
+    git_dir = memory_repo.path / ".git"
+    _git_in(memory_repo.path, "update-ref", "refs/remotes/origin/main", "HEAD")
+    lock = _stale_lock(git_dir, name=name)
+    result = _insert(memory_repo.path)
+    assert "committed" in result.content and not lock.exists()
+    _git_in(memory_repo.path, "update-ref", "refs/remotes/origin/main", "HEAD")
+
+
+def _git_in(repo, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
 
 
 def test_undo_clears_a_stale_index_lock(memory_repo):
