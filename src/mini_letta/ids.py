@@ -8,7 +8,6 @@ vanishingly unlikely. Run ids follow the chapter: `YYYYMMDDHHMMSS-<8 hex>` in UT
 from __future__ import annotations
 
 import os
-import secrets
 from datetime import UTC, datetime
 
 
@@ -30,10 +29,16 @@ def _uuid4() -> str:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
+def random_hex(nbytes: int) -> str:
+    """`secrets.token_hex` (the same OS randomness) without importing `secrets`, which pulls
+    in hmac, hashlib and base64 at every start-up."""
+    return os.urandom(nbytes).hex()
+
+
 def new_message_id(moment: datetime) -> str:
     millis = int(moment.timestamp() * 1000)
-    return f"msg-{millis:012x}{secrets.token_hex(8)}"
+    return f"msg-{millis:012x}{random_hex(8)}"
 
 
 def new_run_id(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y%m%d%H%M%S") + "-" + secrets.token_hex(4)
+    return moment.astimezone(UTC).strftime("%Y%m%d%H%M%S") + "-" + random_hex(4)

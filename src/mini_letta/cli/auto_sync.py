@@ -8,11 +8,13 @@ failure in memory-sync.json; the next session reports it once.
 
 from __future__ import annotations
 
-import subprocess
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from mini_letta.workspace import World
+if TYPE_CHECKING:
+    import subprocess
+
+    from mini_letta.workspace import World
 
 
 class SessionSync:

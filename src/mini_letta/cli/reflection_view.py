@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mini_letta.cli.terminal import echo
 from mini_letta.reflection.outbox import take_outcomes
-from mini_letta.reflection.outcome import Queued, ReflectionOutcome
-from mini_letta.reflection.trigger import BackgroundLaunch, PostTurnOutcome
-from mini_letta.workspace import World
+
+if TYPE_CHECKING:
+    from mini_letta.reflection.outcome import ReflectionOutcome
+    from mini_letta.reflection.trigger import PostTurnOutcome
+    from mini_letta.workspace import World
 
 
 def render_outcome_line(outcome: ReflectionOutcome | PostTurnOutcome) -> str:
     """The `☾` line, after a warning line per conversation whose watermark was lost."""
+    from mini_letta.reflection.outcome import Queued
+    from mini_letta.reflection.trigger import BackgroundLaunch
+
     if isinstance(outcome, Queued):
         return f"  ☾ reflection queued: {outcome.message}"
     if isinstance(outcome, BackgroundLaunch):

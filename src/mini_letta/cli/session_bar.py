@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING
 
 from mini_letta.conversations.messages import Usage
 from mini_letta.reflection.outcome import Queued, ReflectionOutcome
-from mini_letta.reflection.trigger import BackgroundLaunch, PostTurnOutcome
+from mini_letta.reflection.trigger import BackgroundLaunch
 
 if TYPE_CHECKING:
     from mini_letta.cli.headless import ChatSession
+    from mini_letta.reflection.trigger import PostTurnOutcome
 
 TROUBLE = (
     "failed",

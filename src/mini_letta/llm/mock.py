@@ -23,7 +23,6 @@ from mini_letta.llm.base import (
     UsageEvent,
 )
 from mini_letta.llm.mock_memory import respond_remember
-from mini_letta.llm.mock_summary import respond_summary
 from mini_letta.llm.tokens import estimate_request_tokens, estimate_response_tokens
 
 MOCK_CONTEXT_WINDOW = 8192
@@ -46,6 +45,12 @@ def respond_chat(request: ModelRequest) -> ModelResponse:
     return ModelResponse(CHAT_PREFIX + last_user_text(request), (), None, "end_turn")
 
 
+def _respond_summary(request: ModelRequest) -> ModelResponse:
+    from mini_letta.llm.mock_summary import respond_summary
+
+    return respond_summary(request)
+
+
 def _respond_reflection(request: ModelRequest) -> ModelResponse:
     # Imported on first use: its statement patterns cost more to build than a whole chat turn.
     from mini_letta.llm.mock_reflection import respond_reflection
@@ -61,7 +66,7 @@ def _respond_merge(request: ModelRequest) -> ModelResponse:
 
 _RESPONDERS: dict[Purpose, Responder] = {
     "chat": respond_chat,
-    "summary": respond_summary,
+    "summary": _respond_summary,
     "reflection": _respond_reflection,
     "merge": _respond_merge,
 }

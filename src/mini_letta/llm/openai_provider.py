@@ -9,13 +9,13 @@ the policy) and every SDK or transport exception is mapped to our kinds at this 
 from __future__ import annotations
 
 import json
-import secrets
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
 from mini_letta.errors import MissingKeyError, ProviderError
+from mini_letta.ids import random_hex
 from mini_letta.llm.base import (
     ModelEvent,
     ModelRequest,
@@ -244,7 +244,7 @@ def _merge_fragment(calls: dict[int, list[str]], part: Any) -> None:
 
 
 def _new_call_id(index: int) -> str:
-    return f"call_{index}_{secrets.token_hex(6)}"
+    return f"call_{index}_{random_hex(6)}"
 
 
 def _stop_reason(finish: str | None, has_calls: bool) -> StopReason:

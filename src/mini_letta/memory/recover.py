@@ -10,7 +10,6 @@ repository whose first commit holds the `.md` files that were still on disk.
 from __future__ import annotations
 
 import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,6 +64,8 @@ def recover_memory(memory_dir: Path, clock: Clock, *, empty: bool = False) -> Re
 
 
 def _copy_markdown(source: Path, target: Path) -> tuple[str, ...]:
+    import shutil
+
     copied: list[str] = []
     if not source.is_dir() or source.is_symlink():
         return ()

@@ -12,14 +12,16 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mini_letta.clock import Clock
 from mini_letta.errors import CorruptFileError
 from mini_letta.home import Home, is_json_file, lock_file_for
-from mini_letta.reflection.outcome import ReflectionOutcome
 from mini_letta.storage.atomic import load_json, quarantine_file, save_json
 from mini_letta.storage.locks import exclusive_lock
+
+if TYPE_CHECKING:
+    from mini_letta.reflection.outcome import ReflectionOutcome
 
 _log = logging.getLogger("mini_letta")
 
@@ -68,6 +70,8 @@ def take_outcomes(home: Home, agent_id: str, clock: Clock) -> list[ReflectionOut
 
 
 def _decode(data: dict[str, Any]) -> ReflectionOutcome:
+    from mini_letta.reflection.outcome import ReflectionOutcome
+
     if data.get("schemaVersion") != SCHEMA_VERSION:
         raise ValueError(f"schemaVersion {data.get('schemaVersion')!r} is not {SCHEMA_VERSION}")
     outcome = data.get("outcome")

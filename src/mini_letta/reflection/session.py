@@ -95,6 +95,9 @@ class AutoReflection:
         finish its turn with. If this process ran or queued a reflection, what was queued
         behind it runs when the block ends, after the caller has shown the outcome."""
         outcome = self._launch(stop_reason)
+        if outcome is None:
+            yield None
+            return
         from mini_letta.reflection.outcome import Queued, ReflectionOutcome
 
         if isinstance(outcome, ReflectionOutcome | Queued):

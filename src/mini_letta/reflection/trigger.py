@@ -14,19 +14,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.context.compaction_flag import lower_compaction_flag
 from mini_letta.conversations.messages import StopReason
 from mini_letta.conversations.store import ConversationStore
-from mini_letta.reflection.outcome import AutoTrigger, Queued, ReflectionOutcome
 from mini_letta.reflection.settings import (
     ReflectionSettings,
     is_auto_reflection_enabled,
     load_reflection_settings,
 )
 from mini_letta.workspace import World
+
+if TYPE_CHECKING:  # the outcomes are built only when a run is due
+    from mini_letta.reflection.outcome import AutoTrigger, Queued, ReflectionOutcome
 
 DecisionReason = Literal[
     "launch",
@@ -72,8 +74,9 @@ class BackgroundLaunch:
         }
 
 
-PostTurnOutcome = ReflectionOutcome | Queued | BackgroundLaunch
-Launcher = Callable[[AutoTrigger], PostTurnOutcome]
+if TYPE_CHECKING:
+    PostTurnOutcome = ReflectionOutcome | Queued | BackgroundLaunch
+    Launcher = Callable[[AutoTrigger], PostTurnOutcome]
 
 
 def decide_after_turn(

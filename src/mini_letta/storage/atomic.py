@@ -13,7 +13,6 @@ import errno
 import json
 import logging
 import os
-import secrets
 import stat
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mini_letta.errors import CorruptFileError, StorageError, UnwritableError
+from mini_letta.ids import random_hex
 
 _log = logging.getLogger("mini_letta")
 
@@ -39,7 +39,7 @@ def save_bytes(path: Path, payload: bytes) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UnwritableError(path, _reason(exc)) from exc
-    temp = folder / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    temp = folder / f".{path.name}.{os.getpid()}.{random_hex(4)}.tmp"
     try:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
         fd = os.open(temp, flags, 0o666)

@@ -12,7 +12,6 @@ import contextlib
 import json
 import logging
 import os
-import secrets
 import struct
 from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -23,6 +22,7 @@ from typing import Any
 
 from mini_letta.errors import StorageError, UnwritableError
 from mini_letta.home import index_file_for, lock_file_for
+from mini_letta.ids import random_hex
 from mini_letta.storage.atomic import fsync_directory, write_all
 from mini_letta.storage.locks import exclusive_lock
 
@@ -107,7 +107,7 @@ class JsonlLog:
         fails the checks in `_load` and is extended or rebuilt."""
         try:
             if not view.index_ok:  # rebuild by rename, so readers see the old or new file whole
-                name = f".{self.index_path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+                name = f".{self.index_path.name}.{os.getpid()}.{random_hex(4)}.tmp"
                 temp = self.index_path.with_name(name)
                 try:
                     temp.write_bytes(_pack(view.tail))  # not index_ok implies indexed == 0

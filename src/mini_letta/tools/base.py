@@ -19,7 +19,6 @@ from mini_letta.clock import Clock
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.errors import MiniLettaError
 from mini_letta.llm.base import ToolSpec
-from mini_letta.tools.environment import credential_values, redact_output
 from mini_letta.tools.output import cap_text
 from mini_letta.tools.permissions import PermissionMode, Refusal, decide
 from mini_letta.tools.schema import argument_problem
@@ -88,6 +87,8 @@ class Toolset:
 def execute_tool_call(call: ToolCall, toolset: Toolset, ctx: ToolContext) -> ToolResult:
     """Run one call; the result (error or not) never holds a credential the scanner or the
     environment knows, since it is stored in messages.jsonl and shown as it is."""
+    from mini_letta.tools.environment import credential_values, redact_output
+
     result = _execute(call, toolset, ctx)
     content = redact_output(result.content, credential_values(ctx.environ))
     if len(content) > ctx.output_cap:  # the backstop; tools cap their own output first
