@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock, format_timestamp
@@ -16,8 +17,10 @@ from mini_letta.errors import InvalidValueError, NotFoundError
 from mini_letta.home import Home, ensure_dir
 from mini_letta.ids import new_agent_id
 from mini_letta.storage.atomic import load_json, save_json
-from mini_letta.storage.damaged import Damaged, load_each
 from mini_letta.storage.locks import exclusive_lock
+
+if TYPE_CHECKING:
+    from mini_letta.storage.damaged import Damaged
 
 _NAME_RE = re.compile(r"^[\w][\w .\-]{0,63}$")
 
@@ -117,6 +120,8 @@ def scan_agents(home: Home) -> tuple[list[AgentRecord], list[Damaged]]:
         for entry in home.agents_dir.iterdir()
         if entry.is_dir() and home.agent_file(entry.name).exists()
     )
+    from mini_letta.storage.damaged import load_each
+
     agents, damaged = load_each(entries, lambda agent_id: load_agent(home, agent_id))
     return sorted(agents, key=lambda agent: (agent.created_at, agent.id)), damaged
 

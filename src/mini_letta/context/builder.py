@@ -19,6 +19,11 @@ from mini_letta.conversations.store import ConversationStore
 from mini_letta.llm.tokens import estimate_message_tokens
 
 
+def compaction_threshold(window: int) -> int:
+    """Compact when the context exceeds this: the window less min(16384, 20% of it)."""
+    return max(0, window - min(16384, max(1, window // 5)))
+
+
 @dataclass(frozen=True, slots=True)
 class ContextView:
     messages: tuple[Message, ...]

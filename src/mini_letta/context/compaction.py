@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from mini_letta.clock import Clock, format_timestamp
-from mini_letta.context.builder import ContextView, load_context_view
+from mini_letta.context.builder import ContextView, compaction_threshold, load_context_view
 from mini_letta.context.compaction_flag import (
     build_compaction_flag,
     load_compaction_flag,
@@ -34,11 +34,6 @@ KEEP_SHARE = 0.3  # of the window, kept verbatim after a compaction
 READ_WINDOWS = 2  # compaction reads up to this many windows of in-context messages
 SUMMARY_MIN_TOKENS = 48
 SUMMARY_MAX_TOKENS = 4096
-
-
-def compaction_threshold(window: int) -> int:
-    """Compact when the context exceeds this: the window less min(16384, 20% of it)."""
-    return max(0, window - min(16384, max(1, window // 5)))
 
 
 @dataclass(frozen=True, slots=True)

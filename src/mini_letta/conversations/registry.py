@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.conversations.records import ConversationRecord
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import NotFoundError
 from mini_letta.home import Home, ensure_dir
 from mini_letta.ids import new_conversation_id
-from mini_letta.storage.damaged import Damaged, load_each
+
+if TYPE_CHECKING:
+    from mini_letta.storage.damaged import Damaged
 
 
 def create_conversation(home: Home, agent_id: str, clock: Clock) -> ConversationStore:
@@ -52,6 +56,8 @@ def scan_conversations(home: Home, agent_id: str) -> tuple[list[ConversationReco
         for entry in root.iterdir()
         if home.conversation_file(agent_id, entry.name).exists()
     )
+    from mini_letta.storage.damaged import load_each
+
     records, damaged = load_each(
         entries, lambda name: ConversationStore(agent_id, name, home).load_record()
     )

@@ -15,16 +15,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from mini_letta.context.builder import ContextView, load_context_view
-from mini_letta.context.compaction import (
-    CompactionResult,
-    CompactionSkipped,
-    CompactionTrigger,
-    compact_conversation,
-    compaction_threshold,
-    plan_budget,
-    settle_compaction,
-)
+from mini_letta.context.builder import ContextView, compaction_threshold, load_context_view
 from mini_letta.context.reminders import Reminder, attach_reminder, save_reminder_carrier
 from mini_letta.errors import ContextOverflowError, ContextWindowTooSmallError, MiniLettaError
 from mini_letta.llm.base import ModelRequest
@@ -38,6 +29,11 @@ from mini_letta.llm.tokens import (
 from mini_letta.loop.events import CompactionEvent, MessageEvent, TurnEvent
 
 if TYPE_CHECKING:
+    from mini_letta.context.compaction import (
+        CompactionResult,
+        CompactionSkipped,
+        CompactionTrigger,
+    )
     from mini_letta.loop.setup import TurnSetup
 
 logger = logging.getLogger("mini_letta")
@@ -174,6 +170,8 @@ def compact_now(
 ) -> CompactionResult | CompactionSkipped | None:
     """On-demand compaction (`mini-letta compact`, `/compact`), optionally with a focus for
     the summary; takes the conversation lock itself."""
+    from mini_letta.context.compaction import compact_conversation, plan_budget
+
     with setup.store.lock():
         measure = _prepared(setup)
         budget = plan_budget(measure.window, measure.prompt_tokens)
@@ -188,8 +186,11 @@ def compact_now(
 def _prepared(setup: TurnSetup) -> ContextMeasure:
     """measure_context, after settling an interrupted compaction and recording the carrier."""
     measure = measure_context(setup)
-    if settle_compaction(setup.store, measure.view):
-        measure = measure_context(setup)
+    if measure.view.summary is not None:  # else no compaction can be left half-done
+        from mini_letta.context.compaction import settle_compaction
+
+        if settle_compaction(setup.store, measure.view):
+            measure = measure_context(setup)
     if measure.carrier is not None:
         save_reminder_carrier(setup.store, measure.carrier)
     return measure
@@ -204,6 +205,8 @@ def _compact(
     window: int | None = None,
     shrink: int = 1,
 ) -> Generator[TurnEvent, None, bool]:
+    from mini_letta.context.compaction import CompactionSkipped, compact_conversation, plan_budget
+
     budget = plan_budget(window or measure.window, measure.prompt_tokens, shrink)
     result = compact_conversation(
         setup.store, setup.provider, setup.clock, budget, trigger, measure.tokens

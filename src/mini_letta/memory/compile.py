@@ -12,7 +12,6 @@ compiles HEAD or any given commit: a conversation keeps the commit its prompt wa
 from __future__ import annotations
 
 import contextlib
-import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -130,7 +129,7 @@ class PromptCompiler:
     def compile(self, base: str, metadata: Metadata, commit: str | None = None) -> str:
         """The prompt at `commit` (default HEAD); GitError when that commit cannot be read."""
         head = self.head() if commit is None else commit
-        key = (head, hashlib.sha256(base.encode("utf-8")).hexdigest())
+        key = (head, base)
         if key == self._prompt_key:
             if not callable(metadata):
                 return assemble_prompt(base, self._section, metadata)

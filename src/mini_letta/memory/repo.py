@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mini_letta.errors import GitError
 from mini_letta.gitsafe import (
@@ -30,6 +30,9 @@ from mini_letta.gitsafe import (
 )
 from mini_letta.home import memory_lock_file
 from mini_letta.storage.locks import exclusive_lock
+
+if TYPE_CHECKING:
+    import subprocess
 
 GIT_TIMEOUT = 60.0
 MEMORY_LOCK_TIMEOUT = 30.0
@@ -127,6 +130,8 @@ class GitRepo:
         if name not in _NO_DRIVER_COMMANDS:
             command += config_args(self._driver_overrides())
         command += _with_diff_flags(args, name)
+        import subprocess  # here: a turn reads HEAD from files and runs no git at all
+
         try:
             proc = subprocess.run(
                 command,
