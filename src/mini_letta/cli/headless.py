@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TextIO
 from mini_letta.cli.auto_sync import SessionSync
 from mini_letta.cli.background import Watch, cli_spawner
 from mini_letta.cli.reflection_view import render_outcome_line
-from mini_letta.cli.render import OutputFormat, Renderer, SessionInfo
+from mini_letta.cli.render import Renderer, SessionInfo
 from mini_letta.llm.base import close_provider
 from mini_letta.loop.events import TurnResult
 from mini_letta.loop.setup import DEFAULT_MAX_STEPS, TurnOptions, TurnSetup, build_turn_setup
@@ -28,6 +28,7 @@ from mini_letta.workspace import World, resolve_conversation, resolve_or_create_
 
 if TYPE_CHECKING:
     from mini_letta.cli.answer_view import AnswerView
+    from mini_letta.cli.options import OutputFormat
     from mini_letta.reflection.outcome import ReflectionOutcome
     from mini_letta.reflection.trigger import PostTurnOutcome
 

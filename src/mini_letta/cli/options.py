@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
-from typing import TextIO, TypeVar
+from typing import Literal, TextIO, TypeVar
 
 import click
 
-from mini_letta.cli.render import OUTPUT_FORMATS
 from mini_letta.tools.permissions import PERMISSION_MODES
 
 F = TypeVar("F", bound=Callable[..., object])
 
+OutputFormat = Literal["text", "json", "stream-json"]
+OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("text", "json", "stream-json")
 OUTPUT_FORMAT_CHOICE = click.Choice(OUTPUT_FORMATS)
 
 

@@ -16,7 +16,7 @@ import errno
 import json
 import unicodedata
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from mini_letta.conversations.messages import ToolCall, Usage
 from mini_letta.errors import MiniLettaError
@@ -33,9 +33,8 @@ from mini_letta.tools.base import ToolResult, describe_call, parse_arguments
 
 if TYPE_CHECKING:
     from mini_letta.cli.answer_view import AnswerView
+    from mini_letta.cli.options import OutputFormat
 
-OutputFormat = Literal["text", "json", "stream-json"]
-OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("text", "json", "stream-json")
 TOOL_CALL_COLUMNS = 120  # of what a tool call does, on its one stderr line
 TOOL_ERROR_COLUMNS = 200  # of a failed tool's first line
 

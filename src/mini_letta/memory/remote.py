@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -95,6 +94,8 @@ def clone_memory(url: str, memory_dir: Path, environ: Mapping[str, str] | None =
 
     The clone is made beside the target and renamed into place, so a failure leaves nothing.
     """
+    import shutil
+
     ensure_git_available()
     staging = memory_dir.with_name(memory_dir.name + ".cloning")
     shutil.rmtree(staging, ignore_errors=True)

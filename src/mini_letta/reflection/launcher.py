@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.agents.registry import load_agent
@@ -39,13 +39,15 @@ from mini_letta.reflection.outcome import (
     busy_message,
     skip_message,
 )
-from mini_letta.reflection.run import LaunchOptions, launch_reflection
 from mini_letta.reflection.settings import load_reflection_settings
 from mini_letta.reflection.watermark import read_reflection_state, update_reflection_state
 from mini_letta.storage.atomic import load_json, quarantine_file, save_json
 from mini_letta.storage.fields import require_str
 from mini_letta.storage.locks import exclusive_lock
 from mini_letta.workspace import World
+
+if TYPE_CHECKING:  # the run machinery is loaded by a launch, not by a look at the queue
+    from mini_letta.reflection.run import LaunchOptions
 
 _log = logging.getLogger("mini_letta")
 
@@ -99,6 +101,8 @@ def launch_automatic(
     Call it inside `drained_after`, so the queue is drained afterwards in either case.
     `options` (models, budgets) is for tests and benches; its trigger is replaced.
     """
+    from mini_letta.reflection.run import LaunchOptions
+
     outcome = _launch_once(
         world, agent, store, replace(options or LaunchOptions(), trigger=trigger)
     )
@@ -138,6 +142,8 @@ def drain_queued_launches(
 
     Each outcome goes to `on_outcome`, by default to the outbox (once per failure streak).
     """
+    from mini_letta.reflection.run import LaunchOptions
+
     base = options or LaunchOptions()
     if on_outcome is None:
         on_outcome = partial(post_automatic_outcome, world.home, agent.id, clock=world.clock)
@@ -174,6 +180,8 @@ def _still_due(
 def _launch_once(
     world: World, agent: AgentRecord, store: ConversationStore, options: LaunchOptions
 ) -> ReflectionOutcome:
+    from mini_letta.reflection.run import launch_reflection
+
     try:
         outcome = launch_reflection(world, agent, store, options)
     except MiniLettaError as exc:  # e.g. the model cannot be used: the turn itself was fine

@@ -20,9 +20,7 @@ import socket
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
-
-from filelock import FileLock, Timeout
+from typing import TYPE_CHECKING, Any
 
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import CorruptFileError, LeaseHeldError, UnwritableError
@@ -30,6 +28,9 @@ from mini_letta.home import Home, lock_file_for
 from mini_letta.storage.atomic import load_json, quarantine_file, save_json
 from mini_letta.storage.fields import optional_int, require_str
 from mini_letta.storage.locks import exclusive_lock
+
+if TYPE_CHECKING:
+    from filelock import FileLock
 
 _log = logging.getLogger("mini_letta")
 
@@ -198,6 +199,8 @@ def _is_alive(home: Home, agent_id: str, holder: LeaseHolder, now: datetime) -> 
     path = home.reflection_holder_lock(agent_id, holder.run_id)
     if not path.exists():
         return False
+    from filelock import FileLock, Timeout
+
     probe = FileLock(path, thread_local=False, fallback_to_soft=False)
     try:
         probe.acquire(timeout=0)
@@ -211,6 +214,8 @@ def _is_alive(home: Home, agent_id: str, holder: LeaseHolder, now: datetime) -> 
 
 def _hold(path: Path) -> FileLock:
     """Take the holder's flock for the life of the lease (a fresh file per run)."""
+    from filelock import FileLock, Timeout
+
     lock = FileLock(path, thread_local=False, fallback_to_soft=False)
     try:
         lock.acquire(timeout=0)

@@ -30,7 +30,6 @@ from mini_letta.memory.remote import (
     push_options,
 )
 from mini_letta.memory.repo import GitRepo, lock_memory
-from mini_letta.memory.secrets import refuse_secret
 from mini_letta.sync.conflicts import REVIEW_HEADING, resolve_conflict
 from mini_letta.sync.state import SyncState, load_sync_state, save_sync_state
 
@@ -274,6 +273,8 @@ def _commit_tree(repo: GitRepo, tree: str, head: str, remote: str, review: tuple
     message = f"Merge memory from {REMOTE}/{BRANCH} ({remote[:7]})"
     if review:
         message += "\n\nBoth versions kept; needs review: " + ", ".join(review)
+    from mini_letta.memory.secrets import refuse_secret
+
     refuse_secret(message, "the merge message")  # the one check every memory commit passes
     return repo.run("commit-tree", tree, "-p", head, "-p", remote, "-m", message).strip()
 
