@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, TextIO
 
 from mini_letta.cli import VERSION_LINE
 
+TYPE_CHECKING = False  # not `typing`'s: importing typing would double what `--version` costs
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import TextIO
+
     from mini_letta.cli.terminal import Terminal
 
 
