@@ -1,5 +1,10 @@
-"""The mock path and --version never pay for the model SDKs (tests/unit/test_architecture.py
-checks the source; this checks what a real process actually loads)."""
+"""What a real process loads: `--version`, a plain mock turn and `status` never pay for the
+subsystems they do not use (tests/unit/test_architecture.py checks the source; this checks what
+is imported, by name, so it fails the day an import moves back to the top of a module).
+
+The names are the expensive parts: model SDKs, the reflection run machinery, memory sync, the
+secret scanner's pattern table, compaction, recall search, the interactive terminal's libraries
+and stdlib modules that cost milliseconds to import (`subprocess`: a plain turn runs no git)."""
 
 from __future__ import annotations
 
@@ -10,22 +15,63 @@ from pathlib import Path
 
 from support.cli import cli_env
 
-HEAVY = ("openai", "anthropic", "httpx", "httpx2")
-MOCK_REFLECTION = "mini_letta.llm.mock_reflection"  # its patterns cost more than a chat turn
+SDKS = ("openai", "anthropic", "httpx", "httpx2", "mcp", "yaml")
+TERMINAL_UI = ("rich", "prompt_toolkit", "pygments")
 
 PROBE = """
-import json, sys
+import sys
+before = set(sys.modules)
 from mini_letta.cli.main import main
 code = main(sys.argv[1:])
-heavy = sorted(m for m in sys.modules if m.split(".")[0] in {heavy} or m in {heavy})
-commands = sorted(m for m in sys.modules if m.startswith("mini_letta.cli.commands."))
-print("\\nMODULES " + json.dumps({{"code": code, "heavy": heavy, "commands": commands}}))
+loaded = sorted(set(sys.modules) - before)
+import json
+print("\\nMODULES " + json.dumps({"code": code, "loaded": loaded}))
 """
 
+# Loaded by neither a plain turn nor `status`.
+NEVER = (
+    *SDKS,
+    *TERMINAL_UI,
+    "filelock",
+    "mini_letta.reflection.run",
+    "mini_letta.reflection.agent",
+    "mini_letta.reflection.finalise",
+    "mini_letta.reflection.gate",
+    "mini_letta.reflection.payload",
+    "mini_letta.reflection.worktree",
+    "mini_letta.llm.mock_reflection",
+    "mini_letta.llm.mock_summary",
+    "mini_letta.memory.secrets",
+    "mini_letta.memory.secret_patterns",
+    "mini_letta.memory.edits",
+    "mini_letta.context.compaction",
+    "mini_letta.context.summariser",
+    "mini_letta.search",
+    "mini_letta.interop",
+    "mini_letta.cli.commands.interactive",
+    "secrets",
+    "hashlib",
+    "shutil",
+)
 
-def _probe(home: Path, cwd: Path, *args: str) -> dict:
+# Loaded by `status`, but not by a turn with nothing due: its decision needs only the
+# trigger and the settings.
+NOT_IN_A_TURN = (
+    "mini_letta.reflection.launcher",
+    "mini_letta.reflection.outcome",
+    "mini_letta.reflection.lease",
+    "mini_letta.reflection.records",
+    "mini_letta.reflection.watermark",
+    "mini_letta.reflection.health",
+    "mini_letta.sync",
+    "mini_letta.storage.damaged",
+    "subprocess",
+)
+
+
+def _probe(home: Path, cwd: Path, *args: str) -> list[str]:
     proc = subprocess.run(
-        [sys.executable, "-c", PROBE.format(heavy=set(HEAVY) | {"yaml", MOCK_REFLECTION}), *args],
+        [sys.executable, "-c", PROBE, *args],
         cwd=cwd,
         env=cli_env(home),
         capture_output=True,
@@ -34,18 +80,39 @@ def _probe(home: Path, cwd: Path, *args: str) -> dict:
     )
     assert "Traceback" not in proc.stderr, proc.stderr
     line = next(line for line in proc.stdout.splitlines() if line.startswith("MODULES "))
-    return json.loads(line.removeprefix("MODULES "))
+    result = json.loads(line.removeprefix("MODULES "))
+    assert result["code"] == 0, proc.stderr
+    loaded: list[str] = result["loaded"]
+    return loaded
 
 
-def test_version_imports_no_sdk_and_no_yaml(home, project):
-    result = _probe(home.root, project, "--version")
-    assert result["code"] == 0 and result["heavy"] == []
-    assert result["commands"] == []  # answered before the command tree (and click) is loaded
+def _found(loaded: list[str], names: tuple[str, ...]) -> list[str]:
+    """The modules of `loaded` that are one of `names` or inside one of them."""
+    return [m for m in loaded if any(m == n or m.startswith(n + ".") for n in names)]
 
 
-def test_mock_turn_imports_no_sdk(home, project):
-    result = _probe(home.root, project, "chat", "-p", "hello")
-    assert result["code"] == 0
-    assert [m for m in result["heavy"] if m.split(".")[0] in HEAVY] == []
-    assert MOCK_REFLECTION not in result["heavy"]  # a chat turn with nothing due never needs it
-    assert result["commands"] == ["mini_letta.cli.commands.chat", "mini_letta.cli.commands.root"]
+def test_version_loads_the_entry_point_alone(home, project):
+    loaded = _probe(home.root, project, "--version")
+    assert [m for m in loaded if m.startswith("mini_letta")] == [
+        "mini_letta",
+        "mini_letta.cli",
+        "mini_letta.cli.main",
+    ]
+    # typing (with re and enum) would double the cost of `--version`; click is a third of a turn
+    assert _found(loaded, ("typing", "re", "enum", "click", "dataclasses")) == []
+
+
+def test_plain_mock_turn_loads_only_what_it_uses(cli, home, project):
+    assert cli("chat", "-p", "hello").code == 0  # the agent, its memory repo, the conversation
+    loaded = _probe(home.root, project, "chat", "-p", "hello again")
+    assert _found(loaded, NEVER) == []
+    assert _found(loaded, NOT_IN_A_TURN) == []
+    commands = [m for m in loaded if m.startswith("mini_letta.cli.commands.")]
+    assert commands == ["mini_letta.cli.commands.chat", "mini_letta.cli.commands.root"]
+
+
+def test_status_loads_no_run_machinery_and_no_turn_loop(cli, home, project):
+    assert cli("chat", "-p", "hello").code == 0
+    loaded = _probe(home.root, project, "status")
+    assert _found(loaded, NEVER) == []
+    assert _found(loaded, ("mini_letta.loop", "mini_letta.llm.base", "mini_letta.tools.base")) == []
