@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from mini_letta.errors import CorruptFileError, FrontmatterError, GitError, StorageError
-from mini_letta.memory.frontmatter import decode_memory_bytes, normalize_text, parse_memory_file
 from mini_letta.memory.layout import PERSONA_FILE as PERSONA
 from mini_letta.memory.repo import GitRepo
 
@@ -182,6 +181,9 @@ def _sort_key(path: str) -> tuple[tuple[str, str], ...]:
 
 
 def _entry(path: str, data: bytes) -> _Entry:
+    # Only a cache miss parses files: a turn on an unchanged memory never loads the parser.
+    from mini_letta.memory.frontmatter import decode_memory_bytes, normalize_text, parse_memory_file
+
     try:
         text = decode_memory_bytes(data, path)
     except FrontmatterError as exc:
