@@ -17,7 +17,6 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import GitError, MemfsError, MiniLettaError
@@ -31,7 +30,12 @@ from mini_letta.memory.remote import (
 )
 from mini_letta.memory.repo import GitRepo, lock_memory
 from mini_letta.sync.conflicts import REVIEW_HEADING, resolve_conflict
-from mini_letta.sync.state import SyncState, load_sync_state, save_sync_state
+from mini_letta.sync.state import (
+    SyncState,
+    load_sync_state,
+    save_sync_state,
+    still_needing_review,
+)
 
 PUSH_ATTEMPTS = 3
 _TRACKING = f"refs/remotes/{REMOTE}/{BRANCH}"
@@ -97,7 +101,7 @@ def sync_memory(
         )
         save_sync_state(home, agent_id, failed)
         raise SyncError(f"memory sync failed: {exc}") from exc
-    review = _still_needing_review(memory_dir, (*state.needs_review, *outcome.needs_review))
+    review = still_needing_review(memory_dir, (*state.needs_review, *outcome.needs_review))
     save_sync_state(
         home,
         agent_id,
@@ -108,12 +112,6 @@ def sync_memory(
         ),
     )
     return replace(outcome, needs_review=review)
-
-
-def files_needing_review(home: Home, agent_id: str, clock: Clock) -> tuple[str, ...]:
-    """Files a sync left with a `## Needs review` block that is still there."""
-    state = load_sync_state(home, agent_id, clock)
-    return _still_needing_review(home.memory_dir(agent_id), state.needs_review)
 
 
 class _Mover:
@@ -323,15 +321,3 @@ def _rejected_because_remote_moved(repo: GitRepo) -> bool:
         return False
     remote = _tracking_sha(repo)
     return remote is not None and not _is_ancestor(repo, remote, repo.head_sha())
-
-
-def _still_needing_review(memory_dir: Path, paths: tuple[str, ...]) -> tuple[str, ...]:
-    kept: list[str] = []
-    for path in dict.fromkeys(paths):
-        try:
-            text = (memory_dir / path).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        if REVIEW_HEADING in text or ".remote-" in path:
-            kept.append(path)
-    return tuple(kept)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from mini_letta.clock import Clock
@@ -87,3 +88,26 @@ def take_unreported_error(home: Home, agent_id: str, clock: Clock) -> str | None
         return None
     save_sync_state(home, agent_id, replace(state, error_reported=True))
     return state.last_error
+
+
+def files_needing_review(home: Home, agent_id: str, clock: Clock) -> tuple[str, ...]:
+    """Files a sync left with a `## Needs review` block that is still there."""
+    state = load_sync_state(home, agent_id, clock)
+    return still_needing_review(home.memory_dir(agent_id), state.needs_review)
+
+
+def still_needing_review(memory_dir: Path, paths: tuple[str, ...]) -> tuple[str, ...]:
+    """Those of `paths` that still hold a review block (or are a kept `.remote-` copy)."""
+    if not paths:
+        return ()
+    from mini_letta.sync.conflicts import REVIEW_HEADING
+
+    kept: list[str] = []
+    for path in dict.fromkeys(paths):
+        try:
+            text = (memory_dir / path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if REVIEW_HEADING in text or ".remote-" in path:
+            kept.append(path)
+    return tuple(kept)

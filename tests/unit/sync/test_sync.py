@@ -17,8 +17,13 @@ from mini_letta.home import Home
 from mini_letta.memory.edits import read_memory_file
 from mini_letta.memory.remote import check_remote_url, memory_remote_repo, set_remote
 from mini_letta.sync.conflicts import REVIEW_HEADING
-from mini_letta.sync.engine import SyncError, files_needing_review, sync_memory
-from mini_letta.sync.state import load_sync_state, save_sync_state, take_unreported_error
+from mini_letta.sync.engine import SyncError, sync_memory
+from mini_letta.sync.state import (
+    files_needing_review,
+    load_sync_state,
+    save_sync_state,
+    take_unreported_error,
+)
 from mini_letta.tools.memory_tool import apply_and_commit
 from mini_letta.workspace import World, new_agent
 

@@ -102,7 +102,7 @@ def status_cmd(agent: str | None, as_json: bool) -> None:
     """Show the memory branch, HEAD and any uncommitted changes."""
     from mini_letta.cli.world import current_world
     from mini_letta.memory.history import load_status
-    from mini_letta.sync.engine import files_needing_review
+    from mini_letta.sync.state import files_needing_review
 
     agent_id, folder = agent_memory_dir(agent)
     status = load_status(folder)

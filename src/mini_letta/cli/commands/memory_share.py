@@ -50,8 +50,7 @@ def remote_show(agent: str | None, as_json: bool) -> None:
     """Print the remote and what the last sync did."""
     from mini_letta.cli.world import current_world
     from mini_letta.memory.remote import get_remote, memory_remote_repo
-    from mini_letta.sync.engine import files_needing_review
-    from mini_letta.sync.state import load_sync_state
+    from mini_letta.sync.state import files_needing_review, load_sync_state
 
     world = current_world()
     agent_id, folder = agent_memory_dir(agent)

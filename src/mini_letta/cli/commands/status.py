@@ -31,7 +31,7 @@ def status(agent: str | None, fmt: str) -> None:
     record = resolve_agent(world, agent, check_memory=False)
     settings = load_reflection_settings(world.home, world.cwd, record)
     current = current_conversation_id(world.cwd, record.id)
-    from mini_letta.sync.engine import files_needing_review
+    from mini_letta.sync.state import files_needing_review
 
     health = gather_health(world.home, record, settings, world.clock, current)
     review = files_needing_review(world.home, record.id, world.clock)
