@@ -9,11 +9,18 @@ system prompts among the chat requests and, per request, the share of its bytes 
 identical prefix of the previous chat request. Bytes are counted in the order the model reads a
 request (tools, system prompt, messages; each part as the SDK sent it, re-serialised with sorted
 keys), which is the prefix providers cache; the JSON body's own key order does not matter to
-them. For Anthropic it also checks every request's cache breakpoints (at most 4: the system
-prompt and the last two user turns). Each provider runs twice: a fresh agent (a ~1 KB system
-prompt, so each turn's new messages are a large share of a request) and a lived-in one (about
-2 KB of memory seeded first). `--src` runs another checkout (say /work/main/src) to
-compare; the scripted server always comes from this one.
+them. For Anthropic the share is computed without the `cache_control` markers, which say where
+to write cache entries and are not part of what is matched (Anthropic's prompt-caching guide:
+its automatic mode "moves [the breakpoint] forward as conversations grow", and a breakpoint
+looks up cache hits at earlier block boundaries too); the share with the markers left in is
+printed beside it. It also checks every request's cache breakpoints (at most 4: the system
+prompt and the last two user turns). The goal's number of system prompts is the number of
+recompile points the scenario meets: only the new conversation (the agent's own edits never
+recompile, and the reflection merge reaches the agent as a memory update in its next message).
+Each provider runs twice: a fresh agent (a ~1 KB system prompt, so each turn's new messages are
+a large share of a request) and a lived-in one (about 2 KB of memory seeded first). `--src`
+runs another checkout (say /work/main/src) to compare; the scripted server always comes from
+this one.
 """
 
 from __future__ import annotations
@@ -48,6 +55,7 @@ from support.scripted_server import (  # noqa: E402
 TURNS = 20
 AGENT_EDITS = (5, 15)
 REFLECTION_AFTER = 10
+RECOMPILE_POINTS = 1  # the new conversation; see the module docstring
 MODELS = {"openai": "openai/gpt-4o-mini", "anthropic": "anthropic/claude-sonnet-4-5"}
 ANSWER = "好的，我明白了。这是第 {n} 轮的回答，我们继续讨论接口的设计和错误处理。"
 
@@ -156,13 +164,13 @@ def run_conversation(server: Any, provider: str, lived_in: bool) -> list[Recorde
     return [r for r in server.requests if isinstance(r.body, dict) and r.body.get("stream")]
 
 
-def readable_bytes(body: dict[str, Any]) -> bytes:
+def readable_bytes(body: dict[str, Any], markers: bool = False) -> bytes:
     """The request in the order the model reads it: tools, system prompt, messages.
 
-    Anthropic's `cache_control` markers are left out: they say where to cache, they are not
-    prompt content, and the API matches cached prefixes on content alone.
+    Anthropic's `cache_control` markers are left out unless `markers`: they say where to
+    cache, they are not prompt content, and the API matches cached prefixes on content alone.
     """
-    body = _without_markers(body)
+    body = body if markers else _without_markers(body)
     messages = list(body.get("messages") or [])
     system: Any = body.get("system")
     if system is None and messages and messages[0].get("role") == "system":
@@ -189,12 +197,14 @@ def system_text(body: dict[str, Any]) -> str:
     return str(system)
 
 
-def prefix_shares(requests: list[Recorded]) -> tuple[list[float], list[float]]:
+def prefix_shares(
+    requests: list[Recorded], markers: bool = False
+) -> tuple[list[float], list[float]]:
     """Per request: the share of its bytes that starts the previous request too, and the most
     that share could be (the whole previous request reused; a turn adds what it adds)."""
     shares, ideal = [], []
     for before, after in zip(requests, requests[1:], strict=False):
-        a, b = readable_bytes(before.body), readable_bytes(after.body)
+        a, b = readable_bytes(before.body, markers), readable_bytes(after.body, markers)
         common = len(os.path.commonprefix([a, b]))
         shares.append(100.0 * common / len(b))
         ideal.append(100.0 * min(len(a), len(b)) / len(b))
@@ -221,9 +231,12 @@ def report(
     doubled = sum(1 for r in server_requests_all if role_problem(r.body))
     total = len(server_requests_all)
     print(f"  requests with two messages of one role in a row: {doubled} of {total}")
-    print(f"  goal (mean >= 95%, 2 system prompts): {'met' if mean >= 95 else 'NOT met'}")
-    ok = len(systems) == 2
+    ok = len(systems) == RECOMPILE_POINTS
+    met = "met" if mean >= 95 and ok else "NOT met"
+    print(f"  goal (mean >= 95%, {RECOMPILE_POINTS} system prompts): {met}")
     if provider == "anthropic":
+        marked = statistics.mean(prefix_shares(requests, markers=True)[0])
+        print(f"  with the cache_control markers counted as bytes: mean {marked:.1f}%")
         problems = [p for r in requests if (p := breakpoint_problem(r.body))]
         counts = sorted({len(cache_breakpoints(r.body)) for r in requests})
         places = {tuple(part for part, *_ in cache_breakpoints(r.body)) for r in requests}
