@@ -118,3 +118,22 @@ def test_compaction_and_reflection_requests_have_one_message_per_role(cli, scrip
     assert reflected.code == 0, reflected.stderr
     purposes = [("stream" in r.body, len(r.body["messages"])) for r in scripted_server.requests]
     assert [streamed for streamed, _ in purposes] == [True, True, False, False]
+
+
+def test_context_view_shows_the_cache_figures(cli, scripted_server):
+    """`mini-letta context` and `/context` (the session's context view) show what was cached."""
+    scripted_server.queue(
+        openai_stream("one", usage=(2000, 5), cached=0),
+        openai_stream("two", usage=(2100, 6), cached=1920),
+    )
+    _chat(cli, scripted_server, "first")
+    _chat(cli, scripted_server, "second")
+    text = cli("context", env=_env(scripted_server)).stdout
+    assert "4100 in, 11 out over 2 model calls; prompt cache: 1920 read (46% of input)" in text
+    data = json.loads(cli("context", "--json", env=_env(scripted_server)).stdout)
+    assert data["usage"] == {
+        "inputTokens": 4100, "outputTokens": 11, "cacheReadTokens": 1920,
+        "cacheWriteTokens": 0, "modelCalls": 2,
+    }  # fmt: skip
+    session = cli(stdin="/context\n/exit\n", env=_env(scripted_server))
+    assert "prompt cache: 1920 read" in session.stdout
