@@ -1,6 +1,6 @@
 """How cacheable are a conversation's requests? 20 turns against the scripted server.
 
-Usage: python bench/prompt_cache.py [--provider openai|anthropic|both] [--src PATH]
+Usage: python bench/prompt_cache.py [--provider openai|anthropic|both] [--src PATH] [--explain]
 Runs `mini-letta chat -p` in this process (the CLI's own entry point) for 20 turns of one
 conversation on a real-model path, against the test suite's scripted server: the agent edits
 memory itself in turns 5 and 15 (a `memory` tool call), and a reflection run (`mini-letta
@@ -20,7 +20,8 @@ recompile, and the reflection merge reaches the agent as a memory update in its 
 Each provider runs twice: a fresh agent (a ~1 KB system prompt, so each turn's new messages are
 a large share of a request) and a lived-in one (about 2 KB of memory seeded first). `--src`
 runs another checkout (say /work/main/src) to compare; the scripted server always comes from
-this one.
+this one. `--explain` prints, for every request that does not start with the whole previous
+request (less its closing bracket), where the shared prefix ends and 80 bytes either side.
 """
 
 from __future__ import annotations
@@ -211,8 +212,27 @@ def prefix_shares(
     return shares, ideal
 
 
+def explain_breaks(requests: list[Recorded]) -> list[str]:
+    """Where each request stops matching the previous one, when that is before its end."""
+    lines = []
+    for number, (before, after) in enumerate(zip(requests, requests[1:], strict=False), 2):
+        a, b = readable_bytes(before.body), readable_bytes(after.body)
+        common = len(os.path.commonprefix([a, b]))
+        if common >= min(len(a), len(b)) - 1:  # all but the previous request's closing `]`
+            continue
+        lines.append(f"  request {number}: prefix ends at byte {common:,} of {len(b):,}")
+        for name, data in (("before", a), ("after", b)):
+            window = data[max(0, common - 80) : common + 80].decode("utf-8", "replace")
+            lines.append(f"    {name}: {window!r}")
+    return lines or ["  every request starts with the whole previous one"]
+
+
 def report(
-    label: str, provider: str, requests: list[Recorded], server_requests_all: list[Recorded]
+    label: str,
+    provider: str,
+    requests: list[Recorded],
+    server_requests_all: list[Recorded],
+    explain: bool = False,
 ) -> bool:
     systems = {system_text(r.body) for r in requests}
     shares, ideal = prefix_shares(requests)
@@ -228,6 +248,8 @@ def report(
         f"  mean {mean:.1f}%  median {statistics.median(shares):.1f}%  min {min(shares):.1f}%"
         f"  (the most possible, every previous byte reused: mean {statistics.mean(ideal):.1f}%)"
     )
+    if explain:
+        print("\n".join(explain_breaks(requests)))
     doubled = sum(1 for r in server_requests_all if role_problem(r.body))
     total = len(server_requests_all)
     print(f"  requests with two messages of one role in a row: {doubled} of {total}")
@@ -250,6 +272,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--provider", choices=["openai", "anthropic", "both"], default="both")
     parser.add_argument("--src", type=Path, default=ROOT / "src")
+    parser.add_argument("--explain", action="store_true", help="show where each prefix ends")
     opts = parser.parse_args()
     sys.path.insert(0, str(opts.src.resolve()))
     from support.scripted_server import ScriptedServer
@@ -281,7 +304,7 @@ def main() -> None:
                     os.chdir(previous)
                 server.check(shapes=False)  # reported below, so an older checkout can run
             label = "lived-in agent (about 2 KB of memory)" if lived_in else "fresh agent"
-            ok = report(label, provider, requests, list(server.requests)) and ok
+            ok = report(label, provider, requests, list(server.requests), opts.explain) and ok
     finally:
         server.stop()
     if not ok:
