@@ -183,9 +183,13 @@ def test_memory_reflection_prompt_reads_the_pin_without_writing(world):
 
 
 def test_memory_compaction_recompiles_the_prompt(world):
+    """The agent's own edit and a memory update told earlier are folded into the prompt."""
     provider = Recording(MockProvider(context_window=1500))
     setup = _setup(world, provider)
     _turn(setup, "请记住我用 vim")
+    _merge_from_elsewhere(world, setup)
+    _turn(setup, "你好")
+    assert "<memory_update" in normalize_history(provider.chat_requests()[-1].messages)[-1].content
     compacted_at = None
     for index, text in enumerate(CHINESE_TURNS[:11]):
         events = list(run_turn(setup, text))
@@ -193,9 +197,14 @@ def test_memory_compaction_recompiles_the_prompt(world):
             compacted_at = index
             break
     assert compacted_at is not None, "the window should have filled up"
+    _turn(setup, "再见")  # a request after the compaction, whether it came before or after a call
     systems = [r.system for r in provider.chat_requests()]
     assert "- 我用 vim" not in systems[0] and "- 我用 vim" in systems[-1]
+    assert "- owl" not in systems[0] and "- owl" in systems[-1]
     assert len(set(systems)) == 2
+    last = provider.chat_requests()[-1].messages
+    assert not any("<memory_update" in m.content for m in last)
+    assert "updates" not in setup.store.load_record().extra["systemPrompt"]
 
 
 def test_usage_totals_are_kept_per_turn_and_summed_from_the_log_when_missing(world):
