@@ -1,11 +1,15 @@
-"""Helpers the benchmarks share: a median timer and a fast way to grow a conversation log."""
+"""Helpers the benchmarks share: median timers (in-process, and a whole process with its CPU
+time) and a fast way to grow a conversation log."""
 
 from __future__ import annotations
 
+import os
+import resource
 import statistics
+import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
@@ -26,6 +30,38 @@ def median_ms(action: Callable[[], object], runs: int) -> float:
         action()
         samples.append((time.perf_counter() - started) * 1000)
     return statistics.median(samples)
+
+
+def warm_bytecode() -> None:
+    """Compile the package's bytecode first, so a timed process never compiles (where
+    PYTHONDONTWRITEBYTECODE is set, nothing else would write it)."""
+    import compileall
+
+    compileall.compile_dir(Path(__file__).resolve().parents[1] / "src", quiet=1)
+
+
+def process_median_ms(
+    command: list[str], cwd: Path, env: Mapping[str, str], runs: int
+) -> tuple[float, float]:
+    """Median wall and CPU (user + system) milliseconds of running `command` `runs` times; the
+    CPU time is what a busy shared machine disturbs least."""
+    walls, cpus = [], []
+    for _ in range(runs):
+        cpu_before = _cpu_of_children()
+        started = time.perf_counter()
+        subprocess.run(command, cwd=cwd, env=dict(env), check=True, capture_output=True)
+        walls.append(time.perf_counter() - started)
+        cpus.append(_cpu_of_children() - cpu_before)
+    return statistics.median(walls) * 1000, statistics.median(cpus) * 1000
+
+
+def _cpu_of_children() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def load_line(runs: int) -> str:
+    return f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; median of {runs} runs"
 
 
 def fill_conversation(store: ConversationStore, count: int) -> None:

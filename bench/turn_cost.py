@@ -11,8 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -22,7 +20,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src"
 sys.path.insert(0, str(SRC))
 
-from _common import fill_conversation  # noqa: E402
+from _common import fill_conversation, load_line, process_median_ms, warm_bytecode  # noqa: E402
 
 from mini_letta.conversations.store import ConversationStore  # noqa: E402
 from mini_letta.home import Home  # noqa: E402
@@ -32,27 +30,9 @@ def _env(home: Path) -> dict[str, str]:
     return {**os.environ, "MINI_LETTA_HOME": str(home), "PYTHONPATH": str(SRC)}
 
 
-def _cpu_of_children() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def _time(args: list[str], home: Path, cwd: Path, runs: int) -> tuple[float, float]:
     """Median wall and CPU milliseconds of `python -m mini_letta ARGS`."""
-    walls, cpus = [], []
-    for _ in range(runs):
-        cpu_before = _cpu_of_children()
-        started = time.perf_counter()
-        subprocess.run(
-            [sys.executable, "-m", "mini_letta", *args],
-            cwd=cwd,
-            env=_env(home),
-            check=True,
-            capture_output=True,
-        )
-        walls.append(time.perf_counter() - started)
-        cpus.append(_cpu_of_children() - cpu_before)
-    return statistics.median(walls) * 1000, statistics.median(cpus) * 1000
+    return process_median_ms([sys.executable, "-m", "mini_letta", *args], cwd, _env(home), runs)
 
 
 def main() -> None:
@@ -60,6 +40,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--messages", type=int, default=100_000)
     opts = parser.parse_args()
+    warm_bytecode()
     with tempfile.TemporaryDirectory() as tmp:
         home, cwd = Path(tmp) / "home", Path(tmp) / "project"
         cwd.mkdir()
@@ -99,7 +80,7 @@ def main() -> None:
         fill_s = time.perf_counter() - started
         large = _time(["chat", "-p", "你好", "--conversation", big_id], home, cwd, opts.runs)
         size_mb = store.log.path.stat().st_size / 1e6
-    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; {opts.runs} runs each")
+    print(load_line(opts.runs))
     print(
         f"mini-letta --version            median {version[0]:7.1f} ms  (CPU {version[1]:6.1f} ms)"
     )
