@@ -32,6 +32,11 @@ from mini_letta.reflection.agent import (
     SideAgentSpec,
     run_side_agent,
 )
+from mini_letta.reflection.budget import (
+    TRANSCRIPT_WRAPPER_TOKENS,
+    ReflectionBudget,
+    reflection_budget,
+)
 from mini_letta.reflection.finalise import Finalised, Reviewer, finalise_worktree
 from mini_letta.reflection.gate import GateInput, GateLimits
 from mini_letta.reflection.lease import LeaseBusyError, ReflectionLease, acquire_lease
@@ -44,13 +49,12 @@ from mini_letta.reflection.outcome import (
     status_message,
 )
 from mini_letta.reflection.payload import (
-    MIN_MAX_CHARS,
+    MIN_MAX_TOKENS,
     Payload,
     build_payload,
     build_replay_payload,
     clear_payloads,
     load_payload,
-    payload_budget,
     save_manifest,
 )
 from mini_letta.reflection.records import load_run_record, mark_interrupted, save_run_record
@@ -91,7 +95,7 @@ class LaunchOptions:
     merge_provider: Provider | None = None  # default: the agent's model
     settings: ReflectionSettings | None = None  # default: the layered settings
     max_steps: int = DEFAULT_REFLECTION_STEPS
-    max_payload_chars: int | None = None  # default: from the model's context window
+    chunk_tokens: int | None = None  # a smaller chunk than the model's window allows (tests)
     launch_line: int | None = None  # default: the log's end now (the chunks of a launch share it)
     model: str | None = None  # `reflect --model`: this run's reflection model
     base_url: str | None = None
@@ -108,6 +112,7 @@ class _Run:
     parent: GitRepo
     run_id: str
     lease: ReflectionLease
+    budget: ReflectionBudget
     primary_window: int  # the agent's model window: the memory gate's budgets are shares of it
 
 
@@ -159,16 +164,33 @@ def launch_multi_reflection(
 
 
 def preview_reflection(
-    world: World, agent: AgentRecord, store: ConversationStore, max_chars: int | None = None
+    world: World, agent: AgentRecord, store: ConversationStore
 ) -> Payload | None:
-    """What the next run would reflect on, written as a payload file; runs nothing."""
+    """What the next run would reflect on (its first chunk), written as a payload file;
+    runs nothing."""
     state = read_reflection_state(store, clock=world.clock)
-    if max_chars is None:
-        settings = load_reflection_settings(world.home, world.cwd, agent)
-        provider = reflection_provider(world, agent, settings, LaunchOptions())
-        max_chars = payload_budget(provider.context_window)
+    settings = load_reflection_settings(world.home, world.cwd, agent)
+    provider = reflection_provider(world, agent, settings, LaunchOptions())
+    parent = GitRepo(world.home.memory_dir(agent.id))
+    budget = run_budget(provider, parent, LaunchOptions())
     name = "preview-" + new_run_id(world.clock.now())
-    return build_payload(store, state, name=name, clock=world.clock, max_chars=max_chars)
+    return build_payload(store, state, name=name, clock=world.clock, max_tokens=budget.chunk)
+
+
+def run_budget(provider: Provider, parent: GitRepo, options: LaunchOptions) -> ReflectionBudget:
+    """The run's transcript budget from its model's window and the memory it will start from
+    (the worktree is a checkout of the parent's HEAD); `chunk_tokens` only lowers it."""
+    budget = reflection_budget(
+        provider.context_window,
+        system_prompt=reflection_system_prompt(),
+        tools=[tool.spec for tool in reflection_tools(RunProvenance())],
+        memory=render_memory_section(parent.path),
+        instruction=options.instruction,
+        model=provider.handle,
+    )
+    if options.chunk_tokens is not None and options.chunk_tokens < budget.chunk:
+        budget = replace(budget, chunk=max(MIN_MAX_TOKENS, options.chunk_tokens))
+    return budget
 
 
 def side_agent_provider(
@@ -237,8 +259,10 @@ def _launch(
         settings = options.settings or load_reflection_settings(world.home, world.cwd, agent)
         primary = side_agent_provider(world, agent)
         provider = reflection_provider(world, agent, settings, options)
-        budget = options.max_payload_chars or payload_budget(provider.context_window)
-        slices = _build_slices(world, stores, run_id, budget, options.launch_line, replay=multi)
+        budget = run_budget(provider, parent, options)
+        slices = _build_slices(
+            world, stores, run_id, budget.chunk, options.launch_line, replay=multi
+        )
         if not slices:
             return _skip(options, "no_payload", stores)
         run = _Run(
@@ -251,6 +275,7 @@ def _launch(
             parent,
             run_id,
             lease,
+            budget,
             primary.context_window,
         )
         return _run(run, slices, multi=multi)
@@ -265,25 +290,26 @@ def _build_slices(
     *,
     replay: bool,
 ) -> list[Slice]:
-    """One payload per conversation while the budget lasts (the first gets all of it);
-    `launch_line` bounds a single conversation's slice (None: its log's end)."""
+    """One payload per conversation while the budget (tokens) lasts, the first gets all of
+    it; `launch_line` bounds a single conversation's slice (None: its log's end)."""
     slices: list[Slice] = []
     remaining = budget
     for store in stores:
-        if remaining < MIN_MAX_CHARS:
+        remaining -= TRANSCRIPT_WRAPPER_TOKENS  # its tag and notes around the messages
+        if remaining < MIN_MAX_TOKENS:
             break
         state = read_reflection_state(store, clock=world.clock)
         line = launch_line if len(stores) == 1 else None
         payload = build_payload(
-            store, state, name=run_id, clock=world.clock, launch_line=line, max_chars=remaining
+            store, state, name=run_id, clock=world.clock, launch_line=line, max_tokens=remaining
         )
         if payload is None and replay:
             payload = build_replay_payload(
-                store, name=run_id, clock=world.clock, max_chars=remaining
+                store, name=run_id, clock=world.clock, max_tokens=remaining
             )
         if payload is not None:
             slices.append(Slice(store, state, payload))
-            remaining -= payload.chars
+            remaining -= payload.tokens
     return slices
 
 
@@ -298,6 +324,7 @@ def _run(run: _Run, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
         merge_mode=run.settings.merge,
         parent_head=run.parent.head_sha(),
         model=run.provider.handle,
+        budget=run.budget.to_json(),
     )
     record = start_record(facts, slices, format_timestamp(clock.now()))
     save_run_record(run.world.home, record)

@@ -78,9 +78,7 @@ def test_nothing_anywhere_is_no_payload(world, agent):
 def test_the_budget_is_shared_and_the_first_slice_gets_it_first(world, agent):
     big = _conversation(world, agent, *[f"我更喜欢第 {n} 种写法 " + "x" * 300 for n in range(20)])
     small = _conversation(world, agent, "我叫李雷")
-    outcome = launch_multi_reflection(
-        world, agent, [big, small], LaunchOptions(max_payload_chars=1_500)
-    )
+    outcome = launch_multi_reflection(world, agent, [big, small], LaunchOptions(chunk_tokens=400))
     record = load_run_record(world.home, agent.id, outcome.run_id)
     assert [s.conversation_id for s in record.slices] == [big.conversation_id]
     assert record.slices[0].truncated
