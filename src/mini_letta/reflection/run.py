@@ -82,7 +82,10 @@ from mini_letta.reflection.worktree import (
 from mini_letta.tools.base import ToolContext, Toolset
 from mini_letta.workspace import World
 
-MIN_SIDE_WINDOW = 8_192
+# The smallest window that holds a reflection (prompt, tools, a small memory, the reserve for
+# the agent's steps and a few hundred tokens of transcript, `budget.py`); a local server's
+# real limit is usually at least this.
+MIN_SIDE_WINDOW = 4_096
 MAX_CHUNKS = 100  # a bound on one launch, not a cut: what remains waits for the next launch
 REJECTED_PREFIX = "reflection-rejected/"
 
@@ -198,11 +201,12 @@ def side_agent_provider(
 ) -> Provider:
     """The model for the agent's reflection (`model`, default the agent's) and merge review.
 
-    Another model than the agent's gets its own window (never the agent's override). For the
-    agent's own model, a window override smaller than MIN_SIDE_WINDOW (like the chapter's 1,200
-    tokens, there to exercise compaction) cannot hold a reflection task, so the model's own
-    window is used instead; a larger override (a local server's real limit) is kept. Errors
-    building it name it as the reflection model.
+    Side agents never see a chat's `--context-window` (that run's choice, often small to
+    exercise compaction). Another model than the agent's gets its own window, never the
+    agent's. For the agent's own model, agent.json's `contextWindow` describes that model as
+    the user serves it (a local server's real limit), so it is kept and the chunks follow it;
+    one below MIN_SIDE_WINDOW cannot hold a reflection at all and is a setting for chats, so
+    the model's own window is used instead. Errors building it name it as the reflection model.
     """
     window = agent.context_window
     if window is not None and window < MIN_SIDE_WINDOW:

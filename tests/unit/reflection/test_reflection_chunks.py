@@ -15,6 +15,7 @@ from mini_letta.reflection.run import LaunchOptions, launch_reflection
 from mini_letta.reflection.task import reflection_system_prompt
 from mini_letta.reflection.tools import RunProvenance, reflection_tools
 from mini_letta.reflection.watermark import read_reflection_state
+from mini_letta.workspace import resolve_conversation
 from support.compaction_fakes import RecordingProvider, request_tokens
 from support.reflection_kit import ScriptedProvider, add_turn
 
@@ -152,3 +153,16 @@ def test_the_budget_leaves_room_for_the_prompt_the_memory_and_the_steps():
 def test_a_window_too_small_for_any_transcript_names_the_model():
     with pytest.raises(ReflectionError, match=r"reflection model ollama/tiny: .*2000 tokens"):
         _budget(2_000)
+
+
+def test_an_agent_window_a_local_server_serves_sizes_the_chunks(world, store):
+    from mini_letta.workspace import new_agent
+
+    served = new_agent(world, name="served", context_window=SMALL_WINDOW)
+    conversation = resolve_conversation(world, served, None, new=True)
+    _long_conversation(conversation, world.clock)
+    outcome = launch_reflection(world, served, conversation, LaunchOptions())
+    assert outcome.ok and outcome.message.startswith("Reflected in ")
+    runs = _runs(world, served)
+    assert {r.budget["contextWindow"] for r in runs} == {SMALL_WINDOW}
+    assert "pnpm" in _human(world, served)
