@@ -119,3 +119,15 @@ def test_the_agents_model_keeps_a_served_window_that_holds_a_reflection(world):
 def test_the_settings_layer_keeps_model_and_base_url():
     settings = layer_settings([("x", {"model": "ollama/qwen3", "baseUrl": "http://h:1/v1"})])
     assert settings == ReflectionSettings(model="ollama/qwen3", base_url="http://h:1/v1")
+
+
+def test_a_new_reflection_model_does_not_inherit_the_old_ones_server(cli):
+    url = "http://127.0.0.1:9/v1"
+    stored = json.loads(cli("sleeptime", "--model", "ollama/qwen3", "--base-url", url).stdout)
+    assert stored["baseUrl"] == url
+    assert json.loads(cli("sleeptime", "--base-url", url).stdout)["model"] == "ollama/qwen3"
+    other = json.loads(cli("sleeptime", "--model", "anthropic/claude-sonnet-4-5").stdout)
+    assert other["model"] == "anthropic/claude-sonnet-4-5" and "baseUrl" not in other
+    cli("sleeptime", "--model", "ollama/qwen3", "--base-url", url)
+    reset = json.loads(cli("sleeptime", "--model", "").stdout)
+    assert "model" not in reset and "baseUrl" not in reset  # back to the agent's model and URL
