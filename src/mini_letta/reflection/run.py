@@ -443,6 +443,7 @@ def _execute(
             merge=run.settings.merge,
             review=_reviewer(run) if run.settings.merge == "explicit" else None,
             gate=_gate_input(run, slices, provenance),
+            refusals=agent_result.refusals,
         )
         if final.status == "rejected":
             run.parent.run("branch", "-f", rejected_branch(run.run_id), worktree.branch)

@@ -292,22 +292,49 @@ def test_the_mock_cites_evidence_when_it_replaces_a_contradicted_line(world, age
 
 
 @pytest.mark.parametrize(
-    ("name", "steps", "status"),
+    ("name", "steps", "status", "named"),
     [
         (
             "leaves its edit uncommitted",
             [respond("", tool_call("memory", 1, command="insert", path=HUMAN, content="- x1"))],
             "dirty_uncommitted",
+            "system/human.md",
+        ),
+        (
+            "leaves a new file untracked",
+            [
+                respond(
+                    "",
+                    tool_call(
+                        "memory",
+                        1,
+                        command="create",
+                        path="reference/notes.md",
+                        description="notes",
+                        content="- x2",
+                    ),
+                )
+            ],
+            "dirty_uncommitted",
+            "reference/notes.md",
+        ),
+        (
+            "never commits anything",
+            [respond("", tool_call("memory_read", 1, path=HUMAN))],
+            "no_changes",
+            "",
         ),
         (
             "calls an unknown tool",
             [respond("", tool_call("Bash", 1, command="rm -rf /"))],
-            "no_changes",
+            "failed",
+            "no tool named 'Bash'",
         ),
         (
             "never stops reading",
             [respond("", tool_call("memory_read", n, path=HUMAN)) for n in range(1, 9)],
             "failed",
+            "did not finish within 4 steps",
         ),
         (
             "writes a secret",
@@ -318,19 +345,23 @@ def test_the_mock_cites_evidence_when_it_replaces_a_contradicted_line(world, age
                 ),
                 respond("", tool_call("memory_commit", 2, message="reflection: key")),
             ],
-            "no_changes",
+            "failed",
+            "looks like a secret",
         ),
     ],
 )
-def test_other_misbehaviour_changes_no_memory(world, agent, store, parent, name, steps, status):
+def test_other_misbehaviour_changes_no_memory(
+    world, agent, store, parent, name, steps, status, named
+):
     _chat(world, store, "hello there, nothing lasting")
     head = parent.head_sha()
     provider = ScriptedProvider([*steps, respond("done")])
     outcome = _launch(world, agent, store, provider, max_steps=4)
     assert outcome.status == status, (name, outcome.message)
+    assert named in outcome.message
     assert parent.head_sha() == head and not parent.changed_paths()
     assert SECRETS[0] not in (parent.path / HUMAN).read_text()
-    if outcome.status != "no_changes":
+    if outcome.status != "no_changes":  # a run that only read and stopped consumes its slice
         assert read_reflection_state(store).reflected_through_message_id is None
 
 
