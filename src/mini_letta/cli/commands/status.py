@@ -63,6 +63,7 @@ def health_json(health: AgentHealth, review: tuple[str, ...]) -> dict[str, Any]:
             "startedAt": run.started_at,
             "finishedAt": run.finished_at,
             "error": run.error,
+            "reasons": list(run.reasons),  # the memory gate's, for a rejected run
         },
         "running": None if health.running is None else {
             "runId": health.running.run_id,
