@@ -110,3 +110,11 @@ def test_a_rejected_last_run_lists_its_reasons(cli, tmp_path):
         "deletes system/human.md (a system/ file is never deleted automatically)"
     ]
     assert "rejected — deletes system/human.md" in cli("status").stdout
+
+
+def test_the_stored_reflection_model_is_shown(cli):
+    cli("chat", "-p", "hello")
+    cli("sleeptime", "--model", "ollama/qwen3")
+    data = _status(cli)
+    assert data["agent"]["model"] == "mock" and data["reflectionModel"] == "ollama/qwen3"
+    assert "models      mock; reflection: ollama/qwen3\n" in cli("status").stdout
