@@ -142,6 +142,18 @@ def test_one_long_copied_stretch_is_a_dump_too(world, agent, store, parent):
     assert "verbatim" in outcome.message
 
 
+def test_one_sentence_kept_in_the_users_words_is_not_a_dump(world, agent, store, parent):
+    said = (
+        "We decided to always deploy staging from the release branch, after the smoke tests "
+        "pass on the build server."
+    )  # 107 characters: a statement, not a stretch of the session
+    _chat(world, store, said)
+    outcome = _launch(
+        world, agent, store, _agent({"command": "insert", "path": HUMAN, "content": f"- {said}"})
+    )
+    assert outcome.status == "merged", outcome.message
+
+
 def test_a_duplicate_line_is_rejected_after_normalisation(world, agent, store, parent):
     _chat(world, store, "I am allergic to peanuts")
     head = parent.head_sha()
