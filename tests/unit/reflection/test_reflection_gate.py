@@ -240,12 +240,19 @@ def test_cli_shows_accepts_and_discards(world, agent, store, parent, cli):
     assert "deleted file mode" in shown.stdout
     listed = json.loads(cli("reflections", "list", "--json", "--agent", agent.id).stdout)
     assert listed[0]["reasons"] and listed[0]["status"] == "rejected"
+    waiting = cli("reflections", "list", "--agent", agent.id).stdout
+    assert "rejected (waiting: accept or discard)" in waiting
     accepted = cli("reflections", "accept", outcome.run_id, "--agent", agent.id)
     assert accepted.code == 0 and "Accepted reflection run" in accepted.stdout
     assert not (parent.path / HUMAN).exists()
     again = cli("reflections", "discard", outcome.run_id, "--agent", agent.id)
     assert again.code == 1 and "not waiting for a decision" in again.stderr
     assert "Traceback" not in again.stderr
+    assert "merged (accepted)" in cli("reflections", "list", "--agent", agent.id).stdout
+    _chat(world, store, "and forget yourself too")
+    other = _launch(world, agent, store, _agent({"command": "delete", "path": "system/persona.md"}))
+    cli("reflections", "discard", other.run_id, "--agent", agent.id)
+    assert "rejected (discarded)" in cli("reflections", "list", "--agent", agent.id).stdout
 
 
 # ----- the gate on its own, over plain git commits ---------------------------------------------

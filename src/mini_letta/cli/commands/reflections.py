@@ -4,11 +4,15 @@ undo, and a person's decision on a run the memory gate rejected."""
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
 
 from mini_letta.cli.options import agent_option
 from mini_letta.cli.terminal import echo
+
+if TYPE_CHECKING:
+    from mini_letta.reflection.records import RunRecord
 
 
 @click.group()
@@ -51,7 +55,7 @@ def list_cmd(agent: str | None, as_json: bool, only_failed: bool) -> None:
         return
     for run in found:
         echo(
-            f"{run.run_id}  {run.status:<17} {run.trigger:<16} "
+            f"{run.run_id}  {_status_label(run):<17} {run.trigger:<16} "
             f"{run.commit_count} commit(s)  {run.message}"
         )
     for bad in damaged:
@@ -59,6 +63,15 @@ def list_cmd(agent: str | None, as_json: bool, only_failed: bool) -> None:
     wrong = [run for run in found if went_wrong(run)]
     if wrong:
         echo(failure_summary(wrong, len(found)))
+
+
+def _status_label(run: RunRecord) -> str:
+    """The status, with a person's decision on a rejected run, or that one is awaited."""
+    if run.decision:
+        return f"{run.status} ({run.decision})"
+    if run.status == "rejected":
+        return "rejected (waiting: accept or discard)"
+    return run.status
 
 
 @reflections.command("show")
