@@ -28,7 +28,12 @@ from mini_letta.errors import CorruptFileError, ReflectionError
 from mini_letta.home import is_json_file, payload_file
 from mini_letta.llm.tokens import estimate_tokens
 from mini_letta.memory.secrets import redact_secrets
-from mini_letta.reflection.watermark import ReflectionState, Watermark, unreflected_messages
+from mini_letta.reflection.watermark import (
+    ReflectionState,
+    Watermark,
+    read_reflection_state,
+    unreflected_messages,
+)
 from mini_letta.storage.atomic import load_json, save_json
 
 SCHEMA_VERSION = 1
@@ -98,6 +103,15 @@ def build_payload(
     )
     save_json(path, _payload_json(store, payload, format_timestamp(clock.now())))
     return payload
+
+
+def has_unreflected(store: ConversationStore, *, stop_line: int | None = None) -> bool:
+    """Whether `build_payload` would find something to reflect on before `stop_line`."""
+    state = read_reflection_state(store)
+    return any(
+        normalise_message(message) is not None
+        for _, message in unreflected_messages(store, state, stop_line=stop_line)
+    )
 
 
 def build_replay_payload(

@@ -13,7 +13,7 @@ User-caused failures inside the run become a `failed` outcome; an interrupt clea
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from mini_letta.agents.records import AgentRecord
@@ -54,6 +54,7 @@ from mini_letta.reflection.payload import (
     build_payload,
     build_replay_payload,
     clear_payloads,
+    has_unreflected,
     load_payload,
     save_manifest,
 )
@@ -129,12 +130,23 @@ def launch_reflection(
     that succeeds, and the first chunk that does not stops the launch, so the rest waits for
     the next one. All chunks end at the same launch line. The outcome is the last chunk's.
     """
-    if options.launch_line is None:
-        options = replace(options, launch_line=store.count())
-    outcome = _launch(world, agent, [store], options, multi=False)
+    line = store.count() if options.launch_line is None else options.launch_line
+    return _in_chunks(world, agent, [store], options, {store.conversation_id: line}, multi=False)
+
+
+def _in_chunks(
+    world: World,
+    agent: AgentRecord,
+    stores: list[ConversationStore],
+    options: LaunchOptions,
+    bounds: Mapping[str, int],
+    *,
+    multi: bool,
+) -> ReflectionOutcome:
+    outcome = _launch(world, agent, stores, options, bounds, multi=multi)
     chunks, commits = 1, outcome.commit_count
-    while chunks < MAX_CHUNKS and _rest_waits(world, agent, outcome):
-        outcome = _launch(world, agent, [store], options, multi=False)
+    while chunks < MAX_CHUNKS and _rest_waits(world, agent, outcome, stores, bounds):
+        outcome = _launch(world, agent, stores, options, bounds, multi=multi)
         chunks, commits = chunks + 1, commits + outcome.commit_count
     if chunks == 1:
         return outcome
@@ -145,12 +157,27 @@ def launch_reflection(
     )
 
 
-def _rest_waits(world: World, agent: AgentRecord, outcome: ReflectionOutcome) -> bool:
-    """The run consumed its slice, but the payload stopped short of the launch line."""
+def _rest_waits(
+    world: World,
+    agent: AgentRecord,
+    outcome: ReflectionOutcome,
+    stores: list[ConversationStore],
+    bounds: Mapping[str, int],
+) -> bool:
+    """The run consumed its slices, but one stopped short of its launch line, or a
+    conversation with new messages found no room in it."""
     if outcome.status not in CONSUMING or outcome.run_id is None:
         return False
     record = load_run_record(world.home, agent.id, outcome.run_id)
-    return any(piece.truncated for piece in record.slices)
+    pieces = [piece for piece in record.slices if piece.mode == "unreflected"]
+    if any(piece.truncated for piece in pieces):
+        return True
+    served = {piece.conversation_id for piece in pieces}
+    return any(
+        has_unreflected(store, stop_line=bounds.get(store.conversation_id))
+        for store in stores
+        if store.conversation_id not in served
+    )
 
 
 def launch_multi_reflection(
@@ -160,10 +187,13 @@ def launch_multi_reflection(
     options: LaunchOptions,
 ) -> ReflectionOutcome:
     """One run over several conversations: unreflected slices where there is new
-    content, replay slices where there is not; only the unreflected watermarks move."""
+    content, replay slices where there is not; only the unreflected watermarks move. A
+    conversation too long for one run goes on in further chunks, as in `launch_reflection`,
+    each conversation bounded by its log's end at launch."""
     if not stores:
         raise ValueError("launch_multi_reflection needs at least one conversation")
-    return _launch(world, agent, list(stores), options, multi=True)
+    bounds = {store.conversation_id: store.count() for store in stores}
+    return _in_chunks(world, agent, list(stores), options, bounds, multi=True)
 
 
 def preview_reflection(
@@ -236,6 +266,7 @@ def _launch(
     agent: AgentRecord,
     stores: list[ConversationStore],
     options: LaunchOptions,
+    bounds: Mapping[str, int],
     *,
     multi: bool,
 ) -> ReflectionOutcome:
@@ -264,9 +295,7 @@ def _launch(
         primary = side_agent_provider(world, agent)
         provider = reflection_provider(world, agent, settings, options)
         budget = run_budget(provider, parent, options)
-        slices = _build_slices(
-            world, stores, run_id, budget.chunk, options.launch_line, replay=multi
-        )
+        slices = _build_slices(world, stores, run_id, budget.chunk, bounds, replay=multi)
         if not slices:
             return _skip(options, "no_payload", stores)
         run = _Run(
@@ -290,31 +319,39 @@ def _build_slices(
     stores: list[ConversationStore],
     run_id: str,
     budget: int,
-    launch_line: int | None,
+    bounds: Mapping[str, int],
     *,
     replay: bool,
 ) -> list[Slice]:
-    """One payload per conversation while the budget (tokens) lasts, the first gets all of
-    it; `launch_line` bounds a single conversation's slice (None: its log's end)."""
-    slices: list[Slice] = []
+    """One payload per conversation while the budget (tokens) lasts: unreflected slices
+    first, in order (the first gets all of it), then replays of the conversations with
+    nothing new; `bounds` holds each conversation's launch line (missing: its log's end)."""
+    served: dict[str, Slice] = {}
     remaining = budget
-    for store in stores:
-        remaining -= TRANSCRIPT_WRAPPER_TOKENS  # its tag and notes around the messages
-        if remaining < MIN_MAX_TOKENS:
-            break
-        state = read_reflection_state(store, clock=world.clock)
-        line = launch_line if len(stores) == 1 else None
-        payload = build_payload(
-            store, state, name=run_id, clock=world.clock, launch_line=line, max_tokens=remaining
-        )
-        if payload is None and replay:
-            payload = build_replay_payload(
-                store, name=run_id, clock=world.clock, max_tokens=remaining
+    for unreflected in (True, False) if replay else (True,):  # new content before replays
+        for store in stores:
+            if store.conversation_id in served:
+                continue
+            if remaining - TRANSCRIPT_WRAPPER_TOKENS < MIN_MAX_TOKENS:
+                break
+            room = remaining - TRANSCRIPT_WRAPPER_TOKENS  # its tag and notes around it
+            state = read_reflection_state(store, clock=world.clock)
+            payload = (
+                build_payload(
+                    store,
+                    state,
+                    name=run_id,
+                    clock=world.clock,
+                    launch_line=bounds.get(store.conversation_id),
+                    max_tokens=room,
+                )
+                if unreflected
+                else build_replay_payload(store, name=run_id, clock=world.clock, max_tokens=room)
             )
-        if payload is not None:
-            slices.append(Slice(store, state, payload))
-            remaining -= payload.tokens
-    return slices
+            if payload is not None:
+                served[store.conversation_id] = Slice(store, state, payload)
+                remaining = room - payload.tokens
+    return [served[s.conversation_id] for s in stores if s.conversation_id in served]
 
 
 def _run(run: _Run, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
