@@ -205,19 +205,19 @@ def preview_reflection(
     settings = load_reflection_settings(world.home, world.cwd, agent)
     provider = reflection_provider(world, agent, settings, LaunchOptions())
     parent = GitRepo(world.home.memory_dir(agent.id))
-    budget = run_budget(provider, parent, LaunchOptions())
+    budget = run_budget(provider, render_memory_section(parent.path), LaunchOptions())
     name = "preview-" + new_run_id(world.clock.now())
     return build_payload(store, state, name=name, clock=world.clock, max_tokens=budget.chunk)
 
 
-def run_budget(provider: Provider, parent: GitRepo, options: LaunchOptions) -> ReflectionBudget:
-    """The run's transcript budget from its model's window and the memory it will start from
-    (the worktree is a checkout of the parent's HEAD); `chunk_tokens` only lowers it."""
+def run_budget(provider: Provider, memory: str, options: LaunchOptions) -> ReflectionBudget:
+    """The run's transcript budget from its model's window and the memory section it starts
+    from; `chunk_tokens` only lowers it."""
     budget = reflection_budget(
         provider.context_window,
         system_prompt=reflection_system_prompt(),
         tools=[tool.spec for tool in reflection_tools(RunProvenance())],
-        memory=render_memory_section(parent.path),
+        memory=memory,
         instruction=options.instruction,
         model=provider.handle,
     )
@@ -294,7 +294,7 @@ def _launch(
         settings = options.settings or load_reflection_settings(world.home, world.cwd, agent)
         primary = side_agent_provider(world, agent)
         provider = reflection_provider(world, agent, settings, options)
-        budget = run_budget(provider, parent, options)
+        budget = run_budget(provider, render_memory_section(parent.path), options)
         slices = _build_slices(world, stores, run_id, budget.chunk, bounds, replay=multi)
         if not slices:
             return _skip(options, "no_payload", stores)
