@@ -23,7 +23,7 @@ from mini_letta.errors import MiniLettaError, ReflectionError
 from mini_letta.ids import new_run_id
 from mini_letta.llm.base import Provider
 from mini_letta.loop.setup import TurnOptions, build_agent_provider, build_system_prompt
-from mini_letta.memory.compile import render_memory_section
+from mini_letta.memory.compile import PromptCompiler
 from mini_letta.memory.repo import GitRepo
 from mini_letta.reflection.agent import (
     DEFAULT_REFLECTION_STEPS,
@@ -117,6 +117,7 @@ class _Run:
     run_id: str
     lease: ReflectionLease
     budget: ReflectionBudget
+    compiler: PromptCompiler  # the memory section by commit, cached on disk like the chat's
     primary_window: int  # the agent's model window: the memory gate's budgets are shares of it
 
 
@@ -204,8 +205,8 @@ def preview_reflection(
     state = read_reflection_state(store, clock=world.clock)
     settings = load_reflection_settings(world.home, world.cwd, agent)
     provider = reflection_provider(world, agent, settings, LaunchOptions())
-    parent = GitRepo(world.home.memory_dir(agent.id))
-    budget = run_budget(provider, render_memory_section(parent.path), LaunchOptions())
+    memory = _compiler(world, agent).memory_section()
+    budget = run_budget(provider, memory, LaunchOptions())
     name = "preview-" + new_run_id(world.clock.now())
     return build_payload(store, state, name=name, clock=world.clock, max_tokens=budget.chunk)
 
@@ -224,6 +225,10 @@ def run_budget(provider: Provider, memory: str, options: LaunchOptions) -> Refle
     if options.chunk_tokens is not None and options.chunk_tokens < budget.chunk:
         budget = replace(budget, chunk=max(MIN_MAX_TOKENS, options.chunk_tokens))
     return budget
+
+
+def _compiler(world: World, agent: AgentRecord) -> PromptCompiler:
+    return PromptCompiler(world.home.memory_dir(agent.id), world.home.prompt_cache_file(agent.id))
 
 
 def side_agent_provider(
@@ -294,7 +299,8 @@ def _launch(
         settings = options.settings or load_reflection_settings(world.home, world.cwd, agent)
         primary = side_agent_provider(world, agent)
         provider = reflection_provider(world, agent, settings, options)
-        budget = run_budget(provider, render_memory_section(parent.path), options)
+        compiler = _compiler(world, agent)
+        budget = run_budget(provider, compiler.memory_section(), options)
         slices = _build_slices(world, stores, run_id, budget.chunk, bounds, replay=multi)
         if not slices:
             return _skip(options, "no_payload", stores)
@@ -309,6 +315,7 @@ def _launch(
             run_id,
             lease,
             budget,
+            compiler,
             primary.context_window,
         )
         return _run(run, slices, multi=multi)
@@ -509,7 +516,7 @@ def _run_agent(
     run: _Run, worktree: Worktree, slices: list[Slice], provenance: RunProvenance
 ) -> SideAgentResult:
     payloads = [load_payload(piece.payload.path) for piece in slices]
-    memory = render_memory_section(worktree.path)
+    memory = run.compiler.memory_section(worktree.base)  # what the worktree checked out
     task = build_reflection_task(payloads, memory, run.options.instruction)
     context = ToolContext(
         cwd=worktree.path,
