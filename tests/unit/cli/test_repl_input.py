@@ -48,15 +48,15 @@ def test_history_is_kept_across_sessions(tmp_path):
     assert _read(tmp_path, "\x1b[A\r") == "remember me"
 
 
-def test_the_toolbar_is_drawn_from_the_sessions_callable(tmp_path):
+def test_the_toolbar_is_drawn_from_the_sessions_callable_at_the_windows_width(tmp_path):
     drawn: list[int] = []
 
-    def toolbar() -> str:
-        drawn.append(1)
+    def toolbar(width: int) -> str:
+        drawn.append(width)
         return "agent · model"
 
     assert _read(tmp_path, "hi\r", toolbar) == "hi"
-    assert drawn
+    assert drawn and set(drawn) == {DummyOutput().get_size().columns}
 
 
 def test_slash_completion_lists_matching_commands_with_their_descriptions(tmp_path):

@@ -7,8 +7,9 @@ import json
 
 import click
 
+from mini_letta.cli.fit import text_columns, wrap_line, wrap_lines
 from mini_letta.cli.options import agent_option
-from mini_letta.cli.terminal import echo
+from mini_letta.cli.terminal import current_terminal, echo
 
 
 @click.group()
@@ -49,16 +50,21 @@ def list_cmd(agent: str | None, as_json: bool, only_failed: bool) -> None:
             else "No reflection runs yet; `mini-letta reflect` starts one."
         )
         return
+    width = current_terminal().columns()
     for run in found:
-        echo(
+        line = (
             f"{run.run_id}  {run.status:<17} {run.trigger:<16} "
             f"{run.commit_count} commit(s)  {run.message}"
         )
-    for bad in damaged:
-        echo(bad.render())
+        if width is not None and text_columns(line) > width:  # two rows, the second wrapped
+            detail = f"  {run.trigger} · {run.commit_count} commit(s) · {run.message}"
+            line = "\n".join([f"{run.run_id}  {run.status}", *wrap_line(detail, width, 4)])
+        echo(line)
+    for line in wrap_lines([bad.render() for bad in damaged], width):
+        echo(line)
     wrong = [run for run in found if went_wrong(run)]
     if wrong:
-        echo(failure_summary(wrong, len(found)))
+        echo("\n".join(wrap_lines([failure_summary(wrong, len(found))], width)))
 
 
 @reflections.command("show")
