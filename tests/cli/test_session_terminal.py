@@ -41,12 +41,19 @@ def test_an_answer_streams_then_shows_as_markdown_and_ctrl_c_cancels_then_leaves
 
         pane.enter("/memroy")
         pane.wait_for("Unknown command /memroy; did you mean /memory?")
+        pane.enter("/help")
+        pane.wait_for("/exit")
 
         pane.enter("take your time")
-        pane.wait_for("⚙ Read a.txt ✓")  # the turn has the terminal: Ctrl-C is a signal now
+        pane.wait_for("⚙ [1] Read a.txt ✓")  # the turn has the terminal: Ctrl-C is a signal now
         pane.send("C-c")
         screen = pane.wait_for("(interrupted)")
         assert "Reading first." in screen  # the partial answer stays
+        pane.wait_for_prompt()
+        pane.send("C-o")  # the last tool call in full, above the prompt
+        pane.wait_for("output (1 line):")
+        wide = [row for row in pane.screen().splitlines() if len(row.rstrip()) > 60]
+        assert wide == [], wide  # -J joins what the terminal wrapped: nothing had to be
         assert pane.alive()
         pane.send("C-c")
         wait_until(lambda: not pane.alive(), "the session to leave on a second Ctrl-C")
@@ -62,7 +69,7 @@ def test_the_approval_prompt_shows_the_diff_and_runs_once_approved(cli, project,
         assert "-beta" in screen and "+gamma" in screen
         pane.type("y")
         pane.send("Enter")
-        pane.wait_for("⚙ Edit notes.txt ✓")
+        pane.wait_for("⚙ [1] Edit notes.txt ✓")
         pane.wait_for("Done.")
     assert (project / "notes.txt").read_text() == "alpha\ngamma\n"
 

@@ -32,7 +32,11 @@ def shorten(text: str, width: int) -> str:
     The cut falls at a word boundary when there is one in the last third, and never inside a
     character, after half of a wide (CJK) one, or between a character and its combining marks.
     """
-    text = " ".join(text.split())
+    return _cut(" ".join(text.split()), width)
+
+
+def _cut(text: str, width: int) -> str:
+    """`text` (one line) cut to `width` columns with an ellipsis; its spacing kept."""
     if text_columns(text) <= width:
         return text
     end = _fits(text, width - 1)  # one column for the ellipsis
@@ -57,18 +61,20 @@ def _fits(text: str, width: int) -> int:
 
 
 def fit_line(line: str, width: int | None) -> str:
-    """`line` shortened to `width` (its leading indent kept); as it is without a width."""
+    """`line` (one line) cut to `width` with an ellipsis, its indent and spacing kept; as it
+    is without a width."""
     if width is None or text_columns(line) <= width:
         return line
     body = line.lstrip(" ")
     indent = line[: len(line) - len(body)]
-    return indent + shorten(body, max(1, width - len(indent)))
+    return indent + _cut(body, max(1, width - len(indent)))
 
 
 def wrap_line(line: str, width: int | None, hang: int | None = None) -> list[str]:
     """`line` as rows of at most `width` columns, nothing lost: words move to the next row,
     indented by `hang` spaces (default: the line's own indent plus two); a word longer than a
-    row is cut across rows. Without a width, or when it fits, the line is left as it is."""
+    row starts where it is and is cut across rows. Without a width, or when it fits, the line
+    is left as it is."""
     if width is None or text_columns(line) <= width:
         return [line]
     width = max(width, MIN_COLUMNS)
@@ -82,10 +88,10 @@ def wrap_line(line: str, width: int | None, hang: int | None = None) -> list[str
         if text_columns(candidate) <= width:
             row = candidate
             continue
-        if row.strip():
+        if row.strip() and text_columns(pad + word) <= width:
             rows.append(row)
             row = pad + word
-        else:
+        else:  # an empty row, or a word too long for any row: start it here
             row = candidate
         while text_columns(row) > width:  # a word longer than a row
             end = _fits(row, width)

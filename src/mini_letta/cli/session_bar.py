@@ -79,9 +79,10 @@ class SessionBar:
 
     def text(self, width: int | None = None) -> str:
         """The line, fitted to `width` columns: a long reflection reason gives way first,
-        then the model's name, then the agent's, each to an ellipsis."""
+        then the model's name, then the agent's, each to an ellipsis; in a very narrow
+        window the model and the labels go, and the reflection state stays longest."""
         percent = context_percent(self.usage, self.window)
-        context = "context –" if percent is None else f"context {percent}%"
+        used = "–" if percent is None else f"{percent}%"
         parts = {
             "reflection": "running" if self.running() else describe_reflection(self.last),
             "model": self.model,
@@ -90,10 +91,12 @@ class SessionBar:
 
         def line() -> str:
             agent, model, state = parts["agent"], parts["model"], parts["reflection"]
-            return f" {agent} · {model} · {context} · reflection {state} "
+            return f" {agent} · {model} · context {used} · reflection {state} "
 
         for name, least in (("reflection", 12), ("model", 10), ("agent", 8)):
             over = 0 if width is None else text_columns(line()) - width
             if over > 0:
                 parts[name] = shorten(parts[name], max(least, text_columns(parts[name]) - over))
-        return fit_line(line(), width)
+        if width is None or text_columns(line()) <= width:
+            return line()
+        return fit_line(f" ☾ {parts['reflection']} · {used} · {parts['agent']} ", width)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from mini_letta.cli.fit import wrap_line
+from mini_letta.cli.fit import fit_line, wrap_line
 from mini_letta.conversations.messages import Message, ToolCall
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import MiniLettaError
@@ -55,7 +55,8 @@ def render_call_detail(detail: CallDetail, width: int | None) -> list[str]:
         args, what = {}, detail.call.name
     result = detail.result
     mark = "…" if result is None else ("✗" if result.is_error else "✓")
-    lines = [f"  ⚙ [{detail.number}] {what} {mark}"]
+    head = fit_line(f"  ⚙ [{detail.number}] {what}", None if width is None else width - 2)
+    lines = [f"{head} {mark}"]  # the arguments below say in full what the head may cut
     if args:
         lines.append("  arguments:")
         for key, value in args.items():

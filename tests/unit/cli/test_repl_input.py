@@ -84,3 +84,18 @@ def test_at_path_completes_files_in_the_working_directory(tmp_path):
     assert [t for t, _ in _completions(tmp_path, "@.h")] == [".hidden"]
     assert _completions(tmp_path, "@nowhere/x") == []
     assert _completions(tmp_path, "no at sign") == []
+
+
+def test_ctrl_o_shows_the_last_tool_call_and_keeps_what_was_typed(tmp_path):
+    shown: list[int] = []
+    with create_pipe_input() as pipe:
+        pipe.send_text("half\x0f typed\r")
+        session = build_prompt_session(
+            tmp_path / "history",
+            tmp_path,
+            on_expand=lambda: shown.append(1),
+            input=pipe,
+            output=DummyOutput(),
+        )
+        assert session.prompt("› ") == "half typed"
+    assert shown == [1]
