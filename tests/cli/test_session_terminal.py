@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from tests.support.tmux import TMUX, session_pane
@@ -89,3 +90,22 @@ def test_a_background_reflection_shows_its_outcome_between_turns(cli, project, h
         assert len(outcome) == 1, pane.screen()  # one line, between turns
         status = outcome[0].split(": ", 1)[1].split(" ")[0]  # "☾ reflection RUN: merged — …"
         assert f"reflection {status.replace('_', ' ')}" in pane.screen().splitlines()[-1]
+
+
+def test_a_40_column_window_with_no_color_gets_fitted_plain_output(cli, project, home):
+    (project / "a.txt").write_text("a\n")
+    reading = {"toolCalls": [{"name": "Read", "arguments": {"path": "a.txt"}}]}
+    _agent(cli, project, [reading, ANSWER])
+    with session_pane(home.root, project, width=40, env={"NO_COLOR": "1"}) as pane:
+        pane.enter("show me")
+        pane.wait_for("• second")  # markdown, its code block without colour
+        colours = re.findall(r"\x1b\[[0-9;]*m", pane.screen(styles=True))
+        assert not [c for c in colours if re.search(r"\[(3[0-8]|9[0-7]|4[0-8])", c)], colours
+        pane.enter("/context")
+        pane.wait_for("compaction at")
+        pane.wait_for_prompt()
+        pane.send("C-o")
+        pane.wait_for("output (1 line):")
+        rows = pane.screen().splitlines()
+        assert [row for row in rows if len(row.rstrip()) > 40] == []
+        pane.wait_for_prompt()  # what was typed stays, and the status line is still there

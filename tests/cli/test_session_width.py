@@ -29,6 +29,8 @@ COMMANDS = [
     "/status",
     "/permissions",
     "/model",
+    "/agents",
+    "/conversations",
     "/expand all",
     "/resume",
     "",  # cancels the picker
