@@ -294,32 +294,27 @@ def _start_a_move(first: Machine, second: Machine) -> str:
     return target
 
 
-def test_a_fast_forward_killed_halfway_is_finished_by_the_next_sync(machines):
+def _checked_out(first: Machine, second: Machine, path: str, length: int | None = None) -> None:
+    """Write `first`'s version of `path` into `second`'s tree, as the killed checkout had
+    (whole, or its first `length` bytes when git died while writing it)."""
+    moved = second.memory / path
+    moved.parent.mkdir(parents=True, exist_ok=True)
+    moved.write_bytes((first.memory / path).read_bytes()[:length])
+
+
+@pytest.mark.parametrize("written", [None, 0, 3], ids=["whole", "created-empty", "cut-short"])
+def test_a_fast_forward_killed_halfway_is_finished_by_the_next_sync(machines, written):
     first, second, _ = machines
-    first.create("projects/alpha.md", "alpha\n")
+    first.create("projects/alpha.md", "alpha\n" * 50)
     first.create("projects/beta.md", "beta\n")
     first.sync()
     target = _start_a_move(first, second)
-    alpha = second.memory / "projects" / "alpha.md"  # the checkout got this far, then died
-    alpha.parent.mkdir(parents=True)
-    alpha.write_bytes((first.memory / "projects" / "alpha.md").read_bytes())
-    outcome = second.sync()
-    assert outcome.head == target and _git(second.memory, "status", "--porcelain") == ""
-    assert "beta" in second.read("projects/beta.md")
-
-
-@pytest.mark.parametrize("written", [0, 3], ids=["created-empty", "cut-short"])
-def test_a_file_the_killed_checkout_was_still_writing_is_finished_too(machines, written):
-    first, second, _ = machines
-    first.create("projects/alpha.md", "alpha\n" * 50)
-    first.sync()
-    target = _start_a_move(first, second)
-    alpha = second.memory / "projects" / "alpha.md"  # killed while git was writing this file
-    alpha.parent.mkdir(parents=True)
-    alpha.write_bytes((first.memory / "projects" / "alpha.md").read_bytes()[:written])
+    # the checkout got as far as alpha (all of it, or as much as git had written), then died
+    _checked_out(first, second, "projects/alpha.md", written)
     outcome = second.sync()
     assert outcome.head == target and _git(second.memory, "status", "--porcelain") == ""
     assert second.read("projects/alpha.md").count("alpha") == 50
+    assert "beta" in second.read("projects/beta.md")
 
 
 def test_a_move_killed_after_its_index_was_written_is_finished_too(machines):
@@ -329,8 +324,7 @@ def test_a_move_killed_after_its_index_was_written_is_finished_too(machines):
     first.sync()
     target = _start_a_move(first, second)
     for path in ("projects/alpha.md", "system/persona.md"):  # files and index moved, HEAD not
-        (second.memory / path).parent.mkdir(parents=True, exist_ok=True)
-        (second.memory / path).write_bytes((first.memory / path).read_bytes())
+        _checked_out(first, second, path)
     _git(second.memory, "add", "projects/alpha.md", "system/persona.md")
     outcome = second.sync()
     assert outcome.head == target and _git(second.memory, "status", "--porcelain") == ""
@@ -353,9 +347,7 @@ def test_a_half_done_move_followed_by_an_agent_edit_still_syncs(machines):
     first.create("projects/alpha.md", "alpha\n")
     first.sync()
     _start_a_move(first, second)
-    alpha = second.memory / "projects" / "alpha.md"
-    alpha.parent.mkdir(parents=True)
-    alpha.write_bytes((first.memory / "projects" / "alpha.md").read_bytes())
+    _checked_out(first, second, "projects/alpha.md")
     second.remember("system/human.md", "- a new fact")  # the agent commits in between
     outcome = second.sync()
     assert _git(second.memory, "status", "--porcelain") == ""
