@@ -265,3 +265,9 @@ def test_expand_shows_a_tool_call_of_the_last_turn_in_full_even_after_resume(cli
     assert "1\talpha" in out.replace(" ", "")
     assert result.stderr.count("mini-letta: no tool calls in the last turn") == 1
     assert "no tool call 3 in the last turn; pick 1 to 2 or `all`" in result.stderr
+
+
+def test_the_readme_lists_the_commands_as_help_does():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("`/help` lists them:\n\n```text\n", 1)[1].split("```", 1)[0]
+    assert block.splitlines() == help_lines()[1:]
