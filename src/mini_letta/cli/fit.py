@@ -23,6 +23,8 @@ def columns(char: str) -> int:
 
 
 def text_columns(text: str) -> int:
+    if text.isascii():  # no wide characters and no marks: the common case, fast
+        return len(text)
     return sum(map(columns, text))
 
 
@@ -82,21 +84,25 @@ def wrap_line(line: str, width: int | None, hang: int | None = None) -> list[str
     indent = len(line) - len(body)
     pad = " " * min(indent + 2 if hang is None else hang, width * 2 // 3)
     rows: list[str] = []
-    row = " " * indent
+    row, used, filled = " " * indent, indent, False  # used: the row's columns
     for word in body.split(" "):
-        candidate = f"{row} {word}" if row.strip() else row + word
-        if text_columns(candidate) <= width:
-            row = candidate
+        size = text_columns(word)
+        if used + filled + size <= width:
+            row, used = (f"{row} {word}", used + 1 + size) if filled else (row + word, used + size)
+            filled = True
             continue
-        if row.strip() and text_columns(pad + word) <= width:
+        if filled and len(pad) + size <= width:
             rows.append(row)
-            row = pad + word
+            row, used = pad + word, len(pad) + size
         else:  # an empty row, or a word too long for any row: start it here
-            row = candidate
-        while text_columns(row) > width:  # a word longer than a row
+            row = f"{row} {word}" if filled else row + word
+            used = text_columns(row)
+        filled = True
+        while used > width:  # a word longer than a row
             end = _fits(row, width)
             rows.append(row[:end])
             row = pad + row[end:]
+            used = text_columns(row)
     rows.append(row)
     return rows
 
