@@ -35,6 +35,8 @@ COMMANDS = [
     "/resume",
     "",  # cancels the picker
     "/memroy",
+    "/search tabs",
+    "/search tabs --memory",
 ]
 
 
@@ -98,3 +100,13 @@ def test_the_help_table_wraps_its_descriptions_in_their_column(cli):
 def test_without_a_width_lines_are_left_whole(cli):
     result = cli(stdin="/help\n/exit\n")
     assert any(text_columns(line) > 80 for line in result.stdout.splitlines())
+
+
+def test_a_reflection_runs_record_wraps_and_its_diff_stays_whole(cli, project):
+    _script(cli, project)
+    run_id = json.loads(cli("reflections", "list", "--json").stdout)[0]["runId"]
+    out = _run(cli, 40, f"/reflections show {run_id}").stdout
+    record, _, diff = out.partition("\n\n")
+    assert _too_wide(record, 40) == [] and "payload:" in record
+    assert "".join(cli("reflections", "show", run_id).stdout.split()) == "".join(out.split())
+    assert "diff --git a/system/human.md b/system/human.md" in diff  # content is not wrapped

@@ -83,7 +83,9 @@ def show_cmd(run_id: str, agent: str | None, as_json: bool) -> None:
     if as_json:
         echo(json.dumps(record.to_json(), ensure_ascii=False, indent=2))
         return
-    echo(describe_run(world.home, record), nl=False)
+    head, blank, diff = describe_run(world.home, record).partition("\n\n")
+    fitted = wrap_lines(head.split("\n"), current_terminal().columns(), 14)  # the diff stays whole
+    echo("\n".join(fitted) + blank + diff, nl=False)
 
 
 @reflections.command("undo")
