@@ -42,8 +42,11 @@ def test_an_answer_streams_then_shows_as_markdown_and_ctrl_c_cancels_then_leaves
 
         pane.enter("/memroy")
         pane.wait_for("Unknown command /memroy; did you mean /memory?")
-        pane.enter("/help")
-        pane.wait_for("/exit")
+        pane.wait_for_prompt()
+        pane.type("/help")  # taller than the pane: its own line scrolls away at once
+        pane.wait_for("› /help")
+        pane.send("Enter")
+        pane.wait_for("leave (Ctrl-D works too)")
 
         pane.enter("take your time")
         pane.wait_for("⚙ [1] Read a.txt ✓")  # the turn has the terminal: Ctrl-C is a signal now
