@@ -102,6 +102,7 @@ def test_a_40_column_window_with_no_color_gets_fitted_plain_output(cli, project,
     with session_pane(home.root, project, width=40, env={"NO_COLOR": "1"}) as pane:
         pane.enter("show me")
         pane.wait_for("• second")  # markdown, its code block without colour
+        pane.wait_for("(Ctrl-O: the last tool call in full;")  # said once, after the first
         colours = re.findall(r"\x1b\[[0-9;]*m", pane.screen(styles=True))
         assert not [c for c in colours if re.search(r"\[(3[0-8]|9[0-7]|4[0-8])", c)], colours
         pane.enter("/context")

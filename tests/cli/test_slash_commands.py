@@ -271,3 +271,17 @@ def test_the_readme_lists_the_commands_as_help_does():
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     block = readme.split("`/help` lists them:\n\n```text\n", 1)[1].split("```", 1)[0]
     assert block.splitlines() == help_lines()[1:]
+
+
+def test_expand_completes_the_last_turns_call_numbers(cli, project):
+    from mini_letta.cli.commands.slash import BY_NAME
+
+    complete = BY_NAME["/expand"].complete
+    assert complete is not None
+    assert cli("chat", "-p", "hello").code == 0
+    assert complete(_state(cli), "") == []  # that turn ran no tools
+    calls = [{"name": "Glob", "arguments": {"pattern": "*"}}] * 2
+    (project / "s.json").write_text(json.dumps([{"toolCalls": calls}, "Found them."]))
+    assert cli("chat", "--model", "script:s.json", "-p", "list files").code == 0
+    assert complete(_state(cli), "") == ["1", "2", "all"]
+    assert complete(_state(cli), "a") == ["all"]

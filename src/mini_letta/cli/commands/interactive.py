@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 
 LEAVE_HINT = "(Ctrl-C again, or Ctrl-D, to leave)"
-EXPAND_HINT = "  (Ctrl-O shows the last tool call in full, /expand N the Nth)"
+EXPAND_HINT = "  (Ctrl-O: the last tool call in full; /expand N: the Nth)"
 EXPAND_HINT_PIPED = "  (/expand N shows the Nth tool call in full)"
 
 

@@ -67,6 +67,15 @@ def _models(state: SlashState, prefix: str) -> list[str]:
     return [word for word in dict.fromkeys(words) if word.startswith(prefix)]
 
 
+def _call_numbers(state: SlashState, prefix: str) -> list[str]:
+    """The numbers of the last turn's tool calls, then `all`."""
+    from mini_letta.cli.tool_detail import load_last_turn_calls
+
+    found = load_last_turn_calls(state.session.store)
+    words = [str(detail.number) for detail in found] + (["all"] if found else [])
+    return [word for word in words if word.startswith(prefix)]
+
+
 def _modes(state: SlashState, prefix: str) -> list[str]:
     from mini_letta.tools.permissions import PERMISSION_MODES
 
@@ -93,7 +102,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/new", "", "start a new conversation", ses.new_cmd),
     SlashCommand("/clear", "", "start afresh: a new conversation, memory kept", ses.new_cmd),
     SlashCommand("/compact", "[FOCUS]", "summarise the oldest messages now (keeping FOCUS)", ses.compact_cmd),  # noqa: E501
-    SlashCommand("/expand", "[N|all]", "a tool call of the last turn in full (Ctrl-O: the last)", ses.expand_cmd),  # noqa: E501
+    SlashCommand("/expand", "[N|all]", "a tool call of the last turn in full (Ctrl-O: the last)", ses.expand_cmd, _call_numbers),  # noqa: E501
     SlashCommand("/context", "", "where the context window goes, as a bar", ses.context_cmd),
     SlashCommand("/recompile", "", "show memory as it is now in the system prompt (next turn)", mem.recompile_cmd),  # noqa: E501
     SlashCommand("/reflect", "[TEXT]", "reflect on this conversation now, in the background", mem.reflect_cmd),  # noqa: E501
