@@ -7,6 +7,7 @@ import json
 
 from support.scripted_server import (
     anthropic_stream,
+    cache_breakpoints,
     openai_completion,
     openai_stream,
     openai_tool_call,
@@ -118,3 +119,63 @@ def test_compaction_and_reflection_requests_have_one_message_per_role(cli, scrip
     assert reflected.code == 0, reflected.stderr
     purposes = [("stream" in r.body, len(r.body["messages"])) for r in scripted_server.requests]
     assert [streamed for streamed, _ in purposes] == [True, True, False, False]
+
+
+def test_context_view_shows_the_cache_figures(cli, scripted_server):
+    """`mini-letta context` and `/context` (the session's context view) show what was cached."""
+    scripted_server.queue(
+        openai_stream("one", usage=(2000, 5), cached=0),
+        openai_stream("two", usage=(2100, 6), cached=1920),
+    )
+    _chat(cli, scripted_server, "first")
+    _chat(cli, scripted_server, "second")
+    text = cli("context", env=_env(scripted_server)).stdout
+    assert "4100 in, 11 out over 2 model calls; prompt cache: 1920 read (46% of input)" in text
+    data = json.loads(cli("context", "--json", env=_env(scripted_server)).stdout)
+    assert data["usage"] == {
+        "inputTokens": 4100, "outputTokens": 11, "cacheReadTokens": 1920,
+        "cacheWriteTokens": 0, "modelCalls": 2,
+    }  # fmt: skip
+    session = cli(stdin="/context\n/exit\n", env=_env(scripted_server))
+    assert "prompt cache: 1920 read" in session.stdout
+
+
+def test_the_agent_s_prompt_cache_ttl_reaches_every_breakpoint(cli, scripted_server):
+    env = {"ANTHROPIC_API_KEY": "sk-ant-test", "ANTHROPIC_BASE_URL": scripted_server.url}
+    created = cli("agents", "create", "--model", "anthropic/claude-sonnet-4-5", env=env)
+    assert created.code == 0, created.stderr
+    refused = cli("agents", "set", "--prompt-cache-ttl", "2h", env=env)
+    assert refused.code == 2 and "Traceback" not in refused.stderr
+    assert cli("agents", "set", "--prompt-cache-ttl", "1h", env=env).code == 0
+    assert "prompt cache:   1h" in cli("agents", "show", env=env).stdout
+    scripted_server.queue(anthropic_stream("one"), anthropic_stream("two"))
+    assert cli("chat", "-p", "hello", env=env).code == 0
+    assert cli("chat", "-p", "again", env=env).code == 0
+    marks = [cache_breakpoints(r.body) for r in scripted_server.requests]
+    assert [len(m) for m in marks] == [2, 3]  # system, and the last (two) user turns
+    assert {ttl for m in marks for *_, ttl in m} == {"1h"}
+
+
+def test_the_merge_review_request_has_one_message_per_role(cli, scripted_server):
+    """merge=explicit on a real-model path: the reviewer's request passes the server's check."""
+    env = _env(scripted_server)
+    assert cli("agents", "create", "--model", "openai/gpt-4o-mini", env=env).code == 0
+    assert cli("sleeptime", "--merge", "explicit", env=env).code == 0
+    edit = {"command": "insert", "path": "system/human.md", "content": "- likes owls"}
+    scripted_server.queue(
+        openai_stream("Owls, noted."),
+        openai_completion("", [openai_tool_call("r1", "memory", json.dumps(edit))]),
+        openai_completion("", [openai_tool_call("r2", "memory_commit", '{"message": "owls"}')]),
+        openai_completion("Done."),
+        openai_completion(
+            "", [openai_tool_call("m1", "reflection_merge", '{"decision": "merge"}')]
+        ),
+        openai_completion("Merged."),
+    )
+    assert cli("chat", "-p", "I like owls", env=env).code == 0
+    reflected = cli("reflect", env=env)
+    assert reflected.code == 0, reflected.stderr
+    assert "- likes owls" in cli("memory", "show", "system/human.md").stdout
+    review = scripted_server.requests[-2].body
+    assert [m["role"] for m in review["messages"]] == ["system", "user"]
+    assert "reflection_merge" in json.dumps(review["tools"])

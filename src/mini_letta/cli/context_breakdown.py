@@ -2,14 +2,17 @@
 
 The parts (system prompt, the memory shown in it, tool schemas, the reminder, messages, free
 space) add up to the window: messages are what `measure_context` counts beyond the fixed part
-(anchored on the provider's reported usage, as compaction sees it), free is what is left.
+(anchored on the provider's reported usage, as compaction sees it), free is what is left. The
+conversation's token totals follow, with what the provider's prompt cache served.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mini_letta.cli.fit import fit_line
+from mini_letta.cli.fit import fit_line, wrap_line
+from mini_letta.cli.render import describe_usage
+from mini_letta.conversations.messages import Usage
 from mini_letta.llm.tokens import estimate_tokens, estimate_tool_tokens
 from mini_letta.loop.pressure import measure_context
 from mini_letta.loop.setup import TurnSetup
@@ -26,6 +29,8 @@ class ContextBreakdown:
     threshold: int
     parts: tuple[tuple[str, int], ...]  # (name, tokens) in request order, free space excluded
     memory_files: tuple[tuple[str, int], ...]  # (path, tokens), largest first
+    usage: Usage = Usage()  # the conversation's totals so far
+    model_calls: int = 0
 
     @property
     def used(self) -> int:
@@ -52,7 +57,8 @@ def measure_breakdown(setup: TurnSetup) -> ContextBreakdown:
         ("reminder", reminder),
         ("messages", messages),
     )
-    return ContextBreakdown(measure.window, measure.threshold, parts, files)
+    usage, calls = setup.store.total_usage()
+    return ContextBreakdown(measure.window, measure.threshold, parts, files, usage, calls)
 
 
 def _memory(setup: TurnSetup) -> tuple[str, tuple[tuple[str, int], ...]]:
@@ -113,6 +119,9 @@ def render_breakdown(breakdown: ContextBreakdown, columns: int | None = None) ->
     else:
         lines.append(f"  ! over the window by {-breakdown.free} tokens")
     lines.append(f"  compaction at {breakdown.threshold} tokens")
+    if breakdown.model_calls:
+        used = describe_usage(breakdown.usage, breakdown.model_calls)
+        lines += wrap_line(f"  used so far: {used}", columns, 4)
     if breakdown.memory_files:
         lines.append("memory files by size (tokens):")
         for path, tokens in breakdown.memory_files[:MAX_FILES]:

@@ -25,6 +25,7 @@ from mini_letta.context.compaction import (
     plan_budget,
     settle_compaction,
 )
+from mini_letta.context.prompt_pin import UPDATE_ID_PREFIX
 from mini_letta.context.reminders import Reminder, attach_reminder, save_reminder_carrier
 from mini_letta.errors import ContextOverflowError, ContextWindowTooSmallError, MiniLettaError
 from mini_letta.llm.base import ModelRequest
@@ -80,9 +81,13 @@ def measure_context(setup: TurnSetup) -> ContextMeasure:
     fresh = view.fresh_from
     if attached.index is not None and attached.index < fresh:
         fresh += 1
+    messages = attached.messages
+    if setup.pinned is not None:
+        messages = setup.pinned.attach_updates(messages)
+        fresh += sum(1 for m in messages[:fresh] if m.id.startswith(UPDATE_ID_PREFIX))
     request = ModelRequest(
         system=system,
-        messages=attached.messages,
+        messages=messages,
         tools=tools,
         purpose=setup.purpose,
         max_output_tokens=setup.agent.max_output_tokens,
@@ -93,7 +98,7 @@ def measure_context(setup: TurnSetup) -> ContextMeasure:
         view=view,
         window=window,
         prompt_tokens=prompt + (reminder_tokens if attached.index is not None else 0),
-        tokens=corrected_tokens(prompt, attached.messages, fresh),
+        tokens=corrected_tokens(prompt, messages, fresh),
         carrier=attached.carrier_id if attached.moved else None,
     )
 

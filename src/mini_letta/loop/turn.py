@@ -71,7 +71,7 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
     if not record.title:  # the first turn names the conversation at once
         _touch_record(setup, title=user.content)
     if setup.pinned is not None:
-        setup.pinned.begin_turn()
+        setup.pinned.begin_turn(user.id)
     usage = Usage()
     reported = 0  # model calls that reported usage
     steps = 0

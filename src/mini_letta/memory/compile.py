@@ -94,6 +94,33 @@ def build_memory_section(blobs: Mapping[str, bytes]) -> str:
     return "\n\n".join(sections)
 
 
+UPDATE_NOTE = (
+    "Memory was changed outside this conversation (a reflection, the person, or another "
+    "conversation). The files below are as they are now; where they differ from the memory "
+    "in the system prompt, these are current."
+)
+
+
+def render_memory_update(
+    before: Mapping[str, bytes], after: Mapping[str, bytes], commit: str
+) -> str:
+    """What changed between two memory snapshots, rendered as the prompt renders memory.
+
+    Changed or new `.md` files appear whole, in their prompt sections; removed ones by path.
+    Empty when no `.md` file changed.
+    """
+    changed = {p: data for p, data in after.items() if p.endswith(".md") and before.get(p) != data}
+    removed = sorted((p for p in before if p.endswith(".md") and p not in after), key=_sort_key)
+    if not changed and not removed:
+        return ""
+    parts = [f'<memory_update commit="{commit[:12]}">\n{UPDATE_NOTE}']
+    if changed:
+        parts.append(build_memory_section(changed))
+    if removed:
+        parts.append("Removed: " + ", ".join(removed))
+    return "\n\n".join(parts) + "\n</memory_update>"
+
+
 class PromptCompiler:
     """Compiles one memory repo's prompt, caching it by HEAD sha for the life of its owner.
 

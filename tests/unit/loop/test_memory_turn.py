@@ -18,6 +18,7 @@ from mini_letta.llm.base import (
     TextDelta,
     UsageEvent,
 )
+from mini_letta.llm.history import normalize_history
 from mini_letta.llm.mock import MockProvider
 from mini_letta.loop.events import CompactionEvent, TurnResult
 from mini_letta.loop.setup import TurnOptions, build_turn_setup
@@ -109,18 +110,68 @@ def test_memory_recompile_points_show_the_agent_s_own_edit(world, point):
     assert setup.pinned is not None and not setup.pinned.is_pending()
 
 
-def test_memory_changed_by_someone_else_between_turns_recompiles(world):
-    """A reflection merge, the user's own edit or another conversation: shown next turn."""
+def _merge_from_elsewhere(world, setup, content="- owl", path="system/human.md"):
+    """A reflection merge (or the user's edit, or another conversation) lands between turns."""
+    memory_dir = world.home.memory_dir(setup.agent.id)
+    apply_memory_edit(memory_dir, "insert", {"path": path, "content": content})
+    GitRepo(memory_dir).commit_paths([path], "merge(reflection): owl")
+
+
+def test_memory_changed_by_someone_else_rides_with_the_next_user_message(world):
+    """The prompt and the conversation so far stay byte-identical (cacheable); the change is a
+    <memory_update> in the next user message, and stays where it was in every later request."""
+    provider = RecordingProvider([*_answer(), *_answer(), *_answer(), *_answer()])
+    setup = _setup(world, provider)
+    _turn(setup, "one")
+    _turn(setup, "two")
+    _merge_from_elsewhere(world, setup)
+    _turn(setup, "three")
+    _turn(setup, "four")
+    systems = {request.system for request in provider.requests}
+    assert len(systems) == 1 and "- owl" not in systems.pop()
+    second, third, fourth = (normalize_history(r.messages) for r in provider.requests[1:])
+    assert third[: len(second)] == second
+    carrier = third[-1]
+    assert carrier.content.endswith("three") and "<memory_update" in carrier.content
+    update = carrier.content[carrier.content.index("<memory_update") :]
+    assert '<file path="system/human.md"' in update and "- owl" in update
+    assert "persona" not in update  # only what changed
+    assert fourth[: len(third)] == third
+    assert sum("<memory_update" in m.content for m in fourth) == 1
+    pin = setup.store.load_record().extra["systemPrompt"]
+    assert pin["seenCommit"] == setup.pinned.head() != pin["memoryCommit"]
+
+
+def test_memory_updates_fold_into_the_prompt_at_the_next_recompile(world):
     provider = RecordingProvider([*_answer(), *_answer(), *_answer()])
     setup = _setup(world, provider)
-    _turn(setup)
-    _turn(setup)
-    memory_dir = world.home.memory_dir(setup.agent.id)
-    apply_memory_edit(memory_dir, "insert", {"path": "system/human.md", "content": "- owl"})
-    GitRepo(memory_dir).commit_paths(["system/human.md"], "merge(reflection): owl")
-    _turn(setup)
-    first, second, third = (request.system for request in provider.requests)
-    assert first == second and "- owl" not in second and "- owl" in third
+    _turn(setup, "one")
+    _merge_from_elsewhere(world, setup)
+    _turn(setup, "two")
+    assert setup.pinned is not None
+    setup.pinned.request_recompile()
+    _turn(setup, "three")
+    last = provider.requests[-1]
+    assert "- owl" in last.system
+    assert not any("<memory_update" in m.content for m in last.messages)
+    assert "updates" not in setup.store.load_record().extra["systemPrompt"]
+
+
+def test_memory_updates_that_outweigh_the_memory_recompile_instead(world):
+    """Each update repeats whole files in every later request: once they outgrow the prompt
+    they amend, one recompile makes every later request smaller."""
+    provider = RecordingProvider([step for _ in range(4) for step in _answer()])
+    setup = _setup(world, provider)
+    _turn(setup, "one")
+    big = "- " + "a long note about owls " * 40
+    _merge_from_elsewhere(world, setup, big)
+    _turn(setup, "two")
+    assert "<memory_update" in normalize_history(provider.requests[-1].messages)[-1].content
+    _merge_from_elsewhere(world, setup, big.replace("owls", "bats") * 2)
+    _turn(setup, "three")
+    last = provider.requests[-1]
+    assert "bats" in last.system and "owls" in last.system
+    assert not any("<memory_update" in m.content for m in last.messages)
 
 
 def test_memory_reflection_prompt_reads_the_pin_without_writing(world):
@@ -132,9 +183,13 @@ def test_memory_reflection_prompt_reads_the_pin_without_writing(world):
 
 
 def test_memory_compaction_recompiles_the_prompt(world):
+    """The agent's own edit and a memory update told earlier are folded into the prompt."""
     provider = Recording(MockProvider(context_window=1500))
     setup = _setup(world, provider)
     _turn(setup, "请记住我用 vim")
+    _merge_from_elsewhere(world, setup)
+    _turn(setup, "你好")
+    assert "<memory_update" in normalize_history(provider.chat_requests()[-1].messages)[-1].content
     compacted_at = None
     for index, text in enumerate(CHINESE_TURNS[:11]):
         events = list(run_turn(setup, text))
@@ -142,9 +197,14 @@ def test_memory_compaction_recompiles_the_prompt(world):
             compacted_at = index
             break
     assert compacted_at is not None, "the window should have filled up"
+    _turn(setup, "再见")  # a request after the compaction, whether it came before or after a call
     systems = [r.system for r in provider.chat_requests()]
     assert "- 我用 vim" not in systems[0] and "- 我用 vim" in systems[-1]
+    assert "- owl" not in systems[0] and "- owl" in systems[-1]
     assert len(set(systems)) == 2
+    last = provider.chat_requests()[-1].messages
+    assert not any("<memory_update" in m.content for m in last)
+    assert "updates" not in setup.store.load_record().extra["systemPrompt"]
 
 
 def test_usage_totals_are_kept_per_turn_and_summed_from_the_log_when_missing(world):

@@ -21,6 +21,7 @@ def context(
 ) -> None:
     """Show the context window's parts: system prompt, memory, tools, messages, free space."""
     from mini_letta.cli.context_breakdown import measure_breakdown, render_breakdown
+    from mini_letta.cli.render import usage_json
 
     setup = conversation_setup(agent, conversation, context_window)
     breakdown = measure_breakdown(setup)
@@ -37,5 +38,6 @@ def context(
         "memoryFiles": [
             {"path": path, "tokens": tokens} for path, tokens in breakdown.memory_files
         ],
+        "usage": {**usage_json(breakdown.usage), "modelCalls": breakdown.model_calls},
     }
     echo(json.dumps(data, ensure_ascii=False, indent=2))
