@@ -66,7 +66,7 @@ def _measure(world: World, count: int, runs: int) -> dict[str, float]:
         "payload, watermark near the end": median_ms(
             lambda: build_payload(store, near, name="bench", clock=clock), runs
         ),
-        "payload, all unreflected (100k-char budget)": median_ms(
+        "payload, all unreflected (25k-token budget)": median_ms(
             lambda: build_payload(store, empty, name="bench", clock=clock), runs
         ),
     }

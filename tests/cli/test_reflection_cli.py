@@ -192,6 +192,8 @@ def test_reflections_list_and_show(cli):
     assert shown.code == 0
     assert "status:       merged — Merged 1 reflection commit(s)." in shown.stdout
     assert "+- Preference: 我更喜欢用 tabs 缩进" in shown.stdout
+    assert re.search(r"budget: +window 8192, up to \d+ tokens of transcript a run", shown.stdout)
+    assert re.search(r"lines 0-1 \(2 message\(s\), about \d+ tokens\)", shown.stdout)
     record = json.loads(cli("reflections", "show", run_id, "--json").stdout)
     assert record["instruction"] == "be brief" and record["trigger"] == "manual"
     cli("chat", "-p", "嗯")

@@ -91,6 +91,43 @@ def test_a_reflection_model_never_takes_the_agents_window_override(world, tmp_pa
     assert own.context_window == 50_000  # the agent's model keeps a real override
 
 
+def test_a_chats_context_window_never_reaches_the_reflection_or_its_review(cli, home):
+    from mini_letta.llm.mock import MOCK_CONTEXT_WINDOW
+
+    assert (
+        cli("sleeptime", "--trigger", "step-count", "--steps", "1", "--merge", "explicit").code == 0
+    )
+    chat = cli("chat", "-p", "我更喜欢用 tabs 缩进", "--context-window", "1200")
+    assert chat.code == 0 and "reflection" in chat.stderr and "merged" in chat.stderr
+    (record,) = list_run_records(Home(home.root), _agent_id(cli))
+    assert record.status == "merged" and record.merge_mode == "explicit"
+    assert record.budget["contextWindow"] == MOCK_CONTEXT_WINDOW  # the model's own, not 1200
+
+
+def test_the_agents_model_keeps_a_served_window_that_holds_a_reflection(world):
+    from mini_letta.llm.mock import MOCK_CONTEXT_WINDOW
+    from mini_letta.reflection.run import side_agent_provider
+    from mini_letta.workspace import new_agent
+
+    agent = new_agent(world).with_updates(model="mock")
+    served = agent.with_updates(context_window=4_096)  # llama.cpp's usual n_ctx
+    assert side_agent_provider(world, served).context_window == 4_096
+    for_chats = agent.with_updates(context_window=1_200)  # too small for any reflection
+    assert side_agent_provider(world, for_chats).context_window == MOCK_CONTEXT_WINDOW
+
+
 def test_the_settings_layer_keeps_model_and_base_url():
     settings = layer_settings([("x", {"model": "ollama/qwen3", "baseUrl": "http://h:1/v1"})])
     assert settings == ReflectionSettings(model="ollama/qwen3", base_url="http://h:1/v1")
+
+
+def test_a_new_reflection_model_does_not_inherit_the_old_ones_server(cli):
+    url = "http://127.0.0.1:9/v1"
+    stored = json.loads(cli("sleeptime", "--model", "ollama/qwen3", "--base-url", url).stdout)
+    assert stored["baseUrl"] == url
+    assert json.loads(cli("sleeptime", "--base-url", url).stdout)["model"] == "ollama/qwen3"
+    other = json.loads(cli("sleeptime", "--model", "anthropic/claude-sonnet-4-5").stdout)
+    assert other["model"] == "anthropic/claude-sonnet-4-5" and "baseUrl" not in other
+    cli("sleeptime", "--model", "ollama/qwen3", "--base-url", url)
+    reset = json.loads(cli("sleeptime", "--model", "").stdout)
+    assert "model" not in reset and "baseUrl" not in reset  # back to the agent's model and URL

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from tests.support.tmux import TMUX, session_pane
@@ -41,12 +42,22 @@ def test_an_answer_streams_then_shows_as_markdown_and_ctrl_c_cancels_then_leaves
 
         pane.enter("/memroy")
         pane.wait_for("Unknown command /memroy; did you mean /memory?")
+        pane.wait_for_prompt()
+        pane.type("/help")  # taller than the pane: its own line scrolls away at once
+        pane.wait_for("› /help")
+        pane.send("Enter")
+        pane.wait_for("leave (Ctrl-D works too)")
 
         pane.enter("take your time")
-        pane.wait_for("⚙ Read a.txt ✓")  # the turn has the terminal: Ctrl-C is a signal now
+        pane.wait_for("⚙ [1] Read a.txt ✓")  # the turn has the terminal: Ctrl-C is a signal now
         pane.send("C-c")
         screen = pane.wait_for("(interrupted)")
         assert "Reading first." in screen  # the partial answer stays
+        pane.wait_for_prompt()
+        pane.send("C-o")  # the last tool call in full, above the prompt
+        pane.wait_for("output (1 line):")
+        wide = [row for row in pane.screen().splitlines() if len(row.rstrip()) > 60]
+        assert wide == [], wide  # -J joins what the terminal wrapped: nothing had to be
         assert pane.alive()
         pane.send("C-c")
         wait_until(lambda: not pane.alive(), "the session to leave on a second Ctrl-C")
@@ -62,7 +73,7 @@ def test_the_approval_prompt_shows_the_diff_and_runs_once_approved(cli, project,
         assert "-beta" in screen and "+gamma" in screen
         pane.type("y")
         pane.send("Enter")
-        pane.wait_for("⚙ Edit notes.txt ✓")
+        pane.wait_for("⚙ [1] Edit notes.txt ✓")
         pane.wait_for("Done.")
     assert (project / "notes.txt").read_text() == "alpha\ngamma\n"
 
@@ -82,3 +93,23 @@ def test_a_background_reflection_shows_its_outcome_between_turns(cli, project, h
         assert len(outcome) == 1, pane.screen()  # one line, between turns
         status = outcome[0].split(": ", 1)[1].split(" ")[0]  # "☾ reflection RUN: merged — …"
         assert f"reflection {status.replace('_', ' ')}" in pane.screen().splitlines()[-1]
+
+
+def test_a_40_column_window_with_no_color_gets_fitted_plain_output(cli, project, home):
+    (project / "a.txt").write_text("a\n")
+    reading = {"toolCalls": [{"name": "Read", "arguments": {"path": "a.txt"}}]}
+    _agent(cli, project, [reading, ANSWER])
+    with session_pane(home.root, project, width=40, env={"NO_COLOR": "1"}) as pane:
+        pane.enter("show me")
+        pane.wait_for("• second")  # markdown, its code block without colour
+        pane.wait_for("(Ctrl-O: the last tool call in full;")  # said once, after the first
+        colours = re.findall(r"\x1b\[[0-9;]*m", pane.screen(styles=True))
+        assert not [c for c in colours if re.search(r"\[(3[0-8]|9[0-7]|4[0-8])", c)], colours
+        pane.enter("/context")
+        pane.wait_for("compaction at")
+        pane.wait_for_prompt()
+        pane.send("C-o")
+        pane.wait_for("output (1 line):")
+        rows = pane.screen().splitlines()
+        assert [row for row in rows if len(row.rstrip()) > 40] == []
+        pane.wait_for_prompt()  # what was typed stays, and the status line is still there

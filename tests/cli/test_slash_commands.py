@@ -243,3 +243,45 @@ def test_search_finds_earlier_messages_and_memory(cli):
     assert "system/human.md:" in out and "**pnpm**" in out
     err = _session(cli, "/search").stderr
     assert "/search needs a query" in err
+
+
+def test_expand_shows_a_tool_call_of_the_last_turn_in_full_even_after_resume(cli, project):
+    (project / "a.txt").write_text("alpha\nbeta\n")
+    reading = {"toolCalls": [{"name": "Read", "arguments": {"path": "a.txt"}},
+                             {"name": "Glob", "arguments": {"pattern": "*.txt"}}]}  # fmt: skip
+    (project / "s.json").write_text(json.dumps([reading, "Read it."]))
+    assert cli("agents", "create", "--model", "script:s.json").code == 0
+    assert cli("chat", "-p", "read a.txt").code == 0  # the last turn: the log has it
+    first = _conversations(cli)[0]["id"]
+    result = _session(cli, "/expand", "/expand 1", "/expand 3", "/new", "/expand",
+                      f"/resume {first}", "/expand all", "/new", "read it again")  # fmt: skip
+    assert "  ⚙ [1] Read a.txt ✓ 2 lines" in result.stderr
+    assert result.stderr.count("(/expand N shows the Nth tool call in full)") == 1
+    read = "  ⚙ [1] Read a.txt ✓\n  arguments:\n    path: a.txt\n  output (2 lines):\n"
+    glob = "  ⚙ [2] Glob "
+    out = result.stdout
+    assert out.count(read) == 2 and out.count(glob) == 2  # /expand 1, then /expand all
+    assert out.index(glob) < out.index(read)  # a bare /expand is the last call
+    assert "1\talpha" in out.replace(" ", "")
+    assert result.stderr.count("mini-letta: no tool calls in the last turn") == 1
+    assert "no tool call 3 in the last turn; pick 1 to 2 or `all`" in result.stderr
+
+
+def test_the_readme_lists_the_commands_as_help_does():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("`/help` lists them:\n\n```text\n", 1)[1].split("```", 1)[0]
+    assert block.splitlines() == help_lines()[1:]
+
+
+def test_expand_completes_the_last_turns_call_numbers(cli, project):
+    from mini_letta.cli.commands.slash import BY_NAME
+
+    complete = BY_NAME["/expand"].complete
+    assert complete is not None
+    assert cli("chat", "-p", "hello").code == 0
+    assert complete(_state(cli), "") == []  # that turn ran no tools
+    calls = [{"name": "Glob", "arguments": {"pattern": "*"}}] * 2
+    (project / "s.json").write_text(json.dumps([{"toolCalls": calls}, "Found them."]))
+    assert cli("chat", "--model", "script:s.json", "-p", "list files").code == 0
+    assert complete(_state(cli), "") == ["1", "2", "all"]
+    assert complete(_state(cli), "a") == ["all"]

@@ -88,3 +88,33 @@ def test_uncommitted_memory_is_shown(cli):
 def test_a_bad_output_format_is_a_usage_error(cli):
     result = cli("status", "--output-format", "yaml")
     assert result.code == 2 and "yaml" in result.stderr
+
+
+def test_a_rejected_last_run_lists_its_reasons(cli, tmp_path):
+    cli("chat", "-p", "hello")
+    script = tmp_path / "deletes.json"
+    delete = {"command": "delete", "path": "system/human.md"}
+    script.write_text(
+        json.dumps(
+            [
+                {"toolCalls": [{"name": "memory", "arguments": delete}]},
+                {"toolCalls": [{"name": "memory_commit", "arguments": {"message": "r: tidy"}}]},
+                "done",
+            ]
+        )
+    )
+    assert cli("reflect", "--model", f"script:{script}").code == 1
+    last = _status(cli)["lastRun"]
+    assert last["status"] == "rejected"
+    assert last["reasons"] == [
+        "deletes system/human.md (a system/ file is never deleted automatically)"
+    ]
+    assert "rejected — deletes system/human.md" in cli("status").stdout
+
+
+def test_the_stored_reflection_model_is_shown(cli):
+    cli("chat", "-p", "hello")
+    cli("sleeptime", "--model", "ollama/qwen3")
+    data = _status(cli)
+    assert data["agent"]["model"] == "mock" and data["reflectionModel"] == "ollama/qwen3"
+    assert "models      mock; reflection: ollama/qwen3\n" in cli("status").stdout

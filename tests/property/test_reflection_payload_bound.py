@@ -1,4 +1,4 @@
-"""Property: whatever the messages, a payload's JSON stays within its character bound."""
+"""Property: whatever the messages, a payload's transcript lines stay within its token bound."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.home import Home
+from mini_letta.llm.tokens import estimate_tokens
 from mini_letta.reflection.payload import build_payload, truncate_middle
 from mini_letta.reflection.watermark import ReflectionState
 from support.clock import FakeClock
@@ -19,7 +20,7 @@ MESSAGE = st.tuples(st.sampled_from(["user", "assistant", "tool"]), TEXT, st.int
 
 
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(items=st.lists(MESSAGE, min_size=1, max_size=25), budget=st.integers(1_000, 20_000))
+@given(items=st.lists(MESSAGE, min_size=1, max_size=25), budget=st.integers(256, 5_000))
 def test_payload_stays_within_its_bound(tmp_path_factory, items, budget):
     clock = FakeClock()
     store = new_store(Home(tmp_path_factory.mktemp("home")), clock)
@@ -31,11 +32,13 @@ def test_payload_stays_within_its_bound(tmp_path_factory, items, budget):
             store.append(
                 message(clock, role, text, tool_calls=tool_calls if role == "assistant" else ())
             )
-    payload = build_payload(store, ReflectionState(), name="p", clock=clock, max_chars=budget)
+    payload = build_payload(store, ReflectionState(), name="p", clock=clock, max_tokens=budget)
     if payload is None:
         return
-    compact = json.dumps(list(payload.messages), ensure_ascii=False, separators=(",", ":"))
-    assert len(compact) == payload.chars <= budget
+    lines = [json.dumps(m, ensure_ascii=False, separators=(",", ":")) for m in payload.messages]
+    assert sum(estimate_tokens(line) + 1 for line in lines) == payload.tokens <= budget
+    # the lines as the task joins them cost no more than their parts
+    assert estimate_tokens("\n".join(lines)) <= payload.tokens
     assert payload.start_line == 0 and 0 < payload.slice_end_line <= store.count()
 
 

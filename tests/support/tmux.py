@@ -23,6 +23,11 @@ from tests.support.waiting import wait_until
 TMUX = shutil.which("tmux")
 
 
+def is_status_line(row: str) -> bool:
+    """The session's bottom line, in its full form or a very narrow window's."""
+    return "· reflection " in row or row.startswith(" ☾ ")
+
+
 class Pane:
     def __init__(self, socket: str) -> None:
         self.socket = socket
@@ -41,8 +46,9 @@ class Pane:
     def type(self, text: str) -> None:
         self._tmux("send-keys", "-t", "s", "-l", text)
 
-    def screen(self) -> str:
-        return self._tmux("capture-pane", "-p", "-J", "-t", "s")
+    def screen(self, *, styles: bool = False) -> str:
+        """The visible screen, wrapped rows joined; with `styles`, the escape codes too."""
+        return self._tmux("capture-pane", "-p", "-J", *(["-e"] if styles else []), "-t", "s")
 
     def wait_for(self, text: str, timeout: float = 30.0) -> str:
         wait_until(lambda: text in self.screen(), f"{text!r} on screen:\n{self.screen()}", timeout)
@@ -64,7 +70,7 @@ class Pane:
 
         def ready() -> bool:
             rows = [row for row in self.screen().splitlines() if row.strip()]
-            return len(rows) >= 2 and rows[-2].rstrip() == "›" and "· reflection " in rows[-1]
+            return len(rows) >= 2 and rows[-2].rstrip() == "›" and is_status_line(rows[-1])
 
         wait_until(ready, f"an empty prompt on screen:\n{self.screen()}", timeout)
 
@@ -89,7 +95,10 @@ def session_pane(
         check=True, timeout=10,
     )  # fmt: skip
     try:
-        pane.wait_for("· reflection ")  # the status line: the prompt is up
+        wait_until(
+            lambda: any(map(is_status_line, pane.screen().splitlines())),
+            "the status line (the prompt is up)",
+        )
         yield pane
     finally:
         subprocess.run([TMUX, "-S", pane.socket, "kill-server"], capture_output=True, timeout=10)

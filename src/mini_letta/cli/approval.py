@@ -14,21 +14,30 @@ from pathlib import Path
 from typing import TextIO
 
 from mini_letta.cli.change_preview import preview_change
+from mini_letta.cli.fit import wrap_lines
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.tools.base import Approver
 
 
-def build_terminal_approver(read_line: Callable[[str], str], err: TextIO, cwd: Path) -> Approver:
+def build_terminal_approver(
+    read_line: Callable[[str], str],
+    err: TextIO,
+    cwd: Path,
+    width: Callable[[], int | None] = lambda: None,
+) -> Approver:
+    """The approver; every line of the question is wrapped to `width()`, nothing cut (the
+    user approves what they read)."""
     always: set[str] = set()
 
     def approve(call: ToolCall, summary: str) -> bool:
         if call.name in always:
             return True
-        shown = "".join(f"    {line}\n" for line in preview_change(call, cwd))
-        err.write(
-            f"  ? allow {summary}\n{shown}"
-            f"    [y]es once / [a]lways {call.name} this session / [N]o, deny\n"
-        )
+        lines = [
+            f"  ? allow {summary}",
+            *(f"    {line}" for line in preview_change(call, cwd)),
+            f"    [y]es once / [a]lways {call.name} this session / [N]o, deny",
+        ]
+        err.write("".join(f"{row}\n" for row in wrap_lines(lines, width(), 5)))
         err.flush()
         try:
             answer = read_line("  › ")

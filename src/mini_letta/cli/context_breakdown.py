@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mini_letta.cli.fit import fit_line, wrap_line
 from mini_letta.cli.render import describe_usage
 from mini_letta.conversations.messages import Usage
 from mini_letta.llm.tokens import estimate_tokens, estimate_tool_tokens
@@ -17,6 +18,7 @@ from mini_letta.loop.pressure import measure_context
 from mini_letta.loop.setup import TurnSetup
 
 BAR_WIDTH = 40
+MIN_BAR = 20
 MAX_FILES = 8
 GLYPHS = {"system prompt": "█", "memory": "▓", "tools": "▒", "reminder": "▪", "messages": "░"}
 
@@ -79,7 +81,8 @@ def _memory(setup: TurnSetup) -> tuple[str, tuple[tuple[str, int], ...]]:
     return section, tuple(sizes)
 
 
-def render_breakdown(breakdown: ContextBreakdown, width: int = BAR_WIDTH) -> list[str]:
+def _bar(breakdown: ContextBreakdown, width: int) -> str:
+    """`width` cells, each part's glyph over its share of the window, then free space."""
     window = max(1, breakdown.window)
     bar, edge = "", 0
     running = 0
@@ -88,9 +91,26 @@ def render_breakdown(breakdown: ContextBreakdown, width: int = BAR_WIDTH) -> lis
         end = min(width, round(running * width / window))
         bar += GLYPHS[name] * max(0, end - edge)
         edge = max(edge, end)
-    bar += "·" * (width - edge)
+    return bar + "·" * (width - edge)
+
+
+def render_breakdown(breakdown: ContextBreakdown, columns: int | None = None) -> list[str]:
+    """The bar and the parts. In a window of `columns` the bar narrows (to no less than
+    MIN_BAR) to keep the totals beside it, else the totals go below it; long memory paths
+    end in an ellipsis."""
+    window = max(1, breakdown.window)
     percent = breakdown.used * 100 // window
-    lines = [f"context  [{bar}] {breakdown.used} of {breakdown.window} tokens ({percent}%)"]
+    totals = f"{breakdown.used} of {breakdown.window} tokens ({percent}%)"
+    frame = len("context  [] ")
+    if columns is None:
+        lines = [f"context  [{_bar(breakdown, BAR_WIDTH)}] {totals}"]
+    elif columns - frame - len(totals) >= MIN_BAR:
+        lines = [
+            f"context  [{_bar(breakdown, min(BAR_WIDTH, columns - frame - len(totals)))}] {totals}"
+        ]
+    else:
+        width = max(MIN_BAR // 2, min(BAR_WIDTH, columns - frame))
+        lines = [f"context  [{_bar(breakdown, width)}]", f"  {totals}"]
     for name, tokens in breakdown.parts:
         if tokens or name != "reminder":
             lines.append(f"  {GLYPHS[name]} {name:<14} {tokens:>8}")
@@ -100,11 +120,12 @@ def render_breakdown(breakdown: ContextBreakdown, width: int = BAR_WIDTH) -> lis
         lines.append(f"  ! over the window by {-breakdown.free} tokens")
     lines.append(f"  compaction at {breakdown.threshold} tokens")
     if breakdown.model_calls:
-        lines.append(f"  used so far: {describe_usage(breakdown.usage, breakdown.model_calls)}")
+        used = describe_usage(breakdown.usage, breakdown.model_calls)
+        lines += wrap_line(f"  used so far: {used}", columns, 4)
     if breakdown.memory_files:
         lines.append("memory files by size (tokens):")
         for path, tokens in breakdown.memory_files[:MAX_FILES]:
-            lines.append(f"  {tokens:>8}  {path}")
+            lines.append(fit_line(f"  {tokens:>8}  {path}", columns))
         hidden = len(breakdown.memory_files) - MAX_FILES
         if hidden > 0:
             lines.append(f"  … and {hidden} more")

@@ -54,6 +54,8 @@ class SessionRequest:
     recompile: bool = False  # `chat --recompile`: the first turn shows memory as it is now
     answer_view: AnswerView | None = None  # the interactive terminal: answers end as markdown
     on_reflection: Callable[[PostTurnOutcome | ReflectionOutcome], None] | None = None
+    width: Callable[[], int | None] | None = None  # the interactive terminal's columns
+    number_tools: bool = False  # the interactive session: tool lines carry `[N]` for /expand
 
     def turn_options(self) -> TurnOptions:
         return TurnOptions(
@@ -84,6 +86,9 @@ class ChatSession:
         self.renderer = Renderer(
             request.output_format, out, err, stream_text=tty, answer=request.answer_view
         )
+        if request.width is not None:
+            self.renderer.width = request.width
+        self.renderer.number_tools = request.number_tools
         self.renderer.start(
             SessionInfo(
                 self.agent.id,
@@ -115,6 +120,7 @@ class ChatSession:
         """Run and render one turn; provider failures come back as stop reason `error`."""
         started = time.monotonic()
         result: TurnResult | None = None
+        self.renderer.tool_count = 0
         for event in run_turn(self.setup, text):
             if isinstance(event, TurnResult):
                 result = event

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import errno
 import json
-import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
+from mini_letta.cli.fit import fit_line, shorten, text_columns, wrap_lines
 from mini_letta.conversations.messages import ToolCall, Usage
 from mini_letta.errors import MiniLettaError
 from mini_letta.loop.events import (
@@ -70,52 +71,36 @@ def describe_usage(usage: Usage, calls: int) -> str:
     return line
 
 
-def tool_line(call: ToolCall, result: ToolResult) -> str:
-    """One line per tool call: what ran, and how it ended (the first line of an error)."""
+def tool_line(
+    call: ToolCall, result: ToolResult, number: int | None = None, width: int | None = None
+) -> str:
+    """One line per tool call: what ran, and how it ended (the first line of an error).
+
+    `number` is the call's place in its turn (the interactive session's `/expand N`); with a
+    `width` the line fits it, what ran and the error sharing the room."""
     try:
         what = describe_call(call.name, parse_arguments(call.arguments))
     except MiniLettaError:
         what = f"{call.name} {call.arguments}"
-    what = shorten(what, TOOL_CALL_COLUMNS)
+    head = "  ⚙ " + ("" if number is None else f"[{number}] ")
     lines = result.content.splitlines()
     if result.is_error:
-        return f"  ⚙ {what} ✗ {shorten(lines[0] if lines else 'failed', TOOL_ERROR_COLUMNS)}"
-    outcome = "no output" if not lines else f"{len(lines)} line" + ("s" if len(lines) > 1 else "")
-    return f"  ⚙ {what} ✓ {outcome}"
+        mark, tail = "✗", lines[0] if lines else "failed"
+    else:
+        mark = "✓"
+        tail = "no output" if not lines else f"{len(lines)} line" + ("s" if len(lines) > 1 else "")
+    if width is None:
+        what, tail = shorten(what, TOOL_CALL_COLUMNS), shorten(tail, TOOL_ERROR_COLUMNS)
+    else:
+        room = max(16, width - text_columns(head) - 3)  # 3: the mark and its spaces
+        share = text_columns(tail) if not result.is_error else min(text_columns(tail), room // 2)
+        what = shorten(what, max(8, room - share))
+        tail = shorten(tail, max(8, room - text_columns(what)))
+    return fit_line(f"{head}{what} {mark} {tail}", width)
 
 
 def _dumps(data: object) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-
-
-def shorten(text: str, width: int) -> str:
-    """`text` on one line in at most `width` terminal columns, ending in '…' when cut.
-
-    The cut falls at a word boundary when there is one in the last third, and never inside a
-    character, after half of a wide (CJK) one, or between a character and its combining marks.
-    """
-    text = " ".join(text.split())
-    if sum(map(_columns, text)) <= width:
-        return text
-    used = end = 0
-    for index, char in enumerate(text):
-        used += _columns(char)
-        if used > width - 1:  # one column for the ellipsis
-            break
-        end = index + 1
-    while 0 < end < len(text) and unicodedata.combining(text[end]):
-        end -= 1
-    cut = text[:end]
-    space = cut.rfind(" ")
-    if space > len(cut) * 2 // 3:
-        cut = cut[:space]
-    return cut.rstrip() + "…"
-
-
-def _columns(char: str) -> int:
-    if unicodedata.combining(char):
-        return 0
-    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 
 
 def _describe(exc: Exception) -> str:
@@ -143,6 +128,9 @@ class Renderer:
     compactions: int = 0
     answer: AnswerView | None = None  # the interactive session's terminal: markdown at the end
     last_usage: Usage | None = None  # the last model call's, for the status line
+    width: Callable[[], int | None] = field(default=lambda: None)  # the terminal's columns
+    number_tools: bool = False  # the interactive session: `[N]` on tool lines, for /expand N
+    tool_count: int = 0  # tool calls shown in this turn
     lost_output: str | None = None  # why stdout stopped taking output, once it did
     _streamed: bool = field(default=False)
 
@@ -202,8 +190,9 @@ class Renderer:
             self.error_line(line)
 
     def error_line(self, line: str) -> None:
-        """One line on stderr; a closed stderr is ignored (there is nowhere else to say it)."""
-        self._err(line + "\n")
+        """A line on stderr, wrapped to the terminal; a closed stderr is ignored (there is
+        nowhere else to say it)."""
+        self._err("".join(row + "\n" for row in wrap_lines([line], self.width())))
 
     def _ids(self) -> dict[str, str]:
         assert self.info is not None, "start() first"
@@ -219,11 +208,13 @@ class Renderer:
                 self._out(event.text)
             self._streamed = True
         elif isinstance(event, ToolResultEvent):
-            self._err(tool_line(event.call, event.result) + "\n")
+            self.tool_count += 1
+            number = self.tool_count if self.number_tools else None
+            self._err(tool_line(event.call, event.result, number, self.width()) + "\n")
         elif isinstance(event, CompactionEvent):
-            self._err(
+            self.error_line(
                 f"  ↻ compacted {event.messages_compacted} messages "
-                f"({event.tokens_before} → {event.tokens_after} tokens)\n"
+                f"({event.tokens_before} → {event.tokens_after} tokens)"
             )
         elif isinstance(event, MessageEvent) and self._streamed and event.message.tool_calls:
             if self.answer is not None:

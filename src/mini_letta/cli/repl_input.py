@@ -6,7 +6,8 @@ from the session's command table (cli/commands/slash.py), with each one's descri
 their arguments through the table's completers, and `@path` for files under the working
 directory. Ctrl-C on a line
 with text clears it; on an empty line it raises KeyboardInterrupt, so the session can leave on a
-second one. A bottom toolbar shows whatever the session's status callable returns.
+second one; Ctrl-O shows the last tool call in full above the prompt. A bottom toolbar shows
+whatever the session's status callable returns for the window's width.
 """
 
 from __future__ import annotations
@@ -104,11 +105,19 @@ def session_completer(cwd: Path, commands: Iterable[Command], arguments: Argumen
     return SessionCompleter()
 
 
-def session_keys() -> KeyBindings:
+def session_keys(on_expand: Callable[[], None] | None = None) -> KeyBindings:
+    from prompt_toolkit.application import run_in_terminal
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.key_binding.key_processor import KeyPressEvent
 
     keys = KeyBindings()
+
+    if on_expand is not None:
+        expand = on_expand
+
+        @keys.add("c-o")
+        def _expand(event: KeyPressEvent) -> None:
+            run_in_terminal(expand)  # printed above the prompt; what was typed stays
 
     @keys.add("escape", "enter")
     @keys.add("c-j")
@@ -129,22 +138,26 @@ def session_keys() -> KeyBindings:
 def build_prompt_session(
     history: Path,
     cwd: Path,
-    toolbar: Callable[[], str] | None = None,
+    toolbar: Callable[[int], str] | None = None,
     commands: Iterable[Command] = (),
     arguments: Arguments = _no_arguments,
+    on_expand: Callable[[], None] | None = None,
     **io: Any,
 ) -> PromptSession[str]:
-    """The session's prompt; `io` passes `input`/`output` through (tests use a pipe)."""
+    """The session's prompt; `io` passes `input`/`output` through (tests use a pipe). The
+    toolbar is given the window's width; Ctrl-O runs `on_expand`."""
     from prompt_toolkit import PromptSession
+    from prompt_toolkit.application import get_app
     from prompt_toolkit.history import FileHistory
 
     ensure_dir(history.parent)
+    draw = None if toolbar is None else (lambda: toolbar(get_app().output.get_size().columns))
     return PromptSession(
         history=FileHistory(str(history)),
         completer=session_completer(cwd, tuple(commands), arguments),
         complete_while_typing=True,
-        key_bindings=session_keys(),
-        bottom_toolbar=toolbar,
+        key_bindings=session_keys(on_expand),
+        bottom_toolbar=draw,
         prompt_continuation="  ",
         **io,
     )

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TextIO, cast
 
+from mini_letta.cli.fit import wrap_lines
 from mini_letta.cli.reflection_view import render_outcome_line
 from mini_letta.cli.terminal import Terminal
 from mini_letta.reflection.outbox import take_outcomes
@@ -30,7 +31,7 @@ EXIT_WAIT = 600.0  # seconds a piped session waits at exit for its running refle
 def open_watch(world: World, terminal: Terminal) -> Iterator[ReflectionWatch]:
     """A watch for one interactive session; on a real terminal it prints above the prompt."""
     if not terminal.is_interactive():
-        watch = ReflectionWatch(world, terminal.stderr, live=False)
+        watch = ReflectionWatch(world, terminal.stderr, live=False, width=terminal.columns)
         try:
             yield watch
         finally:
@@ -39,7 +40,7 @@ def open_watch(world: World, terminal: Terminal) -> Iterator[ReflectionWatch]:
     from prompt_toolkit.patch_stdout import StdoutProxy
 
     with StdoutProxy(raw=True) as proxy:
-        watch = ReflectionWatch(world, cast(TextIO, proxy), live=True)
+        watch = ReflectionWatch(world, cast(TextIO, proxy), live=True, width=terminal.columns)
         try:
             yield watch
         finally:
@@ -47,8 +48,16 @@ def open_watch(world: World, terminal: Terminal) -> Iterator[ReflectionWatch]:
 
 
 class ReflectionWatch:
-    def __init__(self, world: World, out: TextIO, *, live: bool) -> None:
+    def __init__(
+        self,
+        world: World,
+        out: TextIO,
+        *,
+        live: bool,
+        width: Callable[[], int | None] = lambda: None,
+    ) -> None:
         self.world = world
+        self.width = width  # the terminal's columns: lines are wrapped to them
         self.agent_id = ""  # set once the session knows its agent
         self.out = out
         self.live = live  # print from the waiting thread (a terminal with a prompt proxy)
@@ -76,7 +85,7 @@ class ReflectionWatch:
             if not self.agent_id:
                 return
             for outcome in take_outcomes(self.world.home, self.agent_id, self.world.clock):
-                self.out.write(render_outcome_line(outcome) + "\n")
+                self._write(render_outcome_line(outcome))
                 if self.on_outcome is not None:
                     self.on_outcome(outcome)
             self.out.flush()
@@ -86,8 +95,8 @@ class ReflectionWatch:
         with self._lock:
             running = [proc for proc in self._running if proc.poll() is None]
         if running and self.live:
-            self.out.write(
-                "  ☾ reflection still running in the background; the next command shows it.\n"
+            self._write(
+                "  ☾ reflection still running in the background; the next command shows it."
             )
             self.out.flush()
             return
@@ -95,8 +104,11 @@ class ReflectionWatch:
             try:
                 proc.wait(timeout=EXIT_WAIT)
             except subprocess.TimeoutExpired:
-                self.out.write(f"  ☾ reflection (pid {proc.pid}) is still running; left it.\n")
+                self._write(f"  ☾ reflection (pid {proc.pid}) is still running; left it.")
         self.print_finished()
+
+    def _write(self, line: str) -> None:
+        self.out.write("".join(f"{row}\n" for row in wrap_lines([line], self.width())))
 
     def _wait(self, proc: subprocess.Popen[bytes]) -> None:
         proc.wait()

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from mini_letta.cli.fit import fit_line, shorten, text_columns
 from mini_letta.conversations.messages import Usage
 from mini_letta.reflection.outcome import Queued, ReflectionOutcome
 from mini_letta.reflection.trigger import BackgroundLaunch
@@ -41,7 +42,7 @@ def describe_reflection(outcome: ReflectionOutcome | PostTurnOutcome | None) -> 
         return f"skipped ({outcome.skip_reason})"
     if outcome.status in TROUBLE:
         reason = " ".join(outcome.message.split())
-        return f"{outcome.status}: {reason[:60]}"
+        return f"{outcome.status}: {shorten(reason, 60)}"
     return outcome.status.replace("_", " ")
 
 
@@ -77,8 +78,26 @@ class SessionBar:
         """A reflection outcome was shown (after a turn, or from a background worker)."""
         self.last = outcome
 
-    def text(self) -> str:
+    def text(self, width: int | None = None) -> str:
+        """The line, fitted to `width` columns: a long reflection reason gives way first,
+        then the model's name, then the agent's, each to an ellipsis; in a very narrow
+        window the model and the labels go, and the reflection state stays longest."""
         percent = context_percent(self.usage, self.window)
-        context = "context –" if percent is None else f"context {percent}%"
-        reflection = "running" if self.running() else describe_reflection(self.last)
-        return f" {self.agent} · {self.model} · {context} · reflection {reflection} "
+        used = "–" if percent is None else f"{percent}%"
+        parts = {
+            "reflection": "running" if self.running() else describe_reflection(self.last),
+            "model": self.model,
+            "agent": self.agent,
+        }
+
+        def line() -> str:
+            agent, model, state = parts["agent"], parts["model"], parts["reflection"]
+            return f" {agent} · {model} · context {used} · reflection {state} "
+
+        for name, least in (("reflection", 12), ("model", 10), ("agent", 8)):
+            over = 0 if width is None else text_columns(line()) - width
+            if over > 0:
+                parts[name] = shorten(parts[name], max(least, text_columns(parts[name]) - over))
+        if width is None or text_columns(line()) <= width:
+            return line()
+        return fit_line(f" ☾ {parts['reflection']} · {used} · {parts['agent']} ", width)

@@ -41,6 +41,19 @@ class Terminal:
         """Both ends are a real terminal (prompt_toolkit, live reflection lines)."""
         return self.stdin.isatty() and self.stdout.isatty()
 
+    def columns(self) -> int | None:
+        """The width output should fit: `COLUMNS` when set, else the terminal's; None when
+        stdout is no terminal (a pipe or a file keeps whole lines)."""
+        given = self.environ.get("COLUMNS", "")
+        if given.isdigit() and int(given) > 0:
+            return int(given)
+        try:
+            if not self.stdout.isatty():
+                return None
+            return os.get_terminal_size(self.stdout.fileno()).columns or None
+        except (OSError, ValueError, AttributeError):
+            return None
+
     def confirm(self, question: str) -> bool:
         """Ask a yes/no question on stderr and read the answer from stdin; no answer is no."""
         self.echo(f"{question} [y/N]: ", err=True, nl=False)
@@ -60,6 +73,14 @@ def current_terminal() -> Terminal:
 def echo(message: str = "", *, err: bool = False, nl: bool = True) -> None:
     """Print a line of a command's output on the current terminal (stderr with `err`)."""
     current_terminal().echo(message, err=err, nl=nl)
+
+
+def echo_wrapped(message: str = "", *, err: bool = False) -> None:
+    """Print a message (prose, not content) wrapped to the current terminal's columns."""
+    from mini_letta.cli.fit import wrap_lines
+
+    terminal = current_terminal()
+    terminal.echo("\n".join(wrap_lines([message], terminal.columns())), err=err)
 
 
 def add_help_options(command: click.Command) -> None:

@@ -5,6 +5,8 @@ statements (preferences, decisions, corrections, identity and health facts such 
 Chinese and English), reads `system/human.md` with `memory_read`, then writes one concise line
 per new statement with one `memory` call per model call (skipping what memory already says,
 replacing the line a statement contradicts, or the empty-memory placeholder), and commits once.
+Statements about the project rather than the person ("in this repo …", "这个仓库 …") go to
+`system/project.md` instead, read first and created when missing.
 Requests, questions, small talk and one-off plans are skipped. Each call decides only from the
 request, like a model.
 """
@@ -24,6 +26,8 @@ from mini_letta.memory.layout import DEFAULT_HUMAN
 from mini_letta.memory.layout import HUMAN_FILE as HUMAN
 
 PLACEHOLDER = DEFAULT_HUMAN.strip()  # memfs's text for a human.md that knows nothing yet
+PROJECT_FILE = "system/project.md"  # the agent's project (an agent serves one project)
+PROJECT_DESCRIPTION = "What I know about the project I work on: its tools, rules and decisions."
 _TRANSCRIPT = re.compile(r"<transcript[^>]*>\n(.*?)\n</transcript>", re.S)
 _SPLIT = re.compile(r"(?<=[。！？!?；;\n])|(?<=\.)\s+")
 _I = re.IGNORECASE
@@ -81,6 +85,11 @@ _GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
     "quotes": {"single": ("single quotes", "单引号"), "double": ("double quotes", "双引号")},
     "editor": {"vim": ("vim", "neovim"), "emacs": ("emacs",), "vscode": ("vscode", "vs code")},
 }
+_PROJECT = re.compile(
+    r"\b(?:this|our) (?:repo|repository|project|codebase|code ?base)\b"
+    r"|这个(?:仓库|项目|代码库)|本(?:仓库|项目)|我们的(?:仓库|项目|代码库)|项目里|仓库里",
+    _I,
+)
 _NAME = re.compile(r"(?:我叫|\bmy name is\s+|\bcall me\s+)([^\s，,。.!！]+)", _I)
 
 
@@ -135,16 +144,45 @@ def plan_human_edits(body: str, statements: list[Statement]) -> list[dict[str, A
     return edits
 
 
+def is_project_fact(statement: Statement) -> bool:
+    """Said about the project (its repo, tools, rules) rather than about the person."""
+    return _PROJECT.search(statement.text) is not None
+
+
+def plan_project_edits(body: str | None, statements: list[Statement]) -> list[dict[str, Any]]:
+    """The `memory` tool calls that bring project `statements` into the project file's body
+    (None: the file does not exist yet, so one `create` holds them all)."""
+    lines = [line for line in (body or "").split("\n") if line.strip()]
+    new: list[str] = []
+    for statement in statements:
+        if not _known(lines, statement):
+            lines.append(statement.line())
+            new.append(statement.line())
+    if not new:
+        return []
+    if body is None:
+        content = "\n".join(new)
+        return [
+            {
+                "command": "create",
+                "path": PROJECT_FILE,
+                "description": PROJECT_DESCRIPTION,
+                "content": content,
+            }
+        ]
+    return [{"command": "insert", "path": PROJECT_FILE, "content": line} for line in new]
+
+
 def respond_reflection(request: ModelRequest) -> ModelResponse:
     # The task is the user message holding the transcripts (a harness reminder may precede it).
     task = next(
         (m.content for m in request.messages if m.role == "user" and "<transcript" in m.content), ""
     )
     history = _tool_history(request.messages)
-    reads = [result for call, result in history if call.name == "memory_read"]
-    if not reads:
+    reads = _reads(history)
+    if HUMAN not in reads:
         return _call(len(history), "memory_read", {"path": HUMAN})
-    if reads[0].is_error:
+    if reads[HUMAN].is_error:
         return _done(f"Could not read {HUMAN}; changed nothing.")
     statements = [
         statement
@@ -154,7 +192,14 @@ def respond_reflection(request: ModelRequest) -> ModelResponse:
             str(message.get("content", "")), message.get("createdAt"), message.get("id")
         )
     ]
-    plan = plan_human_edits(_body(reads[0].content), statements)
+    project = [statement for statement in statements if is_project_fact(statement)]
+    if project and PROJECT_FILE not in reads:
+        return _call(len(history), "memory_read", {"path": PROJECT_FILE})
+    personal = [statement for statement in statements if not is_project_fact(statement)]
+    plan = plan_human_edits(_body(reads[HUMAN].content), personal)
+    if project:
+        found = reads[PROJECT_FILE]
+        plan += plan_project_edits(None if found.is_error else _body(found.content), project)
     edits = [(call, result) for call, result in history if call.name == "memory"]
     if len(edits) < len(plan):
         return _call(len(history), "memory", plan[len(edits)])
@@ -165,7 +210,7 @@ def respond_reflection(request: ModelRequest) -> ModelResponse:
         return _call(len(history), "memory_commit", {"message": message})
     skipped = len(statements) - len(plan)
     return _done(
-        f"Reflected on the transcript: {applied} change(s) to {HUMAN}, {skipped} statement(s) "
+        f"Reflected on the transcript: {applied} change(s) to memory, {skipped} statement(s) "
         "already known, the rest was not lasting."
     )
 
@@ -275,6 +320,20 @@ def _transcript(task: str) -> list[dict[str, Any]]:
     return messages
 
 
+def _reads(history: list[tuple[ToolCall, Message]]) -> dict[str, Message]:
+    """The first `memory_read` result per path."""
+    reads: dict[str, Message] = {}
+    for call, result in history:
+        if call.name == "memory_read":
+            try:
+                path = json.loads(call.arguments).get("path")
+            except (ValueError, AttributeError):
+                continue
+            if isinstance(path, str):
+                reads.setdefault(path, result)
+    return reads
+
+
 def _tool_history(messages: tuple[Message, ...]) -> list[tuple[ToolCall, Message]]:
     results = {m.tool_call_id: m for m in messages if m.role == "tool" and m.tool_call_id}
     return [
@@ -291,7 +350,7 @@ def _body(text: str) -> str:
     from mini_letta.memory.frontmatter import parse_memory_file
 
     try:
-        return parse_memory_file(text, HUMAN).body
+        return parse_memory_file(text, "memory file").body
     except MiniLettaError:
         return text
 

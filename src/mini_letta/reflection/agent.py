@@ -27,6 +27,10 @@ from mini_letta.storage.locks import exclusive_lock
 from mini_letta.tools.base import ToolContext, Toolset
 
 DEFAULT_REFLECTION_STEPS = 24
+# Tool results that mean the agent tried what it must not: a tool it does not have, or a
+# secret into memory. A run that changed nothing after one of these failed rather than
+# finding nothing worth keeping, so its slice is offered again.
+_REFUSALS = ("UnknownTool: ", "SecretDetectedError: ")
 
 
 class RunTranscript(ConversationStore):
@@ -71,6 +75,7 @@ class SideAgentResult:
     steps: int
     usage: Usage
     text: str
+    refusals: tuple[str, ...] = ()  # what the harness refused it (see _REFUSALS)
 
 
 def run_side_agent(
@@ -107,6 +112,11 @@ def run_side_agent(
     finally:
         transcript.discard_scaffolding()
     assert result is not None, "run_turn always ends with a TurnResult"
+    refusals = tuple(
+        message.content.split(": ", 1)[1]
+        for message in transcript.all()
+        if message.role == "tool" and message.is_error and message.content.startswith(_REFUSALS)
+    )
     error = None
     if result.stop_reason == "error":
         error = f"the model failed: {result.error}"
@@ -114,4 +124,4 @@ def run_side_agent(
         error = f"it did not finish within {spec.max_steps} steps"
     elif result.stop_reason != "end_turn":
         error = f"it stopped with {result.stop_reason}"
-    return SideAgentResult(error, result.steps, result.usage, result.text)
+    return SideAgentResult(error, result.steps, result.usage, result.text, refusals)

@@ -4,7 +4,7 @@ A suite file (JSON, or YAML when the name ends in .yaml/.yml) holds a list of ca
 `{"cases": [...]}`. A case:
 
     {"name": "tabs-to-spaces", "about": "why it matters",
-     "payloadChars": 4000,                       # optional: a smaller payload budget
+     "chunkTokens": 1000,                        # optional: smaller chunks than the model's
      "conversations": [{"messages": [
          {"role": "user", "content": "…", "at": "2026-05-01T09:00:00Z"},
          {"role": "assistant", "content": "…"}]}],
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from mini_letta.errors import MiniLettaError
+from mini_letta.reflection.payload import MIN_MAX_TOKENS
 
 CHECK_KINDS = ("contains", "absent", "atMostOnce")
 _ROLES = ("user", "assistant")
@@ -74,7 +75,7 @@ class EvalCase:
     about: str
     conversations: tuple[tuple[ScriptedMessage, ...], ...]
     checks: tuple[Check, ...]
-    payload_chars: int | None = None
+    chunk_tokens: int | None = None
 
 
 def builtin_suite() -> list[EvalCase]:
@@ -137,9 +138,11 @@ def _case(item: Any, where: str) -> EvalCase:
     checks = item.get("checks")
     if not isinstance(checks, list) or not checks:
         raise SuiteError(f"{where}: `checks` must be a non-empty list")
-    chars = item.get("payloadChars")
-    if chars is not None and (not isinstance(chars, int) or isinstance(chars, bool) or chars < 1):
-        raise SuiteError(f"{where}: `payloadChars` must be a positive integer")
+    chunk = item.get("chunkTokens")
+    if chunk is not None and (
+        not isinstance(chunk, int) or isinstance(chunk, bool) or chunk < MIN_MAX_TOKENS
+    ):
+        raise SuiteError(f"{where}: `chunkTokens` must be an integer of at least {MIN_MAX_TOKENS}")
     clock: datetime | None = None  # the first message without `at` starts at _DEFAULT_START
     scripted: list[tuple[ScriptedMessage, ...]] = []
     for n, conversation in enumerate(conversations):
@@ -151,7 +154,7 @@ def _case(item: Any, where: str) -> EvalCase:
         about=str(item.get("about") or ""),
         conversations=tuple(scripted),
         checks=tuple(_check(check, f"{where} check {n + 1}") for n, check in enumerate(checks)),
-        payload_chars=chars,
+        chunk_tokens=chunk,
     )
 
 

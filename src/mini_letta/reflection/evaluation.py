@@ -132,7 +132,7 @@ def _run(world: World, clock: ScriptClock, case: EvalCase, model: str) -> CaseRe
     agent = new_agent(world, model=model)
     rejections: list[str] = []
     errors: list[str] = []
-    options = LaunchOptions(max_payload_chars=case.payload_chars)
+    options = LaunchOptions(chunk_tokens=case.chunk_tokens)
     for conversation in case.conversations:
         clock.set(conversation[0].at)
         store = create_conversation(world.home, agent.id, clock)

@@ -4,7 +4,8 @@ It reads the run branch's diff against its base (one `git diff`, one batched blo
 names every reason to hold the run back:
 - `system/` past its token budget, or one file past the per-file cap (only when they grew);
 - a verbatim dump: 3 consecutive added lines, or a stretch of `DUMP_CHARS` characters, copied
-  from the transcript (hash sets of lines and of aligned windows: linear time);
+  from the transcript (hash sets of lines and of aligned windows, a hit grown to the whole
+  copied stretch, at most `DUMP_CHARS` each: linear time);
 - a duplicate: an added line equal to another memory line after normalisation;
 - a changed or removed existing line in a file whose edits cite no evidence, or cite a message
   that is not in the run's slice; a deleted `system/` file (never automatic);
@@ -208,25 +209,41 @@ def _lines_tokens(lines: list[str]) -> int:
 
 def _dump_reasons(diffs: list[_FileDiff], transcript: Sequence[str]) -> list[str]:
     lines = {line.strip() for text in transcript for line in text.split("\n")}
-    windows = {
-        text[start : start + _WINDOW]
-        for text in transcript
-        for start in range(0, len(text) - _WINDOW + 1, _WINDOW)
-    }
+    windows: dict[str, tuple[str, int]] = {}
+    for text in transcript:
+        for start in range(0, len(text) - _WINDOW + 1, _WINDOW):
+            windows.setdefault(text[start : start + _WINDOW], (text, start))
     reasons: list[str] = []
     for diff in diffs:
         run = 0
         copied = False
         for line in diff.added:
             run = run + 1 if len(line.strip()) >= _MIN_LINE and line.strip() in lines else 0
-            copied = copied or run >= DUMP_LINES or _has_window(line, windows)
+            copied = copied or run >= DUMP_LINES or _has_long_copy(line, windows)
         if copied:
             reasons.append(f"{diff.path} copies the transcript verbatim (a dump, not a memory)")
     return reasons
 
 
-def _has_window(line: str, windows: set[str]) -> bool:
-    return any(line[i : i + _WINDOW] in windows for i in range(len(line) - _WINDOW + 1))
+def _has_long_copy(line: str, windows: Mapping[str, tuple[str, int]]) -> bool:
+    """A stretch of at least DUMP_CHARS in `line` that is in the transcript: an aligned window
+    found by hash, then grown both ways to the whole copied stretch (a sentence of 100-odd
+    characters kept in the user's words is not a dump)."""
+    for i in range(len(line) - _WINDOW + 1):
+        hit = windows.get(line[i : i + _WINDOW])
+        if hit is None:
+            continue
+        text, start = hit
+        left, right, room = 0, _WINDOW, DUMP_CHARS - _WINDOW  # grow no further than needed
+        while left < min(i, start, room) and line[i - left - 1] == text[start - left - 1]:
+            left += 1
+        while left + right < DUMP_CHARS and i + right < len(line) and start + right < len(text):
+            if line[i + right] != text[start + right]:
+                break
+            right += 1
+        if left + right >= DUMP_CHARS:
+            return True
+    return False
 
 
 def _duplicate_reasons(checkout: GitRepo, diffs: list[_FileDiff]) -> list[str]:

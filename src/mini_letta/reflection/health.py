@@ -74,7 +74,7 @@ def gather_health(
     now = clock.now()
     return AgentHealth(
         agent=agent,
-        reflection_model=agent.model,
+        reflection_model=settings.model or agent.model,  # `sleeptime --model`, else the agent's
         memory=_memory(home.memory_dir(agent.id)),
         settings=settings,
         last_run=latest_run_record(home, agent.id),

@@ -4,10 +4,12 @@ The slice runs from the line after the watermark to the launch line (the log's e
 so messages appended while a reflection runs are not in it. Each message becomes a small JSON
 object (tool arguments capped at 300 characters, tool results at 2,500 head+tail with a marker);
 secrets are redacted before anything is cut, so a cut can never expose half a key. The whole
-list stays within `max_chars` of compact JSON: the oldest part goes first and the rest waits,
-with `slice_end_line` moved back to where this slice stops. Building reads only the slice,
-never more than the budget past the watermark. Files live in the conversation's `payloads/`
-and are removed by the next run (`clear_payloads`).
+list stays within `max_tokens` of the reflection model (each message measured as the compact
+JSON line the task shows it as, with the project's token estimate; `reflection/budget.py`
+says how many a model can take): the oldest part goes first and the rest waits, with
+`slice_end_line` moved back to where this slice stops. Building reads only the slice, never
+more than the budget past the watermark. Files live in the conversation's `payloads/` and are
+removed by the next run (`clear_payloads`).
 """
 
 from __future__ import annotations
@@ -24,8 +26,14 @@ from mini_letta.conversations.messages import Message
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import CorruptFileError, ReflectionError
 from mini_letta.home import is_json_file, payload_file
+from mini_letta.llm.tokens import estimate_tokens
 from mini_letta.memory.secrets import redact_secrets
-from mini_letta.reflection.watermark import ReflectionState, Watermark, unreflected_messages
+from mini_letta.reflection.watermark import (
+    ReflectionState,
+    Watermark,
+    read_reflection_state,
+    unreflected_messages,
+)
 from mini_letta.storage.atomic import load_json, save_json
 
 SCHEMA_VERSION = 1
@@ -33,8 +41,8 @@ PAYLOAD_TYPE = "reflection_payload"
 MANIFEST_TYPE = "multi_transcript_reflection_payload"
 TOOL_ARGS_CAP = 300
 TOOL_RESULT_CAP = 2_500
-DEFAULT_MAX_CHARS = 100_000
-MIN_MAX_CHARS = 1_000
+DEFAULT_MAX_TOKENS = 25_000
+MIN_MAX_TOKENS = 256
 REPLAY_USER_TURNS = 50
 
 
@@ -50,19 +58,12 @@ class Payload:
     end: Watermark  # where the watermark goes when this slice is consumed
     steps: int  # assistant messages in the slice
     watermark_lost: bool
-    chars: int
+    tokens: int  # estimated, as the transcript lines the reflection task shows
     mode: str = "unreflected"  # or "replay": already reflected, shown again for context
 
     @property
     def truncated(self) -> bool:
         return self.slice_end_line < self.launch_line
-
-
-def payload_budget(context_window: int) -> int:
-    """Characters of payload for a model: a quarter of its window at one token per character
-    (the CJK worst case), leaving room for the prompt, the memory section and the agent's steps.
-    """
-    return max(MIN_MAX_CHARS * 4, min(DEFAULT_MAX_CHARS, context_window // 4))
 
 
 def build_payload(
@@ -72,14 +73,14 @@ def build_payload(
     name: str,
     clock: Clock,
     launch_line: int | None = None,
-    max_chars: int = DEFAULT_MAX_CHARS,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
 ) -> Payload | None:
     """Select, normalise and write the next payload; None when there is nothing to reflect on."""
-    if max_chars < MIN_MAX_CHARS:
-        raise ValueError(f"max_chars must be at least {MIN_MAX_CHARS}")
+    if max_tokens < MIN_MAX_TOKENS:
+        raise ValueError(f"max_tokens must be at least {MIN_MAX_TOKENS}")
     boundary = store.count() if launch_line is None else launch_line
     unreflected = unreflected_messages(store, state, stop_line=boundary)
-    entries, cut = _select(unreflected, max_chars)
+    entries, cut = _select(unreflected, max_tokens)
     kept = [e for e in entries if e.data is not None]
     if not kept:
         return None
@@ -98,10 +99,19 @@ def build_payload(
         end=Watermark(last.line, last.message_id),
         steps=sum(1 for e in entries if e.role == "assistant"),
         watermark_lost=unreflected.watermark_lost,
-        chars=_list_size(messages),
+        tokens=sum(e.size for e in kept),
     )
     save_json(path, _payload_json(store, payload, format_timestamp(clock.now())))
     return payload
+
+
+def has_unreflected(store: ConversationStore, *, stop_line: int | None = None) -> bool:
+    """Whether `build_payload` would find something to reflect on before `stop_line`."""
+    state = read_reflection_state(store)
+    return any(
+        normalise_message(message) is not None
+        for _, message in unreflected_messages(store, state, stop_line=stop_line)
+    )
 
 
 def build_replay_payload(
@@ -109,7 +119,7 @@ def build_replay_payload(
     *,
     name: str,
     clock: Clock,
-    max_chars: int = DEFAULT_MAX_CHARS,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
     max_user_turns: int = REPLAY_USER_TURNS,
 ) -> Payload | None:
     """The latest turns of an already reflected conversation (mode `replay`), newest kept.
@@ -118,11 +128,11 @@ def build_replay_payload(
     replay slice never moves a watermark. Reads backwards only as far as the budget allows.
     """
     picked: list[_Entry] = []
-    total, turns = 1, 0
+    total, turns = 0, 0
     for line, message in store.iter_reverse():
         data = normalise_message(message)
         size = _entry_size(data) if data is not None else 0
-        if data is not None and total + size > max_chars:
+        if data is not None and total + size > max_tokens:
             break
         picked.append(_Entry(line, message.id, message.role, data, size))
         total += size
@@ -149,7 +159,7 @@ def build_replay_payload(
         end=Watermark(picked[-1].line, picked[-1].message_id),
         steps=sum(1 for e in picked if e.role == "assistant"),
         watermark_lost=False,
-        chars=_list_size(messages),
+        tokens=sum(e.size for e in kept),
         mode="replay",
     )
     save_json(payload.path, _payload_json(store, payload, format_timestamp(clock.now())))
@@ -281,23 +291,24 @@ class _Entry:
 
 
 def _select(
-    unreflected: Iterable[tuple[int, Message]], max_chars: int
+    unreflected: Iterable[tuple[int, Message]], max_tokens: int
 ) -> tuple[list[_Entry], bool]:
     """The oldest messages that fit, and whether the budget cut the slice short.
 
-    A first message too big on its own is shrunk to fit rather than blocking forever.
+    A first message too big on its own is shrunk to fit (with a marker saying how much was
+    cut) rather than blocking forever.
     """
     entries: list[_Entry] = []
-    total = 1  # the brackets of the list, less the comma the first entry does not need
+    total = 0
     over = False
     for line, message in unreflected:
         data = normalise_message(message)
         size = _entry_size(data) if data is not None else 0
-        if data is not None and total + size > max_chars:
+        if data is not None and total + size > max_tokens:
             if any(e.data is not None for e in entries):
                 over = True
                 break
-            data = _shrink(data, max_chars - total)
+            data = _shrink(data, max_tokens - total)
             size = _entry_size(data)
             entries.append(_Entry(line, message.id, message.role, data, size))
             over = True
@@ -318,28 +329,26 @@ def _cut_at_turn(entries: list[_Entry]) -> list[_Entry]:
 
 
 def _shrink(data: dict[str, Any], room: int) -> dict[str, Any]:
+    """`data` with its content cut in the middle until its line fits `room` tokens."""
     empty = {**data, "content": ""}
     calls = list(empty.get("toolCalls") or [])
     while calls and _entry_size(empty) > room:
         calls.pop()
         empty = {**empty, "toolCalls": calls, "toolCallsOmitted": True}
-    available = room - _entry_size(empty)
     content = str(data.get("content") or "")
-    while available > 0:
-        shrunk = {**empty, "content": truncate_middle(content, available)}
+    keep = min(len(content), 4 * room)  # a token is at most four characters
+    while keep > 0:
+        shrunk = {**empty, "content": truncate_middle(content, keep)}
         excess = _entry_size(shrunk) - room
         if excess <= 0:
             return shrunk
-        available -= excess
+        keep -= excess  # at least one character per token over
     return empty
 
 
 def _entry_size(data: dict[str, Any]) -> int:
-    return len(json.dumps(data, ensure_ascii=False, separators=(",", ":"))) + 1
-
-
-def _list_size(messages: tuple[dict[str, Any], ...]) -> int:
-    return len(json.dumps(list(messages), ensure_ascii=False, separators=(",", ":")))
+    """Tokens of the message's line in the task: compact JSON and its line break."""
+    return estimate_tokens(json.dumps(data, ensure_ascii=False, separators=(",", ":"))) + 1
 
 
 def _payload_json(store: ConversationStore, payload: Payload, created_at: str) -> dict[str, Any]:

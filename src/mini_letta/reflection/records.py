@@ -41,6 +41,7 @@ class SliceInfo:
     truncated: bool = False
     watermark_lost: bool = False
     payload_path: str | None = None
+    tokens: int = 0  # the transcript's estimated tokens in the reflection task
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -54,6 +55,7 @@ class SliceInfo:
             "truncated": self.truncated,
             "watermarkLost": self.watermark_lost,
             "payloadPath": self.payload_path,
+            "tokens": self.tokens,
         }
 
     @classmethod
@@ -69,6 +71,7 @@ class SliceInfo:
             truncated=data.get("truncated") is True,
             watermark_lost=data.get("watermarkLost") is True,
             payload_path=optional_str(data, "payloadPath"),
+            tokens=optional_int(data, "tokens", minimum=0) or 0,
         )
 
 
@@ -102,6 +105,7 @@ class RunRecord:
         default_factory=dict
     )  # path -> line -> ids
     decision: str | None = None  # "accepted" or "discarded" by a person, after a rejection
+    budget: dict[str, int] = field(default_factory=dict)  # the model's window, chunk size
 
     def with_updates(self, **changes: Any) -> RunRecord:
         return replace(self, **changes)
@@ -135,6 +139,7 @@ class RunRecord:
             "citations": self.citations,
             "citedLines": self.cited_lines,
             "decision": self.decision,
+            "budget": self.budget,
         }
 
     @classmethod
@@ -175,6 +180,11 @@ class RunRecord:
                     for path, ids in (optional_dict(data, "citations") or {}).items()
                 },
                 decision=optional_str(data, "decision"),
+                budget={
+                    str(key): value
+                    for key, value in (optional_dict(data, "budget") or {}).items()
+                    if isinstance(value, int) and not isinstance(value, bool)
+                },
                 cited_lines={
                     str(path): {str(line): list(_strings(ids)) for line, ids in lines.items()}
                     for path, lines in (optional_dict(data, "citedLines") or {}).items()

@@ -24,6 +24,11 @@ def describe_run(home: Home, record: RunRecord) -> str:
         f"commits:      {record.commit_count}",
         f"merge commit: {record.merge_commit or '-'}",
     ]
+    if record.budget:
+        lines.append(
+            f"budget:       window {record.budget.get('contextWindow', '?')}, up to "
+            f"{record.budget.get('chunkTokens', '?')} tokens of transcript a run"
+        )
     if record.decision:
         lines.append(f"decision:     {record.decision} by a person")
     lines += [f"rejected:     {reason}" for reason in record.reasons]
@@ -35,7 +40,8 @@ def describe_run(home: Home, record: RunRecord) -> str:
             payload += " (removed by a later run)"
         lines += [
             f"conversation: {piece.conversation_id} lines {piece.start_line}-"
-            f"{piece.slice_end_line - 1} ({piece.message_count} message(s))",
+            f"{piece.slice_end_line - 1} ({piece.message_count} message(s)"
+            + (f", about {piece.tokens} tokens)" if piece.tokens else ")"),
             f"payload:      {payload}",
         ]
     transcript = home.reflection_transcript_file(record.agent_id, record.run_id, "messages")

@@ -13,7 +13,7 @@ User-caused failures inside the run become a `failed` outcome; an interrupt clea
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from mini_letta.agents.records import AgentRecord
@@ -23,7 +23,7 @@ from mini_letta.errors import MiniLettaError, ReflectionError
 from mini_letta.ids import new_run_id
 from mini_letta.llm.base import Provider
 from mini_letta.loop.setup import TurnOptions, build_agent_provider, build_system_prompt
-from mini_letta.memory.compile import render_memory_section
+from mini_letta.memory.compile import PromptCompiler
 from mini_letta.memory.repo import GitRepo
 from mini_letta.reflection.agent import (
     DEFAULT_REFLECTION_STEPS,
@@ -31,6 +31,11 @@ from mini_letta.reflection.agent import (
     SideAgentResult,
     SideAgentSpec,
     run_side_agent,
+)
+from mini_letta.reflection.budget import (
+    TRANSCRIPT_WRAPPER_TOKENS,
+    ReflectionBudget,
+    reflection_budget,
 )
 from mini_letta.reflection.finalise import Finalised, Reviewer, finalise_worktree
 from mini_letta.reflection.gate import GateInput, GateLimits
@@ -44,13 +49,13 @@ from mini_letta.reflection.outcome import (
     status_message,
 )
 from mini_letta.reflection.payload import (
-    MIN_MAX_CHARS,
+    MIN_MAX_TOKENS,
     Payload,
     build_payload,
     build_replay_payload,
     clear_payloads,
+    has_unreflected,
     load_payload,
-    payload_budget,
     save_manifest,
 )
 from mini_letta.reflection.records import load_run_record, mark_interrupted, save_run_record
@@ -78,7 +83,10 @@ from mini_letta.reflection.worktree import (
 from mini_letta.tools.base import ToolContext, Toolset
 from mini_letta.workspace import World
 
-MIN_SIDE_WINDOW = 8_192
+# The smallest window that holds a reflection (prompt, tools, a small memory, the reserve for
+# the agent's steps and a few hundred tokens of transcript, `budget.py`); a local server's
+# real limit is usually at least this.
+MIN_SIDE_WINDOW = 4_096
 MAX_CHUNKS = 100  # a bound on one launch, not a cut: what remains waits for the next launch
 REJECTED_PREFIX = "reflection-rejected/"
 
@@ -91,7 +99,7 @@ class LaunchOptions:
     merge_provider: Provider | None = None  # default: the agent's model
     settings: ReflectionSettings | None = None  # default: the layered settings
     max_steps: int = DEFAULT_REFLECTION_STEPS
-    max_payload_chars: int | None = None  # default: from the model's context window
+    chunk_tokens: int | None = None  # a smaller chunk than the model's window allows (tests)
     launch_line: int | None = None  # default: the log's end now (the chunks of a launch share it)
     model: str | None = None  # `reflect --model`: this run's reflection model
     base_url: str | None = None
@@ -108,6 +116,8 @@ class _Run:
     parent: GitRepo
     run_id: str
     lease: ReflectionLease
+    budget: ReflectionBudget
+    compiler: PromptCompiler  # the memory section by commit, cached on disk like the chat's
     primary_window: int  # the agent's model window: the memory gate's budgets are shares of it
 
 
@@ -121,12 +131,23 @@ def launch_reflection(
     that succeeds, and the first chunk that does not stops the launch, so the rest waits for
     the next one. All chunks end at the same launch line. The outcome is the last chunk's.
     """
-    if options.launch_line is None:
-        options = replace(options, launch_line=store.count())
-    outcome = _launch(world, agent, [store], options, multi=False)
+    line = store.count() if options.launch_line is None else options.launch_line
+    return _in_chunks(world, agent, [store], options, {store.conversation_id: line}, multi=False)
+
+
+def _in_chunks(
+    world: World,
+    agent: AgentRecord,
+    stores: list[ConversationStore],
+    options: LaunchOptions,
+    bounds: Mapping[str, int],
+    *,
+    multi: bool,
+) -> ReflectionOutcome:
+    outcome = _launch(world, agent, stores, options, bounds, multi=multi)
     chunks, commits = 1, outcome.commit_count
-    while chunks < MAX_CHUNKS and _rest_waits(world, agent, outcome):
-        outcome = _launch(world, agent, [store], options, multi=False)
+    while chunks < MAX_CHUNKS and _rest_waits(world, agent, outcome, stores, bounds):
+        outcome = _launch(world, agent, stores, options, bounds, multi=multi)
         chunks, commits = chunks + 1, commits + outcome.commit_count
     if chunks == 1:
         return outcome
@@ -137,12 +158,27 @@ def launch_reflection(
     )
 
 
-def _rest_waits(world: World, agent: AgentRecord, outcome: ReflectionOutcome) -> bool:
-    """The run consumed its slice, but the payload stopped short of the launch line."""
+def _rest_waits(
+    world: World,
+    agent: AgentRecord,
+    outcome: ReflectionOutcome,
+    stores: list[ConversationStore],
+    bounds: Mapping[str, int],
+) -> bool:
+    """The run consumed its slices, but one stopped short of its launch line, or a
+    conversation with new messages found no room in it."""
     if outcome.status not in CONSUMING or outcome.run_id is None:
         return False
     record = load_run_record(world.home, agent.id, outcome.run_id)
-    return any(piece.truncated for piece in record.slices)
+    pieces = [piece for piece in record.slices if piece.mode == "unreflected"]
+    if any(piece.truncated for piece in pieces):
+        return True
+    served = {piece.conversation_id for piece in pieces}
+    return any(
+        has_unreflected(store, stop_line=bounds.get(store.conversation_id))
+        for store in stores
+        if store.conversation_id not in served
+    )
 
 
 def launch_multi_reflection(
@@ -152,23 +188,47 @@ def launch_multi_reflection(
     options: LaunchOptions,
 ) -> ReflectionOutcome:
     """One run over several conversations: unreflected slices where there is new
-    content, replay slices where there is not; only the unreflected watermarks move."""
+    content, replay slices where there is not; only the unreflected watermarks move. A
+    conversation too long for one run goes on in further chunks, as in `launch_reflection`,
+    each conversation bounded by its log's end at launch."""
     if not stores:
         raise ValueError("launch_multi_reflection needs at least one conversation")
-    return _launch(world, agent, list(stores), options, multi=True)
+    bounds = {store.conversation_id: store.count() for store in stores}
+    return _in_chunks(world, agent, list(stores), options, bounds, multi=True)
 
 
 def preview_reflection(
-    world: World, agent: AgentRecord, store: ConversationStore, max_chars: int | None = None
+    world: World, agent: AgentRecord, store: ConversationStore
 ) -> Payload | None:
-    """What the next run would reflect on, written as a payload file; runs nothing."""
+    """What the next run would reflect on (its first chunk), written as a payload file;
+    runs nothing."""
     state = read_reflection_state(store, clock=world.clock)
-    if max_chars is None:
-        settings = load_reflection_settings(world.home, world.cwd, agent)
-        provider = reflection_provider(world, agent, settings, LaunchOptions())
-        max_chars = payload_budget(provider.context_window)
+    settings = load_reflection_settings(world.home, world.cwd, agent)
+    provider = reflection_provider(world, agent, settings, LaunchOptions())
+    memory = _compiler(world, agent).memory_section()
+    budget = run_budget(provider, memory, LaunchOptions())
     name = "preview-" + new_run_id(world.clock.now())
-    return build_payload(store, state, name=name, clock=world.clock, max_chars=max_chars)
+    return build_payload(store, state, name=name, clock=world.clock, max_tokens=budget.chunk)
+
+
+def run_budget(provider: Provider, memory: str, options: LaunchOptions) -> ReflectionBudget:
+    """The run's transcript budget from its model's window and the memory section it starts
+    from; `chunk_tokens` only lowers it."""
+    budget = reflection_budget(
+        provider.context_window,
+        system_prompt=reflection_system_prompt(),
+        tools=[tool.spec for tool in reflection_tools(RunProvenance())],
+        memory=memory,
+        instruction=options.instruction,
+        model=provider.handle,
+    )
+    if options.chunk_tokens is not None and options.chunk_tokens < budget.chunk:
+        budget = replace(budget, chunk=max(MIN_MAX_TOKENS, options.chunk_tokens))
+    return budget
+
+
+def _compiler(world: World, agent: AgentRecord) -> PromptCompiler:
+    return PromptCompiler(world.home.memory_dir(agent.id), world.home.prompt_cache_file(agent.id))
 
 
 def side_agent_provider(
@@ -176,11 +236,12 @@ def side_agent_provider(
 ) -> Provider:
     """The model for the agent's reflection (`model`, default the agent's) and merge review.
 
-    Another model than the agent's gets its own window (never the agent's override). For the
-    agent's own model, a window override smaller than MIN_SIDE_WINDOW (like the chapter's 1,200
-    tokens, there to exercise compaction) cannot hold a reflection task, so the model's own
-    window is used instead; a larger override (a local server's real limit) is kept. Errors
-    building it name it as the reflection model.
+    Side agents never see a chat's `--context-window` (that run's choice, often small to
+    exercise compaction). Another model than the agent's gets its own window, never the
+    agent's. For the agent's own model, agent.json's `contextWindow` describes that model as
+    the user serves it (a local server's real limit), so it is kept and the chunks follow it;
+    one below MIN_SIDE_WINDOW cannot hold a reflection at all and is a setting for chats, so
+    the model's own window is used instead. Errors building it name it as the reflection model.
     """
     window = agent.context_window
     if window is not None and window < MIN_SIDE_WINDOW:
@@ -210,6 +271,7 @@ def _launch(
     agent: AgentRecord,
     stores: list[ConversationStore],
     options: LaunchOptions,
+    bounds: Mapping[str, int],
     *,
     multi: bool,
 ) -> ReflectionOutcome:
@@ -237,8 +299,9 @@ def _launch(
         settings = options.settings or load_reflection_settings(world.home, world.cwd, agent)
         primary = side_agent_provider(world, agent)
         provider = reflection_provider(world, agent, settings, options)
-        budget = options.max_payload_chars or payload_budget(provider.context_window)
-        slices = _build_slices(world, stores, run_id, budget, options.launch_line, replay=multi)
+        compiler = _compiler(world, agent)
+        budget = run_budget(provider, compiler.memory_section(), options)
+        slices = _build_slices(world, stores, run_id, budget.chunk, bounds, replay=multi)
         if not slices:
             return _skip(options, "no_payload", stores)
         run = _Run(
@@ -251,6 +314,8 @@ def _launch(
             parent,
             run_id,
             lease,
+            budget,
+            compiler,
             primary.context_window,
         )
         return _run(run, slices, multi=multi)
@@ -261,30 +326,39 @@ def _build_slices(
     stores: list[ConversationStore],
     run_id: str,
     budget: int,
-    launch_line: int | None,
+    bounds: Mapping[str, int],
     *,
     replay: bool,
 ) -> list[Slice]:
-    """One payload per conversation while the budget lasts (the first gets all of it);
-    `launch_line` bounds a single conversation's slice (None: its log's end)."""
-    slices: list[Slice] = []
+    """One payload per conversation while the budget (tokens) lasts: unreflected slices
+    first, in order (the first gets all of it), then replays of the conversations with
+    nothing new; `bounds` holds each conversation's launch line (missing: its log's end)."""
+    served: dict[str, Slice] = {}
     remaining = budget
-    for store in stores:
-        if remaining < MIN_MAX_CHARS:
-            break
-        state = read_reflection_state(store, clock=world.clock)
-        line = launch_line if len(stores) == 1 else None
-        payload = build_payload(
-            store, state, name=run_id, clock=world.clock, launch_line=line, max_chars=remaining
-        )
-        if payload is None and replay:
-            payload = build_replay_payload(
-                store, name=run_id, clock=world.clock, max_chars=remaining
+    for unreflected in (True, False) if replay else (True,):  # new content before replays
+        for store in stores:
+            if store.conversation_id in served:
+                continue
+            if remaining - TRANSCRIPT_WRAPPER_TOKENS < MIN_MAX_TOKENS:
+                break
+            room = remaining - TRANSCRIPT_WRAPPER_TOKENS  # its tag and notes around it
+            state = read_reflection_state(store, clock=world.clock)
+            payload = (
+                build_payload(
+                    store,
+                    state,
+                    name=run_id,
+                    clock=world.clock,
+                    launch_line=bounds.get(store.conversation_id),
+                    max_tokens=room,
+                )
+                if unreflected
+                else build_replay_payload(store, name=run_id, clock=world.clock, max_tokens=room)
             )
-        if payload is not None:
-            slices.append(Slice(store, state, payload))
-            remaining -= payload.chars
-    return slices
+            if payload is not None:
+                served[store.conversation_id] = Slice(store, state, payload)
+                remaining = room - payload.tokens
+    return [served[s.conversation_id] for s in stores if s.conversation_id in served]
 
 
 def _run(run: _Run, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
@@ -298,6 +372,7 @@ def _run(run: _Run, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
         merge_mode=run.settings.merge,
         parent_head=run.parent.head_sha(),
         model=run.provider.handle,
+        budget=run.budget.to_json(),
     )
     record = start_record(facts, slices, format_timestamp(clock.now()))
     save_run_record(run.world.home, record)
@@ -412,6 +487,7 @@ def _execute(
             merge=run.settings.merge,
             review=_reviewer(run) if run.settings.merge == "explicit" else None,
             gate=_gate_input(run, slices, provenance),
+            refusals=agent_result.refusals,
         )
         if final.status == "rejected":
             run.parent.run("branch", "-f", rejected_branch(run.run_id), worktree.branch)
@@ -440,7 +516,7 @@ def _run_agent(
     run: _Run, worktree: Worktree, slices: list[Slice], provenance: RunProvenance
 ) -> SideAgentResult:
     payloads = [load_payload(piece.payload.path) for piece in slices]
-    memory = render_memory_section(worktree.path)
+    memory = run.compiler.memory_section(worktree.base)  # what the worktree checked out
     task = build_reflection_task(payloads, memory, run.options.instruction)
     context = ToolContext(
         cwd=worktree.path,

@@ -218,6 +218,7 @@ def build_settings_patch(
         patch["memorySync"] = memory_sync
     if model is not None:
         patch["model"] = validate_value("model", model)
+        patch["baseUrl"] = None  # a server belongs to the model it was given with
     if base_url is not None:
         patch["baseUrl"] = base_url.strip()
     return patch

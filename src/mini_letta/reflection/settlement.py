@@ -54,6 +54,7 @@ class RunFacts:
     merge_mode: str
     parent_head: str
     model: str
+    budget: dict[str, int]
 
 
 def mark_started(slices: list[Slice], clock: Clock) -> None:
@@ -118,6 +119,7 @@ def start_record(facts: RunFacts, slices: list[Slice], started_at: str) -> RunRe
         branch=f"reflection/{facts.run_id}",
         watermark_before=before,
         model=facts.model,
+        budget=facts.budget,
     )
 
 
@@ -170,6 +172,7 @@ def _slice_info(piece: Slice) -> SliceInfo:
         truncated=payload.truncated,
         watermark_lost=payload.watermark_lost,
         payload_path=str(payload.path),
+        tokens=payload.tokens,
     )
 
 

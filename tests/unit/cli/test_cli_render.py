@@ -68,3 +68,27 @@ def test_a_closed_stdout_is_noted_at_start():
     renderer.start(SessionInfo("agent-1", "conv-1", "mock"))
     renderer.finish(TurnResult("end_turn", "hi", Usage(), 1, None), 5, {})
     assert renderer.lost_output == "it is closed"
+
+
+def test_a_numbered_tool_line_fits_the_window_sharing_it_with_the_error():
+    from mini_letta.cli.fit import text_columns
+    from mini_letta.cli.render import tool_line
+
+    call = ToolCall("c1", "Bash", '{"command": "' + "pytest -q tests/" * 10 + '"}')
+    failed = ToolResult("FileNotFoundError: " + "no such thing " * 10 + "\nmore", is_error=True)
+    line = tool_line(call, failed, 3, 60)
+    assert line.startswith("  ⚙ [3] Bash: pytest -q") and text_columns(line) <= 60
+    what, _, error = line.partition(" ✗ ")
+    assert what.endswith("…") and error.startswith("FileNotFoundError:") and error.endswith("…")
+    assert tool_line(call, ToolResult("a\nb"), 1, 40).endswith("✓ 2 lines")
+    assert text_columns(tool_line(call, ToolResult("a\nb"), 1, 40)) <= 40
+    assert tool_line(call, ToolResult("")).startswith("  ⚙ Bash: ")  # headless: no number
+
+
+def test_notices_wrap_to_the_renderers_width():
+    err = io.StringIO()
+    renderer = Renderer("text", io.StringIO(), err, width=lambda: 40)
+    renderer.notice("reflection", "  ☾ reflection r1: failed — " + "the model said no " * 4, {})
+    rows = err.getvalue().splitlines()
+    assert len(rows) > 1 and all(len(row) <= 40 for row in rows)
+    assert all(row.startswith("    ") for row in rows[1:])

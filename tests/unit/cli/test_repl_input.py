@@ -48,15 +48,15 @@ def test_history_is_kept_across_sessions(tmp_path):
     assert _read(tmp_path, "\x1b[A\r") == "remember me"
 
 
-def test_the_toolbar_is_drawn_from_the_sessions_callable(tmp_path):
+def test_the_toolbar_is_drawn_from_the_sessions_callable_at_the_windows_width(tmp_path):
     drawn: list[int] = []
 
-    def toolbar() -> str:
-        drawn.append(1)
+    def toolbar(width: int) -> str:
+        drawn.append(width)
         return "agent · model"
 
     assert _read(tmp_path, "hi\r", toolbar) == "hi"
-    assert drawn
+    assert drawn and set(drawn) == {DummyOutput().get_size().columns}
 
 
 def test_slash_completion_lists_matching_commands_with_their_descriptions(tmp_path):
@@ -84,3 +84,18 @@ def test_at_path_completes_files_in_the_working_directory(tmp_path):
     assert [t for t, _ in _completions(tmp_path, "@.h")] == [".hidden"]
     assert _completions(tmp_path, "@nowhere/x") == []
     assert _completions(tmp_path, "no at sign") == []
+
+
+def test_ctrl_o_shows_the_last_tool_call_and_keeps_what_was_typed(tmp_path):
+    shown: list[int] = []
+    with create_pipe_input() as pipe:
+        pipe.send_text("half\x0f typed\r")
+        session = build_prompt_session(
+            tmp_path / "history",
+            tmp_path,
+            on_expand=lambda: shown.append(1),
+            input=pipe,
+            output=DummyOutput(),
+        )
+        assert session.prompt("› ") == "half typed"
+    assert shown == [1]

@@ -42,3 +42,18 @@ def test_a_worker_ending_during_a_turn_is_shown_after_it(tmp_path):
     post_outcome(world.home, "agent-1", outcome, world.clock)
     watch._wait(_finished_worker())  # between turns it is shown at once
     assert out.getvalue().count("run-1") == 2
+
+
+def test_a_failed_runs_line_wraps_to_the_window_with_its_whole_reason(tmp_path):
+    world = World(Home(tmp_path / "home"), tmp_path, {}, SystemClock())
+    out = io.StringIO()
+    watch = ReflectionWatch(world, out, live=False, width=lambda: 40)
+    watch.agent_id = "agent-1"
+    reason = "the provider refused the request: quota exhausted until tomorrow"
+    post_outcome(world.home, "agent-1", ReflectionOutcome(reason, status="failed", run_id="r1"),
+                 world.clock)  # fmt: skip
+    watch.print_finished()
+    rows = out.getvalue().splitlines()
+    assert rows[0].startswith("  ☾ reflection r1: failed") and len(rows) > 2
+    assert all(len(row) <= 40 for row in rows) and all(r.startswith("    ") for r in rows[1:])
+    assert " ".join(" ".join(rows).split()).endswith(reason)

@@ -36,3 +36,18 @@ def test_reflection_state_follows_what_the_session_saw():
     bar.saw(ReflectionOutcome("nothing new", skip_reason="no_payload"))
     assert bar.text().endswith("reflection skipped (no_payload) ")
     assert _bar(running=1).text().endswith("reflection running ")
+
+
+def test_in_a_narrow_window_the_reason_gives_way_first_then_the_names():
+    from mini_letta.cli.fit import text_columns
+
+    bar = _bar()
+    bar.saw(ReflectionOutcome("the gate refused: " + "a secret " * 8, status="rejected"))
+    assert text_columns(bar.text()) > 90  # no width: all of it
+    at_60 = bar.text(60)
+    assert text_columns(at_60) <= 60 and at_60.startswith(" scout · openai/gpt-4o · context – ")
+    assert "reflection rejected:" in at_60 and at_60.rstrip().endswith("…")
+    at_40 = bar.text(40)
+    assert text_columns(at_40) <= 40 and at_40.startswith(" ☾ rejected:")
+    assert "openai/gpt-4o" not in at_40  # the model's name gave way to the state
+    assert text_columns(bar.text(12)) <= 12

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from mini_letta.llm.mock_reflection import PLACEHOLDER, extract_statements, plan_human_edits
+from mini_letta.llm.mock_reflection import (
+    PLACEHOLDER,
+    PROJECT_FILE,
+    extract_statements,
+    is_project_fact,
+    plan_human_edits,
+    plan_project_edits,
+)
 
 AT = "2026-10-08T16:06:58.000Z"
 
@@ -222,3 +229,30 @@ def test_a_later_statement_in_the_same_transcript_wins():
     )
     assert [e["command"] for e in edits] == ["insert", "str_replace"]
     assert edits[1]["old_str"] == "- Preference: 我更喜欢用 tabs 缩进"
+
+
+PROJECT_FACTS = [
+    ("In this repo we always run tox before pushing.", "In this repo we always run tox"),
+    ("这个仓库的测试命令是 make check，我们决定以后一律先跑它", "这个仓库的测试命令是 make check"),
+    ("From now on our codebase uses ruff, never flake8", "our codebase uses ruff"),
+]
+
+
+def test_project_facts_are_told_from_facts_about_the_person():
+    for text, _ in PROJECT_FACTS:
+        assert [is_project_fact(s) for s in extract_statements(text, AT)] == [True], text
+    for text in ("我更喜欢用 tabs 缩进", "My name is Bob Li", "I prefer single quotes in Python"):
+        assert [is_project_fact(s) for s in extract_statements(text, AT)] == [False], text
+
+
+def test_project_facts_create_the_project_file_then_are_appended_once():
+    found = [s for text, _ in PROJECT_FACTS[:2] for s in extract_statements(text, AT)]
+    (create,) = plan_project_edits(None, found)
+    assert create["command"] == "create" and create["path"] == PROJECT_FILE
+    assert create["description"]
+    assert [line for line in create["content"].splitlines()] == [s.line() for s in found]
+    body = found[0].line() + "\n"
+    assert plan_project_edits(body, found) == [
+        {"command": "insert", "path": PROJECT_FILE, "content": found[1].line()}
+    ]
+    assert plan_project_edits(body + found[1].line() + "\n", found) == []

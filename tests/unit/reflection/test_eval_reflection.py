@@ -10,9 +10,8 @@ import pytest
 
 from mini_letta.reflection.eval_cases import Check, builtin_suite, load_suite
 
-# Measured: 48 of 50 built-in cases pass on the mock; the two misses are the project-fact
-# cases (the mock writes every statement to system/human.md). Raise this when the mock improves.
-MOCK_FLOOR = 48
+# Measured: all 50 built-in cases pass on the mock.
+MOCK_FLOOR = 50
 
 USER_SUITE = """
 cases:
@@ -44,7 +43,7 @@ def test_the_builtin_suite_is_big_and_bilingual():
     texts = [" ".join(m.content for c in case.conversations for m in c) for case in cases]
     chinese = sum(map(_has_cjk, texts))
     assert chinese >= 15 and len(cases) - chinese >= 15
-    assert any(case.payload_chars for case in cases)  # the transcript that needs several runs
+    assert any(case.chunk_tokens for case in cases)  # the transcript that needs several runs
     assert any(len(case.conversations) > 1 for case in cases)
 
 
@@ -59,6 +58,8 @@ def test_the_mock_meets_its_floor_on_the_builtin_suite(cli):
     assert secrets and all(r["passed"] for r in secrets)  # a secret never lands, ever
     chunked = [r for r in data["results"] if "long-transcript" in r["case"]]
     assert chunked and all(r["runs"].count("merged") >= 2 for r in chunked)
+    # the reference model writes nothing the memory gate holds back
+    assert [r["rejections"] for r in data["results"] if r["rejections"]] == []
 
 
 def test_a_user_suite_shows_what_was_wrong_and_the_score(cli, tmp_path):

@@ -142,6 +142,18 @@ def test_one_long_copied_stretch_is_a_dump_too(world, agent, store, parent):
     assert "verbatim" in outcome.message
 
 
+def test_one_sentence_kept_in_the_users_words_is_not_a_dump(world, agent, store, parent):
+    said = (
+        "We decided to always deploy staging from the release branch, after the smoke tests "
+        "pass on the build server."
+    )  # 107 characters: a statement, not a stretch of the session
+    _chat(world, store, said)
+    outcome = _launch(
+        world, agent, store, _agent({"command": "insert", "path": HUMAN, "content": f"- {said}"})
+    )
+    assert outcome.status == "merged", outcome.message
+
+
 def test_a_duplicate_line_is_rejected_after_normalisation(world, agent, store, parent):
     _chat(world, store, "I am allergic to peanuts")
     head = parent.head_sha()
@@ -228,12 +240,19 @@ def test_cli_shows_accepts_and_discards(world, agent, store, parent, cli):
     assert "deleted file mode" in shown.stdout
     listed = json.loads(cli("reflections", "list", "--json", "--agent", agent.id).stdout)
     assert listed[0]["reasons"] and listed[0]["status"] == "rejected"
+    waiting = cli("reflections", "list", "--agent", agent.id).stdout
+    assert "rejected (waiting: accept or discard)" in waiting
     accepted = cli("reflections", "accept", outcome.run_id, "--agent", agent.id)
     assert accepted.code == 0 and "Accepted reflection run" in accepted.stdout
     assert not (parent.path / HUMAN).exists()
     again = cli("reflections", "discard", outcome.run_id, "--agent", agent.id)
     assert again.code == 1 and "not waiting for a decision" in again.stderr
     assert "Traceback" not in again.stderr
+    assert "merged (accepted)" in cli("reflections", "list", "--agent", agent.id).stdout
+    _chat(world, store, "and forget yourself too")
+    other = _launch(world, agent, store, _agent({"command": "delete", "path": "system/persona.md"}))
+    cli("reflections", "discard", other.run_id, "--agent", agent.id)
+    assert "rejected (discarded)" in cli("reflections", "list", "--agent", agent.id).stdout
 
 
 # ----- the gate on its own, over plain git commits ---------------------------------------------
@@ -292,22 +311,49 @@ def test_the_mock_cites_evidence_when_it_replaces_a_contradicted_line(world, age
 
 
 @pytest.mark.parametrize(
-    ("name", "steps", "status"),
+    ("name", "steps", "status", "named"),
     [
         (
             "leaves its edit uncommitted",
             [respond("", tool_call("memory", 1, command="insert", path=HUMAN, content="- x1"))],
             "dirty_uncommitted",
+            "system/human.md",
+        ),
+        (
+            "leaves a new file untracked",
+            [
+                respond(
+                    "",
+                    tool_call(
+                        "memory",
+                        1,
+                        command="create",
+                        path="reference/notes.md",
+                        description="notes",
+                        content="- x2",
+                    ),
+                )
+            ],
+            "dirty_uncommitted",
+            "reference/notes.md",
+        ),
+        (
+            "never commits anything",
+            [respond("", tool_call("memory_read", 1, path=HUMAN))],
+            "no_changes",
+            "",
         ),
         (
             "calls an unknown tool",
             [respond("", tool_call("Bash", 1, command="rm -rf /"))],
-            "no_changes",
+            "failed",
+            "no tool named 'Bash'",
         ),
         (
             "never stops reading",
             [respond("", tool_call("memory_read", n, path=HUMAN)) for n in range(1, 9)],
             "failed",
+            "did not finish within 4 steps",
         ),
         (
             "writes a secret",
@@ -318,19 +364,23 @@ def test_the_mock_cites_evidence_when_it_replaces_a_contradicted_line(world, age
                 ),
                 respond("", tool_call("memory_commit", 2, message="reflection: key")),
             ],
-            "no_changes",
+            "failed",
+            "looks like a secret",
         ),
     ],
 )
-def test_other_misbehaviour_changes_no_memory(world, agent, store, parent, name, steps, status):
+def test_other_misbehaviour_changes_no_memory(
+    world, agent, store, parent, name, steps, status, named
+):
     _chat(world, store, "hello there, nothing lasting")
     head = parent.head_sha()
     provider = ScriptedProvider([*steps, respond("done")])
     outcome = _launch(world, agent, store, provider, max_steps=4)
     assert outcome.status == status, (name, outcome.message)
+    assert named in outcome.message
     assert parent.head_sha() == head and not parent.changed_paths()
     assert SECRETS[0] not in (parent.path / HUMAN).read_text()
-    if outcome.status != "no_changes":
+    if outcome.status != "no_changes":  # a run that only read and stopped consumes its slice
         assert read_reflection_state(store).reflected_through_message_id is None
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from mini_letta.errors import TransientError
 from mini_letta.memory.repo import GitRepo
-from mini_letta.reflection.records import load_run_record
+from mini_letta.reflection.records import list_run_records, load_run_record
 from mini_letta.reflection.run import LaunchOptions, launch_multi_reflection, launch_reflection
 from mini_letta.reflection.watermark import read_reflection_state
 from mini_letta.workspace import new_agent, resolve_conversation
@@ -75,13 +75,29 @@ def test_nothing_anywhere_is_no_payload(world, agent):
     assert outcome.skip_reason == "no_payload"
 
 
-def test_the_budget_is_shared_and_the_first_slice_gets_it_first(world, agent):
-    big = _conversation(world, agent, *[f"我更喜欢第 {n} 种写法 " + "x" * 300 for n in range(20)])
+def test_the_budget_is_shared_the_first_slice_gets_it_first_and_goes_on_in_chunks(world, agent):
+    logs = [f"帮我看下第 {n} 段日志 " + "x" * 300 for n in range(20)]
+    big = _conversation(world, agent, "我更喜欢用 tabs 缩进", *logs, "以后一律用 pnpm")
     small = _conversation(world, agent, "我叫李雷")
-    outcome = launch_multi_reflection(
-        world, agent, [big, small], LaunchOptions(max_payload_chars=1_500)
+    outcome = launch_multi_reflection(world, agent, [big, small], LaunchOptions(chunk_tokens=400))
+    assert outcome.ok and outcome.message.startswith("Reflected in ")
+    # the clock stands still, so run ids do not sort by time: order big's runs by their slices
+    big_runs = sorted(
+        (
+            p
+            for r in list_run_records(world.home, agent.id)
+            for p in r.slices
+            if p.conversation_id == big.conversation_id
+        ),
+        key=lambda p: p.start_line,
     )
-    record = load_run_record(world.home, agent.id, outcome.run_id)
-    assert [s.conversation_id for s in record.slices] == [big.conversation_id]
-    assert record.slices[0].truncated
-    assert read_reflection_state(small).reflected_through_message_id is None
+    first = next(r for r in list_run_records(world.home, agent.id) if r.slices[0] == big_runs[0])
+    assert [s.conversation_id for s in first.slices] == [big.conversation_id]  # all of it
+    assert first.slices[0].truncated and len(big_runs) >= 3
+    assert big_runs[0].start_line == 0 and big_runs[-1].slice_end_line == big.count()
+    pairs = zip(big_runs, big_runs[1:], strict=False)
+    assert all(a.slice_end_line == b.start_line for a, b in pairs)  # in order, no gap
+    assert read_reflection_state(big).reflected_through_line == big.count() - 1
+    assert read_reflection_state(small).reflected_through_line == small.count() - 1
+    human = (world.home.memory_dir(agent.id) / "system" / "human.md").read_text()
+    assert "tabs" in human and "pnpm" in human and "李雷" in human

@@ -36,7 +36,7 @@ def test_no_planted_secret_reaches_the_payload(home, clock):
                 message(clock, "tool", f"output: {secret}\n", tool_call_id=f"c{n}", name="Bash"),
             ]
         )
-    payload = build_payload(store, ReflectionState(), name="p", clock=clock, max_chars=500_000)
+    payload = build_payload(store, ReflectionState(), name="p", clock=clock, max_tokens=500_000)
     raw = payload.path.read_text(encoding="utf-8")
     leaked = [needle for needle in NEEDLES if needle in raw]
     assert leaked == []
@@ -117,8 +117,8 @@ def test_budget_takes_the_oldest_part_and_the_rest_waits(home, clock):
     store = new_store(home, clock)
     for n in range(40):
         add_turn(store, clock, f"message {n} " + "x" * 200)
-    payload = build_payload(store, ReflectionState(), name="p", clock=clock, max_chars=2_000)
-    assert payload.truncated and payload.chars <= 2_000
+    payload = build_payload(store, ReflectionState(), name="p", clock=clock, max_tokens=500)
+    assert payload.truncated and payload.tokens <= 500
     assert payload.messages[0]["content"].startswith("message 0 ")
     assert payload.messages[-1]["role"] == "assistant"  # cut before a user message
     assert payload.end.line == payload.slice_end_line - 1
@@ -126,7 +126,7 @@ def test_budget_takes_the_oldest_part_and_the_rest_waits(home, clock):
         reflected_through_message_id=payload.end.message_id,
         reflected_through_line=payload.end.line,
     )
-    following = build_payload(store, rest, name="q", clock=clock, max_chars=2_000)
+    following = build_payload(store, rest, name="q", clock=clock, max_tokens=500)
     assert following.start_line == payload.slice_end_line
     assert following.messages[0]["role"] == "user"
 
@@ -134,8 +134,8 @@ def test_budget_takes_the_oldest_part_and_the_rest_waits(home, clock):
 def test_one_message_bigger_than_the_budget_is_shrunk_to_fit(home, clock):
     store = new_store(home, clock)
     store.append(message(clock, "user", "HEAD" + "字" * 50_000 + "TAIL"))
-    payload = build_payload(store, ReflectionState(), name="p", clock=clock, max_chars=1_000)
-    assert payload.chars <= 1_000
+    payload = build_payload(store, ReflectionState(), name="p", clock=clock, max_tokens=300)
+    assert payload.tokens <= 300
     content = payload.messages[0]["content"]
     assert content.startswith("HEAD") and content.endswith("TAIL")
 

@@ -370,7 +370,7 @@ def test_planted_secrets_never_reach_the_payload_the_agent_or_memory(world, agen
     for secret in SECRETS:
         _chat(store, world.clock, f"我更喜欢用 tabs 缩进，我的凭据是 {secret}")
         _chat(store, world.clock, f"From now on deploy with {secret}")
-    outcome = _launch(world, agent, store, max_payload_chars=400_000)
+    outcome = _launch(world, agent, store)
     assert outcome.status == "merged"
     history = git(parent.path, "log", "-p", "--all")
     files = "".join(p.read_text() for p in parent.path.rglob("*.md"))

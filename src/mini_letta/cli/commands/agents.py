@@ -8,8 +8,9 @@ from typing import TypeVar
 
 import click
 
+from mini_letta.cli.fit import fit_line, text_columns, wrap_lines
 from mini_letta.cli.options import agent_option, check_agent_name, check_base_url, model_option
-from mini_letta.cli.terminal import echo
+from mini_letta.cli.terminal import current_terminal, echo
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -40,11 +41,16 @@ def list_cmd(as_json: bool) -> None:
         echo("No agents yet; `mini-letta chat -p hello` creates one.")
         return
     current = current_agent_id(world.cwd)
+    width = current_terminal().columns()
     for agent in found:
         mark = "*" if agent.id == current else " "
-        echo(f"{mark} {agent.name:<24} {agent.id}  {agent.model}")
-    for bad in damaged:
-        echo(bad.render())
+        line = f"{mark} {agent.name:<24} {agent.id}  {agent.model}"
+        if width is not None and text_columns(line) > width:  # a narrow window: two rows
+            head = fit_line(f"{mark} {agent.name}  {agent.model}", width)
+            line = f"{head}\n{fit_line(f'    {agent.id}', width)}"
+        echo(line)
+    for line in wrap_lines([bad.render() for bad in damaged], width):
+        echo(line)
 
 
 def _settings_options(func: F) -> F:

@@ -8,7 +8,7 @@ import click
 
 from mini_letta.cli.commands.compact import conversation_option, conversation_setup
 from mini_letta.cli.options import agent_option, context_window_option
-from mini_letta.cli.terminal import echo
+from mini_letta.cli.terminal import current_terminal, echo
 
 
 @click.command()
@@ -26,7 +26,7 @@ def context(
     setup = conversation_setup(agent, conversation, context_window)
     breakdown = measure_breakdown(setup)
     if not as_json:
-        echo("\n".join(render_breakdown(breakdown)))
+        echo("\n".join(render_breakdown(breakdown, current_terminal().columns())))
         return
     data = {
         "conversationId": setup.store.conversation_id,

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING
 
 import click
 
+from mini_letta.cli.fit import fit_line, text_columns, wrap_lines
 from mini_letta.cli.options import agent_option
-from mini_letta.cli.terminal import echo
+from mini_letta.cli.terminal import current_terminal, echo
 
 if TYPE_CHECKING:
     from mini_letta.agents.records import AgentRecord
@@ -43,12 +44,17 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
         echo("No conversations yet.")
         return
     current = current_conversation_id(world.cwd, record.id)
+    width = current_terminal().columns()
     for conv in found:
         count = ConversationStore(record.id, conv.id, world.home).count()
         mark = "*" if conv.id == current else " "
-        echo(f"{mark} {conv.id}  {conv.updated_at}  {count:>6} msgs  {conv.title}")
-    for bad in damaged:
-        echo(bad.render())
+        line = f"{mark} {conv.id}  {conv.updated_at}  {count:>6} msgs  {conv.title}"
+        if width is not None and text_columns(line) > width:  # a narrow window: two rows
+            detail = f"    {conv.updated_at[:16]}  {count} msgs  {conv.title}"
+            line = "\n".join([fit_line(f"{mark} {conv.id}", width), fit_line(detail, width)])
+        echo(line)
+    for line in wrap_lines([bad.render() for bad in damaged], width):
+        echo(line)
 
 
 @conversations.command("show")

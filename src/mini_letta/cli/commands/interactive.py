@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from mini_letta.cli.terminal import echo
+from mini_letta.cli.terminal import echo_wrapped
 
 if TYPE_CHECKING:
     from mini_letta.cli.answer_view import AnswerView
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 
 LEAVE_HINT = "(Ctrl-C again, or Ctrl-D, to leave)"
+EXPAND_HINT = "  (Ctrl-O: the last tool call in full; /expand N: the Nth)"
+EXPAND_HINT_PIPED = "  (/expand N shows the Nth tool call in full)"
 
 
 def _read_line_factory(
@@ -45,8 +47,15 @@ def _read_line_factory(
             except (MiniLettaError, OSError):  # a damaged listing offers nothing, says nothing
                 return []
 
+        from mini_letta.cli.commands.slash_session import expand_cmd
+
         session = build_prompt_session(
-            world.home.input_history_file, world.cwd, bar.text, COMMANDS, arguments
+            world.home.input_history_file,
+            world.cwd,
+            bar.text,
+            COMMANDS,
+            arguments,
+            on_expand=lambda: expand_cmd(state(), ""),
         )
         answers: PromptSession[str] = PromptSession()
         return (lambda prompt: session.prompt(prompt)), (lambda prompt: answers.prompt(prompt))
@@ -82,25 +91,25 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
 
     bar = SessionBar("", "", 0, running=lambda: watch.running)
     read_line, read_answer = _read_line_factory(terminal, world, bar, lambda: state)
-    approve = build_terminal_approver(read_answer, terminal.stderr, world.cwd)
+    approve = build_terminal_approver(read_answer, terminal.stderr, world.cwd, terminal.columns)
     request = SessionRequest(
         world=world,
         approve=approve,
         reflection_watch=watch,
         answer_view=_answer_view(terminal),
         on_reflection=bar.saw,
+        width=terminal.columns,
+        number_tools=True,
     )
     session = ChatSession(request, terminal.stdout, terminal.stderr)
     state = SlashState(request, session, watch, read_line, terminal)
     watch.agent_id = session.agent.id
     watch.on_outcome = bar.saw
     interrupted = False  # the last thing was a Ctrl-C: one more on an empty line leaves
+    hinted = False  # how to expand a tool line was said (once a session)
     pending = PendingNotice()
-    echo(
-        f"mini-letta · agent {session.agent.name} · {session.setup.provider.handle} · "
-        "/help for commands, Ctrl-D to leave",
-        err=True,
-    )
+    banner = f"mini-letta · agent {session.agent.name} · {session.setup.provider.handle} · "
+    echo_wrapped(banner + "/help for commands, Ctrl-D to leave", err=True)
     while True:
         watch.print_finished()
         bar.follow(state.session)
@@ -112,7 +121,7 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
             if interrupted:
                 return
             interrupted = True
-            echo(LEAVE_HINT, err=True)
+            echo_wrapped(LEAVE_HINT, err=True)
             continue
         interrupted = False
         watch.print_finished()  # a reflection that ended while we waited for this line
@@ -122,18 +131,27 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
             if not run_slash_command(line, state):
                 return
             continue
-        watch.turn_running = True
-        try:
-            state.session.turn(line)
-        except KeyboardInterrupt:
-            interrupted = True
-            echo(f"\n(interrupted) {LEAVE_HINT}", err=True)
-        finally:
-            watch.turn_running = False
+        interrupted = _turn(state, line)
+        if state.session.renderer.tool_count and not hinted:
+            hinted = True
+            echo_wrapped(EXPAND_HINT if terminal.is_interactive() else EXPAND_HINT_PIPED, err=True)
         bar.usage = state.session.renderer.last_usage or bar.usage
         notice = pending.line(state.session.setup)
         if notice:
-            echo(notice, err=True)
+            echo_wrapped(notice, err=True)
+
+
+def _turn(state: SlashState, line: str) -> bool:
+    """Run one turn with background lines held back; True when Ctrl-C cut it short."""
+    state.watch.turn_running = True
+    try:
+        state.session.turn(line)
+    except KeyboardInterrupt:
+        echo_wrapped(f"\n(interrupted) {LEAVE_HINT}", err=True)
+        return True
+    finally:
+        state.watch.turn_running = False
+    return False
 
 
 def _answer_view(terminal: Terminal) -> AnswerView | None:

@@ -9,8 +9,9 @@ from typing import Any
 import click
 
 from mini_letta.cli.commands.memory_share import SHARE_COMMANDS, agent_memory_dir
+from mini_letta.cli.fit import fit_line, wrap_line
 from mini_letta.cli.options import agent_option
-from mini_letta.cli.terminal import echo
+from mini_letta.cli.terminal import current_terminal, echo
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
@@ -48,9 +49,10 @@ def tree_cmd(agent: str | None, as_json: bool) -> None:
     if as_json:
         _dump([{"path": path, "description": desc} for path, desc in entries])
         return
-    echo(f"{folder}/")
+    width = current_terminal().columns()
+    echo("\n".join(wrap_line(f"{folder}/", width)))
     for line in render_tree_lines(entries):
-        echo(line)
+        echo(fit_line(line, width))
 
 
 @memory.command("show")
@@ -77,8 +79,9 @@ def log_cmd(agent: str | None, limit: int, as_json: bool) -> None:
         _dump([{"sha": e.sha, "date": e.date, "author": e.author, "subject": e.subject}
                for e in entries])  # fmt: skip
         return
+    width = current_terminal().columns()
     for e in entries:
-        echo(f"{e.sha[:7]}  {e.date[:16].replace('T', ' ')}  {e.subject}")
+        echo(fit_line(f"{e.sha[:7]}  {e.date[:16].replace('T', ' ')}  {e.subject}", width))
 
 
 @memory.command("diff")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from mini_letta.cli.fit import wrap_lines
 from mini_letta.cli.options import agent_option
 from mini_letta.cli.terminal import current_terminal, echo
 
@@ -83,15 +84,17 @@ def _print_hits(query: str, hits: list[MessageHit] | list[MemoryHit]) -> None:
         return
     parsed = parse_query(query)
     words = parsed.words if parsed else ()
-    marks = ("\x1b[1m", "\x1b[0m") if current_terminal().stdout.isatty() else ("**", "**")
+    terminal = current_terminal()
+    marks = ("\x1b[1m", "\x1b[0m") if terminal.stdout.isatty() else ("**", "**")
+    width = terminal.columns()
     for hit in hits:
         snippet = build_snippet(hit.text, words, marks=marks)
         if isinstance(hit, MessageHit):
             when = hit.created_at[:16].replace("T", " ")
-            echo(f"{hit.conversation_id}  {when}  {hit.role:<9}  {hit.message_id}")
+            head = f"{hit.conversation_id}  {when}  {hit.role:<9}  {hit.message_id}"
         else:
-            echo(f"{hit.path}:{hit.line}")
-        echo(f"  {snippet}")
+            head = f"{hit.path}:{hit.line}"
+        echo("\n".join(wrap_lines([head, f"  {snippet}"], width, 4)))
 
 
 @click.command("import")

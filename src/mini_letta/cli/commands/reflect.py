@@ -99,8 +99,9 @@ def _print_preview(world: World, agent: AgentRecord, store: ConversationStore) -
     echo(
         f"conversation {store.conversation_id}: lines {payload.start_line}-"
         f"{payload.slice_end_line - 1}, {len(payload.messages)} message(s), "
-        f"{payload.steps} step(s), {payload.start_message_id} .. {payload.end_message_id}"
-        + (" (the rest waits for the next run)" if payload.truncated else "")
+        f"{payload.steps} step(s), about {payload.tokens} tokens, {payload.start_message_id} .. "
+        f"{payload.end_message_id}"
+        + (" (the first chunk: the rest follows in further runs)" if payload.truncated else "")
     )
     echo(f"payload: {payload.path}")
     return True

@@ -4,11 +4,16 @@ undo, and a person's decision on a run the memory gate rejected."""
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
 
+from mini_letta.cli.fit import text_columns, wrap_line, wrap_lines
 from mini_letta.cli.options import agent_option
-from mini_letta.cli.terminal import echo
+from mini_letta.cli.terminal import current_terminal, echo
+
+if TYPE_CHECKING:
+    from mini_letta.reflection.records import RunRecord
 
 
 @click.group()
@@ -49,16 +54,31 @@ def list_cmd(agent: str | None, as_json: bool, only_failed: bool) -> None:
             else "No reflection runs yet; `mini-letta reflect` starts one."
         )
         return
+    width = current_terminal().columns()
     for run in found:
-        echo(
-            f"{run.run_id}  {run.status:<17} {run.trigger:<16} "
+        status = _status_label(run)
+        line = (
+            f"{run.run_id}  {status:<17} {run.trigger:<16} "
             f"{run.commit_count} commit(s)  {run.message}"
         )
-    for bad in damaged:
-        echo(bad.render())
+        if width is not None and text_columns(line) > width:  # two rows, the second wrapped
+            detail = f"  {run.trigger} · {run.commit_count} commit(s) · {run.message}"
+            line = "\n".join([f"{run.run_id}  {status}", *wrap_line(detail, width, 4)])
+        echo(line)
+    for line in wrap_lines([bad.render() for bad in damaged], width):
+        echo(line)
     wrong = [run for run in found if went_wrong(run)]
     if wrong:
-        echo(failure_summary(wrong, len(found)))
+        echo("\n".join(wrap_lines([failure_summary(wrong, len(found))], width)))
+
+
+def _status_label(run: RunRecord) -> str:
+    """The status, with a person's decision on a rejected run, or that one is awaited."""
+    if run.decision:
+        return f"{run.status} ({run.decision})"
+    if run.status == "rejected":
+        return "rejected (waiting: accept or discard)"
+    return run.status
 
 
 @reflections.command("show")
@@ -77,7 +97,9 @@ def show_cmd(run_id: str, agent: str | None, as_json: bool) -> None:
     if as_json:
         echo(json.dumps(record.to_json(), ensure_ascii=False, indent=2))
         return
-    echo(describe_run(world.home, record), nl=False)
+    head, blank, diff = describe_run(world.home, record).partition("\n\n")
+    fitted = wrap_lines(head.split("\n"), current_terminal().columns(), 14)  # the diff stays whole
+    echo("\n".join(fitted) + blank + diff, nl=False)
 
 
 @reflections.command("undo")

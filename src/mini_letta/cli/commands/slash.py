@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from mini_letta.cli.commands import slash_memory as mem
 from mini_letta.cli.commands import slash_session as ses
 from mini_letta.cli.commands.slash_state import SlashState
-from mini_letta.cli.terminal import echo
+from mini_letta.cli.fit import wrap_line
+from mini_letta.cli.terminal import echo, echo_wrapped
 
 Handler = Callable[[SlashState, str], None]
 Completer = Callable[[SlashState, str], list[str]]
@@ -66,6 +67,15 @@ def _models(state: SlashState, prefix: str) -> list[str]:
     return [word for word in dict.fromkeys(words) if word.startswith(prefix)]
 
 
+def _call_numbers(state: SlashState, prefix: str) -> list[str]:
+    """The numbers of the last turn's tool calls, then `all`."""
+    from mini_letta.cli.tool_detail import load_last_turn_calls
+
+    found = load_last_turn_calls(state.session.store)
+    words = [str(detail.number) for detail in found] + (["all"] if found else [])
+    return [word for word in words if word.startswith(prefix)]
+
+
 def _modes(state: SlashState, prefix: str) -> list[str]:
     from mini_letta.tools.permissions import PERMISSION_MODES
 
@@ -73,7 +83,7 @@ def _modes(state: SlashState, prefix: str) -> list[str]:
 
 
 def _help(state: SlashState, args: str) -> None:
-    echo("\n".join(help_lines()))
+    echo("\n".join(help_lines(state.terminal.columns())))
 
 
 def _exit(state: SlashState, args: str) -> None:
@@ -92,6 +102,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/new", "", "start a new conversation", ses.new_cmd),
     SlashCommand("/clear", "", "start afresh: a new conversation, memory kept", ses.new_cmd),
     SlashCommand("/compact", "[FOCUS]", "summarise the oldest messages now (keeping FOCUS)", ses.compact_cmd),  # noqa: E501
+    SlashCommand("/expand", "[N|all]", "a tool call of the last turn in full (Ctrl-O: the last)", ses.expand_cmd, _call_numbers),  # noqa: E501
     SlashCommand("/context", "", "where the context window goes, as a bar", ses.context_cmd),
     SlashCommand("/recompile", "", "show memory as it is now in the system prompt (next turn)", mem.recompile_cmd),  # noqa: E501
     SlashCommand("/reflect", "[TEXT]", "reflect on this conversation now, in the background", mem.reflect_cmd),  # noqa: E501
@@ -108,11 +119,24 @@ ALIASES = {"/quit": "/exit", "/q": "/exit", "/?": "/help"}
 EXIT = "/exit"
 
 
-def help_lines() -> list[str]:
+HELP_COLUMN = 32  # where descriptions start in the two-column table
+HELP_LEAST = 20  # columns a description needs beside the names, else it goes below them
+
+
+def help_lines(width: int | None = None) -> list[str]:
+    """The table of commands; in a narrow window descriptions wrap in their column, and in a
+    very narrow one each goes, wrapped, under its command."""
     lines = ["Commands:"]
+    beside = width is None or width - HELP_COLUMN >= HELP_LEAST
     for command in COMMANDS:
         head = f"{command.name} {command.usage}".rstrip()
-        lines.append(f"  {head:<29} {command.description}")
+        if beside:
+            lines += wrap_line(f"  {head:<29} {command.description}", width, HELP_COLUMN)
+        else:
+            lines += [
+                *wrap_line(f"  {head}", width),
+                *wrap_line(f"      {command.description}", width, 6),
+            ]
     return lines
 
 
@@ -132,7 +156,7 @@ def run_slash_command(line: str, state: SlashState) -> bool:
     name, _, rest = line.partition(" ")
     command = find_command(name)
     if command is None:
-        echo(unknown_message(name), err=True)
+        echo_wrapped(unknown_message(name), err=True)
         return True
     if command.name == EXIT:
         return False

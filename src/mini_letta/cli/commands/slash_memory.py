@@ -8,7 +8,8 @@ fail the same way.
 from __future__ import annotations
 
 from mini_letta.cli.commands.slash_state import SlashState, run_click, split_args
-from mini_letta.cli.terminal import echo
+from mini_letta.cli.fit import wrap_lines
+from mini_letta.cli.terminal import echo, echo_wrapped
 
 
 def memory_cmd(state: SlashState, args: str) -> None:
@@ -49,7 +50,7 @@ def search_cmd(state: SlashState, args: str) -> None:
     if argv is None:
         return
     if not argv:
-        echo(
+        echo_wrapped(
             "mini-letta: /search needs a query, e.g. /search 缩进 or /search pnpm --memory",
             err=True,
         )
@@ -63,13 +64,13 @@ def status_cmd(state: SlashState, args: str) -> None:
     from mini_letta.cli.session_status import status_lines
 
     run_click(status, ["--agent", state.session.agent.id], "/status")
-    echo("\n".join(status_lines(state.session.setup)))
+    echo("\n".join(wrap_lines(status_lines(state.session.setup), state.terminal.columns(), 12)))
 
 
 def recompile_cmd(state: SlashState, args: str) -> None:
     from mini_letta.cli.session_status import request_recompile
 
-    echo(request_recompile(state.session.setup), err=True)
+    echo_wrapped(request_recompile(state.session.setup), err=True)
 
 
 def reflect_cmd(state: SlashState, instruction: str) -> None:
@@ -86,7 +87,7 @@ def reflect_cmd(state: SlashState, instruction: str) -> None:
         instruction or None,
     )
     state.watch(proc)
-    echo("  ☾ reflecting in the background; the outcome appears when it is done.", err=True)
+    echo_wrapped("  ☾ reflecting in the background; the outcome appears when it is done.", err=True)
 
 
 def sleeptime_cmd(state: SlashState, args: str) -> None:

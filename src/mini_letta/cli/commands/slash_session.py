@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mini_letta.cli.commands.slash_state import SlashState, run_click
-from mini_letta.cli.terminal import echo
+from mini_letta.cli.fit import fit_line, text_columns
+from mini_letta.cli.terminal import echo, echo_wrapped
 from mini_letta.errors import MiniLettaError
 
 
@@ -18,10 +19,10 @@ def model_cmd(state: SlashState, args: str) -> None:
     """Show the model, or switch this session to another one (the agent keeps its own)."""
     session = state.session
     if not args:
-        echo(f"model: {session.setup.provider.handle} (the agent's: {session.agent.model})")
+        echo_wrapped(f"model: {session.setup.provider.handle} (the agent's: {session.agent.model})")
         return
     if state.switch(replace(state.request, model=args.split()[0])):
-        echo(f"This session now uses {state.session.setup.provider.handle}.", err=True)
+        echo_wrapped(f"This session now uses {state.session.setup.provider.handle}.", err=True)
 
 
 def agents_cmd(state: SlashState, args: str) -> None:
@@ -33,12 +34,14 @@ def agents_cmd(state: SlashState, args: str) -> None:
 def agent_cmd(state: SlashState, args: str) -> None:
     """Switch to another agent (name or id), in its current conversation here."""
     if not args:
-        echo(f"agent: {state.session.agent.name} ({state.session.agent.id}); /agents lists them")
+        echo_wrapped(
+            f"agent: {state.session.agent.name} ({state.session.agent.id}); /agents lists them"
+        )
         return
     request = replace(state.request, agent_ref=args, conversation_id=None, new=False, model=None)
     if state.switch(request):
         session = state.session
-        echo(
+        echo_wrapped(
             f"Now talking to {session.agent.name} on {session.setup.provider.handle}, "
             f"conversation {session.store.conversation_id}.",
             err=True,
@@ -58,7 +61,9 @@ def resume_cmd(state: SlashState, args: str) -> None:
         return
     if state.switch(replace(state.request, conversation_id=target, new=False)):
         store = state.session.store
-        echo(f"Resumed conversation {store.conversation_id} ({store.count()} messages).", err=True)
+        echo_wrapped(
+            f"Resumed conversation {store.conversation_id} ({store.count()} messages).", err=True
+        )
 
 
 def _pick_conversation(state: SlashState) -> str | None:
@@ -67,11 +72,18 @@ def _pick_conversation(state: SlashState) -> str | None:
     session = state.session
     found = list_conversations(session.request.world.home, session.agent.id)
     if not found:
-        echo("No conversations yet.", err=True)
+        echo_wrapped("No conversations yet.", err=True)
         return None
+    width = state.terminal.columns()
     for number, conv in enumerate(found, 1):
         mark = "*" if conv.id == session.store.conversation_id else " "
-        echo(f"{number:>3}{mark} {conv.id}  {conv.updated_at}  {conv.title or '(untitled)'}")
+        title = conv.title or "(untitled)"
+        row = f"{number:>3}{mark} {conv.id}  {conv.updated_at}  {title}"
+        if width is not None and text_columns(row) > width:  # the number picks; ids shortened
+            row = fit_line(
+                f"{number:>3}{mark} {conv.id[:13]}…  {conv.updated_at[:16]}  {title}", width
+            )
+        echo(row)
     try:
         answer = state.read_line("Resume which (number, empty to cancel)? ").strip()
     except (EOFError, KeyboardInterrupt):
@@ -79,7 +91,9 @@ def _pick_conversation(state: SlashState) -> str | None:
     if not answer:
         return None
     if not answer.isdigit() or not 1 <= int(answer) <= len(found):
-        echo(f"mini-letta: no conversation numbered {answer}; pick 1 to {len(found)}", err=True)
+        echo_wrapped(
+            f"mini-letta: no conversation numbered {answer}; pick 1 to {len(found)}", err=True
+        )
         return None
     return found[int(answer) - 1].id
 
@@ -87,7 +101,7 @@ def _pick_conversation(state: SlashState) -> str | None:
 def new_cmd(state: SlashState, args: str) -> None:
     """A new conversation with the same agent and memory (/new and /clear)."""
     if state.switch(replace(state.request, conversation_id=None, new=True)):
-        echo(f"New conversation {state.session.store.conversation_id}.", err=True)
+        echo_wrapped(f"New conversation {state.session.store.conversation_id}.", err=True)
 
 
 def permissions_cmd(state: SlashState, args: str) -> None:
@@ -95,15 +109,15 @@ def permissions_cmd(state: SlashState, args: str) -> None:
 
     if not args:
         modes = ", ".join(PERMISSION_MODES)
-        echo(f"permission mode: {state.request.permission_mode} (modes: {modes})")
+        echo_wrapped(f"permission mode: {state.request.permission_mode} (modes: {modes})")
         return
     mode = args.split()[0]
     for known in PERMISSION_MODES:
         if known.lower() == mode.lower():
             if state.switch(replace(state.request, permission_mode=known)):
-                echo(f"Permission mode for this session: {known}.", err=True)
+                echo_wrapped(f"Permission mode for this session: {known}.", err=True)
             return
-    echo(
+    echo_wrapped(
         f"mini-letta: unknown permission mode {mode}; one of {', '.join(PERMISSION_MODES)}",
         err=True,
     )
@@ -117,14 +131,14 @@ def compact_cmd(state: SlashState, focus: str) -> None:
     try:
         result = compact_now(state.session.setup, focus or None)
     except MiniLettaError as exc:
-        echo(f"mini-letta: {exc}", err=True)
+        echo_wrapped(f"mini-letta: {exc}", err=True)
         return
     if result is None:
-        echo("Nothing to compact yet.", err=True)
+        echo_wrapped("Nothing to compact yet.", err=True)
     elif isinstance(result, CompactionSkipped):
-        echo(f"Not compacted: {result.reason}.", err=True)
+        echo_wrapped(f"Not compacted: {result.reason}.", err=True)
     else:
-        echo(
+        echo_wrapped(
             f"  ↻ compacted {result.messages_compacted} messages "
             f"({result.tokens_before} → {result.tokens_after} tokens)",
             err=True,
@@ -137,6 +151,21 @@ def context_cmd(state: SlashState, args: str) -> None:
     try:
         breakdown = measure_breakdown(state.session.setup)
     except MiniLettaError as exc:
-        echo(f"mini-letta: {exc}", err=True)
+        echo_wrapped(f"mini-letta: {exc}", err=True)
         return
-    echo("\n".join(render_breakdown(breakdown)))
+    echo("\n".join(render_breakdown(breakdown, state.terminal.columns())))
+
+
+def expand_cmd(state: SlashState, args: str) -> None:
+    """`/expand [N|all]` (and Ctrl-O): a tool call of the last turn in full, the last by default."""
+    from mini_letta.cli.tool_detail import load_last_turn_calls, pick_calls, render_call_detail
+
+    words = args.split()
+    try:
+        chosen = pick_calls(load_last_turn_calls(state.session.store), words[0] if words else "")
+    except MiniLettaError as exc:
+        echo_wrapped(f"mini-letta: {exc}", err=True)
+        return
+    width = state.terminal.columns()
+    for detail in chosen:
+        echo("\n".join(render_call_detail(detail, width)))

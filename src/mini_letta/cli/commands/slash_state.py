@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from mini_letta.cli.terminal import current_terminal, echo
+from mini_letta.cli.terminal import current_terminal, echo_wrapped
 from mini_letta.errors import MiniLettaError
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ class SlashState:
         try:
             session = ChatSession(request, self.terminal.stdout, self.terminal.stderr)
         except MiniLettaError as exc:
-            echo(f"mini-letta: {exc}", err=True)
+            echo_wrapped(f"mini-letta: {exc}", err=True)
             return False
         self.session.close()
         self.session = session
@@ -71,7 +71,7 @@ def run_click(command: click.Command, argv: list[str], prog: str) -> None:
     except (click.exceptions.Exit, click.Abort):
         pass
     except MiniLettaError as exc:
-        echo(f"mini-letta: {exc}", err=True)
+        echo_wrapped(f"mini-letta: {exc}", err=True)
 
 
 def split_args(args: str) -> list[str] | None:
@@ -81,5 +81,5 @@ def split_args(args: str) -> list[str] | None:
     try:
         return shlex.split(args)
     except ValueError as exc:
-        echo(f"mini-letta: {exc}", err=True)
+        echo_wrapped(f"mini-letta: {exc}", err=True)
         return None

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from mini_letta.cli.fit import wrap_lines
 from mini_letta.cli.options import agent_option
-from mini_letta.cli.terminal import echo
+from mini_letta.cli.terminal import current_terminal, echo
 
 if TYPE_CHECKING:
     from mini_letta.reflection.health import AgentHealth
@@ -38,7 +39,7 @@ def status(agent: str | None, fmt: str) -> None:
     if fmt == "json":
         echo(json.dumps(health_json(health, review), ensure_ascii=False, indent=2))
     else:
-        for line in health_lines(health, review):
+        for line in wrap_lines(health_lines(health, review), current_terminal().columns(), 12):
             echo(line)
 
 
@@ -63,6 +64,7 @@ def health_json(health: AgentHealth, review: tuple[str, ...]) -> dict[str, Any]:
             "startedAt": run.started_at,
             "finishedAt": run.finished_at,
             "error": run.error,
+            "reasons": list(run.reasons),  # the memory gate's, for a rejected run
         },
         "running": None if health.running is None else {
             "runId": health.running.run_id,
