@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from mini_letta.context.compaction import compaction_threshold
+from mini_letta.context.builder import compaction_threshold
 from mini_letta.errors import ReflectionError
 from mini_letta.llm.base import ToolSpec
 from mini_letta.llm.tokens import MESSAGE_OVERHEAD, estimate_prompt_tokens, estimate_tokens

@@ -6,12 +6,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from mini_letta.context.builder import load_context_view
+from mini_letta.context.builder import compaction_threshold, load_context_view
 from mini_letta.context.compaction import (
     CompactionBudget,
     choose_cut,
     compact_conversation,
-    compaction_threshold,
     plan_budget,
     settle_compaction,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mini_letta.context.compaction import compaction_threshold
+from mini_letta.context.builder import compaction_threshold
 from mini_letta.errors import ReflectionError, TransientError
 from mini_letta.llm.mock import MockProvider
 from mini_letta.memory.repo import GitRepo
