@@ -116,3 +116,12 @@ def test_status_loads_no_run_machinery_and_no_turn_loop(cli, home, project):
     loaded = _probe(home.root, project, "status")
     assert _found(loaded, NEVER) == []
     assert _found(loaded, ("mini_letta.loop", "mini_letta.llm.base", "mini_letta.tools.base")) == []
+
+
+def test_a_turn_after_a_compaction_loads_no_compaction_machinery(cli, home, project):
+    for text in ("first", "second", "third"):
+        assert cli("chat", "-p", text).code == 0
+    assert cli("compact").code == 0  # the view now starts at a summary, which each turn checks
+    assert cli("chat", "-p", "the turn that reflects on the compaction").code == 0
+    loaded = _probe(home.root, project, "chat", "-p", "after the summary")
+    assert _found(loaded, NEVER) == []

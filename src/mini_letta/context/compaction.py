@@ -4,7 +4,7 @@ messages.jsonl stays the full append-only record. Compaction writes, in this ord
 `summary` message appended to the log, recording the line it keeps from; (2) conversation.json
 `context` moved to that line; (3) the compaction flag raised (context/compaction_flag.py), which
 the post-turn reflection decision lowers. A crash after (1) leaves a view the reader already
-derives from the log; `settle_compaction` writes (2) and (3) on the next turn. The kept part
+derives from the log; the next turn writes (2) and (3) (context/compaction_record.py). The kept part
 starts at a user message, so no kept tool result loses its call. Callers hold the lock. A
 summary that would not make the context smaller writes nothing (`CompactionSkipped` says why).
 """
@@ -16,14 +16,9 @@ from typing import Literal
 
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.context.builder import ContextView, compaction_threshold, load_context_view
-from mini_letta.context.compaction_flag import (
-    build_compaction_flag,
-    load_compaction_flag,
-    save_compaction_flag,
-)
+from mini_letta.context.compaction_record import record_compaction
 from mini_letta.context.summariser import render_summary_content, render_transcript, summarise
 from mini_letta.conversations.messages import CompactionInfo, Message
-from mini_letta.conversations.records import ContextPointer
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.ids import new_message_id
 from mini_letta.llm.base import Provider
@@ -162,31 +157,7 @@ def compact_conversation(
         return CompactionSkipped(tokens_before, info.tokens_after, trigger)
     summary = replace(draft, compaction=info)
     line = store.append(summary)[0]
-    _record_compaction(store, summary)
+    record_compaction(store, summary)
     return CompactionResult(
         summary, line, info.messages_compacted, info.tokens_before, info.tokens_after, trigger
     )
-
-
-def settle_compaction(store: ConversationStore, view: ContextView) -> bool:
-    """Finish a compaction a crash interrupted after its summary reached the log.
-
-    True when the pointer had to be moved (and the flag raised); cheap when nothing is due.
-    """
-    summary = view.summary
-    if summary is None or summary.compaction is None:
-        return False
-    if view.record.context.summary_message_id == summary.id:
-        flag = load_compaction_flag(store)
-        if flag is not None and flag.summary_message_id == summary.id:
-            return False
-        # Killed between moving the pointer (2) and raising the flag (3): write both again.
-    _record_compaction(store, summary)
-    return True
-
-
-def _record_compaction(store: ConversationStore, summary: Message) -> None:
-    record = store.load_record()
-    pointer = ContextPointer.after(summary)
-    store.save_record(record.with_updates(context=pointer, updated_at=summary.created_at))
-    save_compaction_flag(store, build_compaction_flag(summary, pending=True))

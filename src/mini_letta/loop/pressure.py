@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mini_letta.context.builder import ContextView, compaction_threshold, load_context_view
+from mini_letta.context.compaction_record import settle_compaction
 from mini_letta.context.prompt_pin import UPDATE_ID_PREFIX
 from mini_letta.context.reminders import Reminder, attach_reminder, save_reminder_carrier
 from mini_letta.errors import ContextOverflowError, ContextWindowTooSmallError, MiniLettaError
@@ -191,11 +192,8 @@ def compact_now(
 def _prepared(setup: TurnSetup) -> ContextMeasure:
     """measure_context, after settling an interrupted compaction and recording the carrier."""
     measure = measure_context(setup)
-    if measure.view.summary is not None:  # else no compaction can be left half-done
-        from mini_letta.context.compaction import settle_compaction
-
-        if settle_compaction(setup.store, measure.view):
-            measure = measure_context(setup)
+    if settle_compaction(setup.store, measure.view):
+        measure = measure_context(setup)
     if measure.carrier is not None:
         save_reminder_carrier(setup.store, measure.carrier)
     return measure

@@ -12,8 +12,8 @@ from mini_letta.context.compaction import (
     choose_cut,
     compact_conversation,
     plan_budget,
-    settle_compaction,
 )
+from mini_letta.context.compaction_record import settle_compaction
 from mini_letta.context.summariser import SUMMARY_HEADER
 from mini_letta.conversations.messages import Message, ToolCall
 from mini_letta.conversations.registry import create_conversation
