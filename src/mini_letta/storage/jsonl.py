@@ -31,7 +31,8 @@ _log = logging.getLogger("mini_letta")
 _ENTRY = 8  # bytes per index entry
 _CHUNK = 1 << 16
 _BLOCK = 256  # index entries fetched at once when walking backwards
-_SAMPLES = 256  # index entries checked when an index is first trusted (all of a shorter one)
+_SAMPLES = 32  # index entries checked when an index is first trusted (all of a shorter one);
+# each is a read at a scattered place in the log, so a large cold log pays for every one
 _BINARY = getattr(os, "O_BINARY", 0)  # Windows would otherwise translate newlines
 
 Records = Iterator[tuple[int, dict[str, Any]]]
