@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Generator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from mini_letta.context.builder import ContextView, compaction_threshold, load_context_view
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         CompactionSkipped,
         CompactionTrigger,
     )
+    from mini_letta.conversations.messages import Message
     from mini_letta.loop.setup import TurnSetup
 
 logger = logging.getLogger("mini_letta")
@@ -59,10 +60,23 @@ class ContextMeasure:
     prompt_tokens: int  # system prompt + tool schemas + reminder
     tokens: int  # the whole request, corrected by reported usage
     carrier: str | None  # a reminder carrier to record, when it moved
+    fixed_tokens: int  # system prompt + tool schemas: what `tokens` adds the messages to
+    anchor_from: int  # the first message whose reported usage counts (see corrected_tokens)
 
     @property
     def threshold(self) -> int:
         return compaction_threshold(self.window)
+
+    def with_answer(self, answer: Message) -> ContextMeasure:
+        """The context once `answer` follows this request: sized without reading the log
+        again, as measure_context would size it."""
+        messages = (*self.request.messages, answer)
+        return replace(
+            self,
+            request=replace(self.request, messages=messages),
+            tokens=corrected_tokens(self.fixed_tokens, messages, self.anchor_from),
+            carrier=None,
+        )
 
 
 def measure_context(setup: TurnSetup) -> ContextMeasure:
@@ -97,13 +111,15 @@ def measure_context(setup: TurnSetup) -> ContextMeasure:
         prompt_tokens=prompt + (reminder_tokens if attached.index is not None else 0),
         tokens=corrected_tokens(prompt, messages, fresh),
         carrier=attached.carrier_id if attached.moved else None,
+        fixed_tokens=prompt,
+        anchor_from=fresh,
     )
 
 
 def request_before_call(
     setup: TurnSetup, pressure: Pressure
-) -> Generator[TurnEvent, None, ModelRequest]:
-    """The request for the next model call, compacted first when it is over the threshold."""
+) -> Generator[TurnEvent, None, ContextMeasure]:
+    """The next model call's request and its size, compacted first when over the threshold."""
     measure = _prepared(setup)
     over = measure.tokens > measure.threshold and not pressure.compacted
     must = measure.tokens > measure.window
@@ -125,18 +141,20 @@ def request_before_call(
         raise ContextWindowTooSmallError(
             measure.window, measure.tokens, "the system prompt and the current turn"
         )
-    return measure.request
+    return measure
 
 
-def check_after_response(setup: TurnSetup, pressure: Pressure) -> Iterator[TurnEvent]:
-    """Compact after a final response that left the context over the threshold (once per turn).
+def check_after_response(
+    setup: TurnSetup, pressure: Pressure, measure: ContextMeasure
+) -> Iterator[TurnEvent]:
+    """Compact after a final response that left the context (`measure`: the last request
+    with its answer) over the threshold, once per turn.
 
     Called only after a step without tool calls, so a summary never lands between a call and
     its result in the log; a step with calls is covered by the check before the next call.
     """
     if pressure.compacted:
         return
-    measure = measure_context(setup)
     if measure.tokens <= measure.threshold:
         return
     try:
@@ -147,7 +165,7 @@ def check_after_response(setup: TurnSetup, pressure: Pressure) -> Iterator[TurnE
 
 def request_after_overflow(
     setup: TurnSetup, pressure: Pressure, error: ContextOverflowError
-) -> Generator[TurnEvent, None, ModelRequest]:
+) -> Generator[TurnEvent, None, ContextMeasure]:
     """Compact harder after the provider reported an overflow; re-raise when that cannot help."""
     if pressure.overflows >= MAX_OVERFLOW_COMPACTIONS:
         raise error
@@ -168,7 +186,7 @@ def request_after_overflow(
         raise error from None  # the provider's own message says more than our planning window
     if not compacted:
         raise error
-    return _prepared(setup).request
+    return _prepared(setup)
 
 
 def compact_now(

@@ -83,15 +83,17 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
     try:
         while True:
             last_step = steps + 1 >= setup.max_steps
-            request = yield from request_before_call(setup, pressure)
+            measure = yield from request_before_call(setup, pressure)
             while True:
                 try:
-                    calls, step_usage, model_stop = yield from _stream(setup, request, partial)
+                    calls, step_usage, model_stop = yield from _stream(
+                        setup, measure.request, partial
+                    )
                     break
                 except ContextOverflowError as exc:
                     if partial:  # text already shown cannot be taken back
                         raise
-                    request = yield from request_after_overflow(setup, pressure, exc)
+                    measure = yield from request_after_overflow(setup, pressure, exc)
             text = "".join(partial)
             partial.clear()
             if calls:
@@ -113,7 +115,7 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
                 final_text = text
             if not calls:
                 stop = model_stop
-                yield from check_after_response(setup, pressure)
+                yield from check_after_response(setup, pressure, measure.with_answer(assistant))
                 break
             before = setup.pinned.head() if setup.pinned is not None else ""
             yield from _run_tools(setup, calls)

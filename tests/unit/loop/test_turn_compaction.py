@@ -6,13 +6,17 @@ from dataclasses import replace
 
 import pytest
 
+from mini_letta.clock import format_timestamp
 from mini_letta.context.builder import load_context_view
 from mini_letta.context.compaction_flag import lower_compaction_flag
 from mini_letta.context.reminders import REMINDER_ID_PREFIX
 from mini_letta.context.summariser import SUMMARY_HEADER
+from mini_letta.conversations.messages import Message, Usage
 from mini_letta.conversations.store import ConversationStore
+from mini_letta.ids import new_message_id
 from mini_letta.llm.mock import CHAT_PREFIX, MockProvider
 from mini_letta.loop.events import CompactionEvent, MessageEvent, TurnResult
+from mini_letta.loop.pressure import measure_context
 from mini_letta.loop.turn import run_turn
 from mini_letta.storage.atomic import load_json
 from support.compaction_fakes import (
@@ -277,3 +281,35 @@ def test_too_small_to_summarise_in_but_the_request_fits(world):
     assert over_threshold  # sent although over the threshold, since it still fit the window
     assert all(request_tokens(r) <= 280 for r in provider.chat_requests())
     assert [r.stop_reason for r in results[:-1]] == ["end_turn"] * (len(results) - 1)
+
+
+@pytest.mark.parametrize("usage", [None, Usage(input_tokens=900, output_tokens=40)])
+def test_the_size_after_an_answer_is_what_reading_the_log_again_would_give(world, usage):
+    """The check after the final response sizes the last request plus its answer instead of
+    reading the log again; both must agree (with and without reported usage)."""
+    setup = make_setup(world, MockProvider(context_window=1200))
+    for text in CHINESE_TURNS[:3]:
+        _turn(setup, text)
+    now = format_timestamp(world.clock.now())
+    setup.store.append(
+        Message(
+            id=new_message_id(world.clock.now()),
+            role="user",
+            content=CHINESE_TURNS[3],
+            created_at=now,
+        )
+    )
+    before = measure_context(setup)
+    answer = Message(
+        id=new_message_id(world.clock.now()),
+        role="assistant",
+        content="好的。",
+        created_at=now,
+        usage=usage,
+        stop_reason="end_turn",
+    )
+    setup.store.append(answer)
+    again = measure_context(setup)
+    sized = before.with_answer(answer)
+    assert sized.request.messages == again.request.messages
+    assert sized.tokens == again.tokens
