@@ -3,7 +3,8 @@
 Usage: python bench/memory_compile.py [--files N] [--system N] [--runs N]
 Prints medians of: a cold compile (git ls-tree + cat-file, parse every file, render) with loose
 and with packed objects, the parse/render part alone, the in-process cached compile (HEAD read
-from .git), and a new compiler that finds the compiled section in its disk cache.
+from .git), a new compiler that finds the compiled section in its disk cache, and a memory
+update (one file changed) rendered from only what changed.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from mini_letta.llm.tokens import estimate_tokens  # noqa: E402
 from mini_letta.memory.compile import (  # noqa: E402
     PromptCompiler,
     build_memory_section,
+    render_memory_update,
 )
 from mini_letta.memory.repo import GitRepo, init_memory_repo  # noqa: E402
 
@@ -74,6 +76,15 @@ def main() -> None:
         )
         repo.run("gc", "-q")
         packed = median_ms(lambda: _compile_now("BASE", root, METADATA), options.runs)
+        old = repo.head_sha()
+        (root / "system/area0/topic0/note0.md").write_text(
+            "---\ndescription: Note number 0\n---\n- a changed fact\n", encoding="utf-8"
+        )
+        repo.run("commit", "-q", "-a", "-m", "one change")
+        new = repo.head_sha()
+        update = median_ms(
+            lambda: render_memory_update(*repo.read_changed_blobs(old, new), new), options.runs
+        )
 
     print(f"memory: {options.files} files ({options.system} in system/), "
           f"{sum(map(len, blobs.values())) // 1024} KiB; compiled prompt {len(prompt)} chars, "
@@ -84,6 +95,7 @@ def main() -> None:
     print(f"cold compile, packed     {packed:8.1f} ms  (after git gc)")
     print(f"cached (same process)    {cached:8.2f} ms  (HEAD read from .git)")
     print(f"cached (disk, new owner) {from_disk:8.2f} ms  (HEAD + prompt-cache.json)")
+    print(f"memory update, one file  {update:8.1f} ms  (git diff --raw + cat-file, render)")
 
 
 if __name__ == "__main__":

@@ -200,8 +200,11 @@ class PinnedPrompt:
         key = (update.from_commit, update.to_commit)
         if key not in self._update_texts:
             repo = self.compiler.repo
-            before = repo.read_blobs(update.from_commit) if update.from_commit else {}
-            text = render_memory_update(before, repo.read_blobs(update.to_commit), update.to_commit)
+            if update.from_commit:
+                before, after = repo.read_changed_blobs(update.from_commit, update.to_commit)
+            else:
+                before, after = {}, repo.read_blobs(update.to_commit)
+            text = render_memory_update(before, after, update.to_commit)
             self._update_texts[key] = text
         return self._update_texts[key]
 

@@ -50,6 +50,7 @@ _CONFIG = (
 # Remote operations (sync) also read the user's config; these keep their results predictable.
 _REMOTE_CONFIG = ("merge.conflictStyle=diff3", "push.default=nothing")
 # Plumbing that never runs a filter or merge driver, so needs no look at the repo's drivers.
+_SUBMODULE = "160000"  # a gitlink's mode: its sha is a commit of another repository
 _NO_DRIVER_COMMANDS = frozenset(
     {"rev-parse", "symbolic-ref", "ls-tree", "cat-file", "log", "ls-files", "config", "init"}
 )
@@ -338,6 +339,28 @@ class GitRepo:
         request = "".join(f"{sha}\n" for _, sha in entries).encode("ascii")
         output = self.run_bytes("cat-file", "--batch", "--buffer", stdin=request)
         return dict(zip((path for path, _ in entries), _parse_batch(output), strict=True))
+
+    def read_changed_blobs(self, old: str, new: str) -> tuple[dict[str, bytes], dict[str, bytes]]:
+        """The files that differ between two commits, as (at `old`, at `new`): a file added has
+        no `old` side, a file removed no `new` side. Two git processes, reading only what
+        changed, whatever the size of the memory."""
+        raw = self.run_bytes("diff", "--raw", "-z", "--no-renames", "--no-abbrev", old, new)
+        fields = raw.split(b"\0")
+        sides: list[tuple[int, str, str]] = []  # (0 old / 1 new, path, blob sha)
+        for meta, path in zip(fields[0::2], fields[1::2], strict=False):
+            old_mode, new_mode, old_sha, new_sha, _status = meta.decode("ascii").split()
+            name = path.decode("utf-8", "replace")
+            for side, mode, sha in ((0, old_mode, old_sha), (1, new_mode, new_sha)):
+                if sha.strip("0") and mode != _SUBMODULE:  # absent, or another repo's commit
+                    sides.append((side, name, sha))
+        found: tuple[dict[str, bytes], dict[str, bytes]] = ({}, {})
+        if not sides:
+            return found
+        request = "".join(f"{sha}\n" for _, _, sha in sides).encode("ascii")
+        output = self.run_bytes("cat-file", "--batch", "--buffer", stdin=request)
+        for (side, name, _), blob in zip(sides, _parse_batch(output), strict=True):
+            found[side][name] = blob
+        return found
 
 
 def _read_head(git_dir: Path) -> str | None:

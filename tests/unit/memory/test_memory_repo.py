@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from mini_letta.errors import GitError
+from mini_letta.memory.compile import render_memory_update
 from mini_letta.memory.repo import GitRepo, ensure_git_available, init_memory_repo
-from support.memory import block_commits
+from support.memory import block_commits, commit_all, write_file
 
 
 def _git(path: Path, *args: str) -> str:
@@ -162,3 +163,30 @@ def test_repo_head_read_from_files_matches_git(memory_repo, tmp_path):
     fresh = tmp_path / "fresh"
     subprocess.run(["git", "init", "-q", str(fresh)], check=True)
     assert GitRepo(fresh).head_sha_or_none() is None
+
+
+def test_reading_what_changed_between_two_commits_reads_only_that(memory_repo):
+    repo = memory_repo
+    write_file(repo.path, "keep.md", "---\ndescription: k\n---\nsame\n")
+    write_file(repo.path, "edit.md", "---\ndescription: e\n---\nold\n")
+    write_file(repo.path, "gone.md", "---\ndescription: g\n---\nbye\n")
+    write_file(repo.path, "mode.md", "---\ndescription: m\n---\nsame bytes\n")
+    commit_all(repo.path, "before")
+    old = repo.head_sha()
+    write_file(repo.path, "edit.md", "---\ndescription: e\n---\nnew\n")
+    write_file(repo.path, "notes/新.md", "---\ndescription: n\n---\nadded\n")
+    (repo.path / "gone.md").unlink()
+    (repo.path / "mode.md").chmod(0o755)
+    git = ["git", "-C", str(repo.path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "add", "-A"], check=True)
+    sub = "0" * 39 + "1"  # a gitlink names another repository's commit, never readable here
+    gitlink = f"160000,{sub},lib"
+    subprocess.run([*git, "update-index", "--add", "--cacheinfo", gitlink], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "after"], check=True)
+    assert "160000 commit" in repo.run("ls-tree", "HEAD", "lib")
+    before, after = repo.read_changed_blobs(old, repo.head_sha())
+    assert set(before) == {"edit.md", "gone.md", "mode.md"}
+    assert set(after) == {"edit.md", "notes/新.md", "mode.md"}
+    assert after["edit.md"].endswith(b"new\n") and before["gone.md"].endswith(b"bye\n")
+    everything = repo.read_blobs(old), repo.read_blobs(repo.head_sha())
+    assert render_memory_update(before, after, "c") == render_memory_update(*everything, "c")
