@@ -9,9 +9,7 @@ offered again. Either way the record keeps the gate's reasons.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from mini_letta.clock import Clock, format_timestamp
+from mini_letta.clock import Clock
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import ReflectionError
 from mini_letta.home import Home
@@ -19,16 +17,8 @@ from mini_letta.memory.repo import GitRepo
 from mini_letta.reflection.finalise import merge_branch
 from mini_letta.reflection.records import RunRecord, SliceInfo, load_run_record, save_run_record
 from mini_letta.reflection.run import rejected_branch
-from mini_letta.reflection.watermark import (
-    ReflectionState,
-    Watermark,
-    advance_watermark,
-    count_steps,
-    locate_watermark,
-    steps_since_last_reflection,
-    update_reflection_state,
-    with_step_counters,
-)
+from mini_letta.reflection.settlement import settle_conversation
+from mini_letta.reflection.watermark import ReflectionState, Watermark
 from mini_letta.reflection.worktree import Worktree, check_memory_repo
 
 
@@ -45,12 +35,11 @@ def accept_rejected_run(home: Home, agent_id: str, run_id: str, clock: Clock) ->
         raise ReflectionError(
             f"reflection run {run_id} could not be merged ({attempt.detail}); memory is unchanged"
         )
-    now = format_timestamp(clock.now())
     after: dict[str, object] = {}
     for piece in record.slices:
         if piece.mode == "unreflected":
             store = ConversationStore(agent_id, piece.conversation_id, home)
-            state = _advance(store, piece, now, clock)
+            state = _advance(store, piece, clock)
             after[piece.conversation_id] = {
                 "messageId": state.reflected_through_message_id,
                 "line": state.reflected_through_line,
@@ -93,16 +82,8 @@ def _pending(home: Home, agent_id: str, run_id: str) -> tuple[RunRecord, GitRepo
     return record, parent, branch
 
 
-def _advance(store: ConversationStore, piece: SliceInfo, now: str, clock: Clock) -> ReflectionState:
+def _advance(store: ConversationStore, piece: SliceInfo, clock: Clock) -> ReflectionState:
     last = piece.slice_end_line - 1
     message = store.at_line(last)
     end = Watermark(last, message.id if message is not None else None)
-
-    def change(state: ReflectionState) -> ReflectionState:
-        current = locate_watermark(store, state)
-        reflected = count_steps(store, 0, last + 1)
-        state = advance_watermark(state, current, end, reflected_steps=reflected, succeeded_at=now)
-        state = replace(state, consecutive_failures=0, last_reflection_status="merged")
-        return with_step_counters(state, steps_since_last_reflection(store, state))
-
-    return update_reflection_state(store, change, clock=clock)
+    return settle_conversation(store, "merged", end, clock)

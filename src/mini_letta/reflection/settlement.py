@@ -1,9 +1,10 @@
 """What a reflection run leaves behind: each conversation's state and the run record.
 
-`settle_slices` is the only place a run moves a watermark: for every `unreflected` slice, a
-consumed run (`merged`, `no_changes`) advances it to the end of that slice, never
-backwards, and resets the failure count; any other status adds one failure. `replay` slices are
-never touched. The record is written `running` at the start and completed at the end.
+`settle_conversation` is the only place a watermark moves: `settle_slices` calls it for every
+`unreflected` slice of a run, where a consumed run (`merged`, `no_changes`) advances it to the
+end of that slice, never backwards, and resets the failure count, and any other status adds one
+failure; accepting a rejected run (reflection/decide.py) advances it as a merge would. `replay`
+slices are never touched. The record is written `running` at the start and completed at the end.
 """
 
 from __future__ import annotations
@@ -78,23 +79,40 @@ def settle_slices(
 
 
 def _settle(piece: Slice, final: Finalised, clock: Clock) -> ReflectionState:
-    store, payload = piece.store, piece.payload
+    payload = piece.payload
+    end = payload.end if final.status in CONSUMING else None
+    resumed = (payload.start_line, payload.steps)
+    return settle_conversation(piece.store, final.status, end, clock, resumed=resumed)
+
+
+def settle_conversation(
+    store: ConversationStore,
+    status: str,
+    end: Watermark | None,
+    clock: Clock,
+    *,
+    resumed: tuple[int, int] | None = None,
+) -> ReflectionState:
+    """Record a run's outcome in one conversation's state: with `end`, the watermark moves
+    there and the failure count resets; without, one more failure. The reflected steps are
+    counted from the log, or added to when `resumed` (the slice's start line and its steps)
+    finds the watermark where that slice began."""
     now = format_timestamp(clock.now())
 
     def change(state: ReflectionState) -> ReflectionState:
-        if final.status in CONSUMING:
+        if end is not None:
             current = locate_watermark(store, state)
-            if current.line == payload.start_line - 1 and not current.lost:
-                reflected = state.reflected_completed_steps + payload.steps
+            if resumed and current.line == resumed[0] - 1 and not current.lost:
+                reflected = state.reflected_completed_steps + resumed[1]
             else:  # the watermark moved or was lost meanwhile: count instead of adding
-                reflected = count_steps(store, 0, payload.end.line + 1)
+                reflected = count_steps(store, 0, end.line + 1)
             state = advance_watermark(
-                state, current, payload.end, reflected_steps=reflected, succeeded_at=now
+                state, current, end, reflected_steps=reflected, succeeded_at=now
             )
             state = replace(state, consecutive_failures=0)
         else:
             state = replace(state, consecutive_failures=state.consecutive_failures + 1)
-        state = replace(state, last_reflection_status=final.status)
+        state = replace(state, last_reflection_status=status)
         return with_step_counters(state, steps_since_last_reflection(store, state))
 
     return update_reflection_state(store, change, clock=clock)
