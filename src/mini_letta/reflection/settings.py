@@ -128,33 +128,29 @@ def layer_settings(layers: Sequence[Layer]) -> ReflectionSettings:
     )
 
 
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "trigger": TRIGGERS,
+    "merge": MERGE_MODES,
+    "memorySync": MEMORY_SYNC_MODES,
+}
+
+
 def validate_value(key: str, value: object) -> object:
     """One setting's value, checked (and trimmed for instructions); InvalidValueError if not."""
-    if key == "trigger":
-        if value not in TRIGGERS:
+    choices = _CHOICES.get(key)
+    if choices is not None:
+        if value not in choices:
             raise InvalidValueError(
-                f"trigger {value!r} is not allowed (allowed: {', '.join(TRIGGERS)})"
+                f"{key} {value!r} is not allowed (allowed: {', '.join(choices)})"
             )
         return value
     if key == "stepCount":
         if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
             raise InvalidValueError(f"stepCount {value!r} is not allowed (allowed: an integer > 0)")
         return value
-    if key == "merge":
-        if value not in MERGE_MODES:
-            raise InvalidValueError(
-                f"merge {value!r} is not allowed (allowed: {', '.join(MERGE_MODES)})"
-            )
-        return value
     if key in ("systemBudgetPercent", "fileBudgetPercent"):
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 100:
             raise InvalidValueError(f"{key} {value!r} is not allowed (allowed: 1 to 100)")
-        return value
-    if key == "memorySync":
-        if value not in MEMORY_SYNC_MODES:
-            raise InvalidValueError(
-                f"memorySync {value!r} is not allowed (allowed: {', '.join(MEMORY_SYNC_MODES)})"
-            )
         return value
     if key == "model":
         if not isinstance(value, str):
