@@ -151,9 +151,14 @@ def _undo_interrupted_move(repo: GitRepo, state: SyncState) -> None:
 
 
 def _written_from(repo: GitRepo, path: str, commit: str) -> bool:
-    """Whether the working file is `commit`'s version or the start of it (both absent counts)."""
+    """Whether the working file is `commit`'s version or the start of it (both absent counts).
+    A symbolic link is compared by where it points, as git stores it, never followed."""
     on_disk = repo.path / path
-    current = on_disk.read_bytes() if on_disk.is_file() else None
+    current: bytes | None = None
+    if on_disk.is_symlink():
+        current = os.fsencode(os.readlink(on_disk))
+    elif on_disk.is_file():
+        current = on_disk.read_bytes()
     code, _ = repo.try_run("cat-file", "-e", f"{commit}:{path}")
     committed = repo.run_bytes("cat-file", "blob", f"{commit}:{path}") if code == 0 else None
     if current is None or committed is None:

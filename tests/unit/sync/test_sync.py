@@ -6,6 +6,7 @@ remote's branch only ever moves forward (no force-push); failures are recorded a
 
 from __future__ import annotations
 
+import os
 import subprocess
 from dataclasses import replace
 from pathlib import Path
@@ -320,6 +321,23 @@ def test_a_fast_forward_killed_halfway_is_finished_by_the_next_sync(machines, wr
     assert outcome.head == target and _git(second.memory, "status", "--porcelain") == ""
     assert second.read("projects/alpha.md").count("alpha") == 50
     assert "beta" in second.read("projects/beta.md")
+
+
+def test_a_link_the_killed_checkout_made_is_compared_as_a_link_never_followed(machines, tmp_path):
+    first, second, _ = machines
+    outside = tmp_path / "outside.txt"  # what the link names, and never what is compared
+    outside.write_text("not memory\n", encoding="utf-8")
+    (first.memory / "projects").mkdir()
+    (first.memory / "projects" / "link.md").symlink_to(outside)
+    _git(first.memory, "add", "projects/link.md")
+    _git(first.memory, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "link")
+    first.sync()
+    target = _start_a_move(first, second)
+    (second.memory / "projects").mkdir()
+    (second.memory / "projects" / "link.md").symlink_to(outside)  # as far as git had got
+    outcome = second.sync()
+    assert outcome.head == target and _git(second.memory, "status", "--porcelain") == ""
+    assert os.readlink(second.memory / "projects" / "link.md") == str(outside)
 
 
 def test_a_move_killed_after_its_index_was_written_is_finished_too(machines):
