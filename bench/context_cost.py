@@ -14,8 +14,9 @@ import argparse
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
+
+from msgspec.structs import replace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 

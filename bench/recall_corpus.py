@@ -8,7 +8,8 @@ pnpm, tabs, the deploy script... without answering), so BM25 has to rank, not ju
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 # (fact said in the chat, question asked later); the fact's message is the answer.
 FACTS: list[tuple[str, str]] = [
@@ -93,8 +94,7 @@ def _filler(rng: random.Random, english: bool) -> str:
     return f"{text[:-1]} {detail}{text[-1]}" if detail else text
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(Struct, frozen=True):
     role: str
     text: str
     answers: int | None = None  # index into FACTS when this message states that fact

@@ -9,8 +9,9 @@ creation is explicit (`ensure_dir`), so `--help` or `--version` leaves nothing b
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from mini_letta.errors import UnwritableError
 
@@ -18,8 +19,7 @@ PROJECT_DIR_NAME = ".mini-letta"
 _WORKTREE_PREFIX = "reflection-"
 
 
-@dataclass(frozen=True, slots=True)
-class ConversationFiles:
+class ConversationFiles(Struct, frozen=True):
     """Where one conversation keeps its files; a reflection run's transcript has its own set."""
 
     dir: Path
@@ -32,8 +32,7 @@ class ConversationFiles:
     payloads_dir: Path  # one redacted slice per reflection run
 
 
-@dataclass(frozen=True, slots=True)
-class Home:
+class Home(Struct, frozen=True):
     root: Path
 
     @classmethod

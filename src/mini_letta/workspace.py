@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.agents.registry import (
@@ -40,16 +41,14 @@ _BASE_PROMPT = Path(__file__).parent / "prompts" / "system.md"
 _log = logging.getLogger("mini_letta")
 
 
-@dataclass(frozen=True, slots=True)
-class World:
+class World(Struct, frozen=True):
     home: Home
     cwd: Path
     environ: Mapping[str, str]
     clock: Clock
 
 
-@dataclass(frozen=True, slots=True)
-class ModelSettings:
+class ModelSettings(Struct, frozen=True):
     """Optional per-agent model settings beyond the handle, window and URL."""
 
     tools: tuple[str, ...] | None = None

@@ -4,7 +4,8 @@ is imported, by name, so it fails the day an import moves back to the top of a m
 
 The names are the expensive parts: model SDKs, the reflection run machinery, memory sync, the
 secret scanner's pattern table, compaction, recall search, the interactive terminal's libraries
-and stdlib modules that cost milliseconds to import (`subprocess`: a plain turn runs no git)."""
+and stdlib modules that cost milliseconds to import (`subprocess`: a plain turn runs no git;
+`dataclasses`: it brings `inspect`, and each definition compiles its methods)."""
 
 from __future__ import annotations
 
@@ -52,6 +53,7 @@ NEVER = (
     "secrets",
     "hashlib",
     "shutil",
+    "dataclasses",  # records are msgspec Structs: a dataclass compiles its methods at import
 )
 
 # Loaded by `status`, but not by a turn with nothing due: its decision needs only the

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from mini_letta.clock import SystemClock, format_timestamp
 from mini_letta.conversations.store import ConversationStore

@@ -9,14 +9,14 @@ import io
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 
-@dataclass
-class CliResult:
+class CliResult(Struct):
     code: int
     stdout: str
     stderr: str

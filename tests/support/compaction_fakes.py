@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
 from typing import Any
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.conversations.messages import ToolCall
@@ -84,8 +86,7 @@ class ToolCallingProvider:
         yield StopEvent("end_turn")
 
 
-@dataclass
-class OverflowingProvider:
+class OverflowingProvider(Struct):
     """Overflows above `limit` tokens (our estimate) for the purposes listed; else the mock."""
 
     context_window: int

@@ -14,15 +14,15 @@ import json
 import sys
 import threading
 from collections import deque
-from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from msgspec import Struct, field
 
 SseEvent = tuple[str | None, Any]  # (event name, data: a JSON value or a raw string)
 
 
-@dataclass
-class Reply:
+class Reply(Struct):
     status: int = 200
     body: Any = None
     sse: list[SseEvent] | None = None
@@ -34,8 +34,7 @@ class Reply:
     pause: float = 0.0
 
 
-@dataclass
-class Recorded:
+class Recorded(Struct):
     method: str
     path: str
     headers: dict[str, str]

@@ -7,9 +7,11 @@ writer. A malformed file is a `CorruptFileError` naming it; it is never reset to
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from mini_letta.errors import CorruptFileError
 from mini_letta.storage.fields import (
@@ -42,8 +44,7 @@ _FIELDS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class AgentRecord:
+class AgentRecord(Struct, frozen=True):
     id: str
     name: str
     model: str

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock, format_timestamp
@@ -25,8 +26,7 @@ if TYPE_CHECKING:
 _NAME_RE = re.compile(r"^[\w][\w .\-]{0,63}$")
 
 
-@dataclass(frozen=True, slots=True)
-class NewAgent:
+class NewAgent(Struct, frozen=True):
     name: str
     model: str
     system: str

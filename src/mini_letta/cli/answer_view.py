@@ -12,8 +12,9 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TextIO
+
+from msgspec import Struct, field
 
 ERASE_TO_END = "\x1b[J"
 
@@ -62,8 +63,7 @@ def _import_rich() -> None:
     import rich.markdown  # noqa: F401
 
 
-@dataclass
-class AnswerView:
+class AnswerView(Struct):
     """One terminal's answer area: what of the current answer has been streamed so far."""
 
     out: TextIO

@@ -8,7 +8,7 @@ conversation's token totals follow, with what the provider's prompt cache served
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from mini_letta.cli.fit import fit_line, wrap_line
 from mini_letta.cli.render import describe_usage
@@ -23,8 +23,7 @@ MAX_FILES = 8
 GLYPHS = {"system prompt": "█", "memory": "▓", "tools": "▒", "reminder": "▪", "messages": "░"}
 
 
-@dataclass(frozen=True, slots=True)
-class ContextBreakdown:
+class ContextBreakdown(Struct, frozen=True):
     window: int
     threshold: int
     parts: tuple[tuple[str, int], ...]  # (name, tokens) in request order, free space excluded

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
+
+from msgspec import Struct
 
 from mini_letta.cli.auto_sync import SessionSync
 from mini_letta.cli.background import Watch, cli_spawner
@@ -33,8 +34,7 @@ if TYPE_CHECKING:
     from mini_letta.reflection.trigger import PostTurnOutcome
 
 
-@dataclass(frozen=True, slots=True)
-class SessionRequest:
+class SessionRequest(Struct, frozen=True):
     world: World
     agent_ref: str | None = None
     conversation_id: str | None = None

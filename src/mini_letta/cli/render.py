@@ -15,8 +15,9 @@ from __future__ import annotations
 import errno
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
+
+from msgspec import Struct, field
 
 from mini_letta.cli.fit import fit_line, shorten, text_columns, wrap_lines
 from mini_letta.conversations.messages import ToolCall, Usage
@@ -40,8 +41,7 @@ TOOL_CALL_COLUMNS = 120  # of what a tool call does, on its one stderr line
 TOOL_ERROR_COLUMNS = 200  # of a failed tool's first line
 
 
-@dataclass(frozen=True, slots=True)
-class SessionInfo:
+class SessionInfo(Struct, frozen=True):
     agent_id: str
     conversation_id: str
     model: str
@@ -113,8 +113,7 @@ def _describe(exc: Exception) -> str:
     return "it is closed"
 
 
-@dataclass
-class Renderer:
+class Renderer(Struct):
     """Renders one headless session (one or more turns) in the chosen format.
 
     `out` or `err` None means that stream is closed (Python's `sys.stdout` after `>&-`).

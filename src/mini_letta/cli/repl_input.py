@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+
+from msgspec import Struct
 
 from mini_letta.home import ensure_dir
 
@@ -42,8 +43,7 @@ def _no_arguments(name: str, typed: str) -> list[str]:
     return []
 
 
-@dataclass(frozen=True, slots=True)
-class Choice:
+class Choice(Struct, frozen=True):
     text: str  # replaces the `replace` characters before the cursor
     replace: int
     display: str

@@ -9,8 +9,9 @@ a background worker this session started is alive, else the last outcome it saw 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from mini_letta.cli.fit import fit_line, shorten, text_columns
 from mini_letta.conversations.messages import Usage
@@ -53,8 +54,7 @@ def context_percent(usage: Usage | None, window: int) -> int | None:
     return min(100, round(100 * used / window))
 
 
-@dataclass
-class SessionBar:
+class SessionBar(Struct):
     """What the status line shows; the session updates it, the prompt draws `text()`."""
 
     agent: str

@@ -7,7 +7,7 @@ has cost so far, with the share of input the provider's prompt cache served.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from mini_letta.cli.render import describe_usage
 from mini_letta.errors import MiniLettaError
@@ -45,8 +45,7 @@ def request_recompile(setup: TurnSetup) -> str:
     return "  The system prompt will show memory as it is now from the next turn."
 
 
-@dataclass
-class PendingNotice:
+class PendingNotice(Struct):
     """After a turn: one line when memory has moved past the prompt, once per memory commit."""
 
     shown_for: str | None = None

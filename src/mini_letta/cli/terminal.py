@@ -13,15 +13,14 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 import click
+from msgspec import Struct
 
 
-@dataclass(frozen=True, slots=True)
-class Terminal:
+class Terminal(Struct, frozen=True):
     stdin: TextIO
     stdout: TextIO
     stderr: TextIO

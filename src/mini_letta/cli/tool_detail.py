@@ -9,7 +9,8 @@ compact lines (`⚙ [2] Bash: ...`). Nothing is cut: long lines are wrapped to t
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from mini_letta.cli.fit import fit_line, wrap_line
 from mini_letta.conversations.messages import Message, ToolCall
@@ -20,8 +21,7 @@ from mini_letta.tools.base import ToolResult, describe_call, parse_arguments
 INDENT = "    "
 
 
-@dataclass(frozen=True, slots=True)
-class CallDetail:
+class CallDetail(Struct, frozen=True):
     number: int  # 1-based place in the turn
     call: ToolCall
     result: ToolResult | None  # None: the turn ended (Ctrl-C) before the call finished

@@ -11,7 +11,7 @@ summary, so no tool result is sent without its call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.records import ConversationRecord
@@ -24,8 +24,7 @@ def compaction_threshold(window: int) -> int:
     return max(0, window - min(16384, max(1, window // 5)))
 
 
-@dataclass(frozen=True, slots=True)
-class ContextView:
+class ContextView(Struct, frozen=True):
     messages: tuple[Message, ...]
     lines: tuple[int, ...]
     first_line: int  # log line of the oldest non-summary message in the view
@@ -52,8 +51,7 @@ class ContextView:
         return None
 
 
-@dataclass
-class _Scan:
+class _Scan(Struct):
     budget: int
     tokens: int = 0
     truncated: bool = False

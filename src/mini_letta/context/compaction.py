@@ -11,8 +11,10 @@ summary that would not make the context smaller writes nothing (`CompactionSkipp
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Literal
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.context.builder import ContextView, compaction_threshold, load_context_view
@@ -31,8 +33,7 @@ SUMMARY_MIN_TOKENS = 48
 SUMMARY_MAX_TOKENS = 4096
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionBudget:
+class CompactionBudget(Struct, frozen=True):
     window: int
     prompt_tokens: int  # system prompt, tool schemas and reminders of the chat request
     keep_tokens: int
@@ -49,8 +50,7 @@ def plan_budget(window: int, prompt_tokens: int, shrink: int = 1) -> CompactionB
     return CompactionBudget(window, prompt_tokens, keep, summary)
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionResult:
+class CompactionResult(Struct, frozen=True):
     summary: Message
     line: int
     messages_compacted: int
@@ -59,8 +59,7 @@ class CompactionResult:
     trigger: CompactionTrigger
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionSkipped:
+class CompactionSkipped(Struct, frozen=True):
     """The summary would not have shrunk the context, so nothing was written."""
 
     tokens_before: int

@@ -9,9 +9,11 @@ conversation lock, so a compaction in another process is never overwritten.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypedDict
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from mini_letta.clock import Clock, SystemClock
 from mini_letta.conversations.messages import Message
@@ -38,8 +40,7 @@ class CompactionFlagJson(TypedDict, total=False):
     messagesCompacted: int
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionFlag:
+class CompactionFlag(Struct, frozen=True):
     pending: bool
     summary_message_id: str | None = None
     compacted_at: str | None = None

@@ -16,9 +16,10 @@ recompiles instead; a recompile folds them in and drops them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from msgspec import Struct
 
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.store import ConversationStore
@@ -31,8 +32,7 @@ RecompileReason = Literal["new conversation", "memory changed", "requested", "co
 BeginTurn = RecompileReason | Literal["memory update"]
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryUpdate:
+class MemoryUpdate(Struct, frozen=True):
     """Memory moved from `from_commit` to `to_commit`; told with user message `message_id`."""
 
     message_id: str
@@ -52,8 +52,7 @@ class MemoryUpdate:
         return cls(*(str(value) for value in fields))
 
 
-@dataclass(frozen=True, slots=True)
-class Pin:
+class Pin(Struct, frozen=True):
     memory_commit: str  # what the prompt shows
     seen_commit: str  # HEAD as this conversation last knew it (its own edits included)
     updates: tuple[MemoryUpdate, ...] = ()  # changes by others since memory_commit, in order

@@ -9,8 +9,9 @@ the log: it is rendered fresh from the turn's setup each time.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from mini_letta.context.builder import ContextView
 from mini_letta.conversations.messages import Message
@@ -20,8 +21,7 @@ REMINDERS_KEY = "reminders"
 REMINDER_ID_PREFIX = "reminder-"
 
 
-@dataclass(frozen=True, slots=True)
-class Reminder:
+class Reminder(Struct, frozen=True):
     agent_id: str
     conversation_id: str
     memory_dir: Path | None
@@ -39,8 +39,7 @@ class Reminder:
         return "\n".join(lines)
 
 
-@dataclass(frozen=True, slots=True)
-class WithReminder:
+class WithReminder(Struct, frozen=True):
     messages: tuple[Message, ...]
     index: int | None  # where the reminder sits in `messages`
     carrier_id: str | None

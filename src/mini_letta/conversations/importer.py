@@ -12,8 +12,9 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.conversations.messages import Message
@@ -29,8 +30,7 @@ from mini_letta.storage.jsonl import JsonlLog
 TITLE_LIMIT = 80
 
 
-@dataclass(frozen=True, slots=True)
-class ImportSource:
+class ImportSource(Struct, frozen=True):
     transcript: Transcript
     file_name: str
     title: str | None = None

@@ -9,8 +9,10 @@ always encodes as UTF-8 JSON.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Literal, NotRequired, TypedDict
+
+from msgspec import Struct, field
+from msgspec.structs import force_setattr
 
 from mini_letta.storage.fields import optional_int, optional_str, require_str
 from mini_letta.storage.text import clean_text
@@ -58,8 +60,7 @@ class MessageJson(TypedDict):
     compaction: NotRequired[CompactionJson]
 
 
-@dataclass(frozen=True, slots=True)
-class Usage:
+class Usage(Struct, frozen=True):
     """A model call's token counts. `input_tokens` is the whole prompt, cached parts included;
     `cache_read_tokens` of it came from the provider's prompt cache (billed at a fraction) and
     `cache_write_tokens` were written to it (Anthropic bills those at a premium)."""
@@ -98,8 +99,7 @@ class Usage:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCall:
+class ToolCall(Struct, frozen=True):
     """A model's request to run a tool; `arguments` is the raw JSON text the model produced."""
 
     id: str
@@ -107,7 +107,7 @@ class ToolCall:
     arguments: str
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "arguments", clean_text(self.arguments))
+        force_setattr(self, "arguments", clean_text(self.arguments))
 
     def to_json(self) -> ToolCallJson:
         return {"id": self.id, "name": self.name, "arguments": self.arguments}
@@ -121,8 +121,7 @@ class ToolCall:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionInfo:
+class CompactionInfo(Struct, frozen=True):
     """On a `summary` message: what it replaces. The in-context view is this summary, then the
     log from `kept_from_line` on (other summaries left out), so the log alone defines the view."""
 
@@ -162,8 +161,7 @@ class CompactionInfo:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Message:
+class Message(Struct, frozen=True):
     id: str
     role: Role
     content: str
@@ -178,7 +176,7 @@ class Message:
     compaction: CompactionInfo | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "content", clean_text(self.content))
+        force_setattr(self, "content", clean_text(self.content))
 
     def to_json(self) -> MessageJson:
         data: MessageJson = {

@@ -7,9 +7,11 @@ keys read from disk are kept and written back, so newer fields survive an older 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from mini_letta.conversations.messages import Message
 from mini_letta.errors import CorruptFileError
@@ -23,8 +25,7 @@ def make_title(text: str) -> str:
     return " ".join(text.split())[:TITLE_LENGTH]
 
 
-@dataclass(frozen=True, slots=True)
-class ContextPointer:
+class ContextPointer(Struct, frozen=True):
     start_line: int = 0
     start_message_id: str | None = None
     summary_message_id: str | None = None
@@ -55,8 +56,7 @@ class ContextPointer:
         return cls(start, data.get("startMessageId"), data.get("summaryMessageId"))
 
 
-@dataclass(frozen=True, slots=True)
-class ConversationRecord:
+class ConversationRecord(Struct, frozen=True):
     id: str
     agent_id: str
     title: str

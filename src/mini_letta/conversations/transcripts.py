@@ -20,10 +20,11 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
+
+from msgspec import Struct
 
 from mini_letta.errors import MiniLettaError
 
@@ -38,15 +39,13 @@ class TranscriptError(MiniLettaError):
     """The file is not a transcript of the expected format; the message names the line."""
 
 
-@dataclass(frozen=True, slots=True)
-class ImportedMessage:
+class ImportedMessage(Struct, frozen=True):
     role: Literal["user", "assistant"]
     content: str
     created_at: datetime | None  # None: the import time
 
 
-@dataclass(frozen=True, slots=True)
-class Transcript:
+class Transcript(Struct, frozen=True):
     format: TranscriptFormat
     messages: tuple[ImportedMessage, ...]
 

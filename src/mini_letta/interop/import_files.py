@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from msgspec import Struct
 
 from mini_letta.errors import FrontmatterError, MemfsError, NotFoundError, SecretDetectedError
 from mini_letta.memory.frontmatter import MemoryFile, parse_memory_file, render_memory_file
@@ -29,14 +30,12 @@ _IMPORT = re.compile(r"(?<![\w`])@((?:\.{1,2}/|[\w-])[\w./-]*\.(?:md|mdc|txt))\b
 _SLUG = re.compile(r"[^a-z0-9]+")
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+class Source(Struct, frozen=True):
     path: Path
     personal: bool
 
 
-@dataclass(frozen=True, slots=True)
-class ImportedFile:
+class ImportedFile(Struct, frozen=True):
     """One memory file an import writes (`section`: a marked part of system/human.md)."""
 
     path: str
@@ -99,8 +98,7 @@ def apply_sections(current: str, imported: Sequence[ImportedFile]) -> str:
     return text
 
 
-@dataclass(frozen=True, slots=True)
-class ImportResult:
+class ImportResult(Struct, frozen=True):
     changed: tuple[str, ...]  # memory files written
     unchanged: tuple[str, ...]
     sha: str | None  # the import's commit; None when nothing changed

@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
 from mini_letta.errors import MissingKeyError, ProviderError
@@ -53,8 +55,7 @@ _STOPS: Mapping[str, StopReason] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class AnthropicConfig:
+class AnthropicConfig(Struct, frozen=True):
     handle: str
     model: str
     base_url: str

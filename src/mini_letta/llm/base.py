@@ -9,16 +9,16 @@ then at most one `UsageEvent`, then exactly one `StopEvent`. Errors are raised a
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
+
+from msgspec import Struct, field
 
 from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
 
 Purpose = Literal["chat", "reflection", "summary", "merge"]
 
 
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
+class ToolSpec(Struct, frozen=True):
     """What the model sees of a tool: its name, a one-paragraph description, a JSON schema."""
 
     name: str
@@ -26,8 +26,7 @@ class ToolSpec:
     parameters: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class ModelRequest:
+class ModelRequest(Struct, frozen=True):
     system: str
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...] = ()
@@ -37,23 +36,19 @@ class ModelRequest:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class TextDelta:
+class TextDelta(Struct, frozen=True):
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class ModelToolCall:
+class ModelToolCall(Struct, frozen=True):
     call: ToolCall
 
 
-@dataclass(frozen=True, slots=True)
-class UsageEvent:
+class UsageEvent(Struct, frozen=True):
     usage: Usage
 
 
-@dataclass(frozen=True, slots=True)
-class StopEvent:
+class StopEvent(Struct, frozen=True):
     reason: StopReason
 
 
@@ -80,8 +75,7 @@ def close_provider(provider: Provider) -> None:
         provider.close()
 
 
-@dataclass(frozen=True, slots=True)
-class ModelResponse:
+class ModelResponse(Struct, frozen=True):
     text: str
     tool_calls: tuple[ToolCall, ...]
     usage: Usage | None

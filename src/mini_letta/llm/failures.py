@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import ModuleType
+
+from msgspec import Struct
 
 from mini_letta.errors import (
     AuthError,
@@ -54,8 +55,7 @@ _QUOTA_PHRASES = (
 _TRANSIENT_TYPES = ("overloaded_error", "api_error", "rate_limit_error", "timeout_error")
 
 
-@dataclass(frozen=True, slots=True)
-class Failure:
+class Failure(Struct, frozen=True):
     """An HTTP-level failure as the SDK reported it; `status` is 0 for an in-stream error."""
 
     handle: str

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from mini_letta.errors import UnknownModelError
 
@@ -12,8 +12,7 @@ _HINT = "use mock, script:<path>, or <provider>/<model> with provider one of " +
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ModelHandle:
+class ModelHandle(Struct, frozen=True):
     provider: str
     model: str
     raw: str

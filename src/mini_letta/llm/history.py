@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from mini_letta.conversations.messages import Message
 

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from mini_letta.conversations.messages import Message, ToolCall
 from mini_letta.errors import MiniLettaError
@@ -93,8 +95,7 @@ _PROJECT = re.compile(
 _NAME = re.compile(r"(?:我叫|\bmy name is\s+|\bcall me\s+)([^\s，,。.!！]+)", _I)
 
 
-@dataclass(frozen=True, slots=True)
-class Statement:
+class Statement(Struct, frozen=True):
     label: str
     text: str
     topic: tuple[str, str] | None  # (group, choice): two choices of one group contradict

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from mini_letta.llm.base import ModelRequest, ModelResponse
 from mini_letta.llm.tokens import estimate_tokens
@@ -27,8 +28,7 @@ _TOOL_COUNT = re.compile(r"([\w.-]+) ×(\d+)")
 _LEFT_OUT = re.compile(r"^\((\d+) earlier statements? left out\)$")
 
 
-@dataclass
-class _Digest:
+class _Digest(Struct):
     statements: list[str] = field(default_factory=list)
     tools: Counter[str] = field(default_factory=Counter)
     tool_errors: int = 0

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
 from mini_letta.errors import MissingKeyError, ProviderError
@@ -49,8 +50,7 @@ _STOPS: Mapping[str, StopReason] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class OpenAIConfig:
+class OpenAIConfig(Struct, frozen=True):
     handle: str
     model: str
     base_url: str

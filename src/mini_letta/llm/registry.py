@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
+
+from msgspec import Struct, field
 
 __all__ = ["CacheTtl", "ProviderOptions", "build_provider"]
 
@@ -33,8 +34,7 @@ _FACTORIES: Mapping[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderOptions:
+class ProviderOptions(Struct, frozen=True):
     environ: Mapping[str, str] = field(default_factory=dict)
     base_url: str | None = None
     context_window: int | None = None

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from mini_letta.clock import Clock
 from mini_letta.errors import TransientError
@@ -24,8 +25,7 @@ BASE_DELAY = 1.0
 MAX_DELAY = 60.0
 
 
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
+class RetryPolicy(Struct, frozen=True):
     max_retries: int = MAX_RETRIES
     base_delay: float = BASE_DELAY
     max_delay: float = MAX_DELAY

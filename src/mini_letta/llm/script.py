@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from mini_letta.clock import Clock
 from mini_letta.conversations.messages import StopReason, ToolCall, Usage
@@ -63,8 +64,7 @@ _ERRORS: Mapping[str, Callable[[str], ProviderError]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class ScriptEntry:
+class ScriptEntry(Struct, frozen=True):
     text: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
     usage: Usage | None = None

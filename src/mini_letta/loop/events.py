@@ -2,38 +2,33 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
 from mini_letta.tools.base import ToolResult
 
 
-@dataclass(frozen=True, slots=True)
-class MessageEvent:
+class MessageEvent(Struct, frozen=True):
     """A message was appended (durably) to the conversation log."""
 
     message: Message
     line: int
 
 
-@dataclass(frozen=True, slots=True)
-class AssistantDelta:
+class AssistantDelta(Struct, frozen=True):
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallEvent:
+class ToolCallEvent(Struct, frozen=True):
     call: ToolCall
 
 
-@dataclass(frozen=True, slots=True)
-class ToolResultEvent:
+class ToolResultEvent(Struct, frozen=True):
     call: ToolCall
     result: ToolResult
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionEvent:
+class CompactionEvent(Struct, frozen=True):
     messages_compacted: int
     tokens_before: int
     tokens_after: int
@@ -41,8 +36,7 @@ class CompactionEvent:
     summary_message_id: str
 
 
-@dataclass(frozen=True, slots=True)
-class TurnResult:
+class TurnResult(Struct, frozen=True):
     stop_reason: StopReason
     text: str
     usage: Usage

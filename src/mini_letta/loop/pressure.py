@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Generator, Iterator
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from mini_letta.context.builder import ContextView, compaction_threshold, load_context_view
 from mini_letta.context.compaction_record import settle_compaction
@@ -44,16 +46,14 @@ logger = logging.getLogger("mini_letta")
 MAX_OVERFLOW_COMPACTIONS = 3
 
 
-@dataclass
-class Pressure:
+class Pressure(Struct):
     """One turn's compaction bookkeeping."""
 
     compacted: bool = False
     overflows: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class ContextMeasure:
+class ContextMeasure(Struct, frozen=True):
     request: ModelRequest
     view: ContextView
     window: int

@@ -7,7 +7,8 @@ behave the same. Nothing here runs a model; it only decides what the turn will u
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock
@@ -26,8 +27,7 @@ from mini_letta.workspace import World
 DEFAULT_MAX_STEPS = 20
 
 
-@dataclass(frozen=True, slots=True)
-class TurnSetup:
+class TurnSetup(Struct, frozen=True):
     agent: AgentRecord
     store: ConversationStore
     provider: Provider
@@ -40,8 +40,7 @@ class TurnSetup:
     pinned: PinnedPrompt | None = None  # a conversation's pinned prompt (None: a fixed prompt)
 
 
-@dataclass(frozen=True, slots=True)
-class TurnOptions:
+class TurnOptions(Struct, frozen=True):
     model: str | None = None
     base_url: str | None = None
     context_window: int | None = None

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+
+from msgspec import Struct, field
 
 from mini_letta.errors import CorruptFileError, FrontmatterError, GitError, StorageError
 from mini_letta.memory.layout import PERSONA_FILE as PERSONA
@@ -26,15 +27,13 @@ _RENDER_VERSION = 1  # bump when the section format changes, so disk caches are 
 Metadata = Mapping[str, str] | Callable[[], Mapping[str, str]]
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
+class _Entry(Struct, frozen=True):
     path: str
     description: str
     body: str
 
 
-@dataclass
-class _Folder:
+class _Folder(Struct):
     files: list[_Entry] = field(default_factory=list)
     folders: dict[str, _Folder] = field(default_factory=dict)
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
+
+from msgspec import Struct, field
 
 from mini_letta.errors import (
     FrontmatterError,
@@ -50,16 +51,14 @@ MAX_FILE_CHARS = 100_000
 _PLACEHOLDER = DEFAULT_HUMAN.strip()
 
 
-@dataclass(frozen=True, slots=True)
-class Snapshot:
+class Snapshot(Struct, frozen=True):
     """What the touched files held before an edit (None: absent), to put them back."""
 
     files: Mapping[str, bytes | None] = field(default_factory=dict)
     new_dirs: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryEditPlan:
+class MemoryEditPlan(Struct, frozen=True):
     command: str
     writes: Mapping[str, bytes]
     deletes: tuple[str, ...]
@@ -70,8 +69,7 @@ class MemoryEditPlan:
         return tuple(sorted({*self.writes, *self.deletes}))
 
 
-@dataclass(frozen=True, slots=True)
-class EditOutcome:
+class EditOutcome(Struct, frozen=True):
     touched: tuple[str, ...]
     message: str
     snapshot: Snapshot = field(default_factory=Snapshot)

@@ -10,8 +10,9 @@ plain `key: value` shape the fast path reads exactly as YAML would (the usual ca
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from mini_letta.errors import FrontmatterError
 
@@ -26,8 +27,7 @@ _UNSAFE_FIRST = set("-?:,[]{}#&*!|>'\"%@`0123456789+.~<=\\")
 _SPECIAL_WORDS = {"null", "nan", "inf"}
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryFile:
+class MemoryFile(Struct, frozen=True):
     description: str
     body: str
     read_only: bool = False

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from mini_letta.errors import FrontmatterError, MemfsError, NotFoundError, SecretDetectedError
 from mini_letta.memory.edits import (
@@ -28,16 +29,14 @@ _FIELD = "\x1f"
 _RECORD = "\x1e"
 
 
-@dataclass(frozen=True, slots=True)
-class LogEntry:
+class LogEntry(Struct, frozen=True):
     sha: str
     date: str
     author: str
     subject: str
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryStatus:
+class MemoryStatus(Struct, frozen=True):
     path: str
     branch: str | None
     head: str | None
@@ -48,8 +47,7 @@ class MemoryStatus:
         return not self.changes
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(Struct, frozen=True):
     path: str
     problem: str
 

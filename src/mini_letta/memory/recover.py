@@ -10,8 +10,9 @@ repository whose first commit holds the `.md` files that were still on disk.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from mini_letta.clock import Clock
 from mini_letta.errors import MemfsError
@@ -19,8 +20,7 @@ from mini_letta.memory.repo import GitRepo, init_memory_repo, lock_memory
 from mini_letta.storage.atomic import quarantine_file
 
 
-@dataclass(frozen=True, slots=True)
-class Recovery:
+class Recovery(Struct, frozen=True):
     aside: Path | None  # where the old folder went (None: there was none)
     kept: tuple[str, ...]  # the .md files carried over into the first commit
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 WINDOW = 4096  # the longest credential a shape matches, in characters
 
 
-@dataclass(frozen=True, slots=True)
-class SecretPattern:
+class SecretPattern(Struct, frozen=True):
     kind: str
     anchors: tuple[str, ...]  # ASCII-lowercase when `fold`
     shape: re.Pattern[str]

@@ -13,8 +13,9 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import TypeVar
+
+from msgspec import Struct
 
 from mini_letta.errors import SecretDetectedError
 from mini_letta.memory.secret_patterns import PATTERNS, WINDOW, SecretPattern
@@ -24,8 +25,7 @@ _Text = TypeVar("_Text", str, bytes)
 _TOKEN_TAIL = re.compile(r"[^\s\"'`,;]*+")
 
 
-@dataclass(frozen=True, slots=True)
-class SecretMatch:
+class SecretMatch(Struct, frozen=True):
     kind: str
     start: int
     end: int

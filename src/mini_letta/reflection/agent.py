@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock, format_timestamp
@@ -58,8 +59,7 @@ class RunTranscript(ConversationStore):
                 path.unlink()
 
 
-@dataclass(frozen=True, slots=True)
-class SideAgentSpec:
+class SideAgentSpec(Struct, frozen=True):
     purpose: Purpose
     agent: AgentRecord
     provider: Provider
@@ -69,8 +69,7 @@ class SideAgentSpec:
     max_steps: int = DEFAULT_REFLECTION_STEPS
 
 
-@dataclass(frozen=True, slots=True)
-class SideAgentResult:
+class SideAgentResult(Struct, frozen=True):
     error: str | None  # None when the agent ended its turn normally
     steps: int
     usage: Usage

@@ -11,7 +11,8 @@ than that is reflected in ordered chunks (`run.launch_reflection`), never cut.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from mini_letta.context.builder import compaction_threshold
 from mini_letta.errors import ReflectionError
@@ -28,8 +29,7 @@ MAX_CHUNK_TOKENS = 25_000
 TRANSCRIPT_WRAPPER_TOKENS = 64  # a transcript's tag and notes around its messages
 
 
-@dataclass(frozen=True, slots=True)
-class ReflectionBudget:
+class ReflectionBudget(Struct, frozen=True):
     window: int  # the reflection model's own context window
     fixed: int  # system prompt, tool schemas, and the task without its transcript
     reserve: int  # room kept for the agent's own steps

@@ -19,11 +19,12 @@ under `in` (a file or a folder such as `system/`; default: all of memory).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from mini_letta.errors import MiniLettaError
 from mini_letta.reflection.payload import MIN_MAX_TOKENS
@@ -37,15 +38,13 @@ class SuiteError(MiniLettaError):
     """A suite file that cannot be read as eval cases (the message names the file and case)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ScriptedMessage:
+class ScriptedMessage(Struct, frozen=True):
     role: str
     content: str
     at: datetime
 
 
-@dataclass(frozen=True, slots=True)
-class Check:
+class Check(Struct, frozen=True):
     kind: str  # one of CHECK_KINDS
     text: str
     where: str = ""  # a memory file or folder; "" is all of memory
@@ -69,8 +68,7 @@ class Check:
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class EvalCase:
+class EvalCase(Struct, frozen=True):
     name: str
     about: str
     conversations: tuple[tuple[ScriptedMessage, ...], ...]

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from mini_letta.clock import format_timestamp
 from mini_letta.conversations.messages import Message
@@ -51,8 +52,7 @@ class ScriptClock:
             self.current = moment
 
 
-@dataclass(frozen=True, slots=True)
-class CaseResult:
+class CaseResult(Struct, frozen=True):
     case: str
     model: str
     problems: tuple[str, ...]  # empty: passed
@@ -76,8 +76,7 @@ class CaseResult:
         }
 
 
-@dataclass(slots=True)
-class EvalReport:
+class EvalReport(Struct):
     models: tuple[str, ...]
     results: list[CaseResult] = field(default_factory=list)
 

@@ -12,7 +12,8 @@ Nothing here removes the worktree: the caller always does, in a `finally`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from mini_letta.errors import SecretDetectedError
 from mini_letta.memory.repo import GitRepo, lock_memory
@@ -28,16 +29,14 @@ from mini_letta.reflection.worktree import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class MergeAttempt:
+class MergeAttempt(Struct, frozen=True):
     merged: bool
     conflict: bool = False
     detail: str = ""
     dirty: bool = False  # the parent had uncommitted changes, so nothing was tried
 
 
-@dataclass(frozen=True, slots=True)
-class ReviewReport:
+class ReviewReport(Struct, frozen=True):
     """What the explicit-merge review did; `attempt` is None when it never tried to merge."""
 
     attempt: MergeAttempt | None
@@ -49,8 +48,7 @@ Reviewer = Callable[[Worktree, int], ReviewReport]
 MERGE_LOCK_TIMEOUT = 60.0
 
 
-@dataclass(frozen=True, slots=True)
-class Finalised:
+class Finalised(Struct, frozen=True):
     status: Status
     message: str
     commit_count: int = 0

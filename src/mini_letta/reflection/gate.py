@@ -19,8 +19,9 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from mini_letta.errors import FrontmatterError, MemoryEditError
 from mini_letta.llm.tokens import estimate_tokens
@@ -45,8 +46,7 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _MIN_NORMAL = _MIN_LINE // 2
 
 
-@dataclass(frozen=True, slots=True)
-class GateLimits:
+class GateLimits(Struct, frozen=True):
     system_tokens: int
     file_tokens: int
 
@@ -59,8 +59,7 @@ class GateLimits:
         return cls(window * system_percent // 100, window * file_percent // 100)
 
 
-@dataclass(frozen=True, slots=True)
-class Citation:
+class Citation(Struct, frozen=True):
     """One memory edit's `evidence`: the message ids it cites for a file."""
 
     path: str
@@ -68,16 +67,14 @@ class Citation:
     lines: tuple[str, ...] = ()  # the lines the edit wrote, stripped: what `memory why` matches
 
 
-@dataclass(frozen=True, slots=True)
-class GateInput:
+class GateInput(Struct, frozen=True):
     transcript: Sequence[str]  # the payload messages' texts
     slice_ids: frozenset[str]
     citations: Sequence[Citation] = ()
     limits: GateLimits = field(default_factory=lambda: GateLimits.for_window(128_000))
 
 
-@dataclass(slots=True)
-class _FileDiff:
+class _FileDiff(Struct):
     path: str
     status: str = "modified"  # added, modified, deleted
     added: list[str] = field(default_factory=list)

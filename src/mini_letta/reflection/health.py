@@ -9,9 +9,10 @@ than a busy one), consecutive failures and when an automatic retry may next star
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+
+from msgspec import Struct
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock, format_timestamp
@@ -30,8 +31,7 @@ RECENT_CONVERSATIONS = 3
 STEP_COUNT_CAP = 200  # beyond this (or the trigger's bar) "at least" is all status needs
 
 
-@dataclass(frozen=True, slots=True)
-class ConversationHealth:
+class ConversationHealth(Struct, frozen=True):
     conversation_id: str
     title: str
     current: bool
@@ -44,16 +44,14 @@ class ConversationHealth:
     next_retry_at: str | None  # set while an automatic retry waits out its backoff
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryHealth:
+class MemoryHealth(Struct, frozen=True):
     path: str
     head: str | None
     clean: bool
     changes: int
 
 
-@dataclass(frozen=True, slots=True)
-class AgentHealth:
+class AgentHealth(Struct, frozen=True):
     agent: AgentRecord
     reflection_model: str
     memory: MemoryHealth

@@ -18,10 +18,12 @@ import logging
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.agents.registry import load_agent
@@ -56,8 +58,7 @@ MAX_DRAINED = 8  # runs one drain may start: a bound, should launches keep arriv
 COUNTED_SKIPS = ("parent_dirty", "memory_not_ready", "error")
 
 
-@dataclass(frozen=True, slots=True)
-class QueuedLaunch:
+class QueuedLaunch(Struct, frozen=True):
     trigger: AutoTrigger
     conversation_id: str
     queued_at: str

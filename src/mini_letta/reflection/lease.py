@@ -17,10 +17,12 @@ import logging
 import os
 import re
 import socket
-from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import CorruptFileError, LeaseHeldError, UnwritableError
@@ -39,8 +41,7 @@ DEFAULT_TTL = timedelta(minutes=30)
 _SAFE_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
 
-@dataclass(frozen=True, slots=True)
-class LeaseHolder:
+class LeaseHolder(Struct, frozen=True):
     run_id: str
     pid: int
     host: str

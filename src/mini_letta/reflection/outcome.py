@@ -8,8 +8,9 @@ run records and the post-turn line all say the same thing. Only `merged` and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal, get_args
+
+from msgspec import Struct
 
 from mini_letta.storage.fields import optional_int, optional_str, require_str
 
@@ -87,8 +88,7 @@ def skip_message(reason: SkipReason, detail: str = "") -> str:
     return f"{detail}."
 
 
-@dataclass(frozen=True, slots=True)
-class ReflectionOutcome:
+class ReflectionOutcome(Struct, frozen=True):
     """The result of `launch_reflection`: either a run (`status`) or a skip (`skip_reason`)."""
 
     message: str
@@ -170,8 +170,7 @@ def _str_tuple(data: dict[str, Any], key: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-@dataclass(frozen=True, slots=True)
-class Queued:
+class Queued(Struct, frozen=True):
     """A launch that waits for the running reflection; its outcome goes to the outbox."""
 
     trigger: AutoTrigger

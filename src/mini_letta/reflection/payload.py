@@ -17,9 +17,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.conversations.messages import Message
@@ -46,8 +47,7 @@ MIN_MAX_TOKENS = 256
 REPLAY_USER_TURNS = 50
 
 
-@dataclass(frozen=True, slots=True)
-class Payload:
+class Payload(Struct, frozen=True):
     path: Path
     messages: tuple[dict[str, Any], ...]
     start_line: int
@@ -281,8 +281,7 @@ def clear_payloads(store: ConversationStore) -> int:
     return removed
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
+class _Entry(Struct, frozen=True):
     line: int
     message_id: str
     role: str

@@ -8,8 +8,9 @@ the run's slices only (never whole logs).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
+
+from msgspec import Struct
 
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.store import ConversationStore
@@ -22,8 +23,7 @@ from mini_letta.reflection.records import RunRecord, is_run_id, load_run_record
 RUN_TRAILER = "Reflection-Run"
 
 
-@dataclass(frozen=True, slots=True)
-class BlameLine:
+class BlameLine(Struct, frozen=True):
     number: int  # 1-based
     text: str
     commit: str
@@ -31,8 +31,7 @@ class BlameLine:
     run_id: str | None  # the reflection run that wrote it, from the commit's trailer
 
 
-@dataclass(frozen=True, slots=True)
-class Why:
+class Why(Struct, frozen=True):
     line: BlameLine
     record: RunRecord | None
     cited: tuple[str, ...]  # the message ids cited for this line

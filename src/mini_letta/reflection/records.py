@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import CorruptFileError, NotFoundError
@@ -27,8 +29,7 @@ CONSUMING_STATUSES = ("merged", "no_changes")
 _RUN_ID = re.compile(r"^\d{14}-[0-9a-f]{8}$")
 
 
-@dataclass(frozen=True, slots=True)
-class SliceInfo:
+class SliceInfo(Struct, frozen=True):
     """Which part of a conversation a run reflected on (lines are 0-based, end exclusive)."""
 
     conversation_id: str
@@ -75,8 +76,7 @@ class SliceInfo:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class RunRecord:
+class RunRecord(Struct, frozen=True):
     run_id: str
     agent_id: str
     trigger: str
@@ -203,8 +203,7 @@ def _strings(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-@dataclass(frozen=True, slots=True)
-class ConsumedWatermark:
+class ConsumedWatermark(Struct, frozen=True):
     message_id: str
     line: int | None
     status: str

@@ -9,8 +9,9 @@ is in main.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock
@@ -26,8 +27,7 @@ from mini_letta.tools.base import ToolContext, ToolInputError, ToolKind, ToolRes
 REVIEW_STEPS = 6
 
 
-@dataclass
-class ReflectionMergeTool:
+class ReflectionMergeTool(Struct):
     parent: GitRepo
     worktree: Worktree
     attempt: MergeAttempt | None = None
@@ -66,8 +66,7 @@ class ReflectionMergeTool:
         return ToolResult(f"Not merged: {self.attempt.detail or 'the merge failed'}.", True)
 
 
-@dataclass(frozen=True, slots=True)
-class ReviewSetup:
+class ReviewSetup(Struct, frozen=True):
     home: Home
     agent: AgentRecord
     provider: Provider

@@ -14,7 +14,9 @@ User-caused failures inside the run become a `failed` outcome; an interrupt clea
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import format_timestamp
@@ -91,8 +93,7 @@ MAX_CHUNKS = 100  # a bound on one launch, not a cut: what remains waits for the
 REJECTED_PREFIX = "reflection-rejected/"
 
 
-@dataclass(frozen=True, slots=True)
-class LaunchOptions:
+class LaunchOptions(Struct, frozen=True):
     trigger: RunTrigger = "manual"
     instruction: str | None = None
     provider: Provider | None = None  # default: the agent's model
@@ -105,8 +106,7 @@ class LaunchOptions:
     base_url: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class _Run:
+class _Run(Struct, frozen=True):
     world: World
     agent: AgentRecord
     store: ConversationStore  # the first conversation: the outcome's and the review's

@@ -16,8 +16,9 @@ import logging
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
+
+from msgspec import Struct
 
 from mini_letta.errors import MiniLettaError
 
@@ -33,8 +34,7 @@ _log = logging.getLogger("mini_letta")
 Mode = Literal["foreground", "background", "watched"]
 
 
-@dataclass(frozen=True, slots=True)
-class SpawnRequest:
+class SpawnRequest(Struct, frozen=True):
     """One reflection for a detached process to run (it takes the lease and drains itself)."""
 
     agent_id: str

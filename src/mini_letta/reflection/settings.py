@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypedDict, cast
+
+from msgspec import Struct
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.agents.registry import update_agent
@@ -63,8 +64,7 @@ class ReflectionSettingsJson(TypedDict, total=False):
     fileBudgetPercent: int
 
 
-@dataclass(frozen=True, slots=True)
-class ReflectionSettings:
+class ReflectionSettings(Struct, frozen=True):
     trigger: Trigger = "compaction-event"
     step_count: int = 25
     merge: MergeMode = "auto"

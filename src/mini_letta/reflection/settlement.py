@@ -9,7 +9,8 @@ slices are never touched. The record is written `running` at the start and compl
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from msgspec import Struct
+from msgspec.structs import replace
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock, format_timestamp
@@ -31,8 +32,7 @@ from mini_letta.reflection.watermark import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Slice:
+class Slice(Struct, frozen=True):
     """One conversation's part of a run: its state at launch and its payload."""
 
     store: ConversationStore
@@ -44,8 +44,7 @@ class Slice:
         return self.payload.mode == "unreflected"
 
 
-@dataclass(frozen=True, slots=True)
-class RunFacts:
+class RunFacts(Struct, frozen=True):
     """What the record needs to know about a run that is not in its slices."""
 
     run_id: str

@@ -10,9 +10,10 @@ run record. Nothing here can reach the parent memory checkout.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from mini_letta.llm.base import ToolSpec
 from mini_letta.memory.edits import COMMANDS, apply_memory_edit, list_memory_tree, read_memory_file
@@ -32,8 +33,7 @@ from mini_letta.tools.recall import ConversationSearchTool, MemorySearchTool
 _STR = {"type": "string"}
 
 
-@dataclass(slots=True)
-class RunProvenance:
+class RunProvenance(Struct):
     """What one run's tools share: the commit trailers, and the citations its edits made."""
 
     trailers: tuple[str, ...] = ()

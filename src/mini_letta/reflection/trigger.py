@@ -13,8 +13,9 @@ prints: callers get a `Decision`, or the launch's outcome from `maybe_reflect_af
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
+
+from msgspec import Struct
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.context.compaction_flag import lower_compaction_flag
@@ -41,15 +42,13 @@ DecisionReason = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
+class Decision(Struct, frozen=True):
     trigger: AutoTrigger | None  # None: nothing to launch, `reason` says why
     reason: DecisionReason
     compaction_consumed: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class BackgroundLaunch:
+class BackgroundLaunch(Struct, frozen=True):
     """A launch handed to a detached process; its outcome goes to the outbox."""
 
     trigger: AutoTrigger

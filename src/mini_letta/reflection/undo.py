@@ -9,7 +9,7 @@ marked `undone`, so a rebuilt state never counts it as consumed.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.conversations.store import ConversationStore

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
 from typing import Any, TypedDict
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from mini_letta.clock import Clock, SystemClock
 from mini_letta.conversations.messages import Message
@@ -44,8 +46,7 @@ class ReflectionStateJson(TypedDict):
     consecutiveFailures: int
 
 
-@dataclass(frozen=True, slots=True)
-class ReflectionState:
+class ReflectionState(Struct, frozen=True):
     reflected_through_message_id: str | None = None
     reflected_through_line: int | None = None
     total_completed_steps: int = 0
@@ -91,8 +92,7 @@ class ReflectionState:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Watermark:
+class Watermark(Struct, frozen=True):
     """Where the reflected part of the log ends; line -1 means nothing is reflected yet."""
 
     line: int = -1

@@ -13,8 +13,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from mini_letta.errors import GitError
 from mini_letta.home import is_worktree_folder, worktree_folder
@@ -26,8 +27,7 @@ BRANCH_PREFIX = "reflection/"
 MAIN = "main"
 
 
-@dataclass(frozen=True, slots=True)
-class Worktree:
+class Worktree(Struct, frozen=True):
     run_id: str
     path: Path
     branch: str

@@ -16,8 +16,9 @@ import math
 import sqlite3
 from array import array
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Protocol, TypeVar
+
+from msgspec import Struct
 
 from mini_letta.errors import ConfigError, ProviderError
 from mini_letta.home import Home
@@ -37,8 +38,7 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
 
 
-@dataclass(frozen=True, slots=True)
-class OpenAIEmbedder:
+class OpenAIEmbedder(Struct, frozen=True):
     """Embeddings from any OpenAI-compatible server through the official SDK."""
 
     base_url: str

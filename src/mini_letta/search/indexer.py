@@ -14,8 +14,9 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import UTC, datetime
+
+from msgspec import Struct
 
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.store import ConversationStore
@@ -28,8 +29,7 @@ INDEXED_ROLES = ("user", "assistant")
 _FULL_MEMORY_REINDEX = 20  # changed files past which one `git cat-file --batch` is cheaper
 
 
-@dataclass
-class RefreshStats:
+class RefreshStats(Struct):
     messages_added: int = 0
     conversations_reset: int = 0
     memory_lines: int = 0
@@ -74,10 +74,7 @@ def _has_changes(conn: sqlite3.Connection, home: Home, agent_id: str) -> bool:
 
 
 # -- conversations ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Source:
+class _Source(Struct, frozen=True):
     dev: int
     ino: int
     size: int

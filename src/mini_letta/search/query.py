@@ -8,8 +8,9 @@ rank above loose ones. Scores are FTS5's bm25 negated, so higher is better.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+
+from msgspec import Struct
 
 from mini_letta.errors import InvalidValueError
 from mini_letta.search.text import ParsedQuery, join_any
@@ -19,8 +20,7 @@ COMMON_SHARE = 0.05
 MIN_LOOSE = 2
 
 
-@dataclass(frozen=True, slots=True)
-class MessageFilter:
+class MessageFilter(Struct, frozen=True):
     conversation_id: str | None = None
     role: str | None = None
     since: str | None = None  # inclusive, sortable UTC time (see parse_time_bound)
@@ -28,8 +28,7 @@ class MessageFilter:
     limit: int = 10
 
 
-@dataclass(frozen=True, slots=True)
-class MessageHit:
+class MessageHit(Struct, frozen=True):
     conversation_id: str
     message_id: str
     line: int
@@ -49,8 +48,7 @@ class MessageHit:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryHit:
+class MemoryHit(Struct, frozen=True):
     path: str
     line: int
     text: str

@@ -9,8 +9,10 @@ vector similarity (reciprocal rank fusion); without one, BM25 alone.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, replace
 from pathlib import Path
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from mini_letta.home import Home
 from mini_letta.search.embeddings import Embedder, fuse_by_similarity
@@ -29,8 +31,7 @@ from mini_letta.search.text import parse_query
 CANDIDATES = 50  # BM25 hits re-ranked when embeddings are on
 
 
-@dataclass(frozen=True, slots=True)
-class Recall:
+class Recall(Struct, frozen=True):
     home: Home
     agent_id: str
     embedder: Embedder | None = None

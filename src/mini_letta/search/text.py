@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 # Han (with extensions and compatibility ideographs), kana and Hangul: scripts written without
 # spaces between words.
@@ -43,8 +44,7 @@ def build_index_text(text: str) -> str:
     return _CJK_RUN.sub(expand, normalise(text))
 
 
-@dataclass(frozen=True, slots=True)
-class ParsedQuery:
+class ParsedQuery(Struct, frozen=True):
     """A query as FTS5 expressions: `all_terms` needs every word (a CJK run as a phrase);
     `loose` lists (token, FTS5 unit) for any word or, for a CJK run longer than a word, any of
     its bigrams, and `any_term` joins them with OR."""

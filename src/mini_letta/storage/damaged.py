@@ -8,17 +8,17 @@ so it is never silently hidden either.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
+
+from msgspec import Struct
 
 from mini_letta.errors import CorruptFileError, NotFoundError, StorageError
 
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
-class Damaged:
+class Damaged(Struct, frozen=True):
     """An entry whose file could not be loaded: `name` is its id (folder or file stem)."""
 
     name: str

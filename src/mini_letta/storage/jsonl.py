@@ -14,11 +14,13 @@ import logging
 import os
 import struct
 from collections.abc import Generator, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
 from io import FileIO
 from itertools import accumulate, islice
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from mini_letta.errors import StorageError, UnwritableError
 from mini_letta.home import index_file_for, lock_file_for
@@ -38,8 +40,7 @@ _BINARY = getattr(os, "O_BINARY", 0)  # Windows would otherwise translate newlin
 Records = Iterator[tuple[int, dict[str, Any]]]
 
 
-@dataclass(frozen=True)
-class _View:
+class _View(Struct, frozen=True):
     """One instance's knowledge of the log, replaced and never mutated: lines `[0, indexed)`
     have checked offsets in the index file, `tail` has the later ones in memory only, `end` is
     the byte after the last complete line; `index_ok` False (so `indexed` 0) means rebuild it."""

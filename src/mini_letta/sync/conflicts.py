@@ -10,7 +10,7 @@ version is kept beside it in a file of its own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from mini_letta.errors import FrontmatterError
 from mini_letta.memory.frontmatter import MemoryFile, parse_memory_file, render_memory_file
@@ -21,8 +21,7 @@ _PLACEHOLDER = DEFAULT_HUMAN.strip()
 _OURS, _BASE, _SEP, _THEIRS = "<" * 7, "|" * 7, "=" * 7, ">" * 7
 
 
-@dataclass(frozen=True, slots=True)
-class Resolution:
+class Resolution(Struct, frozen=True):
     """What becomes of one conflicted file: its new text, and any file kept beside it."""
 
     text: str

@@ -16,7 +16,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import GitError, MemfsError, MiniLettaError
@@ -47,8 +49,7 @@ class SyncError(MiniLettaError):
     """A sync that could not finish; the local memory is as it was or fully merged."""
 
 
-@dataclass(frozen=True, slots=True)
-class SyncOutcome:
+class SyncOutcome(Struct, frozen=True):
     head: str
     pulled: int  # commits that came from the remote
     pushed: bool

@@ -9,9 +9,11 @@ the next sync), and the files a sync left with a `## Needs review` block.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from mini_letta.clock import Clock
 from mini_letta.errors import CorruptFileError
@@ -23,8 +25,7 @@ _log = logging.getLogger("mini_letta")
 SCHEMA_VERSION = 1
 
 
-@dataclass(frozen=True, slots=True)
-class SyncState:
+class SyncState(Struct, frozen=True):
     last_attempt_at: str | None = None
     last_success_at: str | None = None
     last_error: str | None = None

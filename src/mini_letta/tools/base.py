@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, cast
+
+from msgspec import Struct, field
 
 from mini_letta.clock import Clock
 from mini_letta.conversations.messages import ToolCall
@@ -27,8 +28,7 @@ ToolKind = Literal["read", "edit", "execute", "memory"]
 Approver = Callable[[ToolCall, str], bool]
 
 
-@dataclass(frozen=True, slots=True)
-class ToolResult:
+class ToolResult(Struct, frozen=True):
     content: str
     is_error: bool = False
 
@@ -37,8 +37,7 @@ class ToolInputError(MiniLettaError):
     """The model called a tool with arguments it does not accept; shown to the model."""
 
 
-@dataclass(frozen=True, slots=True)
-class ToolContext:
+class ToolContext(Struct, frozen=True):
     cwd: Path
     clock: Clock
     agent_id: str = ""
@@ -66,8 +65,7 @@ class Tool(Protocol):
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Toolset:
+class Toolset(Struct, frozen=True):
     tools: tuple[Tool, ...] = ()
 
     @property

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+from msgspec import Struct
 
 MAX_FILES = 50_000
 
 
-@dataclass(frozen=True, slots=True)
-class FileList:
+class FileList(Struct, frozen=True):
     root: Path
     paths: tuple[str, ...]  # relative to root, '/'-separated, sorted
     truncated: bool = False
@@ -95,8 +95,7 @@ def _read_text(path: Path) -> str:
         return ""
 
 
-@dataclass(frozen=True, slots=True)
-class _Rule:
+class _Rule(Struct, frozen=True):
     base: str  # the folder of the .gitignore, relative to the walk root ('' at the root)
     regex: re.Pattern[str]
     negate: bool

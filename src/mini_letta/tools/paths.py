@@ -13,9 +13,10 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from msgspec import Struct
 
 from mini_letta.home import PROJECT_DIR_NAME
 from mini_letta.tools.base import ToolContext, ToolInputError
@@ -43,8 +44,7 @@ def _folded(name: str) -> str:
     return name.rstrip(" .").casefold()
 
 
-@dataclass(frozen=True, slots=True)
-class Confinement:
+class Confinement(Struct, frozen=True):
     """The real roots a tool call may reach, resolved once per call."""
 
     cwd: Path

@@ -10,8 +10,9 @@ then `--allowed-tools` allows by name, then the mode's table decides.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 PermissionMode = Literal["default", "acceptEdits", "bypassPermissions", "plan"]
 PERMISSION_MODES: tuple[PermissionMode, ...] = (
@@ -48,8 +49,7 @@ def decide(
     return table.get(kind, "ask")
 
 
-@dataclass(frozen=True, slots=True)
-class Refusal:
+class Refusal(Struct, frozen=True):
     """Why a call did not run, phrased for the model (and the user reading the log)."""
 
     name: str

@@ -17,8 +17,9 @@ import signal
 import subprocess
 import threading
 from collections import deque
-from dataclasses import dataclass
 from typing import Any, cast
+
+from msgspec import Struct
 
 from mini_letta.llm.base import ToolSpec
 from mini_letta.tools.base import ToolContext, ToolInputError, ToolKind, ToolResult, require_str
@@ -31,8 +32,7 @@ DRAIN_TIMEOUT = 1.0  # after the shell exits, how long leftover children may hol
 _CHUNK = 65536
 
 
-@dataclass(frozen=True, slots=True)
-class CommandOutcome:
+class CommandOutcome(Struct, frozen=True):
     returncode: int | None  # None when it timed out
     output: str
     timed_out: bool

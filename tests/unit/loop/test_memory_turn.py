@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
+import msgspec.structs
 import pytest
+from msgspec import Struct, field
 
 from mini_letta.conversations.messages import ToolCall, Usage
 from mini_letta.llm.base import (
@@ -30,8 +30,7 @@ from support.compaction_fakes import CHINESE_TURNS
 from support.compaction_fakes import RecordingProvider as Recording
 
 
-@dataclass
-class RecordingProvider:
+class RecordingProvider(Struct):
     steps: list[list[ModelEvent]]
     handle: str = "test/recording"
     context_window: int = 8192
@@ -59,7 +58,7 @@ def _setup(world, provider, store=None, **options):
     agent = resolve_or_create_agent(world, None)
     store = store or resolve_conversation(world, agent, None)
     setup = build_turn_setup(world, agent, store, TurnOptions(**options))
-    return dataclasses.replace(setup, provider=provider)
+    return msgspec.structs.replace(setup, provider=provider)
 
 
 def _turn(setup, text="hi"):

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
+from msgspec.structs import replace
 
 from mini_letta.clock import format_timestamp
 from mini_letta.context.builder import load_context_view

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from msgspec import Struct, field
 
 from mini_letta.conversations.messages import ToolCall, Usage
 from mini_letta.errors import InvalidValueError, TransientError
@@ -26,8 +26,7 @@ from mini_letta.tools.base import ToolContext, ToolResult, Toolset
 from mini_letta.workspace import resolve_conversation, resolve_or_create_agent
 
 
-@dataclass
-class ScriptedProvider:
+class ScriptedProvider(Struct):
     """Replays a list of step scripts; each is a list of events (or an exception to raise)."""
 
     steps: list[list[ModelEvent] | BaseException]

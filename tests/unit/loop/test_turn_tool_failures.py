@@ -5,10 +5,10 @@ The scripted provider plays the model; tools run for real in the test's project 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Any
 
+import msgspec.structs
 import pytest
 
 from mini_letta.llm.base import ToolSpec
@@ -35,7 +35,7 @@ def _turn(world, tmp_path, calls: list[dict[str, Any]], **options: Any):
     store = resolve_conversation(world, agent, None)
     setup = build_turn_setup(world, agent, store, TurnOptions(**options))
     tools = build_toolset(("Read", "Write", "Edit", "Bash", "Grep", "Glob")).tools
-    setup = dataclasses.replace(setup, toolset=Toolset((*tools, Exploding())))
+    setup = msgspec.structs.replace(setup, toolset=Toolset((*tools, Exploding())))
     events = list(run_turn(setup, "please work"))
     results = [event.result for event in events if isinstance(event, ToolResultEvent)]
     final = events[-1]

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
+from msgspec.structs import replace
 
 from mini_letta.agents.registry import load_agent
 from mini_letta.conversations.store import ConversationStore

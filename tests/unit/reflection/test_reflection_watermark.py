@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import pytest
+from msgspec.structs import replace
 
 from mini_letta.errors import CorruptFileError
 from mini_letta.reflection.records import RunRecord, save_run_record

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from mini_letta.errors import InvalidValueError
 from mini_letta.home import Home

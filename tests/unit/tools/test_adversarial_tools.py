@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from msgspec import Struct
 
 from mini_letta.loop.events import ToolResultEvent
 from mini_letta.loop.setup import TurnOptions, build_turn_setup
@@ -36,8 +36,7 @@ ASKS = "needs approval and this run is headless"
 PLAN = "is not allowed in plan mode"
 
 
-@dataclass(frozen=True, slots=True)
-class Scene:
+class Scene(Struct, frozen=True):
     root: Path
     project: Path
     outside: Path

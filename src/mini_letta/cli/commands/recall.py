@@ -8,10 +8,10 @@ of hit objects. import writes a transcript from another tool as a new conversati
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import click
+from msgspec.structs import replace
 
 from mini_letta.cli.fit import wrap_lines
 from mini_letta.cli.options import agent_option

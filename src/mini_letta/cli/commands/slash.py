@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from mini_letta.cli.commands import slash_memory as mem
 from mini_letta.cli.commands import slash_session as ses
@@ -21,8 +22,7 @@ Handler = Callable[[SlashState, str], None]
 Completer = Callable[[SlashState, str], list[str]]
 
 
-@dataclass(frozen=True, slots=True)
-class SlashCommand:
+class SlashCommand(Struct, frozen=True):
     name: str
     usage: str  # how the arguments are written, "" for none
     description: str

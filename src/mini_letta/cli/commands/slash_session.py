@@ -7,7 +7,7 @@ command of the same job (`agents list`, `conversations list`) for the same outpu
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from mini_letta.cli.commands.slash_state import SlashState, run_click
 from mini_letta.cli.fit import fit_line, text_columns

@@ -8,10 +8,11 @@ an unknown agent), so a mistyped switch never loses the session.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import click
+from msgspec import Struct
+from msgspec.structs import replace
 
 from mini_letta.cli.terminal import current_terminal, echo_wrapped
 from mini_letta.errors import MiniLettaError
@@ -22,8 +23,7 @@ if TYPE_CHECKING:
     from mini_letta.cli.terminal import Terminal
 
 
-@dataclass
-class SlashState:
+class SlashState(Struct):
     request: SessionRequest
     session: ChatSession
     watch: ReflectionWatch
