@@ -10,7 +10,10 @@ from __future__ import annotations
 import re
 
 _MARKER_ROOM = 48  # the marker below is always shorter than this
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+# CSI (colours, cursor moves) and OSC (titles, hyperlinks, clipboard writes), the latter ended by
+# BEL or ST. An OSC body stops at the next ESC, so no attempt scans past where the next one
+# starts: linear time on output made of unfinished sequences.
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 
 
 def cap_text(text: str, limit: int) -> str:
