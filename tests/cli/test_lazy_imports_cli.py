@@ -109,6 +109,14 @@ def test_plain_mock_turn_loads_only_what_it_uses(cli, home, project):
     loaded = _probe(home.root, project, "chat", "-p", "hello again")
     assert _found(loaded, NEVER) == []
     assert _found(loaded, NOT_IN_A_TURN) == []
+    # the plain `chat -p TEXT` is read without click (cli/chat_args.py): no command tree
+    assert _found(loaded, ("click", "mini_letta.cli.commands", "mini_letta.cli.options")) == []
+
+
+def test_a_chat_line_that_is_not_plain_goes_through_click(cli, home, project):
+    assert cli("chat", "-p", "hello").code == 0
+    loaded = _probe(home.root, project, "chat", "--max-steps", "3", "-p", "hello again")
+    assert _found(loaded, NEVER) == []
     commands = [m for m in loaded if m.startswith("mini_letta.cli.commands.")]
     assert commands == ["mini_letta.cli.commands.chat", "mini_letta.cli.commands.root"]
 

@@ -29,7 +29,7 @@ from mini_letta.workspace import World, resolve_conversation, resolve_or_create_
 
 if TYPE_CHECKING:
     from mini_letta.cli.answer_view import AnswerView
-    from mini_letta.cli.options import OutputFormat
+    from mini_letta.cli.chat_args import OutputFormat
     from mini_letta.reflection.outcome import ReflectionOutcome
     from mini_letta.reflection.trigger import PostTurnOutcome
 

@@ -4,7 +4,8 @@ Exit codes: 0 success, 1 error, 2 usage error, 130 interrupted. Click runs non-s
 Ctrl-C is ours to map; any other exception is a bug and is shown as one line, with the
 traceback only under MINI_LETTA_DEBUG=1. `main()` takes an optional `Terminal`, so a caller
 can run a command in-process with its own streams, environment and working directory.
-`--version` alone is answered before click (about a third of the start-up) is imported.
+`--version` alone is answered before anything else is imported, and the plain form of
+`chat -p TEXT` (cli/chat_args.py) runs without click, which is a sixth of a turn's start-up.
 """
 
 from __future__ import annotations
@@ -31,22 +32,46 @@ def main(argv: list[str] | None = None, terminal: Terminal | None = None) -> int
             out.write(VERSION_LINE + "\n")
             out.flush()
         return 0
-    from mini_letta.cli.terminal import Terminal
+    from mini_letta.cli.terminal import Terminal, running_on
 
     terminal = terminal or Terminal.of_process()
-    with _warnings_to(terminal.stderr):
+    with running_on(terminal), _warnings_to(terminal.stderr):
         return _invoke(args, terminal)
 
 
 def _invoke(args: list[str], terminal: Terminal) -> int:
+    from mini_letta.cli.chat_args import plain_chat_args
+    from mini_letta.errors import MiniLettaError
+
+    try:
+        plain = plain_chat_args(args)
+        if plain is not None:  # `chat -p TEXT` with plain flags: the same run, without click
+            from mini_letta.cli.chat_run import run_chat
+
+            return run_chat(plain, terminal)
+        return _invoke_click(args, terminal)
+    except KeyboardInterrupt:
+        return _fail(terminal, "interrupted", 130)
+    except MiniLettaError as exc:
+        return _fail(terminal, str(exc), exc.exit_code)
+    except BrokenPipeError:
+        return 1
+    except Exception as exc:
+        if isinstance(exc, OSError) and not _flushes(terminal.stdout):
+            # a full or closed stdout (`> /dev/full`): no bug of ours
+            return _fail(terminal, f"could not write to standard output ({exc.strerror or exc})", 1)
+        if terminal.environ.get("MINI_LETTA_DEBUG"):  # a bug in mini-letta
+            raise
+        return _fail(
+            terminal, f"internal error: {exc!r} (MINI_LETTA_DEBUG=1 shows the traceback)", 1
+        )
+
+
+def _invoke_click(args: list[str], terminal: Terminal) -> int:
+    """Any command line but the plain `chat -p`: click parses it and runs the command."""
     import click
 
     from mini_letta.cli.commands.root import app
-    from mini_letta.errors import MiniLettaError
-
-    def fail(message: str, code: int) -> int:
-        terminal.echo(f"mini-letta: {message}", err=True)
-        return code
 
     try:
         rc = app.main(args=args, prog_name="mini-letta", standalone_mode=False, obj=terminal)
@@ -54,23 +79,17 @@ def _invoke(args: list[str], terminal: Terminal) -> int:
         return exc.exit_code
     except click.UsageError as exc:  # exit 2; one line, with where to find help
         command = exc.ctx.command_path if exc.ctx else "mini-letta"
-        return fail(f"{exc.format_message()} (see `{command} --help`)", exc.exit_code)
+        return _fail(terminal, f"{exc.format_message()} (see `{command} --help`)", exc.exit_code)
     except click.ClickException as exc:
-        return fail(exc.format_message(), exc.exit_code)
-    except (click.Abort, KeyboardInterrupt):
-        return fail("interrupted", 130)
-    except MiniLettaError as exc:
-        return fail(str(exc), exc.exit_code)
-    except BrokenPipeError:
-        return 1
-    except Exception as exc:
-        if isinstance(exc, OSError) and not _flushes(terminal.stdout):
-            # a full or closed stdout (`> /dev/full`): no bug of ours
-            return fail(f"could not write to standard output ({exc.strerror or exc})", 1)
-        if terminal.environ.get("MINI_LETTA_DEBUG"):  # a bug in mini-letta
-            raise
-        return fail(f"internal error: {exc!r} (MINI_LETTA_DEBUG=1 shows the traceback)", 1)
+        return _fail(terminal, exc.format_message(), exc.exit_code)
+    except click.Abort:
+        return _fail(terminal, "interrupted", 130)
     return rc if isinstance(rc, int) else 0
+
+
+def _fail(terminal: Terminal, message: str, code: int) -> int:
+    terminal.echo(f"mini-letta: {message}", err=True)
+    return code
 
 
 def _flushes(stream: TextIO | None) -> bool:
@@ -91,7 +110,7 @@ def _warnings_to(stream: TextIO) -> Iterator[None]:
     import logging
     import threading
 
-    import click
+    from mini_letta.cli.terminal import in_invocation
 
     class _WarningFormatter(logging.Formatter):
         def format(self, record: logging.LogRecord) -> str:
@@ -101,7 +120,7 @@ def _warnings_to(stream: TextIO) -> Iterator[None]:
 
     def is_ours(record: logging.LogRecord) -> bool:
         # The filter runs on the logging thread: is it this invocation's, or a helper's?
-        return record.thread == owner or click.get_current_context(silent=True) is None
+        return record.thread == owner or not in_invocation()
 
     handler = logging.StreamHandler(stream)
     handler.setFormatter(_WarningFormatter())

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
-from typing import Literal, TextIO, TypeVar
+from typing import TypeVar
 
 import click
 
+from mini_letta.cli.chat_args import OUTPUT_FORMATS
 from mini_letta.tools.permissions import PERMISSION_MODES
 
 F = TypeVar("F", bound=Callable[..., object])
 
-OutputFormat = Literal["text", "json", "stream-json"]
-OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("text", "json", "stream-json")
 OUTPUT_FORMAT_CHOICE = click.Choice(OUTPUT_FORMATS)
 
 
@@ -107,37 +105,6 @@ def max_steps_option(func: F) -> F:
     )(func)
 
 
-def read_prompt(prompt: str, stdin: TextIO) -> str:
-    """The prompt text; '-' reads standard input. An empty prompt is a usage error.
-
-    Bytes that are not UTF-8 (in argv or on stdin) become U+FFFD, with a warning: a pasted log
-    with one stray byte is still worth sending, and the record stays valid UTF-8.
-    """
-    text = lenient_stdin(stdin).read() if prompt == "-" else prompt
-    if not text.strip():
-        raise click.UsageError("the prompt is empty; give some text with -p (or pipe it with -p -)")
-    from mini_letta.storage.text import clean_text
-
-    cleaned = clean_text(text)
-    if cleaned != text:
-        from mini_letta.cli.terminal import echo
-
-        echo(
-            "mini-letta: warning: the prompt is not valid UTF-8; "
-            "undecodable bytes were replaced with U+FFFD",
-            err=True,
-        )
-    return cleaned.strip("\n") if prompt == "-" else cleaned
-
-
-def lenient_stdin(stdin: TextIO) -> TextIO:
-    """Standard input that never fails to decode: bytes that are not UTF-8 come through as
-    lone surrogates (which `clean_text` turns into U+FFFD) instead of UnicodeDecodeError."""
-    if isinstance(stdin, io.TextIOWrapper):
-        stdin.reconfigure(encoding="utf-8", errors="surrogateescape")
-    return stdin
-
-
 def context_window_option(func: F) -> F:
     return click.option(
         "--context-window",
@@ -177,12 +144,3 @@ def tool_options(func: F) -> F:
         metavar="NAMES",
         help='The toolset, comma-separated (default: agent.json, else by model; "" for none).',
     )(func)
-
-
-def parse_tool_flag(value: str | None, flag: str) -> tuple[str, ...] | None:
-    """A comma-separated tool list from a flag; an unknown name is a usage error (exit 2)."""
-    if value is None:
-        return None
-    from mini_letta.tools.registry import parse_tool_names, split_tool_list
-
-    return parse_tool_names(split_tool_list(value), flag)

@@ -35,7 +35,7 @@ from mini_letta.tools.base import ToolResult, describe_call, parse_arguments
 
 if TYPE_CHECKING:
     from mini_letta.cli.answer_view import AnswerView
-    from mini_letta.cli.options import OutputFormat
+    from mini_letta.cli.chat_args import OutputFormat
 
 TOOL_CALL_COLUMNS = 120  # of what a tool call does, on its one stderr line
 TOOL_ERROR_COLUMNS = 200  # of a failed tool's first line

@@ -1,23 +1,26 @@
 """The outside world one CLI invocation talks to: its streams, environment and directory.
 
-`main(argv, terminal)` hands a `Terminal` to click as the context object, so a program (or a
-test) can run a command in-process with its own stdin, stdout, stderr, environment and
-working directory, and nothing in the process is patched. Commands reach it through
-`current_terminal()`, which reads click's current context (a per-thread stack), so two
-invocations on two threads never see each other's streams. Outside an invocation it is the
-real process.
+`main(argv, terminal)` runs a command with a `Terminal`, so a program (or a test) can run a
+command in-process with its own stdin, stdout, stderr, environment and working directory, and
+nothing in the process is patched. Commands reach it through `current_terminal()`, which reads
+the invocation's context variable: each thread has its own, so two invocations on two threads
+never see each other's streams, and a helper thread an invocation starts sees none. Outside an
+invocation it is the real process. No click here: `chat -p` runs without importing it.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TextIO
 
-import click
 from msgspec import Struct
+
+from mini_letta.tools.output import strip_ansi
 
 
 class Terminal(Struct, frozen=True):
@@ -33,8 +36,17 @@ class Terminal(Struct, frozen=True):
         return cls(sys.stdin, sys.stdout, sys.stderr, dict(os.environ), Path.cwd())
 
     def echo(self, message: str = "", *, err: bool = False, nl: bool = True) -> None:
-        """click.echo to this terminal's stdout (or stderr), flushed."""
-        click.echo(message, file=self.stderr if err else self.stdout, nl=nl)
+        """Print on this terminal's stdout (or stderr), flushed; terminal control sequences
+        are left out when the stream is no terminal (a pipe or a file), as click.echo does."""
+        stream = self.stderr if err else self.stdout
+        if stream is None:  # started with the stream closed
+            return
+        text = message + "\n" if nl else message
+        if text and not _isatty(stream):
+            text = strip_ansi(text)
+        if text:
+            stream.write(text)
+        stream.flush()
 
     def is_interactive(self) -> bool:
         """Both ends are a real terminal (prompt_toolkit, live reflection lines)."""
@@ -62,11 +74,35 @@ class Terminal(Struct, frozen=True):
         return answer.strip().lower() in ("y", "yes")
 
 
+_INVOCATION: ContextVar[Terminal | None] = ContextVar("mini_letta_terminal", default=None)
+
+
+@contextmanager
+def running_on(terminal: Terminal) -> Iterator[None]:
+    """Make `terminal` this thread's current terminal while a command runs."""
+    token = _INVOCATION.set(terminal)
+    try:
+        yield
+    finally:
+        _INVOCATION.reset(token)
+
+
+def in_invocation() -> bool:
+    """Whether this thread is running a command (a helper thread it started is not)."""
+    return _INVOCATION.get() is not None
+
+
 def current_terminal() -> Terminal:
     """The terminal of the command running on this thread, else the real process."""
-    ctx = click.get_current_context(silent=True)
-    found = ctx.find_object(Terminal) if ctx is not None else None
+    found = _INVOCATION.get()
     return found if found is not None else Terminal.of_process()
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def echo(message: str = "", *, err: bool = False, nl: bool = True) -> None:
@@ -80,29 +116,3 @@ def echo_wrapped(message: str = "", *, err: bool = False) -> None:
 
     terminal = current_terminal()
     terminal.echo("\n".join(wrap_lines([message], terminal.columns())), err=err)
-
-
-def add_help_options(command: click.Command) -> None:
-    """Give `command` (and its subcommands) a `-h/--help` that prints on the terminal; run it
-    in a context with `help_option_names=[]` so click adds no second one of its own."""
-    if any("--help" in getattr(param, "opts", ()) for param in command.params):
-        return  # done already (an alias is the same command under a second name)
-    command.params.append(
-        click.Option(
-            ["-h", "--help"],
-            is_flag=True,
-            expose_value=False,
-            is_eager=True,
-            callback=_show_help,
-            help="Show this message and exit.",
-        )
-    )
-    if isinstance(command, click.Group):
-        for sub in command.commands.values():
-            add_help_options(sub)
-
-
-def _show_help(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    if value and not ctx.resilient_parsing:
-        current_terminal().echo(ctx.get_help())
-        ctx.exit()

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from mini_letta.cli.terminal import current_terminal
+from mini_letta.cli.terminal import Terminal, current_terminal
 from mini_letta.clock import SystemClock
 from mini_letta.home import Home
 from mini_letta.workspace import World
 
 
 def current_world() -> World:
-    terminal = current_terminal()
+    return world_of(current_terminal())
+
+
+def world_of(terminal: Terminal) -> World:
     environ = dict(terminal.environ)
     return World(
         home=Home.from_env(environ), cwd=terminal.cwd, environ=environ, clock=SystemClock()

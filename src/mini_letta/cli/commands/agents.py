@@ -76,7 +76,7 @@ def _settings_options(func: F) -> F:
 
 
 def _tools_value(value: str | None) -> tuple[str, ...] | None:
-    from mini_letta.cli.options import parse_tool_flag
+    from mini_letta.cli.chat_args import parse_tool_flag
 
     return None if value in (None, "default") else parse_tool_flag(value, "--tools")
 

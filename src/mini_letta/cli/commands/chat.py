@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import click
 
+from mini_letta.cli.chat_args import INPUT_FORMATS, ChatArgs, OutputFormat
 from mini_letta.cli.options import (
     OUTPUT_FORMAT_CHOICE,
     agent_options,
     base_url_option,
     context_window_option,
     max_steps_option,
-    parse_tool_flag,
-    read_prompt,
     tool_options,
 )
-
-INPUT_FORMATS = ("text", "stream-json")
+from mini_letta.tools.permissions import PermissionMode
 
 
 @click.command()
@@ -57,8 +55,8 @@ def chat(
     tools: str | None,
     allowed_tools: str | None,
     disallowed_tools: str | None,
-    permission_mode: str,
-    output_format: str | None,
+    permission_mode: PermissionMode,  # click's Choice has checked both
+    output_format: OutputFormat | None,
     input_format: str,
     max_steps: int,
     context_window: int | None,
@@ -66,56 +64,34 @@ def chat(
     background_reflection: bool,
 ) -> None:
     """Run one headless turn and print the answer."""
-    from mini_letta.cli.headless import ChatSession, SessionRequest, exit_code
+    from mini_letta.cli.chat_run import run_chat
     from mini_letta.cli.terminal import current_terminal
-    from mini_letta.cli.world import current_world
 
-    streaming_input = input_format == "stream-json"
-    _check_input(prompt, streaming_input, output_format)
+    _check_input(prompt, input_format == "stream-json", output_format)
     if new and conversation:
         raise click.UsageError(
             "--new and --conversation exclude each other (--new starts a conversation, "
             "--conversation continues one)"
         )
-    terminal = current_terminal()
-    text = read_prompt(prompt, terminal.stdin) if prompt is not None else ""
-    request = SessionRequest(
-        world=current_world(),
-        agent_ref=agent,
-        conversation_id=conversation,
+    args = ChatArgs(
+        prompt=prompt,
+        agent=agent,
+        conversation=conversation,
         new=new,
         model=model,
-        output_format=output_format or ("stream-json" if streaming_input else "text"),  # type: ignore[arg-type]
-        max_steps=max_steps,
         base_url=base_url,
+        tools=tools,
+        allowed_tools=allowed_tools,
+        disallowed_tools=disallowed_tools,
+        permission_mode=permission_mode,
+        output_format=output_format,
+        input_format=input_format,
+        max_steps=max_steps,
         context_window=context_window,
-        permission_mode=permission_mode,  # type: ignore[arg-type]
-        tools=parse_tool_flag(tools, "--tools"),
-        allowed_tools=frozenset(parse_tool_flag(allowed_tools, "--allowed-tools") or ()),
-        disallowed_tools=frozenset(parse_tool_flag(disallowed_tools, "--disallowed-tools") or ()),
-        background_reflection=background_reflection,
         recompile=recompile,
+        background_reflection=background_reflection,
     )
-    session = ChatSession(request, terminal.stdout, terminal.stderr)
-    try:
-        if streaming_input:
-            from mini_letta.cli.options import lenient_stdin
-            from mini_letta.cli.stream_input import run_stream_input
-
-            code = run_stream_input(session, lenient_stdin(terminal.stdin))
-        else:
-            code = exit_code(session.turn(text))
-    finally:
-        session.close()
-    lost = session.renderer.lost_output
-    if lost is not None:
-        from mini_letta.errors import MiniLettaError
-
-        cid = session.store.conversation_id
-        raise MiniLettaError(
-            f"could not write to standard output ({lost}); the turn is recorded in "
-            f"conversation {cid} (`mini-letta conversations show {cid}`)"
-        )
+    code = run_chat(args, current_terminal())
     if code:
         raise click.exceptions.Exit(code)
 

@@ -10,7 +10,8 @@ import click
 
 from mini_letta.cli import VERSION_LINE
 from mini_letta.cli.commands import COMMANDS
-from mini_letta.cli.terminal import add_help_options, current_terminal
+from mini_letta.cli.help_option import add_help_options
+from mini_letta.cli.terminal import current_terminal
 
 
 def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:

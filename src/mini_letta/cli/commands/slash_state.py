@@ -54,7 +54,7 @@ class SlashState(Struct):
 
 def run_click(command: click.Command, argv: list[str], prog: str) -> None:
     """Run a CLI command in the session: the same output and the same errors, no exit."""
-    from mini_letta.cli.terminal import add_help_options
+    from mini_letta.cli.help_option import add_help_options
 
     terminal = current_terminal()
     add_help_options(command)
