@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from msgspec.structs import replace
+from mini_letta.structs import replace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 

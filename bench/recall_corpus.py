@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from msgspec import Struct
+from mini_letta.structs import Struct
 
 # (fact said in the chat, question asked later); the fact's message is the answer.
 FACTS: list[tuple[str, str]] = [

@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from msgspec import Struct
-
 from mini_letta.errors import UnwritableError
+from mini_letta.structs import Struct
 
 PROJECT_DIR_NAME = ".mini-letta"
 _WORKTREE_PREFIX = "reflection-"

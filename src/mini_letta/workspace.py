@@ -10,12 +10,10 @@ the project used, when there is exactly one). Only a chat creates an agent when 
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from pathlib import Path
 
-from msgspec import Struct
-
+from mini_letta import log
 from mini_letta.agents.records import AgentRecord
 from mini_letta.agents.registry import (
     NewAgent,
@@ -36,9 +34,9 @@ from mini_letta.settings import (
     load_project_settings,
     remember_current,
 )
+from mini_letta.structs import Struct
 
 _BASE_PROMPT = Path(__file__).parent / "prompts" / "system.md"
-_log = logging.getLogger("mini_letta")
 
 
 class World(Struct, frozen=True):
@@ -186,7 +184,7 @@ def _remaining_project_agent(world: World, deleted: str) -> AgentRecord | None:
             f"({names}); pick one with --agent NAME"
         )
     (agent,) = remaining
-    _log.warning(
+    log.warning(
         "this project's agent %s no longer exists; using its other agent %s (%s)",
         deleted,
         agent.name,

@@ -5,7 +5,7 @@ is imported, by name, so it fails the day an import moves back to the top of a m
 The names are the expensive parts: model SDKs, the reflection run machinery, memory sync, the
 secret scanner's pattern table, compaction, recall search, the interactive terminal's libraries
 and stdlib modules that cost milliseconds to import (`subprocess`: a plain turn runs no git;
-`dataclasses`: it brings `inspect`, and each definition compiles its methods)."""
+`dataclasses`: it brings `inspect`, and each definition compiles its methods; `logging`)."""
 
 from __future__ import annotations
 
@@ -53,7 +53,8 @@ NEVER = (
     "secrets",
     "hashlib",
     "shutil",
-    "dataclasses",  # records are msgspec Structs: a dataclass compiles its methods at import
+    "dataclasses",  # records are mini_letta.structs: a dataclass compiles its methods at import
+    "logging",  # mini_letta.log imports it only for a library's caller, not a command
 )
 
 # Loaded by `status`, but not by a turn with nothing due: its decision needs only the

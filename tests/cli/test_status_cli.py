@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 
-from msgspec.structs import replace
-
 from mini_letta.clock import SystemClock, format_timestamp
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.home import Home
 from mini_letta.reflection.launcher import QueuedLaunch, put_queued_launch
 from mini_letta.reflection.lease import acquire_lease
 from mini_letta.reflection.watermark import read_reflection_state, save_reflection_state
+from mini_letta.structs import replace
 
 
 def _status(cli) -> dict:

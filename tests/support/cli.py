@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from msgspec import Struct
+from mini_letta.structs import Struct
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 

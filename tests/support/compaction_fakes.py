@@ -11,9 +11,6 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from msgspec import Struct, field
-from msgspec.structs import replace
-
 from mini_letta.agents.records import AgentRecord
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.conversations.records import ConversationRecord
@@ -33,6 +30,7 @@ from mini_letta.llm.base import (
 from mini_letta.llm.mock import MockProvider
 from mini_letta.llm.tokens import estimate_request_tokens
 from mini_letta.loop.setup import TurnOptions, TurnSetup, build_turn_setup
+from mini_letta.structs import Struct, field, replace
 from mini_letta.tools.base import ToolContext, ToolResult, Toolset
 from mini_letta.workspace import World, new_agent
 

@@ -17,7 +17,7 @@ from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from msgspec import Struct, field
+from mini_letta.structs import Struct, field
 
 SseEvent = tuple[str | None, Any]  # (event name, data: a JSON value or a raw string)
 

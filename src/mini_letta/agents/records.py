@@ -10,9 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from msgspec import Struct, field
-from msgspec.structs import replace
-
 from mini_letta.errors import CorruptFileError
 from mini_letta.storage.fields import (
     optional_dict,
@@ -22,6 +19,7 @@ from mini_letta.storage.fields import (
     optional_str_list,
     require_str,
 )
+from mini_letta.structs import Struct, field, replace
 
 SCHEMA_VERSION = 1
 CacheTtl = Literal["5m", "1h"]

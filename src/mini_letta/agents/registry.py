@@ -10,8 +10,6 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from msgspec import Struct
-
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import InvalidValueError, NotFoundError
@@ -19,6 +17,7 @@ from mini_letta.home import Home, ensure_dir
 from mini_letta.ids import new_agent_id
 from mini_letta.storage.atomic import load_json, save_json
 from mini_letta.storage.locks import exclusive_lock
+from mini_letta.structs import Struct
 
 if TYPE_CHECKING:
     from mini_letta.storage.damaged import Damaged

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Mapping
 from typing import TextIO
 
-from msgspec import Struct, field
+from mini_letta.structs import Struct, field
 
 ERASE_TO_END = "\x1b[J"
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Literal, TextIO
 
-from msgspec import Struct
+from mini_letta.structs import Struct
 
 if TYPE_CHECKING:
     from mini_letta.tools.permissions import PermissionMode

@@ -8,14 +8,13 @@ conversation's token totals follow, with what the provider's prompt cache served
 
 from __future__ import annotations
 
-from msgspec import Struct
-
 from mini_letta.cli.fit import fit_line, wrap_line
 from mini_letta.cli.render import describe_usage
 from mini_letta.conversations.messages import Usage
 from mini_letta.llm.tokens import estimate_tokens, estimate_tool_tokens
 from mini_letta.loop.pressure import measure_context
 from mini_letta.loop.setup import TurnSetup
+from mini_letta.structs import Struct
 
 BAR_WIDTH = 40
 MIN_BAR = 20

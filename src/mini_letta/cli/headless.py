@@ -12,8 +12,6 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
-from msgspec import Struct
-
 from mini_letta.cli.auto_sync import SessionSync
 from mini_letta.cli.background import Watch, cli_spawner
 from mini_letta.cli.reflection_view import render_outcome_line
@@ -23,6 +21,7 @@ from mini_letta.loop.events import TurnResult
 from mini_letta.loop.setup import DEFAULT_MAX_STEPS, TurnOptions, TurnSetup, build_turn_setup
 from mini_letta.loop.turn import run_turn
 from mini_letta.reflection.session import AutoReflection, choose_mode
+from mini_letta.structs import Struct
 from mini_letta.tools.base import Approver
 from mini_letta.tools.permissions import PermissionMode
 from mini_letta.workspace import World, resolve_conversation, resolve_or_create_agent

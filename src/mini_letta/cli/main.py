@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import os
 import sys
-from contextlib import contextmanager
 
 from mini_letta.cli import VERSION_LINE
 
 TYPE_CHECKING = False  # not `typing`'s: importing typing would double what `--version` costs
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from typing import TextIO
 
     from mini_letta.cli.terminal import Terminal
@@ -35,7 +33,9 @@ def main(argv: list[str] | None = None, terminal: Terminal | None = None) -> int
     from mini_letta.cli.terminal import Terminal, running_on
 
     terminal = terminal or Terminal.of_process()
-    with running_on(terminal), _warnings_to(terminal.stderr):
+    from mini_letta.log import warnings_to
+
+    with running_on(terminal), warnings_to(terminal.stderr):
         return _invoke(args, terminal)
 
 
@@ -100,39 +100,6 @@ def _flushes(stream: TextIO | None) -> bool:
     except (OSError, ValueError):
         return False
     return True
-
-
-@contextmanager
-def _warnings_to(stream: TextIO) -> Iterator[None]:
-    """Show the package's warnings as `mini-letta: warning: ...` lines on `stream` while the
-    command runs: those this thread logs, and those of helper threads (a reflection watcher);
-    another thread's own invocation shows its warnings on its own terminal."""
-    import logging
-    import threading
-
-    from mini_letta.cli.terminal import in_invocation
-
-    class _WarningFormatter(logging.Formatter):
-        def format(self, record: logging.LogRecord) -> str:
-            return f"mini-letta: warning: {record.getMessage()}"
-
-    owner = threading.get_ident()
-
-    def is_ours(record: logging.LogRecord) -> bool:
-        # The filter runs on the logging thread: is it this invocation's, or a helper's?
-        return record.thread == owner or not in_invocation()
-
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(_WarningFormatter())
-    handler.addFilter(is_ours)
-    logger = logging.getLogger("mini_letta")
-    logger.addHandler(handler)
-    logger.setLevel(logging.WARNING)
-    logger.propagate = False
-    try:
-        yield
-    finally:
-        logger.removeHandler(handler)
 
 
 def run() -> None:

@@ -17,8 +17,6 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
-from msgspec import Struct, field
-
 from mini_letta.cli.fit import fit_line, shorten, text_columns, wrap_lines
 from mini_letta.conversations.messages import ToolCall, Usage
 from mini_letta.errors import MiniLettaError
@@ -31,6 +29,7 @@ from mini_letta.loop.events import (
     TurnEvent,
     TurnResult,
 )
+from mini_letta.structs import Struct, field
 from mini_letta.tools.base import ToolResult, describe_call, parse_arguments
 
 if TYPE_CHECKING:

@@ -17,9 +17,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from msgspec import Struct
-
 from mini_letta.home import ensure_dir
+from mini_letta.structs import Struct
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession

@@ -11,12 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from msgspec import Struct
-
 from mini_letta.cli.fit import fit_line, shorten, text_columns
 from mini_letta.conversations.messages import Usage
 from mini_letta.reflection.outcome import Queued, ReflectionOutcome
 from mini_letta.reflection.trigger import BackgroundLaunch
+from mini_letta.structs import Struct
 
 if TYPE_CHECKING:
     from mini_letta.cli.headless import ChatSession

@@ -7,12 +7,11 @@ has cost so far, with the share of input the provider's prompt cache served.
 
 from __future__ import annotations
 
-from msgspec import Struct
-
 from mini_letta.cli.render import describe_usage
 from mini_letta.errors import MiniLettaError
 from mini_letta.loop.pressure import measure_context
 from mini_letta.loop.setup import TurnSetup
+from mini_letta.structs import Struct
 
 PENDING_LINE = "  · memory changed since this conversation's system prompt was compiled; /recompile"
 

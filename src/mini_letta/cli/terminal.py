@@ -18,8 +18,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import TextIO
 
-from msgspec import Struct
-
+from mini_letta.structs import Struct
 from mini_letta.tools.output import strip_ansi
 
 
@@ -85,11 +84,6 @@ def running_on(terminal: Terminal) -> Iterator[None]:
         yield
     finally:
         _INVOCATION.reset(token)
-
-
-def in_invocation() -> bool:
-    """Whether this thread is running a command (a helper thread it started is not)."""
-    return _INVOCATION.get() is not None
 
 
 def current_terminal() -> Terminal:

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 
-from msgspec import Struct
-
 from mini_letta.cli.fit import fit_line, wrap_line
 from mini_letta.conversations.messages import Message, ToolCall
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import MiniLettaError
+from mini_letta.structs import Struct
 from mini_letta.tools.base import ToolResult, describe_call, parse_arguments
 
 INDENT = "    "

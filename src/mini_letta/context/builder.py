@@ -11,12 +11,11 @@ summary, so no tool result is sent without its call.
 
 from __future__ import annotations
 
-from msgspec import Struct
-
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.records import ConversationRecord
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.llm.tokens import estimate_message_tokens
+from mini_letta.structs import Struct
 
 
 def compaction_threshold(window: int) -> int:

@@ -13,9 +13,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-from msgspec import Struct
-from msgspec.structs import replace
-
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.context.builder import ContextView, compaction_threshold, load_context_view
 from mini_letta.context.compaction_record import record_compaction
@@ -25,6 +22,7 @@ from mini_letta.conversations.store import ConversationStore
 from mini_letta.ids import new_message_id
 from mini_letta.llm.base import Provider
 from mini_letta.llm.tokens import estimate_message_tokens, estimate_messages_tokens
+from mini_letta.structs import Struct, replace
 
 CompactionTrigger = Literal["before-call", "after-response", "overflow", "manual"]
 KEEP_SHARE = 0.3  # of the window, kept verbatim after a compaction

@@ -8,13 +8,10 @@ conversation lock, so a compaction in another process is never overwritten.
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import Any, TypedDict
 
-from msgspec import Struct
-from msgspec.structs import replace
-
+from mini_letta import log
 from mini_letta.clock import Clock, SystemClock
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.repair import find_last_summary
@@ -22,11 +19,10 @@ from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import CorruptFileError, LockTimeoutError
 from mini_letta.storage.atomic import load_json, quarantine_file, save_json
 from mini_letta.storage.fields import optional_int, optional_str
+from mini_letta.structs import Struct, replace
 
 FLAG_SCHEMA_VERSION = 1
 LOWER_LOCK_TIMEOUT = 5.0  # a turn in progress elsewhere: leave the flag for the next turn end
-
-_log = logging.getLogger("mini_letta")
 
 
 class CompactionFlagJson(TypedDict, total=False):
@@ -110,7 +106,7 @@ def repair_compaction_flag(store: ConversationStore, clock: Clock) -> Path | Non
         moved = quarantine_file(path, clock.now())
         if summary is not None and summary.compaction is not None:
             save_compaction_flag(store, build_compaction_flag(summary, pending=False))
-    _log.warning(
+    log.warning(
         "%s was corrupt (%s); kept it as %s and rebuilt it from the log", path, detail, moved.name
     )
     return moved

@@ -19,12 +19,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from msgspec import Struct
-
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import GitError
 from mini_letta.memory.compile import PromptCompiler, render_memory_update
+from mini_letta.structs import Struct
 
 PIN_KEY = "systemPrompt"
 UPDATE_ID_PREFIX = "memory-update-"

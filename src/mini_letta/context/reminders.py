@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from msgspec import Struct
-
 from mini_letta.context.builder import ContextView
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.store import ConversationStore
+from mini_letta.structs import Struct
 
 REMINDERS_KEY = "reminders"
 REMINDER_ID_PREFIX = "reminder-"

@@ -14,8 +14,6 @@ import os
 import shutil
 from pathlib import Path
 
-from msgspec import Struct
-
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.records import ConversationRecord
@@ -26,6 +24,7 @@ from mini_letta.home import Home, ensure_dir
 from mini_letta.ids import new_conversation_id, new_message_id
 from mini_letta.storage.atomic import fsync_directory, save_json
 from mini_letta.storage.jsonl import JsonlLog
+from mini_letta.structs import Struct
 
 TITLE_LIMIT = 80
 

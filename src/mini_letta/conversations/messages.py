@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
-from msgspec import Struct, field
-from msgspec.structs import force_setattr
-
 from mini_letta.storage.fields import optional_int, optional_str, require_str
 from mini_letta.storage.text import clean_text
+from mini_letta.structs import Struct, field
 
 Role = Literal["user", "assistant", "tool", "summary"]
 ROLES: tuple[Role, ...] = ("user", "assistant", "tool", "summary")
@@ -107,7 +105,7 @@ class ToolCall(Struct, frozen=True):
     arguments: str
 
     def __post_init__(self) -> None:
-        force_setattr(self, "arguments", clean_text(self.arguments))
+        object.__setattr__(self, "arguments", clean_text(self.arguments))
 
     def to_json(self) -> ToolCallJson:
         return {"id": self.id, "name": self.name, "arguments": self.arguments}
@@ -176,7 +174,7 @@ class Message(Struct, frozen=True):
     compaction: CompactionInfo | None = None
 
     def __post_init__(self) -> None:
-        force_setattr(self, "content", clean_text(self.content))
+        object.__setattr__(self, "content", clean_text(self.content))
 
     def to_json(self) -> MessageJson:
         data: MessageJson = {

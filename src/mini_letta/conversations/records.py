@@ -10,11 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from msgspec import Struct, field
-from msgspec.structs import replace
-
 from mini_letta.conversations.messages import Message
 from mini_letta.errors import CorruptFileError
+from mini_letta.structs import Struct, field, replace
 
 SCHEMA_VERSION = 1
 TITLE_LENGTH = 60

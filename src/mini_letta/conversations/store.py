@@ -7,12 +7,12 @@ hot path. Writers that must see a consistent conversation (a turn, a compaction)
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
+from mini_letta import log
 from mini_letta.conversations.messages import Message, Usage
 from mini_letta.conversations.records import ConversationRecord
 from mini_letta.errors import CorruptFileError, NotFoundError
@@ -20,8 +20,6 @@ from mini_letta.home import ConversationFiles, Home
 from mini_letta.storage.atomic import load_json, save_json
 from mini_letta.storage.jsonl import JsonlLog
 from mini_letta.storage.locks import exclusive_lock
-
-logger = logging.getLogger("mini_letta")
 
 TURN_LOCK_TIMEOUT = 300.0
 USAGE_TOTALS_KEY = "usageTotals"  # in conversation.json
@@ -167,5 +165,5 @@ def _decode(data: dict[str, Any] | None, path: Path, line: int) -> Message | Non
     try:
         return Message.from_json(data)
     except ValueError as exc:
-        logger.warning("%s line %d is not a valid message (%s); skipped", path, line + 1, exc)
+        log.warning("%s line %d is not a valid message (%s); skipped", path, line + 1, exc)
         return None

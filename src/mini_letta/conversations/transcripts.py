@@ -24,9 +24,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from msgspec import Struct
-
 from mini_letta.errors import MiniLettaError
+from mini_letta.structs import Struct
 
 TranscriptFormat = Literal["jsonl", "claude-code", "codex"]
 FORMATS: tuple[str, ...] = ("auto", "jsonl", "claude-code", "codex")

@@ -16,12 +16,11 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
-from msgspec import Struct
-
 from mini_letta.errors import FrontmatterError, MemfsError, NotFoundError, SecretDetectedError
 from mini_letta.memory.frontmatter import MemoryFile, parse_memory_file, render_memory_file
 from mini_letta.memory.layout import HUMAN_FILE
 from mini_letta.memory.secrets import find_secret
+from mini_letta.structs import Struct
 
 KNOWN_FILES = ("CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "CONVENTIONS.md")
 IMPORT_DEPTH = 5

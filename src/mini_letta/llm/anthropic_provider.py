@@ -14,9 +14,6 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from msgspec import Struct
-from msgspec.structs import replace
-
 from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
 from mini_letta.errors import MissingKeyError, ProviderError
 from mini_letta.llm.base import (
@@ -43,6 +40,7 @@ from mini_letta.llm.history import arguments_object, normalize_history
 from mini_letta.llm.registry import CacheTtl, ProviderOptions
 from mini_letta.llm.retry import with_retries
 from mini_letta.llm.sdk_provider import SdkProvider
+from mini_letta.structs import Struct, replace
 
 KEY_ENV = "ANTHROPIC_API_KEY"
 DEFAULT_CACHE_TTL: CacheTtl = "5m"  # the API's default; "1h" costs more to write, lasts longer

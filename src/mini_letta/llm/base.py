@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from msgspec import Struct, field
-
 from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
+from mini_letta.structs import Struct, field
 
 Purpose = Literal["chat", "reflection", "summary", "merge"]
 

@@ -12,8 +12,6 @@ import importlib
 from collections.abc import Mapping
 from types import ModuleType
 
-from msgspec import Struct
-
 from mini_letta.errors import (
     AuthError,
     BadRequestError,
@@ -24,6 +22,7 @@ from mini_letta.errors import (
     UnknownModelError,
     UnreachableError,
 )
+from mini_letta.structs import Struct
 
 MESSAGE_LIMIT = 300
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from msgspec import Struct
-
 from mini_letta.errors import UnknownModelError
+from mini_letta.structs import Struct
 
 PROVIDERS = ("mock", "script", "openai", "anthropic", "ollama", "llamacpp", "lmstudio", "vllm")
 _HINT = "use mock, script:<path>, or <provider>/<model> with provider one of " + ", ".join(

@@ -16,9 +16,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from msgspec.structs import replace
-
 from mini_letta.conversations.messages import Message
+from mini_letta.structs import replace
 
 MISSING_RESULT = "No result was recorded for this call (the turn was interrupted)."
 SUMMARY_PREFIX = "Summary of the earlier conversation:\n"

@@ -18,14 +18,12 @@ import re
 from datetime import date, timedelta
 from typing import Any
 
-from msgspec import Struct
-from msgspec.structs import replace
-
 from mini_letta.conversations.messages import Message, ToolCall
 from mini_letta.errors import MiniLettaError
 from mini_letta.llm.base import ModelRequest, ModelResponse
 from mini_letta.memory.layout import DEFAULT_HUMAN
 from mini_letta.memory.layout import HUMAN_FILE as HUMAN
+from mini_letta.structs import Struct, replace
 
 PLACEHOLDER = DEFAULT_HUMAN.strip()  # memfs's text for a human.md that knows nothing yet
 PROJECT_FILE = "system/project.md"  # the agent's project (an agent serves one project)

@@ -12,10 +12,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from msgspec import Struct, field
-
 from mini_letta.llm.base import ModelRequest, ModelResponse
 from mini_letta.llm.tokens import estimate_tokens
+from mini_letta.structs import Struct, field
 
 DEFAULT_SUMMARY_TOKENS = 400
 STATEMENT_CAP = 200  # characters of one kept statement

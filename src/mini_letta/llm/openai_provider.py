@@ -12,8 +12,6 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from msgspec import Struct
-
 from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
 from mini_letta.errors import MissingKeyError, ProviderError
 from mini_letta.ids import random_hex
@@ -41,6 +39,7 @@ from mini_letta.llm.history import arguments_object, normalize_history
 from mini_letta.llm.registry import ProviderOptions
 from mini_letta.llm.retry import with_retries
 from mini_letta.llm.sdk_provider import SdkProvider
+from mini_letta.structs import Struct
 
 _STOPS: Mapping[str, StopReason] = {
     "stop": "end_turn",

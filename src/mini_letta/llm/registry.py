@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import cast
 
-from msgspec import Struct, field
+from mini_letta.structs import Struct, field
 
 __all__ = ["CacheTtl", "ProviderOptions", "build_provider"]
 

@@ -9,16 +9,13 @@ SDK-level retries are off (`max_retries=0`), so this is the whole policy.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
 
-from msgspec import Struct
-
+from mini_letta import log
 from mini_letta.clock import Clock
 from mini_letta.errors import TransientError
 from mini_letta.llm.base import ModelEvent, ModelRequest, Provider, close_provider
-
-logger = logging.getLogger("mini_letta")
+from mini_letta.structs import Struct
 
 MAX_RETRIES = 3
 BASE_DELAY = 1.0
@@ -64,7 +61,7 @@ class RetryingProvider:
                         f"{exc} (gave up after {attempt} attempts)", exc.retry_after
                     ) from exc
                 wait = self.policy.delay(attempt, exc.retry_after)
-                logger.warning(
+                log.warning(
                     "%s; retrying in %gs (retry %d of %d)",
                     exc,
                     wait,

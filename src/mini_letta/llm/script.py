@@ -21,8 +21,6 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from msgspec import Struct
-
 from mini_letta.clock import Clock
 from mini_letta.conversations.messages import StopReason, ToolCall, Usage
 from mini_letta.errors import (
@@ -49,6 +47,7 @@ from mini_letta.llm.handles import ModelHandle
 from mini_letta.llm.registry import ProviderOptions
 from mini_letta.llm.retry import with_retries
 from mini_letta.llm.tokens import estimate_messages_tokens, estimate_tokens
+from mini_letta.structs import Struct
 
 SCRIPT_CONTEXT_WINDOW = 128_000
 _KEYS = {"text", "toolCalls", "usage", "stopReason", "delay", "error", "message", "retryAfter"}

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from msgspec import Struct
-
 from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
+from mini_letta.structs import Struct
 from mini_letta.tools.base import ToolResult
 
 

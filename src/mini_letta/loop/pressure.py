@@ -10,13 +10,10 @@ harder and retries, at most MAX_OVERFLOW_COMPACTIONS times per turn. Callers hol
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING
 
-from msgspec import Struct
-from msgspec.structs import replace
-
+from mini_letta import log
 from mini_letta.context.builder import ContextView, compaction_threshold, load_context_view
 from mini_letta.context.compaction_record import settle_compaction
 from mini_letta.context.prompt_pin import UPDATE_ID_PREFIX
@@ -31,6 +28,7 @@ from mini_letta.llm.tokens import (
     estimate_tokens,
 )
 from mini_letta.loop.events import CompactionEvent, MessageEvent, TurnEvent
+from mini_letta.structs import Struct, replace
 
 if TYPE_CHECKING:
     from mini_letta.context.compaction import (
@@ -41,7 +39,6 @@ if TYPE_CHECKING:
     from mini_letta.conversations.messages import Message
     from mini_letta.loop.setup import TurnSetup
 
-logger = logging.getLogger("mini_letta")
 
 MAX_OVERFLOW_COMPACTIONS = 3
 
@@ -160,7 +157,7 @@ def check_after_response(
     try:
         yield from _compact(setup, pressure, measure, "after-response")
     except MiniLettaError as exc:  # the answer stands; the next model call tries again
-        logger.warning("compaction after the response failed (%s); will retry next call", exc)
+        log.warning("compaction after the response failed (%s); will retry next call", exc)
 
 
 def request_after_overflow(
@@ -236,7 +233,7 @@ def _compact(
         return False
     pressure.compacted = True  # tried once this turn, whatever came of it
     if isinstance(result, CompactionSkipped):
-        logger.warning("compaction skipped: %s", result.reason)
+        log.warning("compaction skipped: %s", result.reason)
         return False
     if setup.pinned is not None:
         setup.pinned.recompile()  # a new prefix anyway: let it show memory as it is now

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from msgspec import Struct
-
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock
 from mini_letta.context.prompt_pin import PinnedPrompt
@@ -19,6 +17,7 @@ from mini_letta.llm.handles import parse_handle
 from mini_letta.llm.registry import ProviderOptions, build_provider
 from mini_letta.memory.compile import PromptCompiler
 from mini_letta.settings import bash_env_allow
+from mini_letta.structs import Struct
 from mini_letta.tools.base import Approver, ToolContext, Toolset
 from mini_letta.tools.permissions import PermissionMode
 from mini_letta.tools.registry import build_toolset, choose_tool_names

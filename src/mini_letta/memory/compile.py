@@ -15,11 +15,10 @@ import contextlib
 from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
 
-from msgspec import Struct, field
-
 from mini_letta.errors import CorruptFileError, FrontmatterError, GitError, StorageError
 from mini_letta.memory.layout import PERSONA_FILE as PERSONA
 from mini_letta.memory.repo import GitRepo
+from mini_letta.structs import Struct, field
 
 CACHE_SCHEMA_VERSION = 1
 _RENDER_VERSION = 1  # bump when the section format changes, so disk caches are rebuilt

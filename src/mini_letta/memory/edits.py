@@ -15,8 +15,6 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from msgspec import Struct, field
-
 from mini_letta.errors import (
     FrontmatterError,
     MemfsError,
@@ -35,6 +33,7 @@ from mini_letta.memory.layout import DEFAULT_HUMAN
 from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.secrets import find_secret, iter_secrets, secret_values
 from mini_letta.storage.atomic import save_bytes
+from mini_letta.structs import Struct, field
 
 COMMANDS = ("create", "str_replace", "insert", "delete", "rename", "update_description")
 ARGUMENTS: dict[str, tuple[str, ...]] = {

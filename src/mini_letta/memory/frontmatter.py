@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from msgspec import Struct, field
-
 from mini_letta.errors import FrontmatterError
+from mini_letta.structs import Struct, field
 
 FENCE = "---"
 _KEY_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")

@@ -11,14 +11,12 @@ only if it is older than `STALE_AFTER` and, where `/proc` lets us see it, no pro
 
 from __future__ import annotations
 
-import logging
 import os
 import time
 from pathlib import Path
 
+from mini_letta import log
 from mini_letta.home import git_lock_files
-
-_log = logging.getLogger("mini_letta")
 
 STALE_AFTER = 2.0  # seconds: longer than git holds the lock between closing and renaming it
 STALE_AFTER_BLIND = 600.0  # seconds, when no process table can say who has the file open
@@ -52,9 +50,9 @@ def _clear_if_stale(lock: Path, now: float) -> bool:
     except FileNotFoundError:
         return False
     except OSError as exc:
-        _log.warning("could not remove the stale %s (%s)", lock, exc.strerror or exc)
+        log.warning("could not remove the stale %s (%s)", lock, exc.strerror or exc)
         return False
-    _log.warning("removed %s, left by a git that is no longer running", lock)
+    log.warning("removed %s, left by a git that is no longer running", lock)
     return True
 
 

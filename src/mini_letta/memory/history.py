@@ -11,8 +11,6 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from msgspec import Struct
-
 from mini_letta.errors import FrontmatterError, MemfsError, NotFoundError, SecretDetectedError
 from mini_letta.memory.edits import (
     EditOutcome,
@@ -24,6 +22,7 @@ from mini_letta.memory.frontmatter import decode_memory_bytes, parse_memory_file
 from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.repo import GitRepo, lock_memory
 from mini_letta.memory.secrets import find_secret, iter_secrets, refuse_secret, secret_values
+from mini_letta.structs import Struct
 
 _FIELD = "\x1f"
 _RECORD = "\x1e"

@@ -12,12 +12,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from msgspec import Struct
-
 from mini_letta.clock import Clock
 from mini_letta.errors import MemfsError
 from mini_letta.memory.repo import GitRepo, init_memory_repo, lock_memory
 from mini_letta.storage.atomic import quarantine_file
+from mini_letta.structs import Struct
 
 
 class Recovery(Struct, frozen=True):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from msgspec import Struct
+from mini_letta.structs import Struct
 
 WINDOW = 4096  # the longest credential a shape matches, in characters
 

@@ -15,10 +15,9 @@ import re
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
-from msgspec import Struct
-
 from mini_letta.errors import SecretDetectedError
 from mini_letta.memory.secret_patterns import PATTERNS, WINDOW, SecretPattern
+from mini_letta.structs import Struct
 
 Observer = Callable[[int, int], None]  # (start, end) of each window a shape is matched in
 _Text = TypeVar("_Text", str, bytes)

@@ -12,8 +12,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 
-from msgspec import Struct
-
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.conversations.messages import Usage
@@ -25,6 +23,7 @@ from mini_letta.loop.events import MessageEvent, TurnResult
 from mini_letta.loop.setup import TurnSetup
 from mini_letta.loop.turn import run_turn
 from mini_letta.storage.locks import exclusive_lock
+from mini_letta.structs import Struct
 from mini_letta.tools.base import ToolContext, Toolset
 
 DEFAULT_REFLECTION_STEPS = 24

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from msgspec import Struct
-
 from mini_letta.context.builder import compaction_threshold
 from mini_letta.errors import ReflectionError
 from mini_letta.llm.base import ToolSpec
 from mini_letta.llm.tokens import MESSAGE_OVERHEAD, estimate_prompt_tokens, estimate_tokens
 from mini_letta.reflection.task import build_reflection_task
+from mini_letta.structs import Struct
 
 MIN_STEP_RESERVE = 1_024  # the agent's own steps: a few edits, reads and their results
 STEP_RESERVE_SHARE = 8  # ... or an eighth of the window, when that is more

@@ -24,10 +24,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from msgspec import Struct
-
 from mini_letta.errors import MiniLettaError
 from mini_letta.reflection.payload import MIN_MAX_TOKENS
+from mini_letta.structs import Struct
 
 CHECK_KINDS = ("contains", "absent", "atMostOnce")
 _ROLES = ("user", "assistant")

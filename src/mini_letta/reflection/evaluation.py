@@ -16,8 +16,6 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from msgspec import Struct, field
-
 from mini_letta.clock import format_timestamp
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.registry import create_conversation
@@ -25,6 +23,7 @@ from mini_letta.home import Home
 from mini_letta.ids import new_message_id
 from mini_letta.reflection.eval_cases import EvalCase
 from mini_letta.reflection.records import RunRecord, list_run_records
+from mini_letta.structs import Struct, field
 from mini_letta.workspace import World
 
 DEFAULT_JOBS = 4

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from msgspec import Struct
-
 from mini_letta.errors import SecretDetectedError
 from mini_letta.memory.repo import GitRepo, lock_memory
 from mini_letta.memory.secrets import refuse_secret
@@ -27,6 +25,7 @@ from mini_letta.reflection.worktree import (
     commits_ahead,
     is_merged,
 )
+from mini_letta.structs import Struct
 
 
 class MergeAttempt(Struct, frozen=True):

@@ -21,8 +21,6 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from msgspec import Struct, field
-
 from mini_letta.errors import FrontmatterError, MemoryEditError
 from mini_letta.llm.tokens import estimate_tokens
 from mini_letta.memory.frontmatter import parse_memory_file
@@ -30,6 +28,7 @@ from mini_letta.memory.layout import DEFAULT_HUMAN, DEFAULT_PERSONA
 from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.repo import GitRepo
 from mini_letta.memory.secrets import find_secret
+from mini_letta.structs import Struct, field
 
 SYSTEM_PERCENT = 25  # default: system/ may take a quarter of the primary model's window
 FILE_PERCENT = 10  # default: one file may take a tenth of it

@@ -12,8 +12,6 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from msgspec import Struct
-
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.conversations.registry import list_conversations
@@ -26,6 +24,7 @@ from mini_letta.reflection.lease import LeaseHolder, running_holder
 from mini_letta.reflection.records import RunRecord, latest_run_record
 from mini_letta.reflection.settings import ReflectionSettings
 from mini_letta.reflection.watermark import read_reflection_state, steps_since_last_reflection
+from mini_letta.structs import Struct
 
 RECENT_CONVERSATIONS = 3
 STEP_COUNT_CAP = 200  # beyond this (or the trigger's bar) "at least" is all status needs

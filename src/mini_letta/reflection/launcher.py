@@ -14,7 +14,6 @@ reported once, like a failed run.
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,9 +21,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from msgspec import Struct
-from msgspec.structs import replace
-
+from mini_letta import log
 from mini_letta.agents.records import AgentRecord
 from mini_letta.agents.registry import load_agent
 from mini_letta.clock import Clock, format_timestamp
@@ -46,12 +43,12 @@ from mini_letta.reflection.watermark import read_reflection_state, update_reflec
 from mini_letta.storage.atomic import load_json, quarantine_file, save_json
 from mini_letta.storage.fields import require_str
 from mini_letta.storage.locks import exclusive_lock
+from mini_letta.structs import Struct, replace
 from mini_letta.workspace import World
 
 if TYPE_CHECKING:  # the run machinery is loaded by a launch, not by a look at the queue
     from mini_letta.reflection.run import LaunchOptions
 
-_log = logging.getLogger("mini_letta")
 
 SCHEMA_VERSION = 1
 MAX_DRAINED = 8  # runs one drain may start: a bound, should launches keep arriving
@@ -130,7 +127,7 @@ def drained_after(world: World, agent_id: str) -> Iterator[None]:
     try:
         drain_queued_launches(world, load_agent(world.home, agent_id))
     except MiniLettaError as exc:
-        _log.warning("queued reflection: %s", exc)
+        log.warning("queued reflection: %s", exc)
 
 
 def drain_queued_launches(
@@ -256,7 +253,7 @@ def _read(home: Home, agent_id: str, clock: Clock) -> QueuedLaunch | None:
     except (CorruptFileError, ValueError) as exc:
         # Only a hint: the content it names stays unreflected and the next trigger covers it.
         moved = quarantine_file(path, clock.now())
-        _log.warning("dropped an unreadable queued reflection launch %s (%s)", moved, exc)
+        log.warning("dropped an unreadable queued reflection launch %s (%s)", moved, exc)
         return None
 
 

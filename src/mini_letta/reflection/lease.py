@@ -13,7 +13,6 @@ removes it only if it is still ours.
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import socket
@@ -21,20 +20,18 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from msgspec import Struct
-from msgspec.structs import replace
-
+from mini_letta import log
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import CorruptFileError, LeaseHeldError, UnwritableError
 from mini_letta.home import Home, lock_file_for
 from mini_letta.storage.atomic import load_json, quarantine_file, save_json
 from mini_letta.storage.fields import optional_int, require_str
 from mini_letta.storage.locks import exclusive_lock
+from mini_letta.structs import Struct, replace
 
 if TYPE_CHECKING:
     from filelock import FileLock
 
-_log = logging.getLogger("mini_letta")
 
 SCHEMA_VERSION = 1
 DEFAULT_TTL = timedelta(minutes=30)
@@ -155,7 +152,7 @@ def acquire_lease(
         if current is not None and _is_alive(home, agent_id, current, now):
             raise LeaseBusyError(current, home.reflection_lease_file(agent_id))
         if current is not None:
-            _log.debug("reaping the reflection lease of run %s", current.run_id)
+            log.debug("reaping the reflection lease of run %s", current.run_id)
             if _SAFE_RUN_ID.fullmatch(current.run_id):
                 home.reflection_holder_lock(agent_id, current.run_id).unlink(missing_ok=True)
         alive = _hold(home.reflection_holder_lock(agent_id, run_id))
@@ -234,7 +231,7 @@ def _read(home: Home, agent_id: str, clock: Clock) -> LeaseHolder | None:
         return None if data is None else LeaseHolder.from_json(data)
     except (CorruptFileError, ValueError) as exc:
         moved = quarantine_file(path, clock.now())
-        _log.warning("the reflection lease %s was unreadable (%s); kept it as %s", path, exc, moved)
+        log.warning("the reflection lease %s was unreadable (%s); kept it as %s", path, exc, moved)
         return None
 
 

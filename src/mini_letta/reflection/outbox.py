@@ -9,11 +9,11 @@ Checking an empty outbox costs one directory listing.
 
 from __future__ import annotations
 
-import logging
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mini_letta import log
 from mini_letta.clock import Clock
 from mini_letta.errors import CorruptFileError
 from mini_letta.home import Home, is_json_file, lock_file_for
@@ -23,7 +23,6 @@ from mini_letta.storage.locks import exclusive_lock
 if TYPE_CHECKING:
     from mini_letta.reflection.outcome import ReflectionOutcome
 
-_log = logging.getLogger("mini_letta")
 
 SCHEMA_VERSION = 1
 
@@ -63,7 +62,7 @@ def take_outcomes(home: Home, agent_id: str, clock: Clock) -> list[ReflectionOut
                     taken.append(_decode(data))
             except (CorruptFileError, ValueError) as exc:
                 moved = quarantine_file(path, clock.now())
-                _log.warning("skipped an unreadable reflection outcome %s (%s)", moved, exc)
+                log.warning("skipped an unreadable reflection outcome %s (%s)", moved, exc)
                 continue
             path.unlink(missing_ok=True)
     return taken

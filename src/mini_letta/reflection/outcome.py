@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Literal, get_args
 
-from msgspec import Struct
-
 from mini_letta.storage.fields import optional_int, optional_str, require_str
+from mini_letta.structs import Struct
 
 Status = Literal[
     "merged",

@@ -20,8 +20,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from msgspec import Struct
-
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.store import ConversationStore
@@ -36,6 +34,7 @@ from mini_letta.reflection.watermark import (
     unreflected_messages,
 )
 from mini_letta.storage.atomic import load_json, save_json
+from mini_letta.structs import Struct
 
 SCHEMA_VERSION = 1
 PAYLOAD_TYPE = "reflection_payload"

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from msgspec import Struct
-
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import CorruptFileError, MemoryEditError, NotFoundError
@@ -19,6 +17,7 @@ from mini_letta.home import Home
 from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.repo import GitRepo
 from mini_letta.reflection.records import RunRecord, is_run_id, load_run_record
+from mini_letta.structs import Struct
 
 RUN_TRAILER = "Reflection-Run"
 

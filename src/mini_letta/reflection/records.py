@@ -14,15 +14,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from msgspec import Struct, field
-from msgspec.structs import replace
-
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import CorruptFileError, NotFoundError
 from mini_letta.home import Home, is_json_file
 from mini_letta.storage.atomic import load_json, save_json
 from mini_letta.storage.damaged import Damaged, load_each
 from mini_letta.storage.fields import optional_dict, optional_int, optional_str, require_str
+from mini_letta.structs import Struct, field, replace
 
 SCHEMA_VERSION = 1
 CONSUMING_STATUSES = ("merged", "no_changes")

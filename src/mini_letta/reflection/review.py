@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from msgspec import Struct, field
-
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock
 from mini_letta.home import Home
@@ -22,6 +20,7 @@ from mini_letta.reflection.agent import RunTranscript, SideAgentSpec, run_side_a
 from mini_letta.reflection.finalise import MergeAttempt, Reviewer, ReviewReport, merge_branch
 from mini_letta.reflection.task import build_merge_task, merge_review_prompt
 from mini_letta.reflection.worktree import Worktree, branch_diff
+from mini_letta.structs import Struct, field
 from mini_letta.tools.base import ToolContext, ToolInputError, ToolKind, ToolResult, Toolset
 
 REVIEW_STEPS = 6

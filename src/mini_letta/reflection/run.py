@@ -15,9 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from msgspec import Struct
-from msgspec.structs import replace
-
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import format_timestamp
 from mini_letta.conversations.store import ConversationStore
@@ -82,6 +79,7 @@ from mini_letta.reflection.worktree import (
     create_worktree,
     remove_worktree,
 )
+from mini_letta.structs import Struct, replace
 from mini_letta.tools.base import ToolContext, Toolset
 from mini_letta.workspace import World
 

@@ -12,15 +12,14 @@ heavy is imported until a reflection is due, so a turn with nothing to reflect o
 
 from __future__ import annotations
 
-import logging
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Literal
 
-from msgspec import Struct
-
+from mini_letta import log
 from mini_letta.errors import MiniLettaError
+from mini_letta.structs import Struct
 
 if TYPE_CHECKING:
     from mini_letta.conversations.messages import StopReason
@@ -29,7 +28,6 @@ if TYPE_CHECKING:
     from mini_letta.reflection.trigger import PostTurnOutcome
     from mini_letta.workspace import World
 
-_log = logging.getLogger("mini_letta")
 
 Mode = Literal["foreground", "background", "watched"]
 
@@ -123,7 +121,7 @@ class AutoReflection:
                 launch=None if self.mode == "foreground" else self._detach,
             )
         except MiniLettaError as exc:
-            _log.warning("automatic reflection: %s", exc)
+            log.warning("automatic reflection: %s", exc)
             return None
         if outcome is not None and self.mode != "watched":
             self.sink(outcome)  # every failed attempt too: backoff spaces them, none is silent

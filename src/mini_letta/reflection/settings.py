@@ -15,8 +15,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypedDict, cast
 
-from msgspec import Struct
-
 from mini_letta.agents.records import AgentRecord
 from mini_letta.agents.registry import update_agent
 from mini_letta.errors import ConfigError, InvalidValueError, NoAgentError
@@ -29,6 +27,7 @@ from mini_letta.settings import (
     update_global_settings,
     update_project_settings,
 )
+from mini_letta.structs import Struct
 
 Trigger = Literal["off", "step-count", "compaction-event"]
 MergeMode = Literal["auto", "explicit"]

@@ -9,9 +9,6 @@ slices are never touched. The record is written `running` at the start and compl
 
 from __future__ import annotations
 
-from msgspec import Struct
-from msgspec.structs import replace
-
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.conversations.store import ConversationStore
@@ -30,6 +27,7 @@ from mini_letta.reflection.watermark import (
     update_reflection_state,
     with_step_counters,
 )
+from mini_letta.structs import Struct, replace
 
 
 class Slice(Struct, frozen=True):

@@ -13,13 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from msgspec import Struct, field
-
 from mini_letta.llm.base import ToolSpec
 from mini_letta.memory.edits import COMMANDS, apply_memory_edit, list_memory_tree, read_memory_file
 from mini_letta.memory.repo import GitRepo
 from mini_letta.memory.secrets import refuse_secret
 from mini_letta.reflection.gate import Citation
+from mini_letta.structs import Struct, field
 from mini_letta.tools.base import (
     Tool,
     ToolContext,

@@ -15,8 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from msgspec import Struct
-
 from mini_letta.agents.records import AgentRecord
 from mini_letta.context.compaction_flag import lower_compaction_flag
 from mini_letta.conversations.messages import StopReason
@@ -26,6 +24,7 @@ from mini_letta.reflection.settings import (
     is_auto_reflection_enabled,
     load_reflection_settings,
 )
+from mini_letta.structs import Struct
 from mini_letta.workspace import World
 
 if TYPE_CHECKING:  # the outcomes are built only when a run is due

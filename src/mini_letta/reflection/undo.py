@@ -9,8 +9,6 @@ marked `undone`, so a rebuilt state never counts it as consumed.
 
 from __future__ import annotations
 
-from msgspec.structs import replace
-
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import ReflectionError
@@ -25,6 +23,7 @@ from mini_letta.reflection.watermark import (
     update_reflection_state,
     with_step_counters,
 )
+from mini_letta.structs import replace
 
 
 def undo_reflection_run(home: Home, agent_id: str, run_id: str, clock: Clock) -> list[str]:

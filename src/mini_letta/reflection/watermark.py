@@ -12,13 +12,10 @@ early at `limit`, so the post-turn check costs O(stepCount) however long the con
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterator
 from typing import Any, TypedDict
 
-from msgspec import Struct
-from msgspec.structs import replace
-
+from mini_letta import log
 from mini_letta.clock import Clock, SystemClock
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.store import ConversationStore
@@ -27,8 +24,7 @@ from mini_letta.reflection.records import find_consumed_watermark
 from mini_letta.storage.atomic import load_json, quarantine_file, save_json
 from mini_letta.storage.fields import optional_int, optional_str
 from mini_letta.storage.locks import exclusive_lock
-
-_log = logging.getLogger("mini_letta")
+from mini_letta.structs import Struct, replace
 
 SCHEMA_VERSION = 1
 
@@ -300,7 +296,7 @@ def _rebuild(store: ConversationStore, clock: Clock, detail: str) -> ReflectionS
         state = with_step_counters(state, count_steps(store, start))
         moved = quarantine_file(path, clock.now())
         save_reflection_state(store, state)
-    _log.warning(
+    log.warning(
         "%s was corrupt (%s); kept it as %s and rebuilt it from the run records (reflected "
         "through %s)",
         path,

@@ -11,17 +11,14 @@ when that is certainly safe (HEAD is main's tip and nothing is changed).
 from __future__ import annotations
 
 import contextlib
-import logging
 import shutil
 from pathlib import Path
 
-from msgspec import Struct
-
+from mini_letta import log
 from mini_letta.errors import GitError
 from mini_letta.home import is_worktree_folder, worktree_folder
 from mini_letta.memory.repo import GitRepo
-
-_log = logging.getLogger("mini_letta")
+from mini_letta.structs import Struct
 
 BRANCH_PREFIX = "reflection/"
 MAIN = "main"
@@ -63,7 +60,7 @@ def check_memory_repo(parent: GitRepo) -> str | None:
     head = parent.head_sha()
     if head == parent.rev_parse(MAIN) and not parent.is_dirty():
         parent.run("switch", "-q", MAIN)  # same commit, clean tree: nothing can be lost
-        _log.warning("re-attached the detached HEAD of %s to %s", where, MAIN)
+        log.warning("re-attached the detached HEAD of %s to %s", where, MAIN)
         return None
     return (
         f"The memory repository {where} has a detached HEAD at {head[:12]}, not {MAIN}; keep any "
@@ -91,7 +88,7 @@ def remove_worktree(parent: GitRepo, worktree: Worktree) -> None:
     if _branch_exists(parent, worktree.branch):
         parent.returncode("branch", "-D", worktree.branch)
     if worktree.path.exists() or _branch_exists(parent, worktree.branch):
-        _log.warning("could not fully remove reflection worktree %s", worktree.path)
+        log.warning("could not fully remove reflection worktree %s", worktree.path)
 
 
 def clean_stale_worktrees(parent: GitRepo, worktrees_dir: Path) -> list[str]:
@@ -110,7 +107,7 @@ def clean_stale_worktrees(parent: GitRepo, worktrees_dir: Path) -> list[str]:
         parent.returncode("branch", "-D", branch)
         removed.append(branch)
     if removed:
-        _log.warning("cleaned up after an interrupted reflection: removed %s", ", ".join(removed))
+        log.warning("cleaned up after an interrupted reflection: removed %s", ", ".join(removed))
     return removed
 
 

@@ -11,23 +11,21 @@ BM25 order with a warning rather than failing: recall must keep working offline.
 from __future__ import annotations
 
 import hashlib
-import logging
 import math
 import sqlite3
 from array import array
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, TypeVar
 
-from msgspec import Struct
-
+from mini_letta import log
 from mini_letta.errors import ConfigError, ProviderError
 from mini_letta.home import Home
 from mini_letta.settings import load_global_settings
+from mini_letta.structs import Struct
 
 RRF_K = 60  # the usual reciprocal-rank-fusion constant: damps the weight of the very top ranks
 TIMEOUT = 30.0
 
-_log = logging.getLogger("mini_letta")
 H = TypeVar("H")
 
 
@@ -94,7 +92,7 @@ def fuse_by_similarity(
     try:
         vectors = _vectors(conn, embedder, [query, *(text_of(hit) for hit in hits)])
     except (ProviderError, ValueError, TypeError) as exc:  # keep the BM25 answer
-        _log.warning("embeddings unavailable (%s); ranking by BM25 alone", _one_line(exc))
+        log.warning("embeddings unavailable (%s); ranking by BM25 alone", _one_line(exc))
         return [(hit, 1.0 / (RRF_K + rank)) for rank, hit in enumerate(hits, start=1)]
     query_vector, hit_vectors = vectors[0], vectors[1:]
     by_similarity = sorted(

@@ -16,14 +16,13 @@ import sqlite3
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
-from msgspec import Struct
-
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import GitError
 from mini_letta.home import Home
 from mini_letta.memory.repo import GitRepo
 from mini_letta.search.text import build_index_text
+from mini_letta.structs import Struct
 
 INDEXED_ROLES = ("user", "assistant")
 _FULL_MEMORY_REINDEX = 20  # changed files past which one `git cat-file --batch` is cheaper

@@ -10,10 +10,9 @@ from __future__ import annotations
 import sqlite3
 from datetime import UTC, date, datetime, timedelta
 
-from msgspec import Struct
-
 from mini_letta.errors import InvalidValueError
 from mini_letta.search.text import ParsedQuery, join_any
+from mini_letta.structs import Struct
 
 MAX_LIMIT = 200
 COMMON_SHARE = 0.05

@@ -11,9 +11,6 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from msgspec import Struct
-from msgspec.structs import replace
-
 from mini_letta.home import Home
 from mini_letta.search.embeddings import Embedder, fuse_by_similarity
 from mini_letta.search.indexer import RefreshStats, refresh_index
@@ -27,6 +24,7 @@ from mini_letta.search.query import (
 )
 from mini_letta.search.store import with_index
 from mini_letta.search.text import parse_query
+from mini_letta.structs import Struct, replace
 
 CANDIDATES = 50  # BM25 hits re-ranked when embeddings are on
 

@@ -9,19 +9,18 @@ contentless: the original text lives once, in the plain tables beside them.
 from __future__ import annotations
 
 import contextlib
-import logging
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from mini_letta import log
 from mini_letta.errors import StorageError
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT = 10.0
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 
-_log = logging.getLogger("mini_letta")
 T = TypeVar("T")
 
 _SCHEMA = """
@@ -72,7 +71,7 @@ def open_index(path: Path) -> sqlite3.Connection:
             conn.close()
             if not is_corrupt(exc) and not isinstance(exc, _OutdatedError):
                 raise StorageError(f"cannot use the search index {path} ({exc})") from exc
-            _log.warning("rebuilding the search index %s (%s)", path.name, exc)
+            log.warning("rebuilding the search index %s (%s)", path.name, exc)
             remove_index(path)
     raise StorageError(f"cannot rebuild the search index {path}; remove it by hand")
 
@@ -86,7 +85,7 @@ def with_index(path: Path, action: Callable[[sqlite3.Connection], T]) -> T:
         except sqlite3.DatabaseError as exc:
             if attempt or not is_corrupt(exc):
                 raise StorageError(f"search index {path}: {exc}") from exc
-            _log.warning("rebuilding the damaged search index %s (%s)", path.name, exc)
+            log.warning("rebuilding the damaged search index %s (%s)", path.name, exc)
             conn.close()
             remove_index(path)
         finally:

@@ -15,7 +15,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from msgspec import Struct
+from mini_letta.structs import Struct
 
 # Han (with extensions and compatibility ideographs), kana and Hangul: scripts written without
 # spaces between words.

@@ -11,7 +11,6 @@ import codecs
 import contextlib
 import errno
 import json
-import logging
 import os
 import stat
 from collections.abc import Mapping
@@ -19,10 +18,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from mini_letta import log
 from mini_letta.errors import CorruptFileError, StorageError, UnwritableError
 from mini_letta.ids import random_hex
-
-_log = logging.getLogger("mini_letta")
 
 
 def save_json(path: Path, data: Mapping[str, object]) -> None:
@@ -111,7 +109,7 @@ def quarantine_file(path: Path, now: datetime) -> Path:
         break
     with contextlib.suppress(OSError):  # the move happened; durability of the name is a bonus
         fsync_directory(path.parent)
-    _log.info("moved corrupt file %s aside to %s", path, target.name)
+    log.info("moved corrupt file %s aside to %s", path, target.name)
     return target
 
 

@@ -11,9 +11,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from msgspec import Struct
-
 from mini_letta.errors import CorruptFileError, NotFoundError, StorageError
+from mini_letta.structs import Struct
 
 T = TypeVar("T")
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import struct
 from collections.abc import Generator, Iterator, Mapping, Sequence
@@ -19,16 +18,13 @@ from itertools import accumulate, islice
 from pathlib import Path
 from typing import Any
 
-from msgspec import Struct
-from msgspec.structs import replace
-
+from mini_letta import log
 from mini_letta.errors import StorageError, UnwritableError
 from mini_letta.home import index_file_for, lock_file_for
 from mini_letta.ids import random_hex
 from mini_letta.storage.atomic import fsync_directory, write_all
 from mini_letta.storage.locks import exclusive_lock
-
-_log = logging.getLogger("mini_letta")
+from mini_letta.structs import Struct, replace
 
 _ENTRY = 8  # bytes per index entry
 _CHUNK = 1 << 16
@@ -91,7 +87,7 @@ class JsonlLog:
             view = self._load(f)
             torn = os.fstat(f.fileno()).st_size - view.end
             if torn:
-                _log.warning("%s: cutting %d bytes of an unfinished record", self.path, torn)
+                log.warning("%s: cutting %d bytes of an unfinished record", self.path, torn)
                 f.truncate(view.end)
             offsets = list(accumulate(map(len, lines[:-1]), initial=view.end))
             position = offsets[-1] + len(lines[-1])
@@ -126,7 +122,7 @@ class JsonlLog:
                 finally:
                     os.close(fd)
         except OSError as exc:
-            _log.warning("could not update %s (%s); it will be rebuilt", self.index_path, exc)
+            log.warning("could not update %s (%s); it will be rebuilt", self.index_path, exc)
             return view
         return replace(view, indexed=view.count, tail=(), index_ok=True)
 
@@ -139,7 +135,7 @@ class JsonlLog:
             ):
                 fixed = self._save_index(self._load(f, trust_index=view.index_ok))
         except (StorageError, OSError) as exc:  # busy (LockTimeoutError), gone or read-only
-            _log.debug("left %s unrepaired: %s", self.index_path, exc)
+            log.debug("left %s unrepaired: %s", self.index_path, exc)
             return view
         if fixed.file_id == view.file_id:
             self._view = view = fixed
@@ -242,7 +238,7 @@ class JsonlLog:
 
     def _recover(self, f: FileIO) -> _View:
         """Answer an index found wrong mid-file: believe only a full scan, and fix the file."""
-        _log.debug("%s disagrees with %s; rescanning", self.index_path, self.path)
+        log.debug("%s disagrees with %s; rescanning", self.index_path, self.path)
         self._view = self._load(f, trust_index=False)
         return self._try_repair(self._view)
 
@@ -255,7 +251,7 @@ class JsonlLog:
             last_end = self._check_index(f, st.st_size, index_size // _ENTRY)
             if last_end is None:
                 index_ok = False
-                _log.debug("%s does not match %s; rebuilding it", self.index_path, self.path)
+                log.debug("%s does not match %s; rebuilding it", self.index_path, self.path)
             else:
                 indexed, scan_from = index_size // _ENTRY, last_end
         ends = _line_ends(f, scan_from, st.st_size)
@@ -358,7 +354,7 @@ class JsonlLog:
         record = _parse(raw)
         if record is None and (view.file_id, line) not in self._warned:
             self._warned.add((view.file_id, line))
-            _log.warning("%s line %d is not a JSON object; skipping it", self.path, line + 1)
+            log.warning("%s line %d is not a JSON object; skipping it", self.path, line + 1)
         return record
 
 

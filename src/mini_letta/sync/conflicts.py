@@ -10,11 +10,10 @@ version is kept beside it in a file of its own.
 
 from __future__ import annotations
 
-from msgspec import Struct
-
 from mini_letta.errors import FrontmatterError
 from mini_letta.memory.frontmatter import MemoryFile, parse_memory_file, render_memory_file
 from mini_letta.memory.layout import DEFAULT_HUMAN
+from mini_letta.structs import Struct
 
 REVIEW_HEADING = "## Needs review"
 _PLACEHOLDER = DEFAULT_HUMAN.strip()

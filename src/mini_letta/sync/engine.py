@@ -17,9 +17,6 @@ import os
 import re
 from collections.abc import Mapping
 
-from msgspec import Struct
-from msgspec.structs import replace
-
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import GitError, MemfsError, MiniLettaError
 from mini_letta.home import Home
@@ -31,6 +28,7 @@ from mini_letta.memory.remote import (
     push_options,
 )
 from mini_letta.memory.repo import GitRepo, lock_memory
+from mini_letta.structs import Struct, replace
 from mini_letta.sync.conflicts import REVIEW_HEADING, resolve_conflict
 from mini_letta.sync.state import (
     SyncState,

@@ -8,20 +8,17 @@ the next sync), and the files a sync left with a `## Needs review` block.
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import Any
 
-from msgspec import Struct, field
-from msgspec.structs import replace
-
+from mini_letta import log
 from mini_letta.clock import Clock
 from mini_letta.errors import CorruptFileError
 from mini_letta.home import Home
 from mini_letta.storage.atomic import load_json, quarantine_file, save_json
 from mini_letta.storage.fields import optional_int, optional_str, optional_str_list
+from mini_letta.structs import Struct, field, replace
 
-_log = logging.getLogger("mini_letta")
 SCHEMA_VERSION = 1
 
 
@@ -74,7 +71,7 @@ def load_sync_state(home: Home, agent_id: str, clock: Clock) -> SyncState:
         return SyncState() if data is None else SyncState.from_json(data)
     except (CorruptFileError, ValueError) as exc:
         kept = quarantine_file(path, clock.now())
-        _log.warning("%s was unreadable (%s); kept as %s, starting afresh", path, exc, kept.name)
+        log.warning("%s was unreadable (%s); kept as %s, starting afresh", path, exc, kept.name)
         return SyncState()
 
 

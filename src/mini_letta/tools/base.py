@@ -14,12 +14,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol, cast
 
-from msgspec import Struct, field
-
 from mini_letta.clock import Clock
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.errors import MiniLettaError
 from mini_letta.llm.base import ToolSpec
+from mini_letta.structs import Struct, field
 from mini_letta.tools.output import cap_text
 from mini_letta.tools.permissions import PermissionMode, Refusal, decide
 from mini_letta.tools.schema import argument_problem

@@ -15,7 +15,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from msgspec import Struct
+from mini_letta.structs import Struct
 
 MAX_FILES = 50_000
 

@@ -16,9 +16,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Literal
 
-from msgspec import Struct
-
 from mini_letta.home import PROJECT_DIR_NAME
+from mini_letta.structs import Struct
 from mini_letta.tools.base import ToolContext, ToolInputError
 
 Area = Literal["cwd", "memory"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
-from msgspec import Struct
+from mini_letta.structs import Struct
 
 PermissionMode = Literal["default", "acceptEdits", "bypassPermissions", "plan"]
 PERMISSION_MODES: tuple[PermissionMode, ...] = (

@@ -19,9 +19,8 @@ import threading
 from collections import deque
 from typing import Any, cast
 
-from msgspec import Struct
-
 from mini_letta.llm.base import ToolSpec
+from mini_letta.structs import Struct
 from mini_letta.tools.base import ToolContext, ToolInputError, ToolKind, ToolResult, require_str
 from mini_letta.tools.environment import shell_environment
 from mini_letta.tools.output import cap_text, strip_ansi

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import shutil
 
-import msgspec.structs
 import pytest
 
+import mini_letta.structs
 from mini_letta.agents.registry import list_agents
 from mini_letta.errors import GitError, MemfsError
 from mini_letta.memory.recover import recover_memory
@@ -50,7 +50,7 @@ def test_recover_memory_keeps_the_markdown_and_moves_the_rest_aside(world):
 
 
 def test_new_agent_without_git_is_refused_before_anything_is_made(world, tmp_path):
-    no_git = msgspec.structs.replace(world, environ={"PATH": str(tmp_path)})
+    no_git = mini_letta.structs.replace(world, environ={"PATH": str(tmp_path)})
     with pytest.raises(GitError, match="git is not installed or not on PATH; install git"):
         new_agent(no_git, name="nogit")
     assert list_agents(world.home) == []

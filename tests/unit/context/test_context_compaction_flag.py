@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from msgspec.structs import replace
 
 from mini_letta.context.compaction_flag import (
     CompactionFlag,
@@ -14,6 +13,7 @@ from mini_letta.context.compaction_flag import (
     save_compaction_flag,
 )
 from mini_letta.conversations.registry import create_conversation
+from mini_letta.structs import replace
 
 RAISED = CompactionFlag(
     pending=True,

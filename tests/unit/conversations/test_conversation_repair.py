@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-from msgspec.structs import replace
-
 from mini_letta.context.compaction_flag import (
     build_compaction_flag,
     load_compaction_flag,
@@ -14,6 +12,7 @@ from mini_letta.context.compaction_flag import (
 from mini_letta.conversations.messages import CompactionInfo
 from mini_letta.conversations.records import ContextPointer
 from mini_letta.conversations.repair import rebuild_record, repair_record
+from mini_letta.structs import replace
 from support.reflection_kit import add_turn, message, new_store
 
 

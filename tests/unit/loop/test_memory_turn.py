@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-import msgspec.structs
 import pytest
-from msgspec import Struct, field
 
+import mini_letta.structs
 from mini_letta.conversations.messages import ToolCall, Usage
 from mini_letta.llm.base import (
     ModelEvent,
@@ -25,6 +24,7 @@ from mini_letta.loop.setup import TurnOptions, build_turn_setup
 from mini_letta.loop.turn import run_turn
 from mini_letta.memory.edits import apply_memory_edit
 from mini_letta.memory.repo import GitRepo
+from mini_letta.structs import Struct, field
 from mini_letta.workspace import resolve_conversation, resolve_or_create_agent
 from support.compaction_fakes import CHINESE_TURNS
 from support.compaction_fakes import RecordingProvider as Recording
@@ -58,7 +58,7 @@ def _setup(world, provider, store=None, **options):
     agent = resolve_or_create_agent(world, None)
     store = store or resolve_conversation(world, agent, None)
     setup = build_turn_setup(world, agent, store, TurnOptions(**options))
-    return msgspec.structs.replace(setup, provider=provider)
+    return mini_letta.structs.replace(setup, provider=provider)
 
 
 def _turn(setup, text="hi"):

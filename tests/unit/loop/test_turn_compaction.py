@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from msgspec.structs import replace
 
 from mini_letta.clock import format_timestamp
 from mini_letta.context.builder import load_context_view
@@ -18,6 +17,7 @@ from mini_letta.loop.events import CompactionEvent, MessageEvent, TurnResult
 from mini_letta.loop.pressure import measure_context
 from mini_letta.loop.turn import run_turn
 from mini_letta.storage.atomic import load_json
+from mini_letta.structs import replace
 from support.compaction_fakes import (
     CHINESE_TURNS,
     Crash,

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from msgspec import Struct, field
 
 from mini_letta.conversations.messages import ToolCall, Usage
 from mini_letta.errors import InvalidValueError, TransientError
@@ -22,6 +21,7 @@ from mini_letta.llm.base import (
 from mini_letta.loop.events import MessageEvent, ToolResultEvent, TurnResult
 from mini_letta.loop.setup import TurnOptions, build_turn_setup
 from mini_letta.loop.turn import run_turn
+from mini_letta.structs import Struct, field
 from mini_letta.tools.base import ToolContext, ToolResult, Toolset
 from mini_letta.workspace import resolve_conversation, resolve_or_create_agent
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import msgspec.structs
 import pytest
 
+import mini_letta.structs
 from mini_letta.llm.base import ToolSpec
 from mini_letta.loop.events import ToolResultEvent, TurnResult
 from mini_letta.loop.setup import TurnOptions, build_turn_setup
@@ -35,7 +35,7 @@ def _turn(world, tmp_path, calls: list[dict[str, Any]], **options: Any):
     store = resolve_conversation(world, agent, None)
     setup = build_turn_setup(world, agent, store, TurnOptions(**options))
     tools = build_toolset(("Read", "Write", "Edit", "Bash", "Grep", "Glob")).tools
-    setup = msgspec.structs.replace(setup, toolset=Toolset((*tools, Exploding())))
+    setup = mini_letta.structs.replace(setup, toolset=Toolset((*tools, Exploding())))
     events = list(run_turn(setup, "please work"))
     results = [event.result for event in events if isinstance(event, ToolResultEvent)]
     final = events[-1]

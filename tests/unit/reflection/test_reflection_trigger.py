@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from msgspec.structs import replace
 
 from mini_letta.agents.registry import load_agent
 from mini_letta.conversations.store import ConversationStore
@@ -16,6 +15,7 @@ from mini_letta.reflection.settings import ReflectionSettings, save_reflection_s
 from mini_letta.reflection.trigger import decide_after_turn, maybe_reflect_after_turn
 from mini_letta.reflection.watermark import ReflectionState, save_reflection_state
 from mini_letta.storage.atomic import load_json, save_json
+from mini_letta.structs import replace
 from mini_letta.workspace import new_agent, resolve_conversation
 from support.compaction_fakes import CHINESE_TURNS
 from support.reflection_kit import add_turn

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from msgspec.structs import replace
 
 from mini_letta.errors import CorruptFileError
 from mini_letta.reflection.records import RunRecord, save_run_record
@@ -21,6 +20,7 @@ from mini_letta.reflection.watermark import (
     update_reflection_state,
     with_step_counters,
 )
+from mini_letta.structs import replace
 from support.reflection_kit import add_turn, message, new_store
 
 

@@ -11,12 +11,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from msgspec.structs import replace
 
 from mini_letta.errors import InvalidValueError
 from mini_letta.home import Home
 from mini_letta.memory.edits import read_memory_file
 from mini_letta.memory.remote import check_remote_url, memory_remote_repo, set_remote
+from mini_letta.structs import replace
 from mini_letta.sync.conflicts import REVIEW_HEADING
 from mini_letta.sync.engine import SyncError, sync_memory
 from mini_letta.sync.state import (

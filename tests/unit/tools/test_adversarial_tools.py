@@ -13,11 +13,11 @@ import os
 from pathlib import Path
 
 import pytest
-from msgspec import Struct
 
 from mini_letta.loop.events import ToolResultEvent
 from mini_letta.loop.setup import TurnOptions, build_turn_setup
 from mini_letta.loop.turn import run_turn
+from mini_letta.structs import Struct
 from mini_letta.tools.base import ToolResult
 from mini_letta.workspace import new_agent, resolve_conversation
 from support.tools import call_tool, make_context

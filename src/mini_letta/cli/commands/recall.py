@@ -11,11 +11,11 @@ import json
 from typing import TYPE_CHECKING
 
 import click
-from msgspec.structs import replace
 
 from mini_letta.cli.fit import wrap_lines
 from mini_letta.cli.options import agent_option
 from mini_letta.cli.terminal import current_terminal, echo
+from mini_letta.structs import replace
 
 if TYPE_CHECKING:
     from mini_letta.search.query import MemoryHit, MessageHit

@@ -10,13 +10,12 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 
-from msgspec import Struct
-
 from mini_letta.cli.commands import slash_memory as mem
 from mini_letta.cli.commands import slash_session as ses
 from mini_letta.cli.commands.slash_state import SlashState
 from mini_letta.cli.fit import wrap_line
 from mini_letta.cli.terminal import echo, echo_wrapped
+from mini_letta.structs import Struct
 
 Handler = Callable[[SlashState, str], None]
 Completer = Callable[[SlashState, str], list[str]]

@@ -7,12 +7,11 @@ command of the same job (`agents list`, `conversations list`) for the same outpu
 
 from __future__ import annotations
 
-from msgspec.structs import replace
-
 from mini_letta.cli.commands.slash_state import SlashState, run_click
 from mini_letta.cli.fit import fit_line, text_columns
 from mini_letta.cli.terminal import echo, echo_wrapped
 from mini_letta.errors import MiniLettaError
+from mini_letta.structs import replace
 
 
 def model_cmd(state: SlashState, args: str) -> None:

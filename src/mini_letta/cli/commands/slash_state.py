@@ -11,11 +11,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import click
-from msgspec import Struct
-from msgspec.structs import replace
 
 from mini_letta.cli.terminal import current_terminal, echo_wrapped
 from mini_letta.errors import MiniLettaError
+from mini_letta.structs import Struct, replace
 
 if TYPE_CHECKING:
     from mini_letta.cli.headless import ChatSession, SessionRequest
