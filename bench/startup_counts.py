@@ -6,7 +6,8 @@ A command's start-up is mostly imports, and on Python 3.11 every dataclass defin
 its generated methods (about 1 ms each here; the package's own records are mini_letta.structs
 Structs, which compile nothing, so the column counts what a dependency defines) and every regex
 is compiled anew in each process, so these counts follow the time closely and, unlike a wall
-clock, do not move with the load of a shared machine. `--src` counts another checkout's package (e.g. main's) for a comparison.
+clock, do not move with the load of a shared machine. `--src` counts another checkout's
+package (e.g. main's) for a comparison.
 """
 
 from __future__ import annotations

@@ -1,12 +1,15 @@
-"""The token estimate only grows as text (or messages) are appended."""
+"""The token estimate only grows as text (or messages) are appended, and counts CJK exactly."""
 
 from __future__ import annotations
+
+import re
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from mini_letta.conversations.messages import Message
 from mini_letta.llm.tokens import (
+    cjk_characters,
     estimate_message_tokens,
     estimate_messages_tokens,
     estimate_tokens,
@@ -18,6 +21,33 @@ texts = st.text(
         st.sampled_from("我更喜欢用缩进，。（）：カナ한국"),
     )
 )
+
+# The ranges as a character class: what the counting over UTF-16 bytes must agree with.
+CJK_CLASS = re.compile(
+    "[\u2e80-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"
+    "\U00020000-\U0003ffff]"
+)
+# Every range's edges and their neighbours, and astral characters on both sides of U+20000-3FFFF.
+EDGES = [
+    chr(c + d)
+    for c in (0x2E80, 0x9FFF, 0xA960, 0xA97F, 0xAC00, 0xD7FF, 0xF900, 0xFAFF, 0xFE30, 0xFE4F,
+              0xFF00, 0xFFEF, 0x20000, 0x3FFFF, 0x1F600, 0x10000)
+    for d in (-1, 0, 1)
+    if not 0xD800 <= c + d <= 0xDFFF
+]  # fmt: skip
+cjk_texts = st.text(alphabet=st.one_of(st.characters(codec="utf-8"), st.sampled_from(EDGES)))
+
+
+@given(cjk_texts)
+def test_cjk_count_is_the_character_class_count(text):
+    assert cjk_characters(text) == len(CJK_CLASS.findall(text))
+
+
+def test_cjk_count_agrees_on_every_code_point():
+    for start in range(0, 0x110000, 256):
+        block = "".join(chr(c) for c in range(start, start + 256) if not 0xD800 <= c <= 0xDFFF)
+        assert cjk_characters(block) == len(CJK_CLASS.findall(block)), hex(start)
+        assert cjk_characters(block[:1] + "a") == len(CJK_CLASS.findall(block[:1])), hex(start)
 
 
 @given(texts, texts)

@@ -103,6 +103,13 @@ def _flushes(stream: TextIO | None) -> bool:
 
 
 def run() -> None:
+    """The process's entry point (the console script and `python -m mini_letta`)."""
+    import gc
+
+    # A command's start-up creates tens of thousands of objects (modules, functions, classes)
+    # that live as long as the process; collecting every 700 of them cost ~20 collections and
+    # ~4 ms of a mock turn. Collect every 50,000: a long interactive session still collects.
+    gc.set_threshold(50_000, 10, 10)
     sys.exit(_flush_stdout(main()))
 
 
