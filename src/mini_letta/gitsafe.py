@@ -79,7 +79,7 @@ DIFF_FLAGS: tuple[str, ...] = ("--no-ext-diff", "--no-textconv")
 DRIVER_KEYS = (
     r"^(filter|merge)\..+\.(clean|smudge|process|driver)$|^remote\..+\.(uploadpack|receivepack)$"
 )
-_DRIVER_KEY = re.compile(r"(filter|merge|remote)\.(.+)\.[a-z]+", re.IGNORECASE | re.DOTALL)
+_DRIVER_KEY = r"(filter|merge|remote)\.(.+)\.[a-z]+"  # compiled at first use: a turn runs no git
 
 _DROPPED_ENV = (
     "GIT_DIR",
@@ -147,7 +147,7 @@ def driver_overrides(listing: bytes) -> list[str]:
     items: list[str] = []
     for entry in listing.decode("utf-8", "surrogateescape").split("\0"):
         key = entry.partition("\n")[0]
-        found = _DRIVER_KEY.fullmatch(key)
+        found = re.fullmatch(_DRIVER_KEY, key, re.IGNORECASE | re.DOTALL)
         if found is None:
             continue
         section, name = found.group(1).lower(), found.group(2)
