@@ -41,7 +41,7 @@ class _StructMeta(type):
     """Turns the class statement's annotations into slots and a table of defaults."""
 
     __struct_fields__: tuple[str, ...]
-    __struct_defaults__: dict[str, _Field]
+    __struct_plan__: tuple[tuple[str, Any, Any], ...]  # (name, default, factory) per field
     __struct_frozen__: bool
 
     def __new__(
@@ -59,19 +59,24 @@ class _StructMeta(type):
         annotations: dict[str, Any] = ns.get("__annotations__", {})
         own = tuple(n for n, kind in annotations.items() if not _is_class_var(kind))
         names = parent.__struct_fields__ + own
-        defaults = dict(parent.__struct_defaults__)
+        plan = list(parent.__struct_plan__)
         for field_name in own:
             if field_name in parent.__struct_fields__:
                 raise TypeError(f"{name}: field {field_name!r} is its base's already")
+            default, factory = _MISSING, None
             if field_name in ns:
                 value = ns.pop(field_name)
                 if isinstance(value, list | dict | set):  # one object shared by every record
                     raise TypeError(f"{name}.{field_name}: use field(default_factory=...)")
-                defaults[field_name] = (
-                    value if isinstance(value, _Field) else _Field(value, _MISSING)
-                )
-            elif defaults:
+                if not isinstance(value, _Field):
+                    default = value
+                elif value.default_factory is _MISSING:
+                    default = value.default
+                else:
+                    factory = value.default_factory
+            elif any(d is not _MISSING or f is not None for _, d, f in plan):
                 raise TypeError(f"{name}: field {field_name!r} without a default follows one with")
+            plan.append((field_name, default, factory))
         ns["__slots__"] = own
         ns["__match_args__"] = names
         if frozen:
@@ -82,7 +87,7 @@ class _StructMeta(type):
             ns.setdefault("__hash__", None)  # equal by value and changeable: unhashable
         cls = super().__new__(mcs, name, bases, ns)
         cls.__struct_fields__ = names
-        cls.__struct_defaults__ = defaults
+        cls.__struct_plan__ = tuple(plan)
         cls.__struct_frozen__ = frozen
         return cls
 
@@ -110,7 +115,7 @@ class Struct(metaclass=_StructMeta):
 
     __slots__ = ()
     __struct_fields__: tuple[str, ...] = ()
-    __struct_defaults__: dict[str, _Field] = {}
+    __struct_plan__: tuple[tuple[str, Any, Any], ...] = ()
     __struct_frozen__ = False
 
     def __init_subclass__(cls, *, frozen: bool | None = None) -> None:
@@ -118,23 +123,22 @@ class Struct(metaclass=_StructMeta):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         cls = type(self)
-        names = cls.__struct_fields__
-        if len(args) > len(names):
-            raise TypeError(f"{cls.__name__}() takes {len(names)} fields, {len(args)} given")
+        plan = cls.__struct_plan__
+        if len(args) > len(plan):
+            raise TypeError(f"{cls.__name__}() takes {len(plan)} fields, {len(args)} given")
         put = object.__setattr__
-        for name, value in zip(names, args, strict=False):
+        for (name, _, _), value in zip(plan, args, strict=False):
             put(self, name, value)
-        for name in names[len(args) :]:
-            if name in kwargs:
-                put(self, name, kwargs.pop(name))
-                continue
-            default = cls.__struct_defaults__.get(name)
-            if default is None:
-                raise TypeError(f"{cls.__name__}() needs a value for {name!r}")
-            if default.default_factory is _MISSING:
-                put(self, name, default.default)
-            else:
-                put(self, name, default.default_factory())
+        for name, default, factory in plan[len(args) :]:
+            value = kwargs.pop(name, _MISSING)
+            if value is _MISSING:
+                if factory is not None:
+                    value = factory()
+                elif default is _MISSING:
+                    raise TypeError(f"{cls.__name__}() needs a value for {name!r}")
+                else:
+                    value = default
+            put(self, name, value)
         if kwargs:
             raise TypeError(f"{cls.__name__}() got unexpected or repeated fields {sorted(kwargs)}")
         post_init = getattr(self, "__post_init__", None)
