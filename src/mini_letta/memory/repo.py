@@ -188,22 +188,25 @@ class GitRepo:
         return (self.path / ".git").exists()
 
     def has_head(self) -> bool:
-        return self.returncode("rev-parse", "--verify", "-q", "HEAD^{commit}") == 0
+        return self.head_sha_or_none() is not None
 
     def head_sha(self) -> str:
         """HEAD's commit sha; a GitError when the repository has no commit yet."""
-        return self.rev_parse("HEAD")
+        found = self.head_sha_or_none()
+        if found is None:
+            raise GitError(f"'HEAD' is not a commit in the memory repository {self.path}")
+        return found
 
     def head_sha_or_none(self) -> str | None:
         """HEAD's sha, or None for a repository without commits.
 
-        Read from `.git/HEAD` and its ref (loose or packed) when those are plain files, since
-        this runs before every model call; anything unusual (a worktree's `.git` file, reftable,
-        a missing ref) is asked of git itself.
+        Read from HEAD and its ref (loose or packed) when those are plain files (a checkout's
+        or a linked worktree's): this runs before every model call and around every memory
+        commit. Anything unusual (reftable, a ref that is not a branch) is asked of git.
         """
-        found = _read_head(self.path / ".git")
-        if found is not None:
-            return found
+        head = _read_head(self.path)
+        if head is not _ASK_GIT:
+            return head
         proc = self._run(("rev-parse", "--verify", "-q", "HEAD^{commit}"), check=False)
         if proc.returncode != 0:
             return None
@@ -217,6 +220,13 @@ class GitRepo:
 
     def current_branch(self) -> str | None:
         """The checked-out branch name, or None when HEAD is detached."""
+        found = _head_file(self.path)
+        if found is not None:
+            head = found[0]
+            if head.startswith("ref: refs/heads/"):
+                return head.removeprefix("ref: refs/heads/") or None
+            if _SHA_RE.fullmatch(head):
+                return None  # detached
         proc = self._run(("symbolic-ref", "-q", "--short", "HEAD"), check=False)
         if proc.returncode != 0:
             return None
@@ -363,27 +373,72 @@ class GitRepo:
         return found
 
 
-def _read_head(git_dir: Path) -> str | None:
-    """HEAD's sha from the files git keeps it in, or None when that needs git to answer."""
+_ASK_GIT = "ask git"  # what `_read_head` says when the files alone cannot answer
+
+
+def _git_dirs(work_tree: Path) -> tuple[Path, Path] | None:
+    """(the git dir, the common dir) of `work_tree`: both `.git` for a plain checkout; for a
+    linked worktree, its `.git` file names its own git dir (HEAD, index), whose `commondir`
+    leads to the shared one (refs, config). None when the files do not say."""
+    dot_git = work_tree / ".git"
     try:
-        head = (git_dir / "HEAD").read_text(encoding="ascii").strip()
-        if not head.startswith("ref: "):
-            return head if _SHA_RE.fullmatch(head) else None
-        ref = head[5:]
-        if not ref.startswith("refs/heads/"):
+        if dot_git.is_dir():
+            return dot_git, dot_git
+        text = dot_git.read_text(encoding="utf-8").strip()
+        if not text.startswith("gitdir: "):
             return None
-        loose = git_dir / ref
-        if loose.is_file():
-            sha = loose.read_text(encoding="ascii").strip()
-            return sha if _SHA_RE.fullmatch(sha) else None
-        packed = (git_dir / "packed-refs").read_text(encoding="utf-8")
+        git_dir = work_tree / text.removeprefix("gitdir: ")
+        common = git_dir
+        if (git_dir / "commondir").is_file():
+            common = git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()
+        return git_dir, common
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def _head_file(work_tree: Path) -> tuple[str, Path] | None:
+    """(HEAD's text, the folder its refs are in) when plain files git reads as they are (no
+    reftable) hold them; None when only git can say what HEAD is."""
+    dirs = _git_dirs(work_tree)
+    if dirs is None:
+        return None
+    git_dir, common = dirs
+    try:
+        if (common / "reftable").exists():
+            return None
+        return (git_dir / "HEAD").read_text(encoding="ascii").strip(), common
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _read_head(work_tree: Path) -> str | None:
+    """HEAD's sha from the files git keeps it in; None for a branch with no commit yet;
+    `_ASK_GIT` when that needs git to answer."""
+    found = _head_file(work_tree)
+    if found is None:
+        return _ASK_GIT
+    head, refs = found
+    if not head.startswith("ref: "):
+        return head if _SHA_RE.fullmatch(head) else _ASK_GIT
+    ref = head[5:]
+    if not ref.startswith("refs/heads/"):
+        return _ASK_GIT
+    try:
+        loose = refs / ref
+        if loose.is_file():
+            sha = loose.read_text(encoding="ascii").strip()
+            return sha if _SHA_RE.fullmatch(sha) else _ASK_GIT
+        packed_refs = refs / "packed-refs"
+        if not packed_refs.exists():
+            return None  # an unborn branch: no commit yet
+        packed = packed_refs.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return _ASK_GIT
     for line in packed.splitlines():
         sha, _, name = line.partition(" ")
         if name == ref and _SHA_RE.fullmatch(sha):
             return sha
-    return None
+    return None  # not packed either: unborn
 
 
 def _parse_batch(output: bytes) -> list[bytes]:
@@ -403,32 +458,23 @@ def _parse_batch(output: bytes) -> list[bytes]:
 
 
 def _config_stamp(work_tree: Path) -> tuple[int, ...] | None:
-    """(inode, mtime, size) of the config files git reads for `work_tree`; None if unsure.
-
-    A linked worktree's `.git` is a file naming its git dir, whose `commondir` leads to the
-    shared config; `config.worktree` may add to it.
-    """
+    """(inode, mtime, size) of the config files git reads for `work_tree`; None if unsure
+    (the shared config, and a linked worktree's own `config.worktree`)."""
+    dirs = _git_dirs(work_tree)
+    if dirs is None:
+        return None
+    git_dir, common = dirs
+    stamp: list[int] = []
     try:
-        dot_git = work_tree / ".git"
-        git_dir = dot_git
-        if not dot_git.is_dir():
-            text = dot_git.read_text(encoding="utf-8").strip()
-            if not text.startswith("gitdir: "):
-                return None
-            git_dir = work_tree / text.removeprefix("gitdir: ")
-        common = git_dir
-        if (git_dir / "commondir").is_file():
-            common = git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()
-        stamp: list[int] = []
         for path in (common / "config", git_dir / "config.worktree"):
             if path.exists():
                 info = path.stat()
                 stamp += [info.st_ino, info.st_mtime_ns, info.st_size]
             else:
                 stamp += [-1]
-        return tuple(stamp)
-    except (OSError, UnicodeDecodeError):
+    except OSError:
         return None
+    return tuple(stamp)
 
 
 def _with_diff_flags(args: Sequence[str], name: str) -> list[str]:

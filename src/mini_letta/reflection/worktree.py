@@ -42,11 +42,10 @@ def check_memory_repo(parent: GitRepo) -> str | None:
         return f"There is no memory repository at {where} (`mini-letta memory path` shows it)"
     if not parent.has_head():
         return f"The memory repository {where} has no commit yet"
-    has_main = parent.returncode("rev-parse", "--verify", "-q", f"refs/heads/{MAIN}") == 0
     branch = parent.current_branch()
     if branch == MAIN:
         return None
-    if not has_main:
+    if not _branch_exists(parent, MAIN):
         on = f"branch {branch}" if branch else "a detached HEAD"
         return (
             f"The memory repository {where} has no branch {MAIN} (it is on {on}); "
@@ -80,14 +79,16 @@ def create_worktree(parent: GitRepo, worktrees_dir: Path, run_id: str) -> Worktr
 
 def remove_worktree(parent: GitRepo, worktree: Worktree) -> None:
     """Remove the folder and the branch; missing pieces are fine, leftovers are logged."""
+    removed = False
     if worktree.path.exists():
         result = parent.returncode("worktree", "remove", "--force", "--force", str(worktree.path))
-        if result != 0 and worktree.path.exists():
+        removed = result == 0
+        if not removed and worktree.path.exists():
             shutil.rmtree(worktree.path, ignore_errors=True)
-    parent.returncode("worktree", "prune")
-    if _branch_exists(parent, worktree.branch):
-        parent.returncode("branch", "-D", worktree.branch)
-    if worktree.path.exists() or _branch_exists(parent, worktree.branch):
+    if not removed:  # git still lists a folder it did not remove itself
+        parent.returncode("worktree", "prune")
+    deleted = parent.returncode("branch", "-D", worktree.branch) == 0
+    if worktree.path.exists() or (not deleted and _branch_exists(parent, worktree.branch)):
         log.warning("could not fully remove reflection worktree %s", worktree.path)
 
 

@@ -159,10 +159,42 @@ def test_repo_head_read_from_files_matches_git(memory_repo, tmp_path):
     assert memory_repo.head_sha_or_none() == new
     worktree = tmp_path / "wt"
     memory_repo.run("worktree", "add", "-q", "-b", "side", str(worktree))
-    assert GitRepo(worktree).head_sha_or_none() == new  # a worktree's .git is a file: ask git
+    assert GitRepo(worktree).head_sha_or_none() == new  # its .git file names where HEAD is
     fresh = tmp_path / "fresh"
     subprocess.run(["git", "init", "-q", str(fresh)], check=True)
     assert GitRepo(fresh).head_sha_or_none() is None
+
+
+def test_head_and_branch_are_read_without_git_where_the_files_answer(memory_repo, tmp_path):
+    # a GitRepo that cannot run git: each answer below comes from the files alone
+    no_git = {"PATH": str(tmp_path / "nowhere")}
+    asked = memory_repo.run("rev-parse", "HEAD").strip()
+    files_only = GitRepo(memory_repo.path, environ=no_git)
+    assert (files_only.head_sha(), files_only.has_head()) == (asked, True)
+    assert files_only.current_branch() == "main"
+    memory_repo.run("pack-refs", "--all")
+    assert files_only.head_sha() == asked
+    memory_repo.run("checkout", "-q", "--detach")
+    assert (files_only.current_branch(), files_only.head_sha()) == (None, asked)
+    worktree = tmp_path / "wt"
+    memory_repo.run("worktree", "add", "-q", "-b", "side", str(worktree))
+    (worktree / "w.md").write_text("w")
+    side = GitRepo(worktree).commit_paths(["w.md"], "w")  # HEAD in its git dir, refs shared
+    in_worktree = GitRepo(worktree, environ=no_git)
+    assert (in_worktree.head_sha(), in_worktree.current_branch()) == (side, "side")
+    fresh = tmp_path / "fresh"
+    subprocess.run(["git", "init", "-q", "-b", "trunk", str(fresh)], check=True)
+    unborn = GitRepo(fresh, environ=no_git)
+    assert (unborn.head_sha_or_none(), unborn.has_head(), unborn.current_branch()) == (
+        None,
+        False,
+        "trunk",
+    )
+    with pytest.raises(GitError, match="'HEAD' is not a commit"):
+        unborn.head_sha()
+    (fresh / ".git" / "reftable").mkdir()  # a layout the files cannot answer for: ask git
+    with pytest.raises(GitError, match="git is not installed"):
+        unborn.head_sha_or_none()
 
 
 def test_reading_what_changed_between_two_commits_reads_only_that(memory_repo):
