@@ -99,7 +99,6 @@ class GitRepo:
         if user_config:
             self._config += _REMOTE_CONFIG
         self._transport: list[str] | None = None
-        self._drivers: tuple[tuple[int, ...], list[str]] | None = None
 
     def __repr__(self) -> str:
         return f"GitRepo({str(self.path)!r})"
@@ -174,14 +173,17 @@ class GitRepo:
     def _driver_overrides(self) -> list[str]:
         """The repo's filter and merge drivers as they are now, disarmed (config can change).
 
-        Asked of `git config` again whenever a config file of the repository changed.
+        Asked of `git config` again whenever a config file of the repository changed; the
+        answer is shared by every GitRepo of the process on the same folder.
         """
         key = _config_stamp(self.path)
-        if key is not None and self._drivers is not None and self._drivers[0] == key:
-            return self._drivers[1]
+        known = _DRIVERS.get(self.path)
+        if key is not None and known is not None and known[0] == key:
+            return known[1]
         proc = self._run(("config", "-z", "--get-regexp", DRIVER_KEYS), check=False)
         found = driver_overrides(proc.stdout) if proc.returncode == 0 else []
-        self._drivers = None if key is None else (key, found)
+        if key is not None:
+            _DRIVERS[self.path] = (key, found)
         return found
 
     def exists(self) -> bool:
@@ -372,6 +374,10 @@ class GitRepo:
             found[side][name] = blob
         return found
 
+
+# Per work tree: the config files' stamp and the driver overrides read from them. A memo of
+# what those files say, checked against their stamp at every use, so never stale.
+_DRIVERS: dict[Path, tuple[tuple[int, ...], list[str]]] = {}
 
 _ASK_GIT = "ask git"  # what `_read_head` says when the files alone cannot answer
 
