@@ -37,6 +37,7 @@ _PART_BLOCKS = {
     0xFF: (0x00, 0xEF),
     0xD8: (0x40, 0xBF),
 }
+_NOT_PART = bytes(b for b in range(256) if b not in _PART_BLOCKS)
 
 
 def cjk_characters(text: str) -> int:
@@ -46,6 +47,8 @@ def cjk_characters(text: str) -> int:
     units = text.encode("utf-16-be", "surrogatepass")
     high = units[::2]
     count = len(high.translate(None, _NOT_WHOLE))
+    if not high.translate(None, _NOT_PART):
+        return count  # no character in a partly CJK block
     for block, (first, last) in _PART_BLOCKS.items():
         at = high.find(block)
         while at >= 0:
