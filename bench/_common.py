@@ -45,14 +45,26 @@ def process_median_ms(
 ) -> tuple[float, float]:
     """Median wall and CPU (user + system) milliseconds of running `command` `runs` times; the
     CPU time is what a busy shared machine disturbs least."""
-    walls, cpus = [], []
+    return interleaved_median_ms([command], cwd, env, runs)[0]
+
+
+def interleaved_median_ms(
+    commands: list[list[str]], cwd: Path, env: Mapping[str, str], runs: int
+) -> list[tuple[float, float]]:
+    """`process_median_ms` of each command, run in turn (first, second, ..., first, ...)."""
+    walls: list[list[float]] = [[] for _ in commands]
+    cpus: list[list[float]] = [[] for _ in commands]
     for _ in range(runs):
-        cpu_before = _cpu_of_children()
-        started = time.perf_counter()
-        subprocess.run(command, cwd=cwd, env=dict(env), check=True, capture_output=True)
-        walls.append(time.perf_counter() - started)
-        cpus.append(_cpu_of_children() - cpu_before)
-    return statistics.median(walls) * 1000, statistics.median(cpus) * 1000
+        for index, command in enumerate(commands):
+            cpu_before = _cpu_of_children()
+            started = time.perf_counter()
+            subprocess.run(command, cwd=cwd, env=dict(env), check=True, capture_output=True)
+            walls[index].append(time.perf_counter() - started)
+            cpus[index].append(_cpu_of_children() - cpu_before)
+    return [
+        (statistics.median(wall) * 1000, statistics.median(cpu) * 1000)
+        for wall, cpu in zip(walls, cpus, strict=True)
+    ]
 
 
 def _cpu_of_children() -> float:

@@ -20,7 +20,13 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src"
 sys.path.insert(0, str(SRC))
 
-from _common import fill_conversation, load_line, process_median_ms, warm_bytecode  # noqa: E402
+from _common import (  # noqa: E402
+    fill_conversation,
+    interleaved_median_ms,
+    load_line,
+    process_median_ms,
+    warm_bytecode,
+)
 
 from mini_letta.conversations.store import ConversationStore  # noqa: E402
 from mini_letta.home import Home  # noqa: E402
@@ -54,7 +60,6 @@ def main() -> None:
             text=True,
         )
         info = json.loads(first.stdout)
-        fresh = _time(["chat", "-p", "你好"], home, cwd, opts.runs)
         big = subprocess.run(
             [
                 sys.executable,
@@ -78,7 +83,12 @@ def main() -> None:
         started = time.perf_counter()
         fill_conversation(store, opts.messages)
         fill_s = time.perf_counter() - started
-        large = _time(["chat", "-p", "你好", "--conversation", big_id], home, cwd, opts.runs)
+        # One fresh turn, then one large, and so on: a change in the machine's load over the
+        # runs weighs on both alike, so the ratio compares like with like.
+        turn = [sys.executable, "-m", "mini_letta", "chat", "-p", "你好", "--conversation"]
+        fresh, large = interleaved_median_ms(
+            [[*turn, info["conversationId"]], [*turn, big_id]], cwd, _env(home), opts.runs
+        )
         size_mb = store.log.path.stat().st_size / 1e6
     print(load_line(opts.runs))
     print(
