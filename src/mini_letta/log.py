@@ -43,13 +43,24 @@ def warning(message: str, *args: object) -> None:
         return
     me = threading.get_ident()
     streams = [stream for owner, stream in routes if owner == me]
-    line = f"mini-letta: warning: {message % args if args else message}\n"
+    line = f"mini-letta: warning: {_format(message, args)}\n"
     for stream in streams or [stream for _, stream in routes]:  # a helper thread's: to all
         try:
             stream.write(line)
             stream.flush()
         except (OSError, ValueError):
             pass  # a closed or full stderr loses the warning, never the command
+
+
+def _format(message: str, args: tuple[object, ...]) -> str:
+    """`message % args`; a message that does not fit its arguments is shown as it is, with
+    them, rather than failing the command that warned."""
+    if not args:
+        return message
+    try:
+        return message % args
+    except (TypeError, ValueError):
+        return f"{message} {args!r}"
 
 
 def info(message: str, *args: object) -> None:

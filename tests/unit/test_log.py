@@ -57,6 +57,13 @@ def test_two_commands_on_two_threads_keep_their_warnings_apart():
     )
 
 
+def test_a_message_that_does_not_fit_its_arguments_is_still_shown():
+    stderr = io.StringIO()
+    with log.warnings_to(stderr):
+        log.warning("%d files", "many")
+    assert stderr.getvalue() == "mini-letta: warning: %d files ('many',)\n"
+
+
 def test_a_closed_stderr_loses_the_warning_not_the_command():
     stderr = io.StringIO()
     stderr.close()
