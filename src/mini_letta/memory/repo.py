@@ -307,6 +307,9 @@ class GitRepo:
         return self.head_sha()
 
     def _tracked(self, paths: Sequence[str]) -> set[str]:
+        dirs = _git_dirs(self.path)
+        if dirs is not None and not (dirs[0] / "index").exists():
+            return set()  # no index yet (a new repository's first commit): nothing is tracked
         raw = self.run_bytes("--literal-pathspecs", "ls-files", "-z", "--", *paths)
         return {item for item in raw.decode("utf-8", "replace").split("\0") if item}
 

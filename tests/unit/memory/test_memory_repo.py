@@ -222,3 +222,15 @@ def test_reading_what_changed_between_two_commits_reads_only_that(memory_repo):
     assert after["edit.md"].endswith(b"new\n") and before["gone.md"].endswith(b"bye\n")
     everything = repo.read_blobs(old), repo.read_blobs(repo.head_sha())
     assert render_memory_update(before, after, "c") == render_memory_update(*everything, "c")
+
+
+def test_a_first_commit_in_a_repository_without_an_index_asks_nothing_of_it(tmp_path):
+    fresh = tmp_path / "fresh"
+    subprocess.run(["git", "init", "-q", str(fresh)], check=True)
+    (fresh / "a.md").write_text("a")
+    repo = GitRepo(fresh)
+    sha = repo.commit_paths(["a.md", "never-there.md"], "first")
+    assert sha is not None and repo.list_files() == ["a.md"]
+    (fresh / "a.md").unlink()  # now an index exists: a deletion is staged from it
+    assert repo.commit_paths(["a.md"], "gone") is not None
+    assert repo.list_files() == []
