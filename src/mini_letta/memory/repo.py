@@ -49,8 +49,8 @@ _CONFIG = (
 )
 # Remote operations (sync) also read the user's config; these keep their results predictable.
 _REMOTE_CONFIG = ("merge.conflictStyle=diff3", "push.default=nothing")
-# Plumbing that never runs a filter or merge driver, so needs no look at the repo's drivers.
 _SUBMODULE = "160000"  # a gitlink's mode: its sha is a commit of another repository
+# Plumbing that never runs a filter or merge driver, so needs no look at the repo's drivers.
 _NO_DRIVER_COMMANDS = frozenset(
     {"rev-parse", "symbolic-ref", "ls-tree", "cat-file", "log", "ls-files", "config", "init"}
 )
@@ -174,16 +174,17 @@ class GitRepo:
         """The repo's filter and merge drivers as they are now, disarmed (config can change).
 
         Asked of `git config` again whenever a config file of the repository changed; the
-        answer is shared by every GitRepo of the process on the same folder.
+        answer is shared by the checkout and its worktrees (one entry per repository).
         """
-        key = _config_stamp(self.path)
-        known = _DRIVERS.get(self.path)
-        if key is not None and known is not None and known[0] == key:
+        dirs = _git_dirs(self.path)
+        stamp = None if dirs is None else _config_stamp(*dirs)
+        known = None if dirs is None else _DRIVERS.get(dirs[1])
+        if stamp is not None and known is not None and known[0] == stamp:
             return known[1]
         proc = self._run(("config", "-z", "--get-regexp", DRIVER_KEYS), check=False)
         found = driver_overrides(proc.stdout) if proc.returncode == 0 else []
-        if key is not None:
-            _DRIVERS[self.path] = (key, found)
+        if dirs is not None and stamp is not None:
+            _DRIVERS[dirs[1]] = (stamp, found)
         return found
 
     def exists(self) -> bool:
@@ -378,8 +379,9 @@ class GitRepo:
         return found
 
 
-# Per work tree: the config files' stamp and the driver overrides read from them. A memo of
-# what those files say, checked against their stamp at every use, so never stale.
+# Per repository (its common git dir): the config files' stamp and the driver overrides read
+# from them. A memo of what those files say, checked against their stamp at every use, so
+# never stale; a worktree with a `config.worktree` of its own replaces the entry as it reads.
 _DRIVERS: dict[Path, tuple[tuple[int, ...], list[str]]] = {}
 
 _ASK_GIT = "ask git"  # what `_read_head` says when the files alone cannot answer
@@ -399,7 +401,8 @@ def _git_dirs(work_tree: Path) -> tuple[Path, Path] | None:
         git_dir = work_tree / text.removeprefix("gitdir: ")
         common = git_dir
         if (git_dir / "commondir").is_file():
-            common = git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()
+            shared = (git_dir / "commondir").read_text(encoding="utf-8").strip()
+            common = Path(os.path.normpath(git_dir / shared))  # the checkout's own `.git`
         return git_dir, common
     except (OSError, UnicodeDecodeError):
         return None
@@ -466,13 +469,9 @@ def _parse_batch(output: bytes) -> list[bytes]:
     return blobs
 
 
-def _config_stamp(work_tree: Path) -> tuple[int, ...] | None:
-    """(inode, mtime, size) of the config files git reads for `work_tree`; None if unsure
+def _config_stamp(git_dir: Path, common: Path) -> tuple[int, ...] | None:
+    """(inode, mtime, size) of the config files git reads for a work tree; None if unsure
     (the shared config, and a linked worktree's own `config.worktree`)."""
-    dirs = _git_dirs(work_tree)
-    if dirs is None:
-        return None
-    git_dir, common = dirs
     stamp: list[int] = []
     try:
         for path in (common / "config", git_dir / "config.worktree"):
