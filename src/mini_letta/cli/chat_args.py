@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 OutputFormat = Literal["text", "json", "stream-json"]
 OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("text", "json", "stream-json")
 INPUT_FORMATS = ("text", "stream-json")
+MAX_STEPS = 20  # the turn loop's DEFAULT_MAX_STEPS, which a test holds equal
 
 
 class ChatArgs(Struct, frozen=True):
@@ -39,16 +40,25 @@ class ChatArgs(Struct, frozen=True):
     permission_mode: PermissionMode = "default"
     output_format: OutputFormat | None = None
     input_format: str = "text"
-    max_steps: int = 20
+    max_steps: int = MAX_STEPS
     context_window: int | None = None
     recompile: bool = False
     background_reflection: bool = False
 
 
-_TEXT_OPTIONS = {"-p": "prompt", "--prompt": "prompt", "--agent": "agent"}
-_TEXT_OPTIONS["--conversation"] = "conversation"
-_FLAGS = {"--new": "new", "--recompile": "recompile"}
-_FLAGS["--background-reflection"] = "background_reflection"
+# The plain form's options and the parameter each sets: those that take a word, and flags.
+_VALUE_OPTIONS = {
+    "-p": "prompt",
+    "--prompt": "prompt",
+    "--agent": "agent",
+    "--conversation": "conversation",
+    "--output-format": "output_format",
+}
+_FLAGS = {
+    "--new": "new",
+    "--recompile": "recompile",
+    "--background-reflection": "background_reflection",
+}
 
 
 def plain_chat_args(argv: list[str]) -> ChatArgs | None:
@@ -62,8 +72,8 @@ def plain_chat_args(argv: list[str]) -> ChatArgs | None:
         value: str | bool
         if word in _FLAGS:
             name, value = _FLAGS[word], True
-        elif word in _TEXT_OPTIONS or word == "--output-format":
-            name = _TEXT_OPTIONS.get(word, "output_format")
+        elif word in _VALUE_OPTIONS:
+            name = _VALUE_OPTIONS[word]
             text = next(words, None)
             if text is None or text.startswith("-") or not text.strip():
                 return None  # missing, empty, stdin (`-p -`), or a word click reads its own way

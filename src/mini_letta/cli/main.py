@@ -74,7 +74,7 @@ def _invoke_click(args: list[str], terminal: Terminal) -> int:
     from mini_letta.cli.commands.root import app
 
     try:
-        rc = app.main(args=args, prog_name="mini-letta", standalone_mode=False, obj=terminal)
+        rc = app.main(args=args, prog_name="mini-letta", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.UsageError as exc:  # exit 2; one line, with where to find help

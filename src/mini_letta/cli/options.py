@@ -7,7 +7,7 @@ from typing import TypeVar
 
 import click
 
-from mini_letta.cli.chat_args import OUTPUT_FORMATS
+from mini_letta.cli.chat_args import MAX_STEPS, OUTPUT_FORMATS
 from mini_letta.tools.permissions import PERMISSION_MODES
 
 F = TypeVar("F", bound=Callable[..., object])
@@ -99,7 +99,7 @@ def max_steps_option(func: F) -> F:
     return click.option(
         "--max-steps",
         type=click.IntRange(min=1),
-        default=20,
+        default=MAX_STEPS,
         show_default=True,
         help="Most model steps in one turn.",
     )(func)

@@ -62,7 +62,6 @@ def run_click(command: click.Command, argv: list[str], prog: str) -> None:
             args=argv,
             prog_name=prog,
             standalone_mode=False,
-            obj=terminal,
             help_option_names=[],  # the command carries the terminal's own --help
         )
     except click.ClickException as exc:
