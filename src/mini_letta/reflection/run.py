@@ -14,6 +14,7 @@ User-caused failures inside the run become a `failed` outcome; an interrupt clea
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import format_timestamp
@@ -446,15 +447,19 @@ def _cited_lines(provenance: RunProvenance) -> dict[str, dict[str, list[str]]]:
 def _gate_input(run: _Run, slices: list[Slice], provenance: RunProvenance) -> GateInput:
     texts: list[str] = []
     ids: set[str] = set()
+    messages: list[dict[str, Any]] = []
     for piece in slices:
         for message in load_payload(piece.payload.path)["messages"]:
             texts.append(str(message.get("content", "")))
             if isinstance(message.get("id"), str):
                 ids.add(message["id"])
+            if piece.payload.mode != "replay":  # a replay is context, not this run's evidence
+                messages.append(message)
     return GateInput(
         transcript=texts,
         slice_ids=frozenset(ids),
         citations=provenance.citations,
+        messages=messages,
         limits=GateLimits.for_window(
             run.primary_window,
             run.settings.system_budget_percent,

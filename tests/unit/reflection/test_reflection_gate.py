@@ -115,7 +115,7 @@ def test_a_rewrite_citing_its_message_merges_and_the_citation_is_recorded(
         "evidence": [turn[0].id],
     }
     outcome = _launch(world, agent, store, _agent(edit))
-    assert outcome.status == "merged"
+    assert outcome.status == "merged", outcome.message
     record = load_run_record(world.home, agent.id, outcome.run_id)
     assert record.citations == {HUMAN: [turn[0].id]}
 
@@ -167,13 +167,14 @@ def test_a_duplicate_line_is_rejected_after_normalisation(world, agent, store, p
 
 
 def test_system_past_its_budget_is_rejected(world, agent, store, parent):
-    _chat(world, store, "remember a lot")
-    head = parent.head_sha()
     content = "\n".join(f"- fact number {n} about the user" for n in range(40))
-    provider = _agent({"command": "insert", "path": HUMAN, "content": content})
+    ((said, *_),) = _chat(world, store, f"remember these:\n{content}")
+    head = parent.head_sha()
+    edit = {"command": "insert", "path": HUMAN, "content": content, "evidence": [said.id]}
+    provider = _agent(edit)
     world_agent = agent.with_updates(context_window=8_192)  # budget: 2,048 tokens
     outcome = _launch(world, world_agent, store, provider)
-    assert outcome.status == "merged"  # fits
+    assert outcome.status == "merged", outcome.message  # fits
     _chat(world, store, "and more")
     head = parent.head_sha()
     big = "\n".join(f"- another long fact number {n} about the user's habits" for n in range(150))
@@ -295,7 +296,8 @@ def test_the_gate_lets_plain_additions_through(parent):
         parent, {"notes/project.md": "---\ndescription: p\n---\n- uses pnpm\n"}
     )
     limits = GateLimits.for_window(128_000)
-    assert check_gate(parent, base, tip, parent.path, _facts(limits=limits)) == []
+    said = [{"id": "msg-1", "role": "user", "content": "this project uses pnpm"}]
+    assert check_gate(parent, base, tip, parent.path, _facts(limits=limits, messages=said)) == []
 
 
 def test_the_mock_cites_evidence_when_it_replaces_a_contradicted_line(world, agent, store):
