@@ -55,6 +55,9 @@ _INJECTION = re.compile(
     r"|致\s*AI|AI\s*助手[:：,，]|给\s*AI\s*的|忽略(?:之前|以上|前面)的?(?:指令|指示|规则)|系统提示词",
     _I,
 )
+_FIRST_PERSON = re.compile(
+    r"\b(?:i|i'm|i've|i'd|my|me|we|our|us|please|can you|could you)\b|我|我们|请|帮我", _I
+)
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
 
 
@@ -124,21 +127,34 @@ def _strip_tag_blocks(text: str) -> str:
 def _strip_pasted_lines(lines: list[str]) -> list[str]:
     kept: list[str] = []
     in_fence = False
-    pasted_below = False
     for index, line in enumerate(lines):
         if _FENCE.match(line):
             in_fence = not in_fence
             continue
-        if in_fence or pasted_below:
+        if in_fence:
             continue
         if _QUOTED.match(line) or _ROLE_LINE.match(line) or _HARNESS_LINE.match(line):
             continue
         if _introduces_paste(line) and any(rest.strip() for rest in lines[index + 1 :]):
             kept.append(line)
-            pasted_below = True
-            continue
+            kept += _closing_words(lines[index + 1 :])
+            break
+
         kept.append(line)
     return _drop_above(kept)
+
+
+def _closing_words(pasted: list[str]) -> list[str]:
+    """The last paragraph below a paste, when it is the user talking again (first person or
+    a request, short, after a blank line)."""
+    blanks = [i for i, line in enumerate(pasted) if not line.strip()]
+    if not blanks:
+        return []
+    last = [line for line in pasted[blanks[-1] + 1 :] if line.strip()]
+    text = " ".join(last)
+    if not last or len(text) > 400 or any(_QUOTED.match(line) for line in last):
+        return []
+    return last if _FIRST_PERSON.search(text) else []
 
 
 def _introduces_paste(line: str) -> bool:

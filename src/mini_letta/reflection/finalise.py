@@ -1,11 +1,12 @@
 """Finalising a reflection worktree: classify it, merge it, in exact order.
 
-The checks run in this order and the first match decides: worktree dirty → `dirty_uncommitted`;
-the agent failed → `failed`; no commits → `failed` when the harness refused the agent
-something (an unknown tool, a secret), else `no_changes`; parent dirty → `parent_dirty`; then
-the memory gate (`gate.py`) names reasons → `rejected` (the branch is the caller's to keep); then
-`merge=explicit` → the primary agent reviews and merges (the harness verifies the branch is in
-main, whatever the agent said) or `merge=auto` → `git merge`, `merge_conflict` after an abort.
+The checks run in this order and the first match decides: the harness refused the agent
+something (an unknown tool, a secret, a path outside memory) → `failed`, whatever it did after;
+worktree dirty → `dirty_uncommitted`; the agent failed → `failed`; no commits → `no_changes`;
+parent dirty → `parent_dirty`; then the memory gate (`gate.py`) names reasons → `rejected`
+(the branch is the caller's to keep); then `merge=explicit` → the primary agent reviews and
+merges (the harness verifies the branch is in main, whatever the agent said) or
+`merge=auto` → `git merge`, `merge_conflict` after an abort.
 Nothing here removes the worktree: the caller always does, in a `finally`.
 """
 
@@ -66,6 +67,9 @@ def finalise_worktree(
     refusals: tuple[str, ...] = (),
 ) -> Finalised:
     """Classify and, where allowed, merge; `agent_error` is None when the agent succeeded."""
+    if refusals:
+        detail = f"the reflection agent tried what it must not: {refusals[0]}"
+        return _done("failed", detail=detail)
     dirty = worktree.repo.changed_paths()
     if dirty:
         return _done("dirty_uncommitted", detail=_paths(dirty))
@@ -73,9 +77,6 @@ def finalise_worktree(
         return _done("failed", detail=agent_error)
     commits = commits_ahead(parent, worktree)
     if commits == 0:
-        if refusals:
-            detail = f"the reflection agent changed nothing after a refusal: {refusals[0]}"
-            return _done("failed", detail=detail)
         return _done("no_changes")
     parent_changes = parent.changed_paths()
     if parent_changes:

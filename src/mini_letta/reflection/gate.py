@@ -32,6 +32,7 @@ from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.repo import GitRepo
 from mini_letta.memory.secrets import find_secret
 from mini_letta.reflection.evidence import UserWords, build_user_words
+from mini_letta.reflection.grounding import split_label
 from mini_letta.reflection.hunks import FileDiff, frontmatter_lines, parse_diff
 from mini_letta.reflection.meaning import CitedEdit, meaning_reasons
 from mini_letta.structs import Struct, field
@@ -94,7 +95,7 @@ def check_gate(repo: GitRepo, base: str, tip: str, tree: Path, facts: GateInput)
     reasons += _evidence_reasons(diffs, facts)
     if not reasons:
         edits = [CitedEdit(c.path, c.message_ids, c.lines, c.removed) for c in facts.citations]
-        reasons += meaning_reasons(diffs, edits, words)
+        reasons += meaning_reasons(diffs, edits, words, files)
     return reasons
 
 
@@ -212,7 +213,8 @@ def _dictated(path: str, citations: Sequence[Citation], words: Mapping[str, User
 
 
 def _in(text: str, dictated: str) -> bool:
-    return bool(dictated) and text in dictated
+    """Whether `text` (or its content after a short label) is what the user dictated."""
+    return bool(dictated) and (text in dictated or split_label(text)[0] in dictated)
 
 
 def _has_long_copy(line: str, windows: Mapping[str, tuple[str, int]]) -> bool:

@@ -21,7 +21,7 @@ from mini_letta.structs import Struct
 COVERAGE = 0.5  # the share of a line's plain words its evidence must hold
 _I = re.IGNORECASE
 _MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#{1,6})?\s*(?:\[[ xX]\]\s*)?")
-_LABEL = re.compile(r"^(?:\*\*)?([^:：\n]{1,40}?)(?:\*\*)?\s*[:：]\s+")
+_LABEL = re.compile(r"^(?:\*\*)?([^:：\n]{1,40}?)(?:\*\*)?\s*(?::\s+|：\s*)")
 _ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]|[A-Za-z]")
 _TOKEN = re.compile(r"[A-Za-z0-9_][\w+#./@:~-]*[\w+#/]|[A-Za-z0-9]", re.ASCII)
 _CODE = re.compile(r"`([^`\n]{1,200})`")
@@ -29,6 +29,7 @@ _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 _NUMBER = re.compile(
     r"(?<![A-Za-z0-9_.])[$€£¥]?(\d[\d,]*(?:\.\d+)?)\s*(k|K|m|M|w|万|千|百|亿)?(?![A-Za-z0-9_])"
 )
+_AMOUNT = re.compile(r"\d+(?:\.\d+)?[kKmMwW]")
 _CN_NUMBER = re.compile(
     r"([零一二两三四五六七八九十百千万]{1,8})(?=[元块个天年月日号次岁人小周万千百%公斤米])"
 )
@@ -74,7 +75,7 @@ _QUALIFIERS: tuple[tuple[str, str], ...] = (
     ("sometimes", r"\bsometimes\b|\boccasionally\b|有时|偶尔"),
     ("usually", r"\busually\b|\boften\b|\bmostly\b|通常|经常|一般"),
     ("rarely", r"\brarely\b|\bseldom\b|很少"),
-    ("no_longer", r"\bno longer\b|\banymore\b|\bany more\b|不再|再也不"),
+    ("no_longer", r"\bno longer\b|\banymore\b|\bany more\b|不再|再也不|已经不|不\w{1,4}了"),
     ("maybe", r"\bmaybe\b|\bprobably\b|\bmight\b|\bperhaps\b|可能|也许|大概"),
     ("must", r"\bmust\b|\brequired?\b|必须|务必"),
     ("monday", r"\bmondays?\b|周一|星期一|礼拜一"),
@@ -88,9 +89,10 @@ _QUALIFIERS: tuple[tuple[str, str], ...] = (
 _QUALIFIER = re.compile("|".join(f"(?P<{name}>{rx})" for name, rx in _QUALIFIERS), _I)
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|nothing|nobody|without|cannot|instead|rather|over|misdiagnos\w*"
-    r"|wrong|false)\b|n['’]t\b|不|没|无|别|非|未|而不是",
+    r"|wrong|false|stop|stopped|quit|avoid)\b|n['’]t\b|不|没|无|别|非|未|而不是|停止",
     _I,
 )
+_CLAUSE_END = re.compile(r"[,.;:!?\n，。；：！？、]|\bbut\b|\band\b|但是|不过|而是|改用|换成")
 _STOP = frozenset(
     " ".join(
         (
@@ -167,12 +169,18 @@ def unsupported(line: str, pool: EvidencePool, before: str | None = None) -> str
     for qualifier in _qualifiers(content):
         if qualifier not in pool.qualifiers:
             return f"{qualifier.replace('_', ' ')!r}"
-    if _NEGATION.search(content) and not pool.negated:
-        return "the negation"
-    for token in _literal_tokens(content):
-        if token.lower() not in pool.words and token.lower() not in pool.text:
+    if _NEGATION.search(content):
+        if not pool.negated:
+            return "the negation"
+    else:
+        flipped = _negated_in_pool(content, pool)
+        if flipped is not None:
+            return f"{flipped!r} without the user's negation"
+    for token in _literal_tokens(content, valued=bool(label)):
+        if not _has_literal(pool, token):
             return repr(token)
-    return _coverage_gap(content, pool, before)
+    plain = _CN_NUMBER.sub(" ", _NUMBER.sub(" ", _find_dates(content)[1]))
+    return _coverage_gap(plain, pool, before)
 
 
 def split_label(line: str) -> tuple[str, str]:
@@ -206,9 +214,11 @@ def has_unit(pool: EvidencePool, unit: str) -> bool:
 
 
 def _coverage_gap(content: str, pool: EvidencePool, before: str | None) -> str | None:
-    units = plain_units(content)
+    """Qualifiers and negations were checked as facts; the other words are held to COVERAGE
+    (for a rewrite: the words the change brings)."""
+    units = plain_units(_QUALIFIER.sub(" ", content))
     if before is not None:
-        old = set(plain_units(split_label(before)[0]))
+        old = set(plain_units(_QUALIFIER.sub(" ", split_label(before)[0])))
         changed = [u for u in units if u not in old]
         missing = [u for u in changed if not has_unit(pool, u)]
         if changed and len(missing) > len(changed) * (1 - COVERAGE):
@@ -223,12 +233,40 @@ def _coverage_gap(content: str, pool: EvidencePool, before: str | None) -> str |
     return None
 
 
-def _literal_tokens(content: str) -> list[str]:
-    """Names, versions, paths, URLs and `code`: found as written or not at all."""
+def _negated_in_pool(content: str, pool: EvidencePool) -> str | None:
+    """A word of `content` that the evidence only ever says with a negation before it
+    (in its clause): "I don't eat pork" does not support "eats pork"."""
+    for unit in dict.fromkeys(plain_units(content)):
+        needle = unit if _CJK.fullmatch(unit) else _stem(unit)
+        starts = _occurrences(pool.text, needle, ascii_word=not _CJK.fullmatch(unit))
+        if starts and all(_clause_negated(pool.text, start) for start in starts):
+            return unit
+    return None
+
+
+def _occurrences(text: str, needle: str, *, ascii_word: bool, limit: int = 20) -> list[int]:
+    found: list[int] = []
+    start = text.find(needle)
+    while start != -1 and len(found) < limit:
+        before = text[start - 1] if start else " "
+        if not ascii_word or not (before.isascii() and before.isalnum()):
+            found.append(start)
+        start = text.find(needle, start + 1)
+    return found
+
+
+def _clause_negated(text: str, start: int) -> bool:
+    window = text[max(0, start - 40) : start]
+    clause = _CLAUSE_END.split(window)[-1]
+    return _NEGATION.search(clause) is not None
+
+
+def _literal_tokens(content: str, valued: bool = False) -> list[str]:
+    """Names, versions, paths, URLs and `code`: found as written or not at all. A capitalised
+    first word counts as a name only after a label (`Name: Bob`), not at a sentence start."""
     tokens = [span.strip() for span in _CODE.findall(content) if span.strip()]
-    first = True
-    for sentence in re.split(r"(?<=[.!?;])\s+|[(),]", _CODE.sub(" ", content)):
-        first = True
+    for index, sentence in enumerate(re.split(r"(?<=[.!?;])\s+|[(),]", _CODE.sub(" ", content))):
+        first = not (valued and index == 0)
         for token in _TOKEN.findall(sentence):
             bare = token.rstrip(".:")
             if _is_literal(bare, first):
@@ -237,9 +275,18 @@ def _literal_tokens(content: str) -> list[str]:
     return tokens
 
 
+def _has_literal(pool: EvidencePool, token: str) -> bool:
+    lower = token.lower()
+    if lower in pool.words or lower in pool.text:
+        return True
+    return token.isalpha() and _stem(lower) in pool.stems
+
+
 def _is_literal(token: str, first: bool) -> bool:
-    if token.lower() in _COMMON_CAPS or token.isdigit():
+    if token.lower() in _COMMON_CAPS or token.isdigit() or token.lower() in _STOP:
         return False
+    if _AMOUNT.fullmatch(token):
+        return False  # 5k, 1.5m: an amount, checked as a number
     if any(c in token for c in "/@~") or re.search(r"\w\.\w", token):
         return True  # a path, address, domain or dotted name
     if re.search(r"\d", token) and re.search(r"[A-Za-z]", token):
@@ -322,9 +369,11 @@ def _qualifiers(text: str) -> set[str]:
 
 
 def _pairs(text: str) -> list[str]:
+    """Adjacent Chinese characters; a lone character (a unit after a number, 用 before a
+    name) carries too little to count."""
     pairs: list[str] = []
     for run in _CJK.findall(text):
-        pairs += [run[i : i + 2] for i in range(len(run) - 1)] if len(run) > 1 else [run]
+        pairs += [run[i : i + 2] for i in range(len(run) - 1)]
     return pairs
 
 

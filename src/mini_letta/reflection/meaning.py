@@ -39,6 +39,7 @@ _DANGER = re.compile(
     re.IGNORECASE,
 )
 _SPACES = re.compile(r"\s+")
+_MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 
 
 class CitedEdit(Struct, frozen=True):
@@ -51,10 +52,14 @@ class CitedEdit(Struct, frozen=True):
 
 
 def meaning_reasons(
-    diffs: Sequence[FileDiff], edits: Sequence[CitedEdit], words: Mapping[str, UserWords]
+    diffs: Sequence[FileDiff],
+    edits: Sequence[CitedEdit],
+    words: Mapping[str, UserWords],
+    files: Mapping[str, str],
 ) -> list[str]:
-    """A reason per file whose new or removed lines are not justified by their evidence."""
-    checker = _Checker(diffs, edits, words)
+    """A reason per file whose new or removed lines are not justified by their evidence;
+    `files` holds the new text of the changed files."""
+    checker = _Checker(diffs, edits, words, files)
     reasons: list[str] = []
     for diff in diffs:
         reasons += checker.additions(diff)
@@ -68,7 +73,9 @@ class _Checker:
         diffs: Sequence[FileDiff],
         edits: Sequence[CitedEdit],
         words: Mapping[str, UserWords],
+        files: Mapping[str, str],
     ) -> None:
+        self.files = files
         self.diffs = diffs
         self.edits = edits
         self.words = words
@@ -138,12 +145,13 @@ class _Checker:
             moved_out = in_system and not other.startswith("system/")
             if norm in lines and (other == diff.path or not (protected and moved_out)):
                 return True
-        added = [line for _, line in diff.body_added()]
-        if not added:
+        body = self.files.get(diff.path, "").split("\n")[diff.frontmatter :]
+        kept = [line for line in body if is_fact_line(line)]
+        if not kept:
             return False
-        pool = build_pool(added)
-        units = plain_units(split_label(text)[0])
-        return all(has_unit(pool, unit) for unit in units) and (unsupported(text, pool) is None)
+        pool = build_pool(kept)
+        units = plain_units(_MARKER.sub("", text))  # the label too: "Allergy" is a fact
+        return all(has_unit(pool, unit) for unit in units) and unsupported(text, pool) is None
 
     def _covering(self, path: str, test: object) -> list[CitedEdit]:
         assert callable(test)

@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 
 from mini_letta.memory.layout import PERSONA_FILE
-from mini_letta.reflection.grounding import EvidencePool, has_unit, plain_units, split_label
+from mini_letta.reflection.grounding import EvidencePool, has_unit, plain_units
 
 _I = re.IGNORECASE
+_MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 CATEGORIES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "health",
@@ -82,7 +83,9 @@ CHANGE = re.compile(
     r"|\bnot true\b|\braised\b|\blowered\b|\bincreas\w*|\bdecreas\w*|\bwent (?:up|down)\b"
     r"|\bcut\b|\bdoubled\b|\bno more\b|\breplac\w*|\bpostpon\w*|\bresched\w*|\bnew\b"
     r"|不再|改成|改为|换成|换到|改用|其实|不对|更正|纠正|错了|取消|删掉|删除|忘掉|忘记|现在|已经"
-    r"|变成|调整|提高|降低|增加|减少|不是|搬到|移到|改名|推迟|提前|换了|改了",
+    r"|\brose\b|\bgrew\b|\bdropped\b|\bfell\b|\bbumped\b|\bupgrad\w*|\bdowngrad\w*"
+    r"|变成|调整|提高|降低|增加|减少|不是|搬到|移到|改名|推迟|提前|换了|改了|涨|降到|调到|上调|下调"
+    r"|升级|降级",
     _I,
 )
 
@@ -102,7 +105,7 @@ def change_gap(path: str, line: str, pool: EvidencePool, words: str) -> str | No
     thing, an ordinary one a shared word or any change."""
     if pool.empty:
         return "no words of the user are cited for it"
-    shares = any(has_unit(pool, unit) for unit in plain_units(split_label(line)[0]))
+    shares = any(has_unit(pool, unit) for unit in plain_units(_MARKER.sub("", line)))
     kinds = categories(path, line)
     said_change = CHANGE.search(words) is not None
     if not kinds:

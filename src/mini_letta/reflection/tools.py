@@ -13,9 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mini_letta.errors import MiniLettaError
+from mini_letta.errors import MemoryEditError, MiniLettaError
 from mini_letta.llm.base import ToolSpec
 from mini_letta.memory.edits import COMMANDS, apply_memory_edit, list_memory_tree, read_memory_file
+from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.repo import GitRepo
 from mini_letta.memory.secrets import refuse_secret
 from mini_letta.reflection.gate import Citation
@@ -31,6 +32,10 @@ from mini_letta.tools.base import (
 from mini_letta.tools.recall import ConversationSearchTool, MemorySearchTool
 
 _STR = {"type": "string"}
+
+
+class OutsideMemoryError(MemoryEditError):
+    """An edit named a path that is not a memory path (`..`, absolute, hidden, not .md)."""
 
 
 class RunProvenance(Struct):
@@ -118,11 +123,21 @@ class MemoryEditTool:
         evidence = evidence_ids(args)
         rest = {key: value for key, value in args.items() if key not in ("command", "evidence")}
         path = str(args.get("path", "")).strip()
+        for key in ("path", "new_path"):
+            if key == "path" or args.get(key) is not None:
+                _check_path(_root(ctx), args.get(key), key)
         before = _current_text(_root(ctx), path) if command in ("delete", "rename") else ""
         outcome = apply_memory_edit(_root(ctx), command, rest)
         if evidence:
             self.provenance.citations += _citations(command, args, evidence, before)
         return ToolResult(outcome.message)
+
+
+def _check_path(root: Path, path: object, name: str) -> None:
+    try:
+        resolve_memory_path(root, path, name)
+    except MemoryEditError as exc:
+        raise OutsideMemoryError(str(exc)) from exc
 
 
 def _lines(text: object) -> tuple[str, ...]:
