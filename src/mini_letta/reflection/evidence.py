@@ -58,6 +58,9 @@ _INJECTION = re.compile(
 _FIRST_PERSON = re.compile(
     r"\b(?:i|i'm|i've|i'd|my|me|we|our|us|please|can you|could you)\b|我|我们|请|帮我", _I
 )
+# Text with none of these (no tag, fence, quote, colon, role line or "above") has nothing to
+# set aside but an injection.
+_PLAIN = re.compile(r"[^<>`~:：＞⎿●\[]*")
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
 
 
@@ -90,9 +93,13 @@ def build_user_words(messages: Iterable[Mapping[str, Any]]) -> dict[str, UserWor
 
 def own_words(content: str) -> str:
     """`content` without harness text, pasted material and instruction-shaped sentences."""
+    if _PLAIN.fullmatch(content) and not _INJECTION.search(content) and not _ABOVE.search(content):
+        return content.strip()  # one look finds nothing set aside: the common case, fast
     text = _strip_tag_blocks(content)
     kept = _strip_pasted_lines(text.split("\n"))
-    return "\n".join(_without_injections(line) for line in kept).strip()
+    if _INJECTION.search(text) is not None:
+        kept = [_without_injections(line) for line in kept]
+    return "\n".join(kept).strip()
 
 
 def is_instruction_shaped(text: str) -> bool:
@@ -164,6 +171,8 @@ def _introduces_paste(line: str) -> bool:
 
 def _drop_above(lines: list[str]) -> list[str]:
     """A closing paragraph that asks about "the above" makes everything before it a paste."""
+    if _ABOVE.search("\n".join(lines)) is None:
+        return lines
     for index in range(len(lines) - 1, 0, -1):
         if _ABOVE.search(lines[index]) and any(line.strip() for line in lines[:index]):
             return lines[index:]

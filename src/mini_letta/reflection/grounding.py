@@ -16,8 +16,6 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import date, timedelta
 
-from mini_letta.structs import Struct
-
 COVERAGE = 0.5  # the share of a line's plain words its evidence must hold
 _I = re.IGNORECASE
 _MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#{1,6})?\s*(?:\[[ xX]\]\s*)?")
@@ -87,6 +85,7 @@ _QUALIFIERS: tuple[tuple[str, str], ...] = (
     ("sunday", r"\bsundays?\b|周日|周天|星期日|星期天|礼拜天"),
 )
 _QUALIFIER = re.compile("|".join(f"(?P<{name}>{rx})" for name, rx in _QUALIFIERS), _I)
+_QUALIFIER_BY_NAME = {name: re.compile(rx, _I) for name, rx in _QUALIFIERS}
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|nothing|nobody|without|cannot|instead|rather|over|misdiagnos\w*"
     r"|wrong|false|stop|stopped|quit|avoid)\b|n['’]t\b|不|没|无|别|非|未|而不是|停止",
@@ -112,44 +111,61 @@ _STOP = frozenset(
 _COMMON_CAPS = frozenset({"i", "the", "a", "an", "it", "we", "my", "our", "you", "they", "he"})
 
 
-class EvidencePool(Struct, frozen=True):
-    """What a set of evidence texts holds, in the forms lines are compared by."""
+class EvidencePool:
+    """What a set of evidence texts holds, in the forms lines are compared by. The words are
+    indexed at once; numbers, dates and qualifiers only when a line asks for them (most lines
+    carry none, and a whole transcript's pool is large)."""
 
-    text: str  # every text, lower-cased, one per line
-    words: frozenset[str]
-    stems: frozenset[str]
-    pairs: frozenset[str]  # adjacent Chinese characters
-    numbers: frozenset[str]
-    dates: frozenset[tuple[int, int]]  # (month, day)
-    qualifiers: frozenset[str]
-    negated: bool
+    def __init__(self, texts: Iterable[str], days: Iterable[str | None] = ()) -> None:
+        self.raw = "\n".join(texts)
+        self.text = self.raw.lower()
+        words = {w.lower() for w in _ASCII_WORD.findall(self.raw)}
+        words |= {t.lower().rstrip(".:") for t in _TOKEN.findall(self.raw)}
+        self.words = frozenset(words)
+        self.stems = frozenset(_stem(w) for w in words)
+        self.pairs = frozenset(_pairs(self.raw))
+        self.days = tuple(days)
+        self._dates: tuple[frozenset[tuple[int, int]], frozenset[str]] | None = None
+        self._qualifiers: dict[str, bool] = {}
+        self._negated: bool | None = None
 
     @property
     def empty(self) -> bool:
         return not self.text.strip()
 
+    @property
+    def dates(self) -> frozenset[tuple[int, int]]:
+        return self._dated()[0]
+
+    @property
+    def numbers(self) -> frozenset[str]:
+        return self._dated()[1]
+
+    @property
+    def negated(self) -> bool:
+        if self._negated is None:
+            self._negated = _NEGATION.search(self.raw) is not None
+        return self._negated
+
+    def has_qualifier(self, name: str) -> bool:
+        if name not in self._qualifiers:
+            self._qualifiers[name] = _QUALIFIER_BY_NAME[name].search(self.raw) is not None
+        return self._qualifiers[name]
+
+    def _dated(self) -> tuple[frozenset[tuple[int, int]], frozenset[str]]:
+        if self._dates is None:
+            found, undated = _find_dates(self.raw)
+            dates = {(m, d) for _, m, d in found}
+            for stamp in self.days:
+                dates |= _around(stamp)
+            self._dates = (frozenset(dates), frozenset(_numbers(undated)))
+        return self._dates
+
 
 def build_pool(texts: Iterable[str], days: Iterable[str | None] = ()) -> EvidencePool:
     """The pool of `texts`; `days` are their messages' timestamps (their day, the day before
     and after count as mentioned: "today", "yesterday", "tomorrow")."""
-    joined = "\n".join(texts)
-    lower = joined.lower()
-    words = {w.lower() for w in _ASCII_WORD.findall(joined)}
-    words |= {t.lower().rstrip(".:") for t in _TOKEN.findall(joined)}
-    found_dates, undated = _find_dates(joined)
-    dates = {(m, d) for _, m, d in found_dates}
-    for stamp in days:
-        dates |= _around(stamp)
-    return EvidencePool(
-        text=lower,
-        words=frozenset(words),
-        stems=frozenset(_stem(w) for w in words),
-        pairs=frozenset(_pairs(joined)),
-        numbers=frozenset(_numbers(undated)),
-        dates=frozenset(dates),
-        qualifiers=frozenset(_qualifiers(joined)),
-        negated=_NEGATION.search(joined) is not None,
-    )
+    return EvidencePool(texts, days)
 
 
 def unsupported(line: str, pool: EvidencePool, before: str | None = None) -> str | None:
@@ -167,7 +183,7 @@ def unsupported(line: str, pool: EvidencePool, before: str | None = None) -> str
         if number not in pool.numbers:
             return f"the number {number}"
     for qualifier in _qualifiers(content):
-        if qualifier not in pool.qualifiers:
+        if not pool.has_qualifier(qualifier):
             return f"{qualifier.replace('_', ' ')!r}"
     if _NEGATION.search(content):
         if not pool.negated:
