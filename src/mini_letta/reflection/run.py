@@ -37,6 +37,7 @@ from mini_letta.reflection.budget import (
     ReflectionBudget,
     reflection_budget,
 )
+from mini_letta.reflection.budget_notice import SMALL_WINDOW
 from mini_letta.reflection.finalise import Finalised, Reviewer, finalise_worktree
 from mini_letta.reflection.gate import GateInput, GateLimits
 from mini_letta.reflection.lease import LeaseBusyError, ReflectionLease, acquire_lease
@@ -84,10 +85,7 @@ from mini_letta.structs import Struct, replace
 from mini_letta.tools.base import ToolContext, Toolset
 from mini_letta.workspace import World
 
-# The smallest window that holds a reflection (prompt, tools, a small memory, the reserve for
-# the agent's steps and a few hundred tokens of transcript, `budget.py`); a local server's
-# real limit is usually at least this.
-MIN_SIDE_WINDOW = 4_096
+MIN_SIDE_WINDOW = SMALL_WINDOW  # a local server's real limit is usually at least this
 MAX_CHUNKS = 100  # a bound on one launch, not a cut: what remains waits for the next launch
 REJECTED_PREFIX = "reflection-rejected/"
 

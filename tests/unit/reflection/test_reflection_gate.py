@@ -389,3 +389,63 @@ def test_other_misbehaviour_changes_no_memory(
 def test_the_budgets_follow_the_settings_percentages():
     assert GateLimits.for_window(100_000) == GateLimits(25_000, 10_000)
     assert GateLimits.for_window(100_000, 40, 5) == GateLimits(40_000, 5_000)
+
+
+def test_a_file_over_budget_may_shrink_but_not_grow(world, agent, store, parent):
+    human = parent.path / HUMAN
+    filler = "".join(f"- note {n}: the person keeps a long list of notes\n" for n in range(90))
+    human.write_text(
+        human.read_text().replace("Nothing yet; I have not got to know this person.\n", "") + filler
+    )
+    git(parent.path, "commit", "-qam", "a hand edit past the cap")
+    small = agent.with_updates(context_window=8_192)  # the per-file cap: 819 tokens
+    (turn,) = _chat(world, store, "I like tea; and drop note 3, it is wrong")
+    grow = _launch(world, small, store, _agent({"command": "insert", "path": HUMAN,
+                                                "content": "- Likes tea"}))  # fmt: skip
+    assert grow.status == "rejected" and "past the per-file cap of 819" in grow.message
+    old = "- note 3: the person keeps a long list of notes\n"
+    edit = {"command": "str_replace", "path": HUMAN, "old_str": old, "new_str": "",
+            "evidence": [turn[0].id]}  # fmt: skip
+    shrink = _launch(world, small, store, _agent(edit))
+    assert shrink.status == "merged", shrink.message
+
+
+def test_the_same_line_in_two_files_is_not_a_duplicate(world, agent, store, parent):
+    (parent.path / "projects").mkdir()
+    (parent.path / "projects/alpha.md").write_text("---\ndescription: A\n---\n- Language: Python\n")
+    git(parent.path, "add", "-A")
+    git(parent.path, "commit", "-qm", "alpha")
+    (turn,) = _chat(world, store, "project beta is written in Python too")
+    edit = {"command": "create", "path": "projects/beta.md", "description": "B",
+            "content": "- Language: Python", "evidence": [turn[0].id]}  # fmt: skip
+    assert _launch(world, agent, store, _agent(edit)).status == "merged"
+    (again,) = _chat(world, store, "beta: remember it is Python")
+    twice = {"command": "insert", "path": "projects/beta.md", "content": "- language: python!",
+             "evidence": [again[0].id]}  # fmt: skip
+    outcome = _launch(world, agent, store, _agent(twice))
+    assert outcome.status == "rejected" and "duplicates what memory already says" in outcome.message
+
+
+def test_an_edit_outside_memory_fails_the_run_even_after_a_good_edit(world, agent, store, parent):
+    (turn,) = _chat(world, store, "I like tea")
+    head = parent.head_sha()
+    good = {"command": "insert", "path": HUMAN, "content": "- Likes tea", "evidence": [turn[0].id]}
+    escape = {"command": "create", "path": "../escape.md", "description": "x", "content": "- x"}
+    outcome = _launch(world, agent, store, _agent(good, escape))
+    assert outcome.status == "failed" and "paths stay inside memory" in outcome.message
+    assert parent.head_sha() == head
+    assert read_reflection_state(store).reflected_through_message_id is None
+    assert not (parent.path.parent / "escape.md").exists()
+
+
+def test_a_secret_in_the_commit_message_fails_the_run_and_says_why(world, agent, store, parent):
+    (turn,) = _chat(world, store, "I like tea")
+    edit = {"command": "insert", "path": HUMAN, "content": "- Likes tea", "evidence": [turn[0].id]}
+    steps = [
+        respond("", tool_call("memory", 1, **edit)),
+        respond("", tool_call("memory_commit", 2, message=f"reflection: {SECRETS[0]}")),
+        respond("done"),
+    ]
+    outcome = _launch(world, agent, store, ScriptedProvider(steps))
+    assert outcome.status == "failed" and "looks like a secret" in outcome.message
+    assert SECRETS[0] not in outcome.message
