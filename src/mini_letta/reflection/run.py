@@ -38,8 +38,9 @@ from mini_letta.reflection.budget import (
     reflection_budget,
 )
 from mini_letta.reflection.budget_notice import SMALL_WINDOW
-from mini_letta.reflection.finalise import Finalised, Reviewer, finalise_worktree
+from mini_letta.reflection.finalise import Finalised, Reviewer, SecondLook, finalise_worktree
 from mini_letta.reflection.gate import GateInput, GateLimits
+from mini_letta.reflection.hunk_review import ReviewOutcome, collect_hunks, review_hunks
 from mini_letta.reflection.lease import LeaseBusyError, ReflectionLease, acquire_lease
 from mini_letta.reflection.outcome import (
     CONSUMING,
@@ -101,6 +102,7 @@ class LaunchOptions(Struct, frozen=True):
     launch_line: int | None = None  # default: the log's end now (the chunks of a launch share it)
     model: str | None = None  # `reflect --model`: this run's reflection model
     base_url: str | None = None
+    review_provider: Provider | None = None  # default: the settings' reviewModel, if any
 
 
 class _Run(Struct, frozen=True):
@@ -387,6 +389,7 @@ def _run(run: _Run, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
         record, final, states, agent_result, format_timestamp(clock.now()), duration
     ).with_updates(
         reasons=final.reasons,
+        review=tuple(verdict.to_json() for verdict in final.review),
         citations=_citations(provenance),
         cited_lines=_cited_lines(provenance),
     )
@@ -479,6 +482,7 @@ def _execute(
         )
         agent_result = _run_agent(run, worktree, slices, provenance)
         error = agent_result.error
+        gate = _gate_input(run, slices, provenance)
         final = finalise_worktree(
             run.parent,
             worktree,
@@ -487,8 +491,9 @@ def _execute(
             else f"reflection model {run.provider.handle}: {error}",
             merge=run.settings.merge,
             review=_reviewer(run) if run.settings.merge == "explicit" else None,
-            gate=_gate_input(run, slices, provenance),
+            gate=gate,
             refusals=agent_result.refusals,
+            second_look=_second_look(run, gate),
         )
         if final.status == "rejected":
             run.parent.run("branch", "-f", rejected_branch(run.run_id), worktree.branch)
@@ -498,6 +503,26 @@ def _execute(
         if worktree is not None:
             remove_worktree(run.parent, worktree)
     return final, agent_result
+
+
+def _second_look(run: _Run, gate: GateInput) -> SecondLook | None:
+    """The review model's verdicts on the hunks, when one is set and it is not the mock."""
+    provider = run.options.review_provider
+    if provider is None:
+        model = run.settings.review_model
+        if not model or model == "mock":
+            return None
+        base_url = run.settings.review_base_url or None
+        provider = side_agent_provider(run.world, run.agent, model, base_url)
+    if provider.handle == "mock":
+        return None
+    reviewer = provider
+
+    def look(worktree: Worktree) -> ReviewOutcome:
+        hunks = collect_hunks(run.parent, worktree.base, worktree.branch, gate)
+        return review_hunks(reviewer, hunks, run.world.clock)
+
+    return look
 
 
 def _manifest(run: _Run, slices: list[Slice]) -> str:
