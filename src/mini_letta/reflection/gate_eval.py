@@ -109,7 +109,7 @@ def builtin_gate_suite() -> list[GateCase]:
     cases: list[GateCase] = []
     entries = sorted(folder.iterdir(), key=lambda entry: entry.name)
     for entry in sorted(entries, key=lambda entry: entry.name.startswith("held")):
-        if entry.name.endswith(".json"):
+        if entry.name.rsplit(".", 1)[-1] == "json":
             part = "held-out" if entry.name.startswith("held") else "tuned"
             data = json.loads(entry.read_text(encoding="utf-8"))
             cases += [parse_gate_case(item, part) for item in data["cases"]]
