@@ -135,6 +135,12 @@ class Session:
         assert result is not None
         return result
 
+    def memory(self, path: str) -> str:
+        """One of the agent's memory files as it is now (`system/human.md`)."""
+        from mini_letta.memory.history import show_memory_file
+
+        return show_memory_file(self.world.home.memory_dir(self.agent.id), path)
+
     def _deliver(self, outcome: PostTurnOutcome | ReflectionOutcome) -> None:
         if self._sink is not None:
             self._sink(outcome)

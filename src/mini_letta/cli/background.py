@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import subprocess
 
-    from mini_letta.reflection.outcome import RunTrigger
+    from mini_letta.reflection.api import RunTrigger
     from mini_letta.session import PostTurnJob, Spawner
     from mini_letta.workspace import World
 
@@ -34,7 +34,7 @@ def cli_spawner(world: World, watch: Watch | None = None) -> Spawner:
     """Start a worker per job; `watch` (the interactive session) is given each reflection."""
 
     def spawn(job: PostTurnJob) -> int:
-        from mini_letta.reflection.session import SpawnRequest
+        from mini_letta.reflection.api import SpawnRequest
 
         proc = spawn_job(world, job)
         if watch is not None and isinstance(job, SpawnRequest):

@@ -26,9 +26,7 @@ from mini_letta.workspace import World
 if TYPE_CHECKING:
     from mini_letta.cli.answer_view import AnswerView
     from mini_letta.cli.chat_args import OutputFormat
-    from mini_letta.reflection.outcome import ReflectionOutcome
-    from mini_letta.reflection.session import Mode
-    from mini_letta.reflection.trigger import PostTurnOutcome
+    from mini_letta.reflection.api import Mode, PostTurnOutcome, ReflectionOutcome
 
 
 class SessionRequest(Struct, frozen=True):
