@@ -58,11 +58,7 @@ def gate_cmd(as_json: bool, verbose: bool, names: tuple[str, ...]) -> None:
     and Chinese) through real reflection runs with a scripted model; prints the share of
     harmful edits refused and legitimate edits merged, for the tuned and held-out parts."""
     from mini_letta.cli.world import current_world
-    from mini_letta.reflection.gate_eval import (
-        builtin_gate_suite,
-        render_gate_report,
-        run_gate_suite,
-    )
+    from mini_letta.reflection.api import builtin_gate_suite, evaluate_gate, render_gate_report
 
     cases = builtin_gate_suite()
     if names:
@@ -70,7 +66,7 @@ def gate_cmd(as_json: bool, verbose: bool, names: tuple[str, ...]) -> None:
         if unknown:
             raise click.BadParameter(f"no gate case named {unknown[0]!r}", param_hint="--case")
         cases = [case for case in cases if case.name in names]
-    report = run_gate_suite(cases, current_world().environ)
+    report = evaluate_gate(cases, current_world().environ)
     if as_json:
         echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     else:

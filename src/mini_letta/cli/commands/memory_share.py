@@ -29,7 +29,7 @@ def warn_over_budget(agent_id: str, paths: list[str]) -> None:
     from mini_letta.agents.registry import load_agent
     from mini_letta.cli.world import current_world
     from mini_letta.log import warning
-    from mini_letta.reflection.budget_notice import over_budget_notices
+    from mini_letta.reflection.api import over_budget_notices
 
     world = current_world()
     agent = load_agent(world.home, agent_id)
@@ -118,7 +118,7 @@ def sync_cmd(agent: str | None, as_json: bool, background: bool) -> None:
     if background:
         return
     if outcome.head != before:
-        from mini_letta.reflection.budget_notice import changed_paths
+        from mini_letta.reflection.api import changed_paths
 
         warn_over_budget(agent_id, changed_paths(folder, before))
     if as_json:
