@@ -13,7 +13,7 @@ The rest must be mostly there: English words by a five-letter stem, Chinese by c
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from datetime import date, timedelta
 
 COVERAGE = 0.5  # the share of a line's plain words its evidence must hold
@@ -396,13 +396,3 @@ def _pairs(text: str) -> list[str]:
 def _stem(word: str) -> str:
     word = word.lower()
     return word[:5] if len(word) > 5 else word.rstrip("s") or word
-
-
-def first_gap(lines: Sequence[str], pool: EvidencePool) -> tuple[str, str] | None:
-    """The first fact line of `lines` not supported by `pool`, with what was missing."""
-    for line in lines:
-        if is_fact_line(line):
-            gap = unsupported(line, pool)
-            if gap is not None:
-                return line.strip(), gap
-    return None

@@ -13,7 +13,7 @@ must be in the user's words as written.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from mini_letta.memory.layout import DEFAULT_HUMAN, DEFAULT_PERSONA
 from mini_letta.reflection.evidence import UserWords
@@ -99,7 +99,7 @@ class _Checker:
             text = line.strip()
             if not is_fact_line(text) or _norm(text) in removed_anywhere:
                 continue
-            cited = self._covering(diff.path, lambda e, t=text: _adds(e, t))
+            cited = self._covering(diff.path, text, _adds)
             ids = self._user_ids(cited) if cited else tuple(self.words)
             if cited and not ids:
                 return [f"{diff.path}: {_short(text)} cites no words of the user's own"]
@@ -120,7 +120,7 @@ class _Checker:
             text = line.strip()
             if not is_fact_line(text) or text in PLACEHOLDERS or self._survives(diff, text):
                 continue
-            cited = self._covering(diff.path, lambda e, t=text: _removes(e, t))
+            cited = self._covering(diff.path, text, _removes)
             if not cited:
                 uncited.append(text)
                 continue
@@ -153,14 +153,17 @@ class _Checker:
         units = plain_units(_MARKER.sub("", text))  # the label too: "Allergy" is a fact
         return all(has_unit(pool, unit) for unit in units) and unsupported(text, pool) is None
 
-    def _covering(self, path: str, test: object) -> list[CitedEdit]:
-        assert callable(test)
+    def _covering(
+        self, path: str, text: str, test: Callable[[CitedEdit, str], bool]
+    ) -> list[CitedEdit]:
+        """The edits of `path` that wrote (or removed) a line; old-style citations, which
+        kept no lines, cover the whole file."""
         mine = [e for e in self.edits if e.path == path]
-        exact = [e for e in mine if e.removed is not None and test(e)]
+        exact = [e for e in mine if e.removed is not None and test(e, text)]
         if exact:
             return exact
         unknown = [e for e in mine if e.removed is None]
-        return [e for e in unknown if test(e)] or unknown
+        return [e for e in unknown if test(e, text)] or unknown
 
     def _user_ids(self, cited: list[CitedEdit]) -> tuple[str, ...]:
         ids = dict.fromkeys(i for e in cited for i in e.message_ids if i in self.words)

@@ -449,3 +449,28 @@ def test_a_secret_in_the_commit_message_fails_the_run_and_says_why(world, agent,
     outcome = _launch(world, agent, store, ScriptedProvider(steps))
     assert outcome.status == "failed" and "looks like a secret" in outcome.message
     assert SECRETS[0] not in outcome.message
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "gone", "kept"),
+    [
+        ("I prefer npm", "I no longer use npm, I prefer pnpm", "I prefer npm", "pnpm"),
+        ("我喜欢用vim写代码", "我不再用vim，改用emacs", "我喜欢用vim写代码", "emacs"),
+    ],
+    ids=["en", "zh"],
+)
+def test_the_mock_replaces_a_line_one_sentence_contradicts_and_the_gate_merges_it(
+    world, agent, store, first, then, gone, kept
+):
+    from mini_letta.llm.mock import MockProvider
+
+    _chat(world, store, first)
+    assert _launch(world, agent, store, MockProvider()).status == "merged"
+    _chat(world, store, then)
+    outcome = _launch(world, agent, store, MockProvider())
+    assert outcome.status == "merged", outcome.message
+    text = (world.home.memory_dir(agent.id) / HUMAN).read_text()
+    assert kept in text and f"- Preference: {gone}\n" not in text
+    _chat(world, store, then)
+    again = _launch(world, agent, store, MockProvider())  # said again: already known
+    assert again.status == "no_changes", again.message
