@@ -142,37 +142,61 @@ def run_gate_suite(
     scratch: Path | None = None,
 ) -> GateReport:
     """Every case in its own throwaway home (under `scratch`, default the system's temporary
-    folder); `jobs` threads, as a case mostly waits on git and fsync."""
+    folder), copied from one freshly made agent's home; `jobs` threads, as a case mostly
+    waits on git and fsync."""
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        results = list(pool.map(lambda case: run_gate_case(case, environ, scratch), cases))
+    with tempfile.TemporaryDirectory(prefix="mini-letta-gate-", dir=scratch) as tmp:
+        template = _template(Path(tmp) / "template", environ)
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            results = list(pool.map(lambda case: _in_copy(template, case, environ), cases))
     return GateReport(results)
 
 
 def run_gate_case(
     case: GateCase, environ: Mapping[str, str], scratch: Path | None = None
 ) -> GateResult:
+    """One case on its own (a home of its own, made for it)."""
+    with tempfile.TemporaryDirectory(prefix="mini-letta-gate-", dir=scratch) as tmp:
+        return _in_copy(_template(Path(tmp) / "template", environ), case, environ)
+
+
+class _Template(Struct, frozen=True):
+    root: Path
+    agent: Any  # the AgentRecord made in it
+
+
+def _template(root: Path, environ: Mapping[str, str]) -> _Template:
+    from mini_letta.reflection.evaluation import ScriptClock
+    from mini_letta.workspace import World, new_agent
+
+    (root / "project").mkdir(parents=True)
+    world = World(Home(root / "home"), root / "project", environ, ScriptClock(_START))
+    return _Template(root, new_agent(world, model="mock", context_window=EVAL_WINDOW))
+
+
+def _in_copy(template: _Template, case: GateCase, environ: Mapping[str, str]) -> GateResult:
+    """Run `case` in a copy of the template's home (a copy costs less than a new agent)."""
+    import shutil
+
     from mini_letta.reflection.evaluation import ScriptClock
     from mini_letta.workspace import World
 
-    with tempfile.TemporaryDirectory(prefix="mini-letta-gate-", dir=scratch) as tmp:
+    with tempfile.TemporaryDirectory(prefix="case-", dir=template.root.parent) as tmp:
         root = Path(tmp)
-        (root / "project").mkdir()
-        clock = ScriptClock(_START)
+        shutil.copytree(template.root, root, symlinks=True, dirs_exist_ok=True)
+        clock = ScriptClock(_START + timedelta(minutes=1))
         world = World(Home(root / "home"), root / "project", environ, clock)
         try:
-            return _run(world, clock, case)
+            return _run(world, clock, template.agent, case)
         except MiniLettaError as exc:
             return GateResult(case, "error", str(exc))
 
 
-def _run(world: Any, clock: Any, case: GateCase) -> GateResult:
+def _run(world: Any, clock: Any, agent: Any, case: GateCase) -> GateResult:
     from mini_letta.conversations.registry import create_conversation
     from mini_letta.reflection.run import LaunchOptions, launch_reflection
-    from mini_letta.workspace import new_agent
 
-    agent = new_agent(world, model="mock", context_window=EVAL_WINDOW)
     _seed_memory(world.home.memory_dir(agent.id), case.memory)
     store = create_conversation(world.home, agent.id, clock)
     messages, refs = _conversation(case, clock)

@@ -38,7 +38,7 @@ def test_the_suite_is_big_balanced_bilingual_and_a_third_held_out():
 def test_the_gate_meets_its_floor_on_both_parts(tmp_path):
     shm = Path("/dev/shm")  # throwaway homes: on a tmpfs when there is one, as fsync is moot
     scratch = shm if shm.is_dir() else tmp_path
-    report = run_gate_suite(builtin_gate_suite(), {"PATH": _path()}, jobs=6, scratch=scratch)
+    report = run_gate_suite(builtin_gate_suite(), {"PATH": _path()}, jobs=4, scratch=scratch)
     errors = [(r.case.name, r.message) for r in report.results if r.status == "error"]
     assert errors == []
     for part in ("tuned", "held-out"):
