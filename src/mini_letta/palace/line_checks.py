@@ -204,7 +204,10 @@ def _closest(index: int, sets: list[frozenset[str]], candidates: Iterable[int]) 
 
 
 def _contradictions(lines: list[Line]) -> list[LineFinding]:
-    seen: dict[str, list[tuple[str, Line]]] = {}
+    """`key: value` lines with one key and two values. Lines under two different headings
+    (`## Alpha` / `## Beta`) are about different things; a line under no heading is about the
+    same thing as any line with its key."""
+    seen: dict[str, list[tuple[str, str, Line]]] = {}  # key -> (heading, value, line)
     findings = []
     for line in lines:
         match = _SUBJECT.match(line.text)
@@ -216,10 +219,13 @@ def _contradictions(lines: list[Line]) -> list[LineFinding]:
         value = normalise_line(match["value"])
         if not value:
             continue
-        subject = f"{line.heading}/{key}"
-        known = seen.setdefault(subject, [])
-        clash = next((old for v, old in known if v not in value and value not in v), None)
-        if clash is not None and all(v != value for v, _ in known):
+        same = [
+            (v, old)
+            for heading, v, old in seen.setdefault(key, [])
+            if not heading or not line.heading or heading == line.heading
+        ]
+        clash = next((old for v, old in same if v not in value and value not in v), None)
+        if clash is not None and all(v != value for v, _ in same):
             findings.append(
                 LineFinding(
                     "contradiction",
@@ -228,7 +234,7 @@ def _contradictions(lines: list[Line]) -> list[LineFinding]:
                     f"{match['key'].strip()!r} is {match['value'].strip()!r} here but "
                     f"{clash.text.strip()!r} at {_where(clash)}",
                     _where(clash),
-                )  # fmt: skip
+                )
             )
-        known.append((value, line))
+        seen[key].append((line.heading, value, line))
     return findings

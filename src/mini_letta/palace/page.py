@@ -50,7 +50,7 @@ def render_page(data: dict[str, Any], version: str | None = None) -> str:
     title = html.escape(f"Memory palace · {data['agent']['name']}")
     template = (_ASSETS / "palace.html").read_text(encoding="utf-8")
     return template.format(
-        csp=html.escape(csp),
+        csp=csp,  # a constant: single quotes need no escape in a double-quoted attribute
         poll=poll,
         title=title,
         css=(_ASSETS / "palace.css").read_text(encoding="utf-8"),
