@@ -125,7 +125,9 @@ def test_the_network_check_sees_a_request_and_the_pages_policy_blocks_it(palace_
 
         hostile = tmp_path / "hostile.html"
         injected = f'<img src="{beacon}/palace.png"><script>fetch("{beacon}/fetch")</script>'
-        hostile.write_text(target.read_text(encoding="utf-8").replace("<body>", "<body>" + injected))
+        hostile.write_text(
+            target.read_text(encoding="utf-8").replace("<body>", "<body>" + injected)
+        )
         netlog = tmp_path / "hostile.json"
         _run(browser, tmp_path / "p4", f"--log-net-log={netlog}", "--dump-dom", hostile.as_uri())
         assert not any(u.startswith(beacon) for u in _requested(netlog))  # the CSP held

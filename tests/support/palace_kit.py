@@ -3,6 +3,7 @@ merge commit), a rejected run, an undo and a hand edit, with a secret said in th
 
 from __future__ import annotations
 
+from mini_letta.conversations.messages import Usage
 from mini_letta.memory.history import save_hand_edit
 from mini_letta.reflection.gate import GateLimits
 from mini_letta.reflection.records import load_run_record
@@ -10,7 +11,6 @@ from mini_letta.reflection.run import LaunchOptions, launch_reflection
 from mini_letta.reflection.undo import undo_reflection_run
 from mini_letta.structs import Struct
 from mini_letta.workspace import new_agent, resolve_conversation
-from mini_letta.conversations.messages import Usage
 from support.reflection_kit import (
     ScriptedProvider,
     SideEffectProvider,
@@ -32,6 +32,11 @@ class Story(Struct, frozen=True):
     messages: dict  # name -> message id
 
 
+def _insert(line, *evidence):
+    edit = {"command": "insert", "path": HUMAN, "content": line}
+    return {**edit, "evidence": list(evidence)} if evidence else edit
+
+
 def _run(world, agent, store, edits, effects=None):
     steps = [respond("", tool_call("memory", n, **edit)) for n, edit in enumerate(edits, 1)]
     steps.append(respond("", tool_call("memory_commit", 99, message="reflection: update")))
@@ -51,8 +56,8 @@ def build_story(world) -> Story:
     decaf = add_turn(store, clock, "I switched to decaf this year", answer="noted")
     messages["decaf"] = decaf[0].id
     first = _run(world, agent, store, [
-        {"command": "insert", "path": HUMAN, "content": "- Drinks decaf", "evidence": [decaf[0].id]},
-        {"command": "insert", "path": HUMAN, "content": "- Likes quiet mornings"},
+        _insert("- Drinks decaf", decaf[0].id),
+        _insert("- Likes quiet mornings"),
     ])  # fmt: skip
     assert first.status == "merged", first.message
     runs["first"] = first.run_id
@@ -65,7 +70,7 @@ def build_story(world) -> Story:
                        lambda _: "---\ndescription: Plans\n---\n- Ship the palace\n")  # fmt: skip
 
     second = _run(world, agent, store, [
-        {"command": "insert", "path": HUMAN, "content": "- Editor: vim", "evidence": [editor[0].id]},
+        _insert("- Editor: vim", editor[0].id),
     ], effects={1: hand_edit_meanwhile})  # fmt: skip
     assert second.status == "merged", second.message
     runs["second"] = second.run_id
@@ -73,7 +78,7 @@ def build_story(world) -> Story:
     tea = add_turn(store, clock, "Tea in the afternoon, always", answer="ok")
     messages["tea"] = tea[0].id
     third = _run(world, agent, store, [
-        {"command": "insert", "path": HUMAN, "content": "- Tea in the afternoon", "evidence": [tea[0].id]},
+        _insert("- Tea in the afternoon", tea[0].id),
     ])  # fmt: skip
     assert third.status == "merged", third.message
     runs["third"] = third.run_id
@@ -81,7 +86,8 @@ def build_story(world) -> Story:
 
     rewrite = add_turn(store, clock, "whatever", answer="ok")
     rejected = _run(world, agent, store, [
-        {"command": "str_replace", "path": HUMAN, "old_str": "- Drinks decaf", "new_str": "- Drinks espresso"},
+        {"command": "str_replace", "path": HUMAN, "old_str": "- Drinks decaf",
+         "new_str": "- Drinks espresso"},
     ])  # fmt: skip
     assert rejected.status == "rejected", rejected.message
     runs["rejected"] = rejected.run_id

@@ -19,7 +19,7 @@ LAYERS = {
     "loop": 3, "reflection": 3, "workspace": 3, "sync": 3, "interop": 3, "palace": 3,
     "cli": 4,
 }  # fmt: skip
-FORBIDDEN = {("llm", "tools"), ("loop", "reflection")}
+FORBIDDEN = {("llm", "tools"), ("loop", "reflection"), ("reflection", "palace"), ("loop", "palace")}
 HEAVY = {"openai", "anthropic", "yaml", "httpx", "prompt_toolkit", "mcp"}
 HARD_LIMIT_LINES = 700
 

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from mini_letta.home import Home
+from mini_letta.home import Home, is_json_file
 from mini_letta.memory.repo import GitRepo
 
 
@@ -69,7 +69,7 @@ def memory_version(home: Home, agent_id: str) -> Callable[[], str]:
         dirty = "dirty" if head != "-" and repo.changed_paths() else "clean"
         newest = "-"
         try:
-            names = sorted(n for n in os.listdir(runs) if n.endswith(".json"))
+            names = sorted(n for n in os.listdir(runs) if is_json_file(runs / n))
             if names:
                 newest = f"{names[-1]}@{os.stat(runs / names[-1]).st_mtime_ns}"
         except OSError:

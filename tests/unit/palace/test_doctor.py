@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from mini_letta.palace.doctor import Provenance, count_findings, diagnose, fix_instruction
-from mini_letta.palace.origins import run_doctor
 from mini_letta.palace.doctor_state import load_doctor_count
+from mini_letta.palace.origins import run_doctor
 from mini_letta.reflection.gate import GateLimits
 from mini_letta.workspace import new_agent
 from support.memory import commit_all, write_file
@@ -26,11 +26,17 @@ def _md(description: str, body: str) -> str:
 
 
 CLEAN = {
-    "system/human.md": _md("The person", "## Work\n- Works on the billing service\n"
-                           "- Prefers short answers\n\n## Home\n- Lives in Lyon\n"),
+    "system/human.md": _md(
+        "The person",
+        "## Work\n- Works on the billing service\n"
+        "- Prefers short answers\n\n## Home\n- Lives in Lyon\n",
+    ),
     "system/persona.md": _md("Me", "I am a careful assistant.\n"),
-    "projects/alpha.md": _md("Alpha", "## Alpha\n- language: Python\n- Deploys on Fridays\n"
-                             "```\n- language: Python\n- language: Python\n```\n"),
+    "projects/alpha.md": _md(
+        "Alpha",
+        "## Alpha\n- language: Python\n- Deploys on Fridays\n"
+        "```\n- language: Python\n- language: Python\n```\n",
+    ),
     "projects/beta.md": _md("Beta", "## Beta\n- language: Go\n## Notes\n- Uses pnpm, not npm\n"),
     "skills/deploy/SKILL.md": _md("Deploying", "Run the steps in checklist.md.\n"),
     "skills/deploy/checklist.md": _md("Checklist", "1. Tag the release\n2. Watch the graphs\n"),
@@ -98,7 +104,9 @@ def test_each_planted_finding_is_found_once(memory):
     })  # fmt: skip
     os.symlink("/etc/passwd", memory / "notes" / "link.md")
     os.mkfifo(memory / "notes" / "pipe")
-    provenance = _all_known(memory, {"- Likes quiet mornings": RUN}, skip={"- Has a dog called Pixel"})
+    provenance = _all_known(
+        memory, {"- Likes quiet mornings": RUN}, skip={"- Has a dog called Pixel"}
+    )
     found = diagnose(memory, LIMITS, provenance)
     got = sorted((f.kind, f.path, f.line) for f in found)
     assert got == sorted([

@@ -82,7 +82,9 @@ def test_replay_matches_git_blame(tmp_path, seed):
 
 
 def test_markdown_is_escaped_and_never_links_out():
-    rendered = render_lines('# T\n- [x] <b>done</b> [site](https://e.com "t") ![alt](http://i/p.png)\n')
+    rendered = render_lines(
+        '# T\n- [x] <b>done</b> [site](https://e.com "t") ![alt](http://i/p.png)\n'
+    )
     assert "<b>" not in rendered and "&lt;b&gt;done&lt;/b&gt;" in rendered
     assert "<a " not in rendered and "<img" not in rendered
     assert 'title="https://e.com"' in rendered and "[image: alt]" in rendered
@@ -96,4 +98,3 @@ def test_markdown_gives_every_line_its_number_through_fences_and_frontmatter():
     assert render_inline("`a<b` and *em* and **strong**") == (
         "<code>a&lt;b</code> and <em>em</em> and <strong>strong</strong>"
     )
-

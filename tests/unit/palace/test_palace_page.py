@@ -21,7 +21,9 @@ from support.palace_kit import HUMAN, LIMITS, SECRET, build_story
 
 
 def _data(page_html: str) -> dict:
-    match = re.search(r'<script type="application/json" id="palace-data">(.*?)</script>', page_html, re.S)
+    match = re.search(
+        r'<script type="application/json" id="palace-data">(.*?)</script>', page_html, re.S
+    )
     assert match is not None
     return json.loads(match.group(1))
 
@@ -53,7 +55,7 @@ def test_every_line_names_the_run_or_commit_that_blame_names(world, story, data)
         assert len(origins) == len(blamed), entry["path"]
         for line, origin in zip(blamed, origins, strict=True):
             assert origin["run"] == line.run_id, (entry["path"], line.number, line.text)
-    human = dict(zip(range(1, 99), (data["commits"][i] for i in _file(data, HUMAN)["lines"])))
+    human = {n: data["commits"][i] for n, i in enumerate(_file(data, HUMAN)["lines"], 1)}
     assert human[6]["run"] == story.runs["second"]  # merged as a merge commit: named by its record
     assert human[7]["run"] is None and human[7]["subject"] == "Edit by hand"
 
@@ -103,7 +105,9 @@ def test_charts_have_memory_size_per_commit_and_context_use_and_cache_share(worl
         "rev-list", "--first-parent", "--count", "HEAD"
     )
     assert len(data["sizes"]) == int(commits)
-    assert data["sizes"][-1]["files"] == 3 and data["sizes"][-1]["tokens"] > data["sizes"][0]["tokens"]
+    assert (
+        data["sizes"][-1]["files"] == 3 and data["sizes"][-1]["tokens"] > data["sizes"][0]["tokens"]
+    )
     assert [(u["input"], u["cacheShare"]) for u in data["usage"]] == [(4000, 0.75), (4200, 0.0)]
     assert data["limits"]["window"] == 8192
 

@@ -269,6 +269,7 @@
     const W = 800, H = 200, L = 50, B = 20;
     const svg = document.createElementNS(svgNS, "svg");
     svg.setAttribute("viewBox", `0 0 ${W} ${H + B}`);
+    svg.setAttribute("preserveAspectRatio", "xMinYMid meet");
     const max = yMax || Math.max(1, ...points.map((p) => p.y));
     const x = (i) => L + (points.length === 1 ? (W - L) / 2 : (i * (W - L - 10)) / (points.length - 1));
     const y = (v) => H - (v / max) * (H - 10);
