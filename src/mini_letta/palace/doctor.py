@@ -11,6 +11,7 @@ Reads only; `--fix` hands the findings to a reflection run (`fix_instruction`).
 
 from __future__ import annotations
 
+import bisect
 import os
 import stat
 from collections.abc import Mapping
@@ -92,8 +93,8 @@ def diagnose(memory_dir: Path, limits: GateLimits, provenance: Provenance | None
             except FrontmatterError as exc:
                 found.append(_finding("frontmatter", rel, 1, _detail(exc, rel)))
     lines: list[Line] = []
+    found += _secrets(texts)
     for rel, text in texts.items():
-        found += _secrets(rel, text)
         try:
             body = parse_memory_file(text, rel).body
         except FrontmatterError as exc:
@@ -175,14 +176,27 @@ def _detail(exc: FrontmatterError, path: str) -> str:
     return str(exc).removeprefix(f"{path}: ")
 
 
-def _secrets(rel: str, text: str) -> list[Finding]:
+def _secrets(texts: Mapping[str, str]) -> list[Finding]:
+    """The scanner over every file in one call (its cost is mostly per call); each match is
+    mapped back to its file and line. Files are joined by a NUL, which no pattern spans."""
+    paths = list(texts)
+    starts: list[int] = []
+    position = 0
+    for rel in paths:
+        starts.append(position)
+        position += len(texts[rel]) + len(_JOIN)
     found = []
-    for match in iter_secrets(text):
-        line = text.count("\n", 0, match.start) + 1
+    for match in iter_secrets(_JOIN.join(texts[rel] for rel in paths)):
+        index = bisect.bisect_right(starts, match.start) - 1
+        rel = paths[index]
+        line = texts[rel].count("\n", 0, match.start - starts[index]) + 1
         found.append(
             _finding("secret", rel, line, f"holds what looks like a secret ({match.kind})")
         )
     return found
+
+
+_JOIN = "\n\x00\n"
 
 
 def _origins(rel: str, lines: list[Line], provenance: Provenance) -> list[Finding]:

@@ -28,7 +28,6 @@ from mini_letta.palace.doctor import Finding
 from mini_letta.palace.markdown import render_lines
 from mini_letta.palace.origins import Origins
 from mini_letta.reflection.gate import GateLimits
-from mini_letta.reflection.records import RunRecord
 from mini_letta.reflection.run import rejected_branch
 from mini_letta.reflection.watermark import ReflectionState
 from mini_letta.storage.atomic import load_json
@@ -38,6 +37,15 @@ MESSAGE_LIMIT = 200  # per conversation: what the page's search covers
 MESSAGE_CHARS = 4_000  # one message's text in the page, at most
 DIFF_CHARS = 20_000  # one run's diff in the page, at most
 _PAIR = re.compile(r"^[0-9a-f]{40}$")
+_JOIN = "\n\x1e\x00\x1e\n"  # no credential pattern spans a NUL
+
+
+def redact_all(texts: list[str]) -> list[str]:
+    """`redact_secrets` of each text, in one scan: the scanner's cost is mostly per call."""
+    if not texts:
+        return []
+    parts = redact_secrets(_JOIN.join(texts)).split(_JOIN)
+    return parts if len(parts) == len(texts) else [redact_secrets(t) for t in texts]
 
 
 class PalaceInput(Struct, frozen=True):
@@ -86,29 +94,36 @@ def _files(
     used: dict[int, int] = {}
     wanted: dict[str, set[str]] = {}
     files = []
+    texts: dict[str, str] = {}
     for path in sorted(blobs, key=lambda p: (p.count("/") == 0, p.casefold())):
         entry: dict[str, Any] = {"path": path, "description": "", "error": None, "budget": None}
         try:
-            raw = normalize_text(decode_memory_bytes(blobs[path], path))
+            texts[path] = normalize_text(decode_memory_bytes(blobs[path], path))
         except FrontmatterError as exc:
             entry.update(error=str(exc), tokens=0, html="", lines=[], cites={})
-            files.append(entry)
+        files.append(entry)
+    shown = dict(zip(texts, redact_all(list(texts.values())), strict=True))
+    for entry in files:
+        path = entry["path"]
+        if path not in texts:
             continue
+        raw = texts[path]
         if path.endswith(".md"):
             try:
-                entry["description"] = redact_secrets(parse_memory_file(raw, path).description)
+                description = parse_memory_file(raw, path).description
+                same = shown[path] == raw
+                entry["description"] = description if same else redact_secrets(description)
             except FrontmatterError as exc:
                 entry["error"] = str(exc)
         if path.startswith("system/"):
             entry["budget"] = limits.file_tokens
-        entry.update(tokens=estimate_tokens(raw), html=render_lines(redact_secrets(raw)))
+        entry.update(tokens=estimate_tokens(raw), html=render_lines(shown[path]))
         known = origins.history.origins.get(path)
         count = raw.count("\n") + (0 if raw.endswith("\n") or not raw else 1)
         if known is None or len(known) != count:
             known = []  # the replay does not match this file (binary history): no origins
         entry["lines"] = [used.setdefault(i, len(used)) for i in known]
         entry["cites"] = _cites(origins, path, raw.split("\n"), known, wanted)
-        files.append(entry)
     return files, list(used), wanted
 
 
@@ -144,7 +159,7 @@ def format_timestamp_seconds(seconds: int) -> str:
 
 def _runs(repo: GitRepo, origins: Origins) -> list[dict[str, Any]]:
     diffs = _run_diffs(repo, origins)
-    runs = []
+    runs: list[dict[str, Any]] = []
     for record in origins.runs:
         diff = diffs.get(record.run_id, "")
         runs.append(
@@ -155,10 +170,10 @@ def _runs(repo: GitRepo, origins: Origins) -> list[dict[str, Any]]:
                 "trigger": record.trigger,
                 "startedAt": record.started_at,
                 "finishedAt": record.finished_at,
-                "message": redact_secrets(record.message),
-                "error": redact_secrets(record.error) if record.error else None,
-                "reasons": [redact_secrets(r) for r in record.reasons],
-                "instruction": redact_secrets(record.instruction) if record.instruction else None,
+                "message": record.message,
+                "error": record.error,
+                "reasons": list(record.reasons),
+                "instruction": record.instruction,
                 "model": record.model,
                 "commitCount": record.commit_count,
                 "slices": [
@@ -166,11 +181,23 @@ def _runs(repo: GitRepo, origins: Origins) -> list[dict[str, Any]]:
                      "end": s.slice_end_line, "count": s.message_count, "mode": s.mode}
                     for s in record.slices
                 ],
-                "diff": redact_secrets(diff[:DIFF_CHARS]),
+                "diff": diff[:DIFF_CHARS],
                 "diffCut": len(diff) > DIFF_CHARS,
             }
         )  # fmt: skip
+    texts = [str(run[k] or "") for run in runs for k in _RUN_TEXTS]
+    texts += [reason for run in runs for reason in run["reasons"]]
+    clean = iter(redact_all(texts))
+    for run in runs:
+        for key in _RUN_TEXTS:
+            value = next(clean)
+            run[key] = value if run[key] is not None else None
+    for run in runs:
+        run["reasons"] = [next(clean) for _ in run["reasons"]]
     return runs
+
+
+_RUN_TEXTS = ("message", "error", "instruction")
 
 
 def _run_diffs(repo: GitRepo, origins: Origins) -> dict[str, str]:
@@ -197,7 +224,8 @@ def _run_diffs(repo: GitRepo, origins: Origins) -> dict[str, str]:
         "--no-ext-diff", stdin=request, check=False,
     )  # fmt: skip
     chunks: list[list[str]] = []
-    for line in code_and_output.decode("utf-8", "replace").split("\n"):
+    output = redact_secrets(code_and_output.decode("utf-8", "replace"))
+    for line in output.split("\n"):
         if _PAIR.match(line):
             chunks.append([])
         elif chunks:
@@ -231,7 +259,7 @@ def _message(conversation: str, line: int, message: Message) -> dict[str, Any]:
         "line": line,
         "role": message.role,
         "time": message.created_at,
-        "text": redact_secrets(text[:MESSAGE_CHARS]),
+        "text": text[:MESSAGE_CHARS],  # redacted by the caller, all in one scan
         "cut": len(text) > MESSAGE_CHARS,
     }
 
@@ -249,6 +277,8 @@ def _conversations(
         tail = store.tail(limit) if limit else []
         for line, message in tail:
             recent[message.id] = (record.id, line, message)
+        shown = [_message(record.id, line, m) for line, m in tail]
+        _redact_texts(shown)
         found.append(
             {
                 "id": record.id,
@@ -257,7 +287,7 @@ def _conversations(
                 "length": length,
                 "reflected": through,
                 "behind": length - through,
-                "messages": [_message(record.id, line, m) for line, m in tail],
+                "messages": shown,
                 "shownFrom": tail[0][0] if tail else length,
             }
         )
@@ -284,38 +314,41 @@ def _cited_messages(
     recent: dict[str, tuple[str, int, Message]],
 ) -> dict[str, Any]:
     """The cited messages' text: from the recent messages when there, else read from the
-    citing run's slices (never a whole log)."""
+    citing runs' slices: one pass per conversation over the lines those slices span."""
     messages: dict[str, Any] = {}
+    spans: dict[str, tuple[int, int]] = {}
+    missing: set[str] = set()
     for record in origins.runs:
         ids = wanted.get(record.run_id, set())
-        for message_id in sorted(ids):
+        for message_id in ids:
             if message_id in recent:
                 conversation, line, message = recent[message_id]
                 messages[message_id] = _message(conversation, line, message)
-        missing = {i for i in ids if i not in messages}
-        if missing:
-            for conversation, line, message in _from_slices(home, agent_id, record, missing):
-                messages[message.id] = _message(conversation, line, message)
+            else:
+                missing.add(message_id)
+        if ids - set(messages):
+            for piece in record.slices:
+                low, high = spans.get(piece.conversation_id, (piece.start_line, 0))
+                spans[piece.conversation_id] = (
+                    min(low, piece.start_line),
+                    max(high, piece.slice_end_line),
+                )
+    for conversation, (start, end) in spans.items():
+        if not missing:
+            break
+        store = ConversationStore(agent_id, conversation, home)
+        if not store.exists():
+            continue
+        for line, message in store.find_ids(missing, start, end):
+            messages[message.id] = _message(conversation, line, message)
+            missing.discard(message.id)
+    _redact_texts(list(messages.values()))
     return messages
 
 
-def _from_slices(
-    home: Home, agent_id: str, record: RunRecord, wanted: set[str]
-) -> list[tuple[str, int, Message]]:
-    found = []
-    for piece in record.slices:
-        if not wanted:
-            break
-        store = ConversationStore(agent_id, piece.conversation_id, home)
-        if not store.exists():
-            continue
-        for line, message in store.iter_from(piece.start_line):
-            if line >= piece.slice_end_line:
-                break
-            if message.id in wanted:
-                found.append((piece.conversation_id, line, message))
-                wanted.discard(message.id)
-    return found
+def _redact_texts(entries: list[dict[str, Any]]) -> None:
+    for entry, text in zip(entries, redact_all([e["text"] for e in entries]), strict=True):
+        entry["text"] = text
 
 
 def _usage(recent: dict[str, tuple[str, int, Message]], window: int) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
+from typing import NamedTuple
 
 from mini_letta.memory.layout import DEFAULT_HUMAN, DEFAULT_PERSONA
 from mini_letta.reflection.gate import normalise_line
@@ -23,7 +23,8 @@ from mini_letta.structs import Struct
 NEAR = 0.7  # Jaccard similarity of two lines' words at which they say the same thing
 MIN_WORDS = 4  # shorter lines share too much by chance
 MIN_NORMAL = 6  # exact duplicates shorter than this ("- yes") are common and harmless
-BUCKET_CAP = 64  # a word shared by more lines than this is too common to find pairs by
+MAX_CANDIDATES = 16  # lines compared with each line, at most
+BUCKET_CAP = 12  # a word in more earlier lines than this is too common to find pairs by
 STARTER = frozenset(line.strip() for text in (DEFAULT_HUMAN, DEFAULT_PERSONA) for line in
                     text.splitlines() if line.strip())  # fmt: skip
 _GENERIC_PLACEHOLDER = re.compile(
@@ -44,7 +45,9 @@ _WORDS = re.compile(r"[^\W_]+", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
-class Line(Struct, frozen=True):
+class Line(NamedTuple):
+    """One line of a file (a tuple: a memory has thousands, built on every audit)."""
+
     path: str
     number: int  # 1-based, in the file
     text: str
@@ -146,8 +149,11 @@ def _duplicates(lines: list[Line]) -> list[LineFinding]:
 
 def line_words(text: str) -> frozenset[str]:
     """A line's words for similarity: words folded, and CJK runs as character bigrams."""
+    found = _WORDS.findall(text.casefold())
+    if not _CJK.search(text):
+        return frozenset(found)
     words: set[str] = set()
-    for word in _WORDS.findall(text.casefold()):
+    for word in found:
         if _CJK.search(word):
             chars = [c for c in word]
             words.update(a + b for a, b in zip(chars, chars[1:], strict=False))
@@ -163,7 +169,6 @@ def _near_duplicates(lines: list[Line]) -> list[LineFinding]:
     frequency: Counter[str] = Counter(word for words in sets for word in words)
     buckets: dict[str, list[int]] = {}
     findings = []
-    reported: set[int] = set()
     for index, words in enumerate(sets):
         if len(words) < MIN_WORDS:
             continue
@@ -175,9 +180,10 @@ def _near_duplicates(lines: list[Line]) -> list[LineFinding]:
             candidates.update(bucket)
             if len(bucket) < BUCKET_CAP:
                 bucket.append(index)
+        if len(candidates) > MAX_CANDIDATES:  # keep the nearest earlier lines: a bound per line
+            candidates = set(sorted(candidates)[-MAX_CANDIDATES:])
         match = _closest(index, sets, candidates)
-        if match is not None and index not in reported:
-            reported.add(index)
+        if match is not None:
             earlier, line = lines[match], lines[index]
             findings.append(
                 LineFinding(
@@ -186,19 +192,23 @@ def _near_duplicates(lines: list[Line]) -> list[LineFinding]:
                     line.number,
                     f"says nearly what {_where(earlier)} says: {earlier.text.strip()!r}",
                     _where(earlier),
-                )  # fmt: skip
+                )
             )
     return findings
 
 
-def _closest(index: int, sets: list[frozenset[str]], candidates: Iterable[int]) -> int | None:
+def _closest(index: int, sets: list[frozenset[str]], candidates: set[int]) -> int | None:
+    """The earliest candidate at least NEAR similar. Sizes filter first: a Jaccard similarity
+    of NEAR needs the smaller set to hold at least NEAR of the larger one."""
     words = sets[index]
+    size = len(words)
+    low, high = NEAR * size, size / NEAR
     for other in sorted(candidates):
         theirs = sets[other]
-        if len(theirs) < MIN_WORDS or words == theirs:
+        if not low <= len(theirs) <= high or words == theirs:
             continue
         shared = len(words & theirs)
-        if shared / (len(words) + len(theirs) - shared) >= NEAR:
+        if shared >= NEAR * (size + len(theirs) - shared):
             return other
     return None
 
