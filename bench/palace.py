@@ -78,7 +78,8 @@ def build_agent(root: Path, files: int, runs: int):
             repo.run("commit", "-q", "-m", f"reflection: run {number}\n\nReflection-Run: {run_id}")
             merge = repo.head_sha()
         now = format_timestamp(clock.now())
-        slice_info = SliceInfo(store.conversation_id, first, first + 6, ids[first], ids[first + 5], 6)
+        span = (first, first + 6, ids[first], ids[first + 5], 6)
+        slice_info = SliceInfo(store.conversation_id, *span)
         save_run_record(
             world.home,
             RunRecord(
@@ -138,9 +139,9 @@ def main() -> None:
             lambda: run_doctor(world.home, agent.id, limits, world.clock), options.repeat
         )
         print(load_line(options.repeat) + " (cpu: this process and its git children)")
-        print(f"palace written   {page_ms:8.0f} ms wall {page_cpu:6.0f} ms cpu  (target < 2000 ms)")
-        print(f"palace size      {sizes[-1] / 1e6:8.2f} MB                  (target < 10 MB)")
-        print(f"memory doctor    {doctor_ms:8.0f} ms wall {doctor_cpu:6.0f} ms cpu  (target < 1000 ms)")
+        print(f"palace written {page_ms:7.0f} ms wall {page_cpu:6.0f} ms cpu  (target < 2000 ms)")
+        print(f"palace size    {sizes[-1] / 1e6:7.2f} MB                  (target < 10 MB)")
+        print(f"memory doctor  {doctor_ms:7.0f} ms wall {doctor_cpu:6.0f} ms cpu  (target < 1 s)")
 
 
 if __name__ == "__main__":
