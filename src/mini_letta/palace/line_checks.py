@@ -35,7 +35,7 @@ _GENERIC_PLACEHOLDER = re.compile(
 )
 _SUBJECT = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>[^:：=*_`\[\]()<>]{1,40}?)(?:\*\*|__)?\s*"
-    r"(?:[:：]|\s=)\s*(?P<value>\S.*)$"
+    r"(?:[:：](?!//)|(?<=\s)=)\s*(?P<value>\S.*)$"
 )
 _NOT_SUBJECTS = frozenset(
     {"note", "notes", "example", "examples", "eg", "ie", "see", "tip", "warning", "todo",
@@ -149,7 +149,7 @@ def _duplicates(lines: list[Line]) -> list[LineFinding]:
 
 def line_words(text: str) -> frozenset[str]:
     """A line's words for similarity: words folded, and CJK runs as character bigrams."""
-    found = _WORDS.findall(text.casefold())
+    found = [_singular(word) for word in _WORDS.findall(text.casefold())]
     if not _CJK.search(text):
         return frozenset(found)
     words: set[str] = set()
@@ -162,6 +162,12 @@ def line_words(text: str) -> frozenset[str]:
         else:
             words.add(word)
     return frozenset(words)
+
+
+def _singular(word: str) -> str:
+    """A plural folded to its singular, roughly (`fridays`, `tests`), so number alone does not
+    make two lines differ."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 def _near_duplicates(lines: list[Line]) -> list[LineFinding]:
@@ -217,7 +223,7 @@ def _contradictions(lines: list[Line]) -> list[LineFinding]:
     """`key: value` lines with one key and two values. Lines under two different headings
     (`## Alpha` / `## Beta`) are about different things; a line under no heading is about the
     same thing as any line with its key."""
-    seen: dict[str, list[tuple[str, str, Line]]] = {}  # key -> (heading, value, line)
+    seen: dict[str, list[tuple[str, frozenset[str], Line]]] = {}  # key -> (heading, words, line)
     findings = []
     for line in lines:
         match = _SUBJECT.match(line.text)
@@ -226,7 +232,7 @@ def _contradictions(lines: list[Line]) -> list[LineFinding]:
         key = normalise_line(match["key"])
         if not key or key in _NOT_SUBJECTS or len(match["key"].split()) > 4:
             continue
-        value = normalise_line(match["value"])
+        value = frozenset(_WORDS.findall(match["value"].casefold()))
         if not value:
             continue
         same = [
@@ -234,7 +240,7 @@ def _contradictions(lines: list[Line]) -> list[LineFinding]:
             for heading, v, old in seen.setdefault(key, [])
             if not heading or not line.heading or heading == line.heading
         ]
-        clash = next((old for v, old in same if v not in value and value not in v), None)
+        clash = next((old for v, old in same if not (v <= value or value <= v)), None)
         if clash is not None and all(v != value for v, _ in same):
             findings.append(
                 LineFinding(
