@@ -209,14 +209,16 @@ def _closest(index: int, sets: list[frozenset[str]], candidates: set[int]) -> in
     words = sets[index]
     size = len(words)
     low, high = NEAR * size, size / NEAR
-    for other in sorted(candidates):
+    best: int | None = None
+    for other in candidates:
         theirs = sets[other]
-        if not low <= len(theirs) <= high or words == theirs:
+        count = len(theirs)
+        if (best is not None and other > best) or not low <= count <= high:
             continue
         shared = len(words & theirs)
-        if shared >= NEAR * (size + len(theirs) - shared):
-            return other
-    return None
+        if shared >= NEAR * (size + count - shared):
+            best = other
+    return best
 
 
 def _contradictions(lines: list[Line]) -> list[LineFinding]:
