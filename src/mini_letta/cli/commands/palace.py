@@ -87,9 +87,9 @@ def palace(
 def _source(world: World, record: AgentRecord, messages: int | None) -> PalaceInput:
     from mini_letta.palace.gather import MESSAGE_LIMIT, PalaceInput
     from mini_letta.palace.origins import memory_limits, primary_window
-    from mini_letta.reflection.settings import load_reflection_settings
+    from mini_letta.reflection.api import load_settings
 
-    settings = load_reflection_settings(world.home, world.cwd, record)
+    settings = load_settings(world.home, world.cwd, record)
     limit = MESSAGE_LIMIT if messages is None else messages
     return PalaceInput(world.home, record, memory_limits(world, record, settings),
                        primary_window(world, record), world.clock, limit)  # fmt: skip
@@ -152,12 +152,12 @@ def doctor_cmd(agent: str | None, as_json: bool, fix: bool) -> None:
     from mini_letta.cli.world import current_world
     from mini_letta.palace.doctor import count_findings
     from mini_letta.palace.origins import memory_limits, run_doctor
-    from mini_letta.reflection.settings import load_reflection_settings
+    from mini_letta.reflection.api import load_settings
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
     record = resolve_agent(world, agent)
-    settings = load_reflection_settings(world.home, world.cwd, record)
+    settings = load_settings(world.home, world.cwd, record)
     findings = run_doctor(
         world.home, record.id, memory_limits(world, record, settings), world.clock
     )
@@ -190,8 +190,7 @@ def _fix(world: World, record: AgentRecord, findings: list[Finding]) -> bool:
     from mini_letta.conversations.registry import list_conversations
     from mini_letta.conversations.store import ConversationStore
     from mini_letta.palace.doctor import fix_instruction
-    from mini_letta.reflection.launcher import drained_after
-    from mini_letta.reflection.run import LaunchOptions, launch_multi_reflection
+    from mini_letta.reflection.api import LaunchOptions, drained_after, launch_many
     from mini_letta.settings import current_conversation_id
 
     if not findings:
@@ -206,6 +205,6 @@ def _fix(world: World, record: AgentRecord, findings: list[Finding]) -> bool:
                                    "chat first")  # fmt: skip
     options = LaunchOptions(trigger="manual", instruction=fix_instruction(findings))
     with drained_after(world, record.id):
-        outcome = launch_multi_reflection(world, record, stores, options)
+        outcome = launch_many(world, record, stores, options)
         echo(render_outcome_line(outcome), err=True)
     return outcome.ok
