@@ -206,7 +206,8 @@
       const d = el("details", "run");
       d.id = "run-" + r.id;
       const s = el("summary");
-      s.appendChild(el("span", "status " + r.status, r.status + (r.decision ? ` (${r.decision})` : "")));
+      const waiting = r.status === "rejected" && !r.decision ? " (waiting)" : "";
+      s.appendChild(el("span", "status " + r.status, r.status + (r.decision ? ` (${r.decision})` : waiting)));
       s.appendChild(el("span", null, `${r.startedAt} · ${r.id} · ${r.trigger} · ${r.message}`));
       d.appendChild(s);
       d.addEventListener("toggle", () => {
@@ -218,7 +219,7 @@
           r.reasons.forEach((x) => ul.appendChild(el("li", null, x)));
           d.appendChild(ul);
         }
-        if (r.error) d.appendChild(el("div", null, "Error: " + r.error));
+        if (r.error && !r.reasons.includes(r.error)) d.appendChild(el("div", null, "Error: " + r.error));
         if (r.instruction) d.appendChild(el("div", null, "Instruction: " + r.instruction));
         r.slices.forEach((sl) => {
           const shown = coveredMessages(sl);
