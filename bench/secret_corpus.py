@@ -126,65 +126,132 @@ SHAPES: dict[str, Shape] = {
     "gcp api key": lambda r: "AIza" + pick(r, URLSAFE, 35),
     "gcp oauth client secret": lambda r: "GOCSPX-" + pick(r, URLSAFE, 28),
     "google oauth access token": lambda r: "ya29." + pick(r, URLSAFE, 120),
-    "gcp service account key": lambda r: '"private_key": "'
-    + pem(r, "PRIVATE KEY", 4, True).replace("\n", "\\n")
-    + '\\n"',
-    "azure storage connection string": lambda r: "DefaultEndpointsProtocol=https;AccountName="
-    + pick(r, LOWER + DIGITS, 12)
-    + ";AccountKey="
-    + base64.b64encode(r.randbytes(64)).decode()
-    + ";EndpointSuffix=core.windows.net",
-    "azure sas token": lambda r: "?sv=2022-11-02&ss=bfqt&srt=sco&sp=rwdlacupiytfx&se=2026-12-31T00:00:00Z"
-    "&st=2026-01-01T00:00:00Z&spr=https&sig="
-    + base64.b64encode(r.randbytes(32)).decode().replace("+", "%2B").replace("/", "%2F")[:-1]
-    + "%3D",
-    "azure ad client secret": lambda r: pick(r, ALNUM, 3) + r.choice(DIGITS) + "Q~" + pick(r, URLSAFE + ".~", 34),
+    "gcp service account key": lambda r: (
+        '"private_key": "' + pem(r, "PRIVATE KEY", 4, True).replace("\n", "\\n") + '\\n"'
+    ),
+    "azure storage connection string": lambda r: (
+        "DefaultEndpointsProtocol=https;AccountName="
+        + pick(r, LOWER + DIGITS, 12)
+        + ";AccountKey="
+        + base64.b64encode(r.randbytes(64)).decode()
+        + ";EndpointSuffix=core.windows.net"
+    ),
+    "azure sas token": lambda r: (
+        "?sv=2022-11-02&ss=bfqt&srt=sco&sp=rwdlacupiytfx&se=2026-12-31T00:00:00Z"
+        "&st=2026-01-01T00:00:00Z&spr=https&sig="
+        + base64.b64encode(r.randbytes(32)).decode().replace("+", "%2B").replace("/", "%2F")[:-1]
+        + "%3D"
+    ),
+    "azure ad client secret": lambda r: (
+        pick(r, ALNUM, 3) + r.choice(DIGITS) + "Q~" + pick(r, URLSAFE + ".~", 34)
+    ),
     "alibaba access key": lambda r: "LTAI" + pick(r, ALNUM, 20),
     "digitalocean token": lambda r: "dop_v1_" + pick(r, HEX, 64),
     # CI and code hosting
-    "github classic token": lambda r: r.choice(["ghp_", "gho_", "ghs_", "ghu_", "ghr_"]) + pick(r, ALNUM, 36),
-    "github fine-grained token": lambda r: "github_pat_11" + pick(r, UPPER + DIGITS, 20) + "_" + pick(r, ALNUM, 59),
+    "github classic token": lambda r: (
+        r.choice(["ghp_", "gho_", "ghs_", "ghu_", "ghr_"]) + pick(r, ALNUM, 36)
+    ),
+    "github fine-grained token": lambda r: (
+        "github_pat_11" + pick(r, UPPER + DIGITS, 20) + "_" + pick(r, ALNUM, 59)
+    ),
     "gitlab token": lambda r: r.choice(["glpat-", "gldt-", "glptt-"]) + pick(r, URLSAFE, 20),
     "gitlab runner token": lambda r: "glrt-" + pick(r, URLSAFE, 20),
     "circleci token": lambda r: "CCIPAT_" + pick(r, ALNUM, 22) + "_" + pick(r, HEX, 40),
     "bitbucket app password": lambda r: "ATBB" + pick(r, ALNUM, 32),
-    "atlassian api token": lambda r: "ATATT3xFfGF0" + pick(r, URLSAFE, 180) + "=" + pick(r, HEX.upper(), 8),
+    "atlassian api token": lambda r: (
+        "ATATT3xFfGF0" + pick(r, URLSAFE, 180) + "=" + pick(r, HEX.upper(), 8)
+    ),
     "hashicorp vault token": lambda r: "hvs." + pick(r, URLSAFE, 90),
     "terraform cloud token": lambda r: pick(r, ALNUM, 14) + ".atlasv1." + pick(r, ALNUM, 67),
     "doppler token": lambda r: "dp.st.prd." + pick(r, ALNUM, 43),
     "databricks token": lambda r: "dapi" + pick(r, HEX, 32),
     # chat and messaging
-    "slack bot token": lambda r: "xoxb-" + "".join(r.choices(DIGITS, k=12)) + "-" + "".join(r.choices(DIGITS, k=13)) + "-" + pick(r, ALNUM, 24),
-    "slack app token": lambda r: "xapp-1-A0" + pick(r, UPPER + DIGITS, 9) + "-" + "".join(r.choices(DIGITS, k=13)) + "-" + pick(r, HEX, 64),
-    "slack webhook": lambda r: "https://hooks.slack.com/services/T0" + pick(r, UPPER + DIGITS, 8) + "/B0" + pick(r, UPPER + DIGITS, 8) + "/" + pick(r, ALNUM, 24),
-    "discord bot token": lambda r: r.choice("MNO")
-    + pick(r, ALNUM, 23)
-    + "."
-    + pick(r, URLSAFE, 6)
-    + "."
-    + pick(r, URLSAFE, 38),
-    "discord webhook": lambda r: "https://discord.com/api/webhooks/" + "".join(r.choices(DIGITS, k=18)) + "/" + pick(r, URLSAFE, 68),
-    "telegram bot token": lambda r: "".join(r.choices(DIGITS, k=r.choice([9, 10])))
-    + ":AA"
-    + pick(r, URLSAFE, 33),
+    "slack bot token": lambda r: (
+        "xoxb-"
+        + "".join(r.choices(DIGITS, k=12))
+        + "-"
+        + "".join(r.choices(DIGITS, k=13))
+        + "-"
+        + pick(r, ALNUM, 24)
+    ),
+    "slack app token": lambda r: (
+        "xapp-1-A0"
+        + pick(r, UPPER + DIGITS, 9)
+        + "-"
+        + "".join(r.choices(DIGITS, k=13))
+        + "-"
+        + pick(r, HEX, 64)
+    ),
+    "slack webhook": lambda r: (
+        "https://hooks.slack.com/services/T0"
+        + pick(r, UPPER + DIGITS, 8)
+        + "/B0"
+        + pick(r, UPPER + DIGITS, 8)
+        + "/"
+        + pick(r, ALNUM, 24)
+    ),
+    "discord bot token": lambda r: (
+        r.choice("MNO")
+        + pick(r, ALNUM, 23)
+        + "."
+        + pick(r, URLSAFE, 6)
+        + "."
+        + pick(r, URLSAFE, 38)
+    ),
+    "discord webhook": lambda r: (
+        "https://discord.com/api/webhooks/"
+        + "".join(r.choices(DIGITS, k=18))
+        + "/"
+        + pick(r, URLSAFE, 68)
+    ),
+    "telegram bot token": lambda r: (
+        "".join(r.choices(DIGITS, k=r.choice([9, 10]))) + ":AA" + pick(r, URLSAFE, 33)
+    ),
     "twilio api key": lambda r: "SK" + pick(r, HEX, 32),
     "twilio account sid and token": lambda r: "AC" + pick(r, HEX, 32) + " / " + pick(r, HEX, 32),
-    "mailgun key": lambda r: r.choice(["key-" + pick(r, LOWER + DIGITS, 32), pick(r, HEX, 32) + "-" + pick(r, HEX, 8) + "-" + pick(r, HEX, 8)]),
+    "mailgun key": lambda r: r.choice(
+        [
+            "key-" + pick(r, LOWER + DIGITS, 32),
+            pick(r, HEX, 32) + "-" + pick(r, HEX, 8) + "-" + pick(r, HEX, 8),
+        ]
+    ),
     "sendgrid key": lambda r: "SG." + pick(r, URLSAFE, 22) + "." + pick(r, URLSAFE, 43),
     "mailchimp key": lambda r: pick(r, HEX, 32) + "-us" + str(r.randrange(1, 21)),
-    "wecom webhook": lambda r: "https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=" + str(uuid.UUID(int=r.getrandbits(128))),
-    "dingtalk webhook": lambda r: "https://oapi.dingtalk.com/robot/send?access_token=" + pick(r, HEX, 64),
+    "wecom webhook": lambda r: (
+        "https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key="
+        + str(uuid.UUID(int=r.getrandbits(128)))
+    ),
+    "dingtalk webhook": lambda r: (
+        "https://oapi.dingtalk.com/robot/send?access_token=" + pick(r, HEX, 64)
+    ),
     # payments
-    "stripe secret key": lambda r: r.choice(["sk_live_", "sk_test_", "rk_live_"]) + pick(r, ALNUM, 24 + r.randrange(75)),
+    "stripe secret key": lambda r: (
+        r.choice(["sk_live_", "sk_test_", "rk_live_"]) + pick(r, ALNUM, 24 + r.randrange(75))
+    ),
     "stripe webhook secret": lambda r: "whsec_" + pick(r, ALNUM, 32),
-    "square token": lambda r: r.choice(["sq0atp-" + pick(r, URLSAFE, 22), "sq0csp-" + pick(r, URLSAFE, 43), "EAAA" + pick(r, URLSAFE, 60)]),
-    "paypal braintree token": lambda r: "access_token$production$" + pick(r, LOWER + DIGITS, 16) + "$" + pick(r, HEX, 32),
-    "shopify token": lambda r: r.choice(["shpat_", "shpss_", "shpca_", "shppa_"]) + pick(r, HEX, 32),
-    "card with expiry and cvv": lambda r: grouped(luhn_card(r, r.choice(["4", "51", "55", "37", "6011"]), 15 if r.random() < 0.2 else 16), r.choice([" ", "-", ""]))
-    + r.choice([" exp ", " expiry ", " valid thru ", ", exp: "])
-    + f"{r.randrange(1, 13):02d}/{r.randrange(26, 32)}"
-    + r.choice([" cvv ", " CVV: ", ", cvc ", " security code "])
-    + "".join(r.choices(DIGITS, k=3)),
+    "square token": lambda r: r.choice(
+        [
+            "sq0atp-" + pick(r, URLSAFE, 22),
+            "sq0csp-" + pick(r, URLSAFE, 43),
+            "EAAA" + pick(r, URLSAFE, 60),
+        ]
+    ),
+    "paypal braintree token": lambda r: (
+        "access_token$production$" + pick(r, LOWER + DIGITS, 16) + "$" + pick(r, HEX, 32)
+    ),
+    "shopify token": lambda r: (
+        r.choice(["shpat_", "shpss_", "shpca_", "shppa_"]) + pick(r, HEX, 32)
+    ),
+    "card with expiry and cvv": lambda r: (
+        grouped(
+            luhn_card(r, r.choice(["4", "51", "55", "37", "6011"]), 15 if r.random() < 0.2 else 16),
+            r.choice([" ", "-", ""]),
+        )
+        + r.choice([" exp ", " expiry ", " valid thru ", ", exp: "])
+        + f"{r.randrange(1, 13):02d}/{r.randrange(26, 32)}"
+        + r.choice([" cvv ", " CVV: ", ", cvc ", " security code "])
+        + "".join(r.choices(DIGITS, k=3))
+    ),
     # package registries
     "npm token": lambda r: "npm_" + pick(r, ALNUM, 36),
     "pypi token": lambda r: "pypi-AgEIcHlwaS5vcmc" + pick(r, URLSAFE, 70),
@@ -196,7 +263,9 @@ SHAPES: dict[str, Shape] = {
     "anthropic key": lambda r: "sk-ant-api03-" + pick(r, URLSAFE, 93) + "AA",
     "hugging face token": lambda r: "hf_" + pick(r, ALNUM, 34),
     "linear key": lambda r: "lin_api_" + pick(r, ALNUM, 40),
-    "notion token": lambda r: r.choice(["secret_" + pick(r, ALNUM, 43), "ntn_" + pick(r, ALNUM, 46)]),
+    "notion token": lambda r: r.choice(
+        ["secret_" + pick(r, ALNUM, 43), "ntn_" + pick(r, ALNUM, 46)]
+    ),
     "postman key": lambda r: "PMAK-" + pick(r, HEX, 24) + "-" + pick(r, HEX, 34),
     "new relic key": lambda r: "NRAK-" + pick(r, UPPER + DIGITS, 27),
     "grafana token": lambda r: "glsa_" + pick(r, ALNUM, 32) + "_" + pick(r, HEX, 8),
@@ -204,30 +273,103 @@ SHAPES: dict[str, Shape] = {
     # connection strings
     "postgres url": lambda r: f"postgresql://app_user:{password(r)}@{host(r)}:5432/orders",
     "mysql url": lambda r: f"mysql://root:{password(r)}@{host(r)}:3306/shop",
-    "mongodb url": lambda r: f"mongodb+srv://svc:{password(r)}@cluster0.{pick(r, LOWER + DIGITS, 5)}.mongodb.net/app?retryWrites=true",
+    "mongodb url": lambda r: (
+        f"mongodb+srv://svc:{password(r)}@cluster0.{pick(r, LOWER + DIGITS, 5)}"
+        ".mongodb.net/app?retryWrites=true"
+    ),
     "redis url without user": lambda r: f"redis://:{password(r)}@{host(r)}:6379/0",
     "amqp url": lambda r: f"amqp://guest_{r.randrange(99)}:{password(r)}@{host(r)}:5672/vhost",
-    "sqlserver connection string": lambda r: f"Server={host(r)};Database=Sales;User Id=sa;Password={password(r)};",
-    "jdbc url": lambda r: f"jdbc:postgresql://{host(r)}:5432/app?user=report&password={password(r)}",
+    "sqlserver connection string": lambda r: (
+        f"Server={host(r)};Database=Sales;User Id=sa;Password={password(r)};"
+    ),
+    "jdbc url": lambda r: (
+        f"jdbc:postgresql://{host(r)}:5432/app?user=report&password={password(r)}"
+    ),
     # headers, assignments, keys
     "basic auth header": lambda r: "Authorization: Basic " + basic(r),
     "bearer header": lambda r: "Authorization: Bearer " + pick(r, URLSAFE + ".", 40),
     "jwt": jwt,
-    "private key": lambda r: pem(r, r.choice(["RSA PRIVATE KEY", "EC PRIVATE KEY", "OPENSSH PRIVATE KEY", "PRIVATE KEY"]), 6, True),
-    "private key without end": lambda r: pem(r, r.choice(["RSA PRIVATE KEY", "OPENSSH PRIVATE KEY", "PRIVATE KEY", "ENCRYPTED PRIVATE KEY"]), 5, False),
+    "private key": lambda r: pem(
+        r,
+        r.choice(["RSA PRIVATE KEY", "EC PRIVATE KEY", "OPENSSH PRIVATE KEY", "PRIVATE KEY"]),
+        6,
+        True,
+    ),
+    "private key without end": lambda r: pem(
+        r,
+        r.choice(
+            ["RSA PRIVATE KEY", "OPENSSH PRIVATE KEY", "PRIVATE KEY", "ENCRYPTED PRIVATE KEY"]
+        ),
+        5,
+        False,
+    ),
     "pgp private key": lambda r: pem(r, "PGP PRIVATE KEY BLOCK", 5, True),
-    "db_pass assignment": lambda r: r.choice(["db_pass: ", "DB_PASS=", "mysql_pass = ", "smtp_pass: "]) + password(r),
-    "env secret assignment": lambda r: r.choice(["export STRIPE_SECRET=", "JWT_SECRET=", "SESSION_SECRET: ", "client_secret = ", "TWILIO_AUTH_TOKEN="]) + pick(r, ALNUM, 32),
-    "short password assignment": lambda r: r.choice(["password: ", "Password: ", "pwd=", "pass: "]) + pick(r, LOWER + DIGITS, 7),
+    "db_pass assignment": lambda r: (
+        r.choice(["db_pass: ", "DB_PASS=", "mysql_pass = ", "smtp_pass: "]) + password(r)
+    ),
+    "env secret assignment": lambda r: (
+        r.choice(
+            [
+                "export STRIPE_SECRET=",
+                "JWT_SECRET=",
+                "SESSION_SECRET: ",
+                "client_secret = ",
+                "TWILIO_AUTH_TOKEN=",
+            ]
+        )
+        + pick(r, ALNUM, 32)
+    ),
+    "short password assignment": lambda r: (
+        r.choice(["password: ", "Password: ", "pwd=", "pass: "]) + pick(r, LOWER + DIGITS, 7)
+    ),
     # prose
-    "password in prose": lambda r: r.choice(["my password is ", "The password is ", "the admin password was ", "our shared password is now "]) + password(r),
-    "password in prose, letters only": lambda r: r.choice(["my password is ", "the router password is ", "Her email password is "]) + r.choice(["sunshine", "bluebanana", "dragonfly", "purplemonkey", "correcthorsebattery", "letmeinplease", "Snowflake"]),
-    "wifi password in prose": lambda r: r.choice(["the wifi pw is ", "wifi password: ", "Wi-Fi pass is ", "guest wifi pw "]) + password(r),
-    "pin in prose": lambda r: r.choice(["my PIN is ", "the bank card PIN is ", "door code is ", "PIN: "]) + "".join(r.choices(DIGITS, k=r.choice([4, 6]))),
-    "chinese password": lambda r: r.choice(["我的密码是", "数据库密码是 ", "登录密码：", "服务器的密码为", "邮箱密码是 "]) + password(r),
-    "chinese command password": lambda r: r.choice(["口令：", "管理口令是 ", "口令为"]) + password(r),
-    "traditional chinese password": lambda r: r.choice(["我的密碼是 ", "資料庫密碼：", "密碼為"]) + password(r),
-    "chinese bank pin": lambda r: r.choice(["银行卡密码是", "取款密码是 ", "密码是", "支付密码：", "我的密碼是"]) + "".join(r.choices(DIGITS, k=6)),
+    "password in prose": lambda r: (
+        r.choice(
+            [
+                "my password is ",
+                "The password is ",
+                "the admin password was ",
+                "our shared password is now ",
+            ]
+        )
+        + password(r)
+    ),
+    "password in prose, letters only": lambda r: (
+        r.choice(["my password is ", "the router password is ", "Her email password is "])
+        + r.choice(
+            [
+                "sunshine",
+                "bluebanana",
+                "dragonfly",
+                "purplemonkey",
+                "correcthorsebattery",
+                "letmeinplease",
+                "Snowflake",
+            ]
+        )
+    ),
+    "wifi password in prose": lambda r: (
+        r.choice(["the wifi pw is ", "wifi password: ", "Wi-Fi pass is ", "guest wifi pw "])
+        + password(r)
+    ),
+    "pin in prose": lambda r: (
+        r.choice(["my PIN is ", "the bank card PIN is ", "door code is ", "PIN: "])
+        + "".join(r.choices(DIGITS, k=r.choice([4, 6])))
+    ),
+    "chinese password": lambda r: (
+        r.choice(["我的密码是", "数据库密码是 ", "登录密码：", "服务器的密码为", "邮箱密码是 "])
+        + password(r)
+    ),
+    "chinese command password": lambda r: (
+        r.choice(["口令：", "管理口令是 ", "口令为"]) + password(r)
+    ),
+    "traditional chinese password": lambda r: (
+        r.choice(["我的密碼是 ", "資料庫密碼：", "密碼為"]) + password(r)
+    ),
+    "chinese bank pin": lambda r: (
+        r.choice(["银行卡密码是", "取款密码是 ", "密码是", "支付密码：", "我的密碼是"])
+        + "".join(r.choices(DIGITS, k=6))
+    ),
 }
 
 # Sentence frames around a credential; each part has its own.
@@ -260,12 +402,12 @@ FRAMES = {
 CLEAN_TEMPLATES = {
     "visible": [
         'password = os.environ["{env}"]',
-        "token = request.headers.get(\"Authorization\", \"\").removeprefix(\"Bearer \")",
+        'token = request.headers.get("Authorization", "").removeprefix("Bearer ")',
         "def check_password(password: str, hashed: bytes) -> bool:",
         "api_key = settings.{field}",
         "if not password or len(password) < {n}:",
-        "secret_key = get_secret(\"{name}\")",
-        "const token = await getToken({{ scope: \"{name}\" }});",
+        'secret_key = get_secret("{name}")',
+        'const token = await getToken({{ scope: "{name}" }});',
         "PASSWORD_MIN_LENGTH = {n}",
         '"password": {{"type": "string", "minLength": {n}}},',
         "commit {sha} fixed the token refresh",
@@ -273,7 +415,7 @@ CLEAN_TEMPLATES = {
         "sha256: {sha256}",
         "{sha256}  dist/mini_letta-0.1.0.tar.gz",
         "request id {uuid} failed with 401",
-        "user_id = \"{uuid}\"",
+        'user_id = "{uuid}"',
         "thumbnail: data:image/png;base64,{b64}",
         "API_KEY={placeholder}",
         "password: {mask}",
@@ -286,16 +428,16 @@ CLEAN_TEMPLATES = {
         "The session token expires after {n} minutes.",
         "See {env} in .env.example for the format.",
         "sorted(items, key=lambda item: item.{field})",
-        "cache_key = f\"user:{{user_id}}:profile\"",
-        "primary_key = \"{field}\"",
+        'cache_key = f"user:{{user_id}}:profile"',
+        'primary_key = "{field}"',
         "foreign_key: {field}_id",
         "{name}_token_count = {n}",
         "the password field is required",
         "your password is incorrect, try again",
-        "Forgot your password? Click \"Reset password\" and check your inbox.",
+        'Forgot your password? Click "Reset password" and check your inbox.',
         "Tokens are counted with a CJK-aware estimate ({n} per 1k).",
         "The key rotation job ran at 02:{n:02d} UTC.",
-        "etag: \"{short}\"",
+        'etag: "{short}"',
         "msg-{short}-{n}",
         "conv-{short}",
         "用户的密码用 bcrypt 哈希后存储，成本因子为 {n}",
@@ -315,30 +457,30 @@ CLEAN_TEMPLATES = {
         "{thing_zh}不能为空",
         "password_hash = hashlib.sha256(salt + password.encode()).hexdigest()",
         "TOKEN_TTL_SECONDS = {n}",
-        "if token is None: raise AuthError(\"missing token\")",
-        "logger.info(\"token refreshed for %s\", user_id)",
-        "curl -H \"Authorization: Bearer $TOKEN\" https://api.example.com/v1/me",
+        'if token is None: raise AuthError("missing token")',
+        'logger.info("token refreshed for %s", user_id)',
+        'curl -H "Authorization: Bearer $TOKEN" https://api.example.com/v1/me',
         "Authorization: Bearer <your-token>",
         "token: {placeholder}",
         "The base64 of the logo is {b64}",
         "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{b64short} dev@laptop",
         "pip install package=={n}.{n}.0 --hash=sha256:{sha256}",
-        "the {thing} lives in 1Password under \"{name}\"",
+        'the {thing} lives in 1Password under "{name}"',
         "passwords are rotated every {n} days",
         "my password is in the vault, ask Ana",
         "key: value pairs are sorted by key",
     ],
     "held-out": [
-        "pwd = getpass.getpass(\"Password: \")",
-        "headers = {{\"Authorization\": f\"Bearer {{self.{field}}}\"}}",
-        "self.secret = config.get(\"{name}\", required=True)",
+        'pwd = getpass.getpass("Password: ")',
+        'headers = {{"Authorization": f"Bearer {{self.{field}}}"}}',
+        'self.secret = config.get("{name}", required=True)',
         "if user.check_password(form.password.data):",
-        "client = Client(api_key=os.getenv(\"{env}\"))",
+        'client = Client(api_key=os.getenv("{env}"))',
         "MAX_TOKENS = {n}",
         "hash = {sha256}",
         "Merge {sha} into main",
         "trace {uuid} spans {n} services",
-        "avatar = \"{b64}\"",
+        'avatar = "{b64}"',
         "password: {mask}  # set in the deploy pipeline",
         "SECRET_KEY={placeholder}",
         "Pass the token with --token or set {env}.",
@@ -361,14 +503,14 @@ CLEAN_TEMPLATES = {
         "請勿在聊天中傳送{thing_zh}",
         "登录失败：密码不正确",
         "{thing_zh}已经过期，请重新生成",
-        "const secret = process.env.{env} ?? \"\";",
+        'const secret = process.env.{env} ?? "";',
         "assert verify(password, stored_hash)",
         "Use `{placeholder}` as a placeholder in docs.",
         "api_key: {mask}",
         "The PIN must be {n} digits.",
         "pin the dependency to {n}.{n}.1",
         "The password reset link is valid for {n} minutes.",
-        "key_id = \"{uuid}\"",
+        'key_id = "{uuid}"',
     ],
 }
 
