@@ -53,7 +53,8 @@ _ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 _HEX = "0123456789abcdef"
 
 # A private key block: its header, then body lines (base64, `Name: value` fields, blank lines;
-# newlines real or written `\n` in JSON, or flattened to spaces), then its END line if present.
+# newlines real or written `\n` in JSON, or flattened to spaces; numbered as `cat -n` and the
+# Read tool number them), then its END line if present.
 # A block cut short is redacted to where its body stops, not only its header.
 _PEM = r"(?:[A-Z0-9]++ )*PRIVATE KEY(?: BLOCK)?-----"
 _NL = r"(?:[ \t]*+(?:\r?\n|\\r\\n|\\n)|[ \t]++)"
@@ -61,7 +62,7 @@ _BODY_LINE = (
     r"(?:[A-Za-z0-9+/]{16,}+={0,2}+|[A-Za-z0-9+/]*+={1,2}+|[A-Za-z][A-Za-z-]*+: [^\r\n\\]*+)"
 )
 _END = r"(?:" + _NL + r"*+-----END " + _PEM + r")?+"
-_KEY_BODY = r"(?:" + _NL + r"[ \t]*+" + _BODY_LINE + r"?+)*+" + _END
+_KEY_BODY = r"(?:" + _NL + r"[ \t]*+(?:[0-9]{1,9}+\t)?+" + _BODY_LINE + r"?+)*+" + _END
 _KEY_TAIL = re.compile(r"[A-Za-z0-9+/=]*+" + _KEY_BODY)
 
 # What may come before `key` in a secret's name: `api_key`, `SECRET-KEY`, `accessKey`,
