@@ -64,7 +64,8 @@ class PartScore(Struct, frozen=True):
 
 def load_part(part: str) -> list[CorpusLine]:
     """The lines of one corpus part, in file order."""
-    path = resources.files("mini_letta.memory") / "secret_corpus" / f"{part}.jsonl"
+    folder = resources.files("mini_letta.memory") / "secret_corpus"
+    (path,) = [entry for entry in folder.iterdir() if entry.name.partition(".")[0] == part]
     lines = path.read_text(encoding="utf-8").splitlines()
     return [CorpusLine(**json.loads(line)) for line in lines if line]
 

@@ -89,16 +89,16 @@ def _match_at(
     end = min(len(text), position + WINDOW)
     if observe is not None:
         observe(max(0, position - LOOKBACK), end)
-    start = _lead_start(text, position, pattern) if pattern.lead else position
-    if start is None:
-        return None
     if pattern.locate is not None:
         return pattern.locate(text, position, end)
     match = pattern.shape.match(text, position, end)
     if match is None:
         return None
+    start = _lead_start(text, position, pattern) if pattern.lead else position
+    if start is None:  # the shape first: it fails fastest where the anchor is common
+        return None
     if shaped is not None:
-        shaped(*match.span())
+        shaped(start, match.end())
     if pattern.check is not None and not pattern.check(match):
         return None
     if pattern.group:
