@@ -17,6 +17,7 @@ Discord token is base64, `.`, …): they anchor on the literal part in the middl
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -33,14 +34,14 @@ Locate = Callable[[str, int, int], "tuple[int, int] | None"]
 class SecretPattern(Struct, frozen=True):
     kind: str
     anchors: tuple[str, ...]  # ASCII-lowercase when `fold`
-    shape: re.Pattern[str]
+    shape: str  # regex source, compiled by `compiled` the first time its anchor is seen
     group: int = 0  # the part of the match that is the secret (what redaction replaces)
     check: Check | None = None
     fold: bool = False  # anchors match ASCII case-insensitively
     lead: str = ""  # characters a match extends back over from its anchor ...
     lead_count: tuple[int, int] = (0, 0)  # ... at least and at most this many, then a boundary
     locate: Locate | None = None  # instead of `shape`: (text, anchor, window end) -> span
-    tail: re.Pattern[str] | None = None  # continues a match that fills its window
+    tail: str | None = None  # regex source that continues a match that fills its window
 
 
 _B = r"(?<![A-Za-z0-9_\-])"  # not in the middle of a longer word or token
@@ -63,7 +64,7 @@ _BODY_LINE = (
 )
 _END = r"(?:" + _NL + r"*+-----END " + _PEM + r")?+"
 _KEY_BODY = r"(?:" + _NL + r"[ \t]*+(?:[0-9]{1,9}+\t)?+" + _BODY_LINE + r"?+)*+" + _END
-_KEY_TAIL = re.compile(r"[A-Za-z0-9+/=]*+" + _KEY_BODY)
+_KEY_TAIL = r"[A-Za-z0-9+/=]*+" + _KEY_BODY
 
 # What may come before `key` in a secret's name: `api_key`, `SECRET-KEY`, `accessKey`,
 # `AccountKey`, `*_key`, `?key=`.
@@ -79,29 +80,36 @@ _KEY_OWNER = (
 # `password`, `passwd`, `pwd`, `pass` (not `bypass`; `smtpPass` is camel case).
 _PASS_NAME = r"(?:(?<![A-Za-z])|(?<=[a-z])(?=P))(?i:pass(?:w(?:or)?d|phrase)?|pwd)"
 
-_CVV = re.compile(
+_CVV = (
     r"(?i:cvv2?|cvc2?|cv2|csc|security[ \t]++code|card[ \t]++code)[ \t]*+(?:[:：=#]|is|是)?"
     r"[ \t]*+([0-9]{3,4})(?![0-9])|(?:安全[码碼]|校验码|CVV2?码)[ \t]*+(?:[:：]|是|为|為)?[ \t]*+"
     r"([0-9]{3,4})(?![0-9])"
 )
-_CARD = re.compile(r"(?<![0-9])[0-9](?:[ -]?+[0-9]){12,18}+(?![0-9])")
+_CARD = r"(?<![0-9])[0-9](?:[ -]?+[0-9]){12,18}+(?![0-9])"
 
 
 def _card_before_cvv(text: str, position: int, end: int) -> tuple[int, int] | None:
     """A card number (13–19 digits, grouped or not) within LOOKBACK before a CVV and its code:
     the span covers the number, the expiry between and the code."""
-    cvv = _CVV.match(text, position, min(end, position + 48))
+    cvv = compiled(_CVV).match(text, position, min(end, position + 48))
     if cvv is None:
         return None
-    cards = list(_CARD.finditer(text, max(0, position - LOOKBACK), position))
+    cards = list(compiled(_CARD).finditer(text, max(0, position - LOOKBACK), position))
     if not cards:
         return None
     card = cards[-1]  # the number nearest the code
     return card.start(), cvv.end(cvv.lastindex or 0)
 
 
+@functools.cache
+def compiled(source: str) -> re.Pattern[str]:
+    """A shape's regex, compiled once and only when needed: a scan compiles the shapes whose
+    anchors it meets, not the whole table (compiling all of it costs tens of milliseconds)."""
+    return re.compile(source)
+
+
 def _p(kind: str, anchors: tuple[str, ...], shape: str, **options: object) -> SecretPattern:
-    return SecretPattern(kind, anchors, re.compile(shape), **options)  # type: ignore[arg-type]
+    return SecretPattern(kind, anchors, shape, **options)  # type: ignore[arg-type]
 
 
 def _token(kind: str, anchors: tuple[str, ...], shape: str, **options: object) -> SecretPattern:

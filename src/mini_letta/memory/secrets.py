@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 from mini_letta.errors import SecretDetectedError
-from mini_letta.memory.secret_patterns import LOOKBACK, PATTERNS, WINDOW, SecretPattern
+from mini_letta.memory.secret_patterns import LOOKBACK, PATTERNS, WINDOW, SecretPattern, compiled
 from mini_letta.structs import Struct
 
 Observer = Callable[[int, int], None]  # (start, end) of each window a shape is matched in
@@ -91,7 +91,7 @@ def _match_at(
         observe(max(0, position - LOOKBACK), end)
     if pattern.locate is not None:
         return pattern.locate(text, position, end)
-    match = pattern.shape.match(text, position, end)
+    match = compiled(pattern.shape).match(text, position, end)
     if match is None:
         return None
     start = _lead_start(text, position, pattern) if pattern.lead else position
@@ -106,7 +106,7 @@ def _match_at(
     else:
         stop = match.end()
     if stop == end < len(text):  # a credential longer than the window: redact all of it
-        tail = pattern.tail or _TOKEN_TAIL
+        tail = compiled(pattern.tail) if pattern.tail else _TOKEN_TAIL
         stop = tail.match(text, stop).end()  # type: ignore[union-attr]
     return start, stop
 
