@@ -14,7 +14,7 @@ import binascii
 import re
 
 _PLACEHOLDER_MARKS = ("<", ">", "${", "{{", "}}", "...", "…", "****", "xxxx", "XXXX")
-_PLACEHOLDER_STARTS = ("$", "{", "your", "my_", "my-", "changeme", "example", "insert", "replace")
+_PLACEHOLDER_STARTS = ("$", "{", "your", "changeme", "example", "insert", "replace")
 _PLACEHOLDER_WORDS = {
     "password", "secret", "token", "none", "null", "nil", "true", "false", "redacted", "hidden",
     "placeholder", "dummy", "string", "required", "optional", "undefined", "empty",
@@ -36,11 +36,12 @@ _PROSE_WORDS = {
     "probably", "maybe", "literally", "actually", "really", "supposed", "mine", "yours",
     "ready", "printed", "stored", "saved", "hashed", "encrypted", "and", "but", "or", "so",
     "because", "as", "if", "when", "like", "one", "two", "three", "four", "five", "six",
-    "eight", "ten", "twelve", "characters", "chars", "digits", "letters", "login", "none",
+    "eight", "ten", "twelve", "characters", "chars", "digits", "letters", "login",
 }  # fmt: skip
 _TECH_WORD = re.compile(
     r"(?i:sha|md|aes|rsa|des|utf|base|bcrypt|argon|pbkdf|hmac|scrypt|crc|ecdsa|ed)[-_0-9a-z]*+$"
 )
+_SEPARATORS = re.compile(r"[-_.:/]")
 _UNITS = set("年月日号號位个個次天小分秒元块塊人条條岁歲")
 
 
@@ -73,9 +74,15 @@ def code(value: str) -> bool:
 
 
 def assigned(match: re.Match[str]) -> bool:
-    """`NAME_TOKEN=value`: a literal mixing letters and digits, not a reference or a call."""
+    """`NAME_TOKEN=value`: a literal mixing letters and digits, not a reference, a call or a
+    name made of words and numbers (`cache_key = "user_1234_profile"`, `order-2024-0001`)."""
     value = match.group(1)
-    return not placeholder(value) and not code(value) and mixed(value)
+    return not placeholder(value) and not code(value) and mixed(value) and not _worded(value)
+
+
+def _worded(value: str) -> bool:
+    """Every part between separators is all letters or all digits: an identifier, not a key."""
+    return all(part.isalpha() or part.isdigit() for part in _SEPARATORS.split(value) if part)
 
 
 def assigned_password(match: re.Match[str]) -> bool:
