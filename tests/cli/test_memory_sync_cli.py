@@ -94,7 +94,7 @@ def test_after_merge_syncs_in_the_background_when_memory_moves(home, project, cl
         workers.append(spawn_job(world, job))
         return workers[-1].pid
 
-    session = AutoSync(world, agent.id, spawn)
+    session = AutoSync(world, agent, spawn)
     assert session.after_turn() is None  # nothing moved
     args = {"command": "insert", "path": "system/human.md", "content": "- likes tabs"}
     apply_and_commit(memory, "insert", args, "remember tabs")

@@ -1,4 +1,4 @@
-"""The post-turn decision (chapter 14.3 and 14.5): reflect after this turn, or not.
+"""The post-turn decision: reflect after this turn, or not.
 
 Only a turn that ended with `end_turn` counts: after any other turn nothing changes, and a
 compaction flag it raised waits for the next turn that does. Then, in order: (1) a pending
