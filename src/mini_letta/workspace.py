@@ -27,13 +27,7 @@ from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import NoAgentError, NotFoundError
 from mini_letta.home import Home
 from mini_letta.llm.handles import parse_handle
-from mini_letta.settings import (
-    current_agent_id,
-    current_conversation_id,
-    default_model,
-    load_project_settings,
-    remember_current,
-)
+from mini_letta.settings import Settings, read_settings, remember_current
 from mini_letta.structs import Struct
 
 _BASE_PROMPT = Path(__file__).parent / "prompts" / "system.md"
@@ -71,7 +65,7 @@ def new_agent(
     """Create an agent and its memory: a new one, or a clone of `memory_remote` (shared memory)."""
     from mini_letta.memory.repo import ensure_git_available
 
-    handle = model or default_model(world.home, world.environ)
+    handle = model or read_settings(world.home, world.cwd).default_model(world.environ)
     parse_handle(handle)  # an unknown handle is refused before anything is created
     ensure_git_available(world.environ.get("PATH"))  # so is a machine without git
     extra = settings or ModelSettings()
@@ -123,11 +117,18 @@ def check_agent_memory(home: Home, agent: AgentRecord) -> None:
     require_memory(home.memory_dir(agent.id), agent.name)
 
 
-def resolve_agent(world: World, agent_ref: str | None, *, check_memory: bool = True) -> AgentRecord:
+def resolve_agent(
+    world: World,
+    agent_ref: str | None,
+    *,
+    check_memory: bool = True,
+    settings: Settings | None = None,
+) -> AgentRecord:
     """The agent a command acts on; never creates one (NoAgentError when there is none). With
     `check_memory` (commands that read or write memory: compact, reflect, memory ...), an
-    agent's lost or broken memory is an error; inspection commands go without."""
-    found = find_project_agent(world, agent_ref)
+    agent's lost or broken memory is an error; inspection commands go without. `settings`:
+    the command's snapshot of the settings files (read here when not given)."""
+    found = find_project_agent(world, agent_ref, settings)
     if found is None:
         raise NoAgentError()
     if check_memory:
@@ -135,10 +136,12 @@ def resolve_agent(world: World, agent_ref: str | None, *, check_memory: bool = T
     return found
 
 
-def resolve_or_create_agent(world: World, agent_ref: str | None) -> AgentRecord:
+def resolve_or_create_agent(
+    world: World, agent_ref: str | None, settings: Settings | None = None
+) -> AgentRecord:
     """The agent a chat uses: as `resolve_agent`, but a project without one gets a new agent
     on the default model (a run's --model is that run's, not the new agent's)."""
-    found = find_project_agent(world, agent_ref)
+    found = find_project_agent(world, agent_ref, settings)
     if found is not None:
         check_agent_memory(world.home, found)
         return found
@@ -147,29 +150,31 @@ def resolve_or_create_agent(world: World, agent_ref: str | None) -> AgentRecord:
     return agent
 
 
-def find_project_agent(world: World, agent_ref: str | None) -> AgentRecord | None:
+def find_project_agent(
+    world: World, agent_ref: str | None, settings: Settings | None = None
+) -> AgentRecord | None:
     """`--agent`'s agent, else the project's; None when the project has none yet."""
     if agent_ref:
         return find_agent(world.home, agent_ref)
-    last = current_agent_id(world.cwd)
+    settings = settings or read_settings(world.home, world.cwd)
+    last = settings.current_agent_id()
     if last is None:
         return None
     try:
         return find_agent(world.home, last)
     except NotFoundError:
-        return _remaining_project_agent(world, last)
+        return _remaining_project_agent(world, last, settings)
 
 
-def _remaining_project_agent(world: World, deleted: str) -> AgentRecord | None:
+def _remaining_project_agent(world: World, deleted: str, settings: Settings) -> AgentRecord | None:
     """The project's current agent is gone: its one other agent, if it has exactly one.
 
     Several candidates are an error asking to pick: guessing would send a user's messages
     to an agent they did not mean. None when the project has no other agent left.
     """
-    used = load_project_settings(world.cwd).get("agents")
     remaining: list[AgentRecord] = []
-    for agent_id in used if isinstance(used, dict) else {}:
-        if agent_id == deleted or not isinstance(agent_id, str):
+    for agent_id in settings.used_agent_ids():
+        if agent_id == deleted:
             continue
         try:
             remaining.append(find_agent(world.home, agent_id))
@@ -194,7 +199,12 @@ def _remaining_project_agent(world: World, deleted: str) -> AgentRecord | None:
 
 
 def resolve_conversation(
-    world: World, agent: AgentRecord, conversation_id: str | None, *, new: bool = False
+    world: World,
+    agent: AgentRecord,
+    conversation_id: str | None,
+    *,
+    new: bool = False,
+    settings: Settings | None = None,
 ) -> ConversationStore:
     """The conversation to continue, made current in this project."""
     if new:
@@ -202,7 +212,8 @@ def resolve_conversation(
     elif conversation_id:
         store = open_conversation(world.home, agent.id, conversation_id)
     else:
-        current = current_conversation_id(world.cwd, agent.id)
+        settings = settings or read_settings(world.home, world.cwd)
+        current = settings.current_conversation_id(agent.id)
         candidate = ConversationStore(agent.id, current, world.home) if current else None
         if candidate is not None and candidate.exists():
             store = candidate

@@ -34,6 +34,7 @@ NEVER = (
     *SDKS,
     *TERMINAL_UI,
     "filelock",
+    "pathspec",  # only when Grep or Glob lists a project with an ignore file
     "mini_letta.reflection.run",
     "mini_letta.reflection.agent",
     "mini_letta.reflection.finalise",

@@ -25,7 +25,6 @@ from mini_letta.errors import GitError
 from mini_letta.memory.compile import PromptCompiler, render_memory_update
 from mini_letta.structs import Struct
 
-PIN_KEY = "systemPrompt"
 UPDATE_ID_PREFIX = "memory-update-"
 RecompileReason = Literal["new conversation", "memory changed", "requested", "compaction"]
 BeginTurn = RecompileReason | Literal["memory update"]
@@ -220,11 +219,10 @@ class PinnedPrompt:
         self._loaded = True
         if not self.store.exists():
             return None
-        return Pin.from_json(self.store.load_record().extra.get(PIN_KEY))
+        return Pin.from_json(self.store.load_record().system_prompt)
 
     def _save(self, pin: Pin) -> None:
         record = self.store.load_record()
-        if Pin.from_json(record.extra.get(PIN_KEY)) != pin:
-            extra = {**record.extra, PIN_KEY: pin.to_json()}
-            self.store.save_record(record.with_updates(extra=extra))
+        if Pin.from_json(record.system_prompt) != pin:
+            self.store.save_record(record.with_updates(system_prompt=pin.to_json()))
         self._pin, self._loaded = pin, True

@@ -56,7 +56,7 @@ def import_conversation(
         title=source.title or _default_title(source),
         created_at=messages[0].created_at,
         updated_at=max(message.created_at for message in messages),
-        extra={"importedFrom": {"format": source.transcript.format, "file": source.file_name}},
+        imported_from={"format": source.transcript.format, "file": source.file_name},
     )
     files = home.conversation_files(agent_id, conversation_id)
     staging = ensure_dir(home.import_staging_dir(agent_id)) / conversation_id

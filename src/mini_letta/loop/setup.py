@@ -16,7 +16,7 @@ from mini_letta.llm.base import Provider, Purpose
 from mini_letta.llm.handles import parse_handle
 from mini_letta.llm.registry import ProviderOptions, build_provider
 from mini_letta.memory.compile import PromptCompiler
-from mini_letta.settings import bash_env_allow
+from mini_letta.settings import Settings, read_settings
 from mini_letta.structs import Struct
 from mini_letta.tools.base import Approver, ToolContext, Toolset
 from mini_letta.tools.permissions import PermissionMode
@@ -88,8 +88,14 @@ def build_system_prompt(
 
 
 def build_turn_setup(
-    world: World, agent: AgentRecord, store: ConversationStore, options: TurnOptions
+    world: World,
+    agent: AgentRecord,
+    store: ConversationStore,
+    options: TurnOptions,
+    settings: Settings | None = None,
 ) -> TurnSetup:
+    """What the turns of this conversation run with; `settings` is the command's snapshot of
+    the settings files (read here when not given)."""
     provider = build_agent_provider(world, agent, options)
     names = choose_tool_names(
         parse_handle(options.model or agent.model).provider,
@@ -102,13 +108,13 @@ def build_turn_setup(
         clock=world.clock,
         agent_id=agent.id,
         memory_dir=world.home.memory_dir(agent.id),
-        home_dir=world.home.root,
+        home=world.home,
         permission_mode=options.permission_mode,
         allowed_tools=options.allowed_tools,
         disallowed_tools=options.disallowed_tools,
         approve=options.approve,
-        bash_env_allow=bash_env_allow(world.home),
-        extra={"environ": world.environ, "home": world.home},
+        bash_env_allow=(settings or read_settings(world.home, world.cwd)).bash_env_allow(),
+        environ=world.environ,
     )
     prompt = build_system_prompt(agent, store)
     if options.recompile:

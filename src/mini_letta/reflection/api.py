@@ -49,7 +49,11 @@ if TYPE_CHECKING:
     from mini_letta.reflection.session import SpawnRequest as SpawnRequest
     from mini_letta.reflection.settings import Scope as Scope
     from mini_letta.reflection.settings import build_settings_patch as build_settings_patch
+    from mini_letta.reflection.settings import layer_settings as layer_settings
+    from mini_letta.reflection.settings import layer_sources as layer_sources
+    from mini_letta.reflection.settings import load_reflection_mode as load_reflection_mode
     from mini_letta.reflection.settings import load_reflection_settings as load_settings
+    from mini_letta.reflection.settings import load_settings_layers as load_settings_layers
     from mini_letta.reflection.settings import render_settings_json as render_settings_json
     from mini_letta.reflection.settings import save_reflection_settings as save_settings
     from mini_letta.reflection.trigger import BackgroundLaunch as BackgroundLaunch
@@ -80,6 +84,10 @@ FACE: dict[str, tuple[str, str]] = {
     "save_settings": ("settings", "save_reflection_settings"),
     "build_settings_patch": ("settings", "build_settings_patch"),
     "render_settings_json": ("settings", "render_settings_json"),
+    "layer_settings": ("settings", "layer_settings"),
+    "layer_sources": ("settings", "layer_sources"),
+    "load_reflection_mode": ("settings", "load_reflection_mode"),
+    "load_settings_layers": ("settings", "load_settings_layers"),
     "evaluate": ("evaluation", "run_suite"),
     "render_table": ("evaluation", "render_table"),
     "builtin_suite": ("eval_cases", "builtin_suite"),
@@ -132,9 +140,13 @@ __all__ = [  # PostTurnOutcome is for annotations only
     "launch",
     "launch_automatic",
     "launch_many",
+    "layer_settings",
+    "layer_sources",
     "list_runs",
+    "load_reflection_mode",
     "load_run",
     "load_settings",
+    "load_settings_layers",
     "load_suite",
     "post_automatic_outcome",
     "over_budget_notices",

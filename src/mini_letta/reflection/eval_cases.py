@@ -48,10 +48,6 @@ class Check(Struct, frozen=True):
     text: str
     where: str = ""  # a memory file or folder; "" is all of memory
 
-    def describe(self) -> str:
-        place = f" in {self.where}" if self.where else ""
-        return f"{self.kind} {self.text!r}{place}"
-
     def failure(self, files: dict[str, str]) -> str | None:
         """What is wrong with `files` (memory path -> text), or None when the check holds."""
         needle = self.text.lower()

@@ -549,7 +549,8 @@ def _run_agent(
         clock=run.world.clock,
         agent_id=run.agent.id,
         memory_dir=worktree.path,
-        extra={"environ": run.world.environ, "home": run.world.home},
+        home=run.world.home,
+        environ=run.world.environ,
     )
     spec = SideAgentSpec(
         purpose="reflection",

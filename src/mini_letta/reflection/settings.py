@@ -21,9 +21,9 @@ from mini_letta.errors import ConfigError, InvalidValueError, NoAgentError
 from mini_letta.home import Home, project_settings_file
 from mini_letta.settings import (
     SCHEMA_VERSION,
+    Settings,
     load_global_settings,
-    load_project_settings,
-    project_agent_settings,
+    read_settings,
     update_global_settings,
     update_project_settings,
 )
@@ -135,6 +135,17 @@ def layer_settings(layers: Sequence[Layer]) -> ReflectionSettings:
         review_model=str(values["reviewModel"]),
         review_base_url=str(values["reviewBaseUrl"]),
     )
+
+
+def layer_sources(layers: Sequence[Layer]) -> dict[str, str]:
+    """Where each key's effective value comes from: the highest layer that sets it (a `null`
+    there means the default), else `default`."""
+    sources = dict.fromkeys(KEYS, "default")
+    for source, layer in layers:
+        for key in KEYS:
+            if layer is not None and key in layer:
+                sources[key] = "default" if layer[key] is None else source
+    return sources
 
 
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -250,15 +261,18 @@ def render_settings_json(settings: ReflectionSettings) -> str:
 # ----- the files -----------------------------------------------------------------------------
 
 
-def load_settings_layers(home: Home, project_dir: Path, agent: AgentRecord | None) -> list[Layer]:
+def load_settings_layers(
+    home: Home, project_dir: Path, agent: AgentRecord | None, files: Settings | None = None
+) -> list[Layer]:
     """The three stored layers for `agent`, lowest first (not validated yet); without an agent
-    (a project before its first chat) only the global one."""
-    global_layer = _as_layer(load_global_settings(home).get("reflection"), home.settings_file)
+    (a project before its first chat) only the global one. `files`: the command's snapshot of
+    the settings files (read here when not given)."""
+    files = files or read_settings(home, project_dir)
+    global_layer = _as_layer(files.global_data.get("reflection"), home.settings_file)
     if agent is None:
         return [(str(home.settings_file), global_layer)]
-    project = load_project_settings(project_dir)
     local_path = project_settings_file(project_dir)
-    local_layer = _as_layer(project_agent_settings(project, agent.id).get("reflection"), local_path)
+    local_layer = _as_layer(files.agent_entry(agent.id).get("reflection"), local_path)
     return [
         (str(home.settings_file), global_layer),
         (str(home.agent_file(agent.id)), agent.reflection),
@@ -267,9 +281,9 @@ def load_settings_layers(home: Home, project_dir: Path, agent: AgentRecord | Non
 
 
 def load_reflection_settings(
-    home: Home, project_dir: Path, agent: AgentRecord | None
+    home: Home, project_dir: Path, agent: AgentRecord | None, files: Settings | None = None
 ) -> ReflectionSettings:
-    return layer_settings(load_settings_layers(home, project_dir, agent))
+    return layer_settings(load_settings_layers(home, project_dir, agent, files))
 
 
 def is_auto_reflection_enabled(platform: str, environ: Mapping[str, str]) -> bool:
@@ -279,9 +293,10 @@ def is_auto_reflection_enabled(platform: str, environ: Mapping[str, str]) -> boo
     return environ.get("MINI_LETTA_ENABLE_WINDOWS_AUTO_REFLECTION", "").strip() == "1"
 
 
-def load_reflection_mode(home: Home) -> ReflectionMode:
+def load_reflection_mode(home: Home, files: Settings | None = None) -> ReflectionMode:
     """Where a triggered reflection of `chat -p` runs: global settings.json `reflectionMode`."""
-    value = load_global_settings(home).get("reflectionMode")
+    data = files.global_data if files is not None else load_global_settings(home)
+    value = data.get("reflectionMode")
     if value is None:
         return "foreground"
     if value not in REFLECTION_MODES:

@@ -1,4 +1,4 @@
-"""The reflection watermark: `reflection-state.json` per conversation (chapter 14.4).
+"""The reflection watermark: `reflection-state.json` per conversation.
 
 The watermark is a message id with its line beside it, so finding it is one indexed read (the id
 is checked at that line; a search by id is the fallback; an id the log no longer has means

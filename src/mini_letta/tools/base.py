@@ -9,14 +9,14 @@ and caps every result at `ctx.output_cap`. Only KeyboardInterrupt escapes.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, Protocol, cast
+from typing import Any, Literal, Protocol
 
 from mini_letta.clock import Clock
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.errors import MiniLettaError
+from mini_letta.home import Home
 from mini_letta.llm.base import ToolSpec
 from mini_letta.structs import Struct, field
 from mini_letta.tools.output import cap_text
@@ -41,20 +41,14 @@ class ToolContext(Struct, frozen=True):
     clock: Clock
     agent_id: str = ""
     memory_dir: Path | None = None
-    home_dir: Path | None = None  # mini-letta's home folder: the file tools never change it
+    home: Home | None = None  # mini-letta's home: recall reads it, the file tools never change it
     permission_mode: PermissionMode = "default"
     allowed_tools: frozenset[str] = frozenset()
     disallowed_tools: frozenset[str] = frozenset()
     approve: Approver | None = None
     output_cap: int = 30_000
     bash_env_allow: frozenset[str] = frozenset()  # credential variables Bash may still see
-    extra: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def environ(self) -> Mapping[str, str]:
-        """The environment tools start from: the caller's (`extra["environ"]`), else ours."""
-        given = self.extra.get("environ")
-        return os.environ if given is None else cast(Mapping[str, str], given)
+    environ: Mapping[str, str] = field(default_factory=dict)  # the caller's (World's), for Bash
 
 
 class Tool(Protocol):

@@ -55,7 +55,7 @@ class Confinement(Struct, frozen=True):
         return cls(
             ctx.cwd.resolve(),
             ctx.memory_dir.resolve() if ctx.memory_dir is not None else None,
-            ctx.home_dir.resolve() if ctx.home_dir is not None else None,
+            ctx.home.root.resolve() if ctx.home is not None else None,
         )
 
     def area(self, real: Path | str) -> Area | None:

@@ -11,6 +11,7 @@ COMMANDS: dict[str, str] = {
     "agents": "mini_letta.cli.commands.agents:agents",
     "conversations": "mini_letta.cli.commands.conversations:conversations",
     "compact": "mini_letta.cli.commands.compact:compact",
+    "config": "mini_letta.cli.commands.config:config",
     "context": "mini_letta.cli.commands.context:context",
     "memory": "mini_letta.cli.commands.memory:memory",
     "mcp": "mini_letta.cli.commands.mcp:mcp_cmd",

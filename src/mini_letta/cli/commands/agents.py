@@ -30,7 +30,7 @@ def list_cmd(as_json: bool) -> None:
     """List agents, oldest first."""
     from mini_letta.agents.registry import scan_agents
     from mini_letta.cli.world import current_world
-    from mini_letta.settings import current_agent_id
+    from mini_letta.settings import read_settings
 
     world = current_world()
     found, damaged = scan_agents(world.home)
@@ -40,7 +40,7 @@ def list_cmd(as_json: bool) -> None:
     if not found and not damaged:
         echo("No agents yet; `mini-letta chat -p hello` creates one.")
         return
-    current = current_agent_id(world.cwd)
+    current = read_settings(world.home, world.cwd).current_agent_id()
     width = current_terminal().columns()
     for agent in found:
         mark = "*" if agent.id == current else " "

@@ -76,13 +76,13 @@ def conversation_setup(
     from mini_letta.conversations.registry import open_conversation
     from mini_letta.errors import NotFoundError
     from mini_letta.loop.setup import TurnOptions, build_turn_setup
-    from mini_letta.settings import current_conversation_id
+    from mini_letta.settings import read_settings
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
     record = resolve_agent(world, agent)
     if conversation is None:
-        conversation = current_conversation_id(world.cwd, record.id)
+        conversation = read_settings(world.home, world.cwd).current_conversation_id(record.id)
         if conversation is None:
             raise NotFoundError(
                 f"agent {record.name} has no current conversation here; pass --conversation ID"

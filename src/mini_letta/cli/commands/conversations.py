@@ -30,7 +30,7 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
     from mini_letta.cli.world import current_world
     from mini_letta.conversations.registry import scan_conversations
     from mini_letta.conversations.store import ConversationStore
-    from mini_letta.settings import current_conversation_id
+    from mini_letta.settings import read_settings
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
@@ -43,7 +43,7 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
     if not found and not damaged:
         echo("No conversations yet.")
         return
-    current = current_conversation_id(world.cwd, record.id)
+    current = read_settings(world.home, world.cwd).current_conversation_id(record.id)
     width = current_terminal().columns()
     for conv in found:
         count = ConversationStore(record.id, conv.id, world.home).count()

@@ -119,7 +119,7 @@ def _conversations(
     """The conversations to reflect on, without creating one (nothing to reflect on is fine)."""
     from mini_letta.conversations.registry import list_conversations, open_conversation
     from mini_letta.conversations.store import ConversationStore
-    from mini_letta.settings import current_conversation_id
+    from mini_letta.settings import read_settings
 
     if recent is not None:
         found = list_conversations(world.home, agent_id)[:recent]
@@ -127,6 +127,6 @@ def _conversations(
     if ids:
         unique = list(dict.fromkeys(i.strip() for i in ids))
         return [open_conversation(world.home, agent_id, i) for i in unique]
-    current = current_conversation_id(world.cwd, agent_id)
+    current = read_settings(world.home, world.cwd).current_conversation_id(agent_id)
     store = ConversationStore(agent_id, current, world.home) if current else None
     return [store] if store is not None and store.exists() else []

@@ -59,10 +59,10 @@ def _conversation_ids(state: SlashState, prefix: str) -> list[str]:
 
 def _models(state: SlashState, prefix: str) -> list[str]:
     """The agent's own model, then every provider's prefix."""
-    from mini_letta.llm.handles import PROVIDERS
+    from mini_letta.llm.handles import REMOTE_PROVIDERS
 
     words = [state.session.agent.model, "mock", "script:"]
-    words += [f"{name}/" for name in PROVIDERS if name not in ("mock", "script")]
+    words += [f"{name}/" for name in REMOTE_PROVIDERS]
     return [word for word in dict.fromkeys(words) if word.startswith(prefix)]
 
 

@@ -74,8 +74,8 @@ def sleeptime(
     if patch:
         scope: Scope = "global" if to_global else "local" if to_local else "agent"
         if record is None and scope != "global":
-            # Configuring this project's agent before its first chat (the chapter starts
-            # here) makes the agent, as that chat would; showing settings never does.
+            # Configuring this project's agent before its first chat makes the agent, as
+            # that chat would; showing settings never does.
             record = resolve_or_create_agent(world, agent)
         settings = save_settings(world.home, world.cwd, record, patch, scope)
     else:

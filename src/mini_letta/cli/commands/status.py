@@ -25,13 +25,14 @@ def status(agent: str | None, fmt: str) -> None:
     """Show the agent, its models, memory, reflection settings and the last reflection run."""
     from mini_letta.cli.world import current_world
     from mini_letta.reflection.api import gather_health, load_settings
-    from mini_letta.settings import current_conversation_id
+    from mini_letta.settings import read_settings
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
     record = resolve_agent(world, agent, check_memory=False)
-    settings = load_settings(world.home, world.cwd, record)
-    current = current_conversation_id(world.cwd, record.id)
+    files = read_settings(world.home, world.cwd)  # each settings file read once
+    settings = load_settings(world.home, world.cwd, record, files)
+    current = files.current_conversation_id(record.id)
     from mini_letta.palace.doctor_state import load_doctor_count
     from mini_letta.sync.state import files_needing_review
 
