@@ -81,6 +81,14 @@ class ChatSession:
         )
         self.options = request.turn_options()
         self.setup: TurnSetup = build_turn_setup(world, self.agent, self.store, self.options)
+        try:
+            self._start(request, out, err)
+        except BaseException:  # a session that never started still releases its model client
+            self.close()
+            raise
+
+    def _start(self, request: SessionRequest, out: TextIO | None, err: TextIO | None) -> None:
+        world = request.world
         tty = out is not None and out.isatty()
         self.renderer = Renderer(
             request.output_format, out, err, stream_text=tty, answer=request.answer_view
