@@ -85,14 +85,18 @@ class Session:
             world, self.agent, conversation, new=new, settings=files
         )
         self.setup: TurnSetup = build_turn_setup(world, self.agent, self.store, self.options, files)
-        mode: Mode = "foreground"
-        if spawn is not None:
-            mode = reflection or choose_mode(world, files=files)
-        self._sink = on_reflection
-        self.reflection = AutoReflection(
-            world, self.agent.id, self.store, sink=self._deliver, mode=mode, spawn=spawn
-        )
-        self.sync = AutoSync(world, self.agent, spawn, files)
+        try:
+            mode: Mode = "foreground"
+            if spawn is not None:
+                mode = reflection or choose_mode(world, files=files)
+            self._sink = on_reflection
+            self.reflection = AutoReflection(
+                world, self.agent.id, self.store, sink=self._deliver, mode=mode, spawn=spawn
+            )
+            self.sync = AutoSync(world, self.agent, spawn, files)
+        except BaseException:  # a session that never opened still releases its model client
+            self.close()
+            raise
 
     def __enter__(self) -> Session:
         return self

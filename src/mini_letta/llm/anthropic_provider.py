@@ -168,9 +168,27 @@ def _safe_id(call_id: str) -> str:
 
 
 class AnthropicProvider(SdkProvider):
-    def __init__(self, config: AnthropicConfig, client: Any, sdk: Any) -> None:
-        super().__init__(config.handle, config.context_window, client, sdk, sdk.AnthropicError)
+    base_error = "AnthropicError"
+
+    def __init__(self, config: AnthropicConfig) -> None:
+        super().__init__(config.handle, config.context_window)
         self.config = config
+
+    def _connect(self) -> tuple[Any, Any]:
+        try:
+            import anthropic
+        except ImportError as exc:  # pragma: no cover - a broken install
+            raise ProviderError(
+                f"{self.handle} needs the anthropic package (pip install anthropic)"
+            ) from exc
+        http = transport_of(anthropic)
+        client = anthropic.Anthropic(
+            api_key=self.config.api_key,
+            base_url=self.config.base_url,
+            max_retries=0,
+            timeout=http.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT),
+        )
+        return client, anthropic
 
     def _build(self, request: ModelRequest) -> dict[str, Any]:
         return build_anthropic_request(self.config, request)
@@ -265,17 +283,4 @@ def _error_body(body: object) -> dict[str, Any]:
 
 def build_anthropic_provider(handle: ModelHandle, options: ProviderOptions) -> Provider:
     config = resolve_anthropic_config(handle, options)
-    try:
-        import anthropic
-    except ImportError as exc:  # pragma: no cover - a broken install
-        raise ProviderError(
-            f"{handle.raw} needs the anthropic package (pip install anthropic)"
-        ) from exc
-    http = transport_of(anthropic)
-    client = anthropic.Anthropic(
-        api_key=config.api_key,
-        base_url=config.base_url,
-        max_retries=0,
-        timeout=http.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT),
-    )
-    return with_retries(AnthropicProvider(config, client, anthropic), options.clock)
+    return with_retries(AnthropicProvider(config), options.clock)

@@ -21,7 +21,7 @@ from mini_letta.clock import format_timestamp
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import MiniLettaError, ReflectionError
 from mini_letta.ids import new_run_id
-from mini_letta.llm.base import Provider
+from mini_letta.llm.base import Provider, close_provider
 from mini_letta.loop.setup import TurnOptions, build_agent_provider, build_system_prompt
 from mini_letta.memory.compile import PromptCompiler
 from mini_letta.memory.repo import GitRepo
@@ -38,7 +38,13 @@ from mini_letta.reflection.budget import (
     reflection_budget,
 )
 from mini_letta.reflection.budget_notice import SMALL_WINDOW
-from mini_letta.reflection.finalise import Finalised, Reviewer, SecondLook, finalise_worktree
+from mini_letta.reflection.finalise import (
+    Finalised,
+    Reviewer,
+    ReviewReport,
+    SecondLook,
+    finalise_worktree,
+)
 from mini_letta.reflection.gate import GateInput, GateLimits
 from mini_letta.reflection.hunk_review import ReviewOutcome, collect_hunks, review_hunks
 from mini_letta.reflection.lease import LeaseBusyError, ReflectionLease, acquire_lease
@@ -204,6 +210,7 @@ def preview_reflection(
     state = read_reflection_state(store, clock=world.clock)
     settings = load_reflection_settings(world.home, world.cwd, agent)
     provider = reflection_provider(world, agent, settings, LaunchOptions())
+    close_provider(provider)  # only its window and name are read
     memory = _compiler(world, agent).memory_section()
     budget = run_budget(provider, memory, LaunchOptions())
     name = "preview-" + new_run_id(world.clock.now())
@@ -297,27 +304,32 @@ def _launch(
             clear_payloads(store)
         settings = options.settings or load_reflection_settings(world.home, world.cwd, agent)
         primary = side_agent_provider(world, agent)
+        close_provider(primary)  # only its window is read
         provider = reflection_provider(world, agent, settings, options)
-        compiler = _compiler(world, agent)
-        budget = run_budget(provider, compiler.memory_section(), options)
-        slices = _build_slices(world, stores, run_id, budget.chunk, bounds, replay=multi)
-        if not slices:
-            return _skip(options, "no_payload", stores)
-        run = _Run(
-            world,
-            agent,
-            stores[0],
-            options,
-            settings,
-            provider,
-            parent,
-            run_id,
-            lease,
-            budget,
-            compiler,
-            primary.context_window,
-        )
-        return _run(run, slices, multi=multi)
+        try:
+            compiler = _compiler(world, agent)
+            budget = run_budget(provider, compiler.memory_section(), options)
+            slices = _build_slices(world, stores, run_id, budget.chunk, bounds, replay=multi)
+            if not slices:
+                return _skip(options, "no_payload", stores)
+            run = _Run(
+                world,
+                agent,
+                stores[0],
+                options,
+                settings,
+                provider,
+                parent,
+                run_id,
+                lease,
+                budget,
+                compiler,
+                primary.context_window,
+            )
+            return _run(run, slices, multi=multi)
+        finally:
+            if options.provider is None:  # built here: its connections go now, not at exit
+                close_provider(provider)
 
 
 def _build_slices(
@@ -568,7 +580,21 @@ def _run_agent(
 
 
 def _reviewer(run: _Run) -> Reviewer:
-    provider = run.options.merge_provider or side_agent_provider(run.world, run.agent)
+    if run.options.merge_provider is not None:
+        return _review_with(run, run.options.merge_provider)
+    provider = side_agent_provider(run.world, run.agent)
+    review = _review_with(run, provider)
+
+    def review_and_close(worktree: Worktree, commits: int) -> ReviewReport:
+        try:
+            return review(worktree, commits)
+        finally:
+            close_provider(provider)
+
+    return review_and_close
+
+
+def _review_with(run: _Run, provider: Provider) -> Reviewer:
     setup = ReviewSetup(
         home=run.world.home,
         agent=run.agent,

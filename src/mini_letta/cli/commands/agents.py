@@ -153,12 +153,34 @@ def set_cmd(agent: str | None, as_json: bool, **values: object) -> None:
         changes["base_url"] = changes["base_url"] or None
     if "tools" in changes:
         changes["tools"] = _tools_value(str(changes["tools"]))
+    flags = ", ".join("--" + key.replace("_", "-") for key in sorted(changes))
+    moved = _new_provider(record.model, changes) if record.base_url else None
+    if moved is not None:  # the old server's URL would send the new provider's requests there
+        changes["base_url"] = None
     updated = update_agent(world.home, record.id, lambda current: current.with_updates(**changes))
     if as_json:
         _dump(updated.to_json())
-    else:
-        flags = ", ".join("--" + key.replace("_", "-") for key in sorted(changes))
-        echo(f"Updated agent {updated.name} ({updated.id}): {flags}.")
+        return
+    echo(f"Updated agent {updated.name} ({updated.id}): {flags}.")
+    if moved is not None:
+        echo(f"The base URL {record.base_url} was dropped: {moved} uses {moved}'s default URL.")
+
+
+def _new_provider(current: str, changes: dict[str, object]) -> str | None:
+    """The provider `changes` moves the agent to, when it is another one and no --base-url
+    comes with it; else None."""
+    from mini_letta.errors import MiniLettaError
+    from mini_letta.llm.handles import parse_handle
+
+    model = changes.get("model")
+    if not isinstance(model, str) or "base_url" in changes:
+        return None
+    new = parse_handle(model).provider
+    try:
+        old = parse_handle(current).provider
+    except MiniLettaError:  # a model agent.json names but no build knows: nothing to keep
+        return new
+    return new if new != old else None
 
 
 @agents.command("show")

@@ -37,11 +37,13 @@ def compact(
 ) -> None:
     """Compact a conversation's context (the full log is kept)."""
     from mini_letta.context.compaction import CompactionSkipped
+    from mini_letta.llm.base import ProviderInUse
     from mini_letta.loop.pressure import compact_now
 
     setup = conversation_setup(agent, conversation, context_window)
     store = setup.store
-    result = compact_now(setup, focus)
+    with ProviderInUse(setup.provider):
+        result = compact_now(setup, focus)
     if as_json:
         data: dict[str, object] = {"conversationId": store.conversation_id, "compacted": False}
         if isinstance(result, CompactionSkipped):

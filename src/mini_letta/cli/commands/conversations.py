@@ -139,11 +139,14 @@ def _context_size(
 ) -> tuple[int, int] | str:
     """(estimated in-context tokens, window), or why they cannot be known (say, a missing key)."""
     from mini_letta.errors import MiniLettaError
+    from mini_letta.llm.base import ProviderInUse
     from mini_letta.loop.pressure import measure_context
     from mini_letta.loop.setup import TurnOptions, build_turn_setup
 
     try:
-        measure = measure_context(build_turn_setup(world, agent, store, TurnOptions()))
+        setup = build_turn_setup(world, agent, store, TurnOptions())
+        with ProviderInUse(setup.provider):
+            measure = measure_context(setup)
     except MiniLettaError as exc:
         return str(exc)
     return measure.tokens, measure.window

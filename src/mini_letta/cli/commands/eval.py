@@ -34,7 +34,8 @@ def eval_group() -> None:
 )
 def reflection_cmd(models: tuple[str, ...], suite: Path | None, fmt: str) -> None:
     """Run each case's transcript through reflection in a throwaway home and check the memory
-    it leaves; prints a table of cases, what was wrong, the gate's rejections and the score."""
+    it leaves; prints a table of cases, what was wrong, the gate's rejections and the score.
+    Exits 1 when any case failed on any model."""
     from mini_letta.cli.world import current_world
     from mini_letta.reflection.api import builtin_suite, evaluate, load_suite, render_table
 
@@ -45,6 +46,8 @@ def reflection_cmd(models: tuple[str, ...], suite: Path | None, fmt: str) -> Non
         echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     else:
         echo(render_table(report))
+    if any(not result.passed for result in report.results):
+        raise click.exceptions.Exit(1)  # a failed case fails the command, for scripts and CI
 
 
 @eval_group.command("gate")
