@@ -7,6 +7,7 @@ behave the same. Nothing here runs a model; it only decides what the turn will u
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock
@@ -23,6 +24,9 @@ from mini_letta.tools.permissions import PermissionMode
 from mini_letta.tools.registry import build_toolset, choose_tool_names
 from mini_letta.workspace import World
 
+if TYPE_CHECKING:
+    from mini_letta.skills.discover import Catalog
+
 DEFAULT_MAX_STEPS = 20
 
 
@@ -37,6 +41,7 @@ class TurnSetup(Struct, frozen=True):
     max_steps: int = DEFAULT_MAX_STEPS
     purpose: Purpose = "chat"  # the reflection and merge-review agents run this loop too
     pinned: PinnedPrompt | None = None  # a conversation's pinned prompt (None: a fixed prompt)
+    skills: Catalog | None = None  # the skills found when the session began (with Skill only)
 
 
 class TurnOptions(Struct, frozen=True):
@@ -78,13 +83,34 @@ def build_agent_provider(world: World, agent: AgentRecord, options: TurnOptions)
 
 
 def build_system_prompt(
-    agent: AgentRecord, store: ConversationStore, compiler: PromptCompiler | None = None
+    agent: AgentRecord,
+    store: ConversationStore,
+    compiler: PromptCompiler | None = None,
+    skills: Catalog | None = None,
 ) -> PinnedPrompt:
-    """The conversation's prompt: base + memory at its pinned commit (cached by sha)."""
+    """The conversation's prompt: base + memory at its pinned commit (cached by sha), and the
+    skills list when the session has skills."""
     home = store.home
     memory_dir = home.memory_dir(agent.id)
     owned = compiler or PromptCompiler(memory_dir, home.prompt_cache_file(agent.id))
-    return PinnedPrompt(agent.system, agent.id, store, owned, memory_dir)
+    listed = None
+    if skills is not None:
+        from mini_letta.skills.prompt import SkillsPrompt
+
+        listed = SkillsPrompt(skills.skills)
+    return PinnedPrompt(agent.system, agent.id, store, owned, memory_dir, listed)
+
+
+def find_session_skills(world: World, agent: AgentRecord) -> Catalog:
+    """The skills of the five sources, each invalid one warned about once."""
+    from mini_letta import log
+    from mini_letta.skills.discover import discover_skills, skill_roots
+
+    memory_dir = world.home.memory_dir(agent.id)
+    catalog = discover_skills(skill_roots(memory_dir, world.cwd, world.environ))
+    for invalid in catalog.invalid:
+        log.warning("%s", invalid.render())
+    return catalog
 
 
 def build_turn_setup(
@@ -97,6 +123,9 @@ def build_turn_setup(
         configured=agent.tools,
         disallowed=options.disallowed_tools,
     )
+    skills = find_session_skills(world, agent) if "Skill" in names else None
+    if skills is not None and not skills.skills:
+        names, skills = tuple(name for name in names if name != "Skill"), None
     context = ToolContext(
         cwd=world.cwd,
         clock=world.clock,
@@ -108,9 +137,10 @@ def build_turn_setup(
         disallowed_tools=options.disallowed_tools,
         approve=options.approve,
         bash_env_allow=bash_env_allow(world.home),
-        extra={"environ": world.environ, "home": world.home},
+        extra={"environ": world.environ, "home": world.home, "skills": skills},
+        skill_dirs=skills.folders() if skills is not None else (),
     )
-    prompt = build_system_prompt(agent, store)
+    prompt = build_system_prompt(agent, store, skills=skills)
     if options.recompile:
         prompt.request_recompile()
     return TurnSetup(
@@ -123,4 +153,5 @@ def build_turn_setup(
         system_prompt=prompt,
         pinned=prompt,
         max_steps=options.max_steps,
+        skills=skills,
     )

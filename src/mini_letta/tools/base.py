@@ -48,6 +48,7 @@ class ToolContext(Struct, frozen=True):
     approve: Approver | None = None
     output_cap: int = 30_000
     bash_env_allow: frozenset[str] = frozenset()  # credential variables Bash may still see
+    skill_dirs: tuple[Path, ...] = ()  # the discovered skills' folders: readable, never written
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
