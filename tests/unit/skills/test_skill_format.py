@@ -93,7 +93,8 @@ def test_allowed_tools_as_string_or_list_and_metadata_as_text():
 
 CLAUDE_CODE_SKILL = """---
 name: explain-code
-description: Explains code with visual diagrams and analogies. Use when explaining how code works, teaching about a codebase, or when the user asks "how does this work?"
+description: Explains code with visual diagrams and analogies. Use when explaining how code \
+works, teaching about a codebase, or when the user asks "how does this work?"
 argument-hint: "[file]"
 disable-model-invocation: false
 user-invocable: true
