@@ -143,6 +143,8 @@ def describe_call(name: str, args: Mapping[str, Any]) -> str:
     """One line for an approval prompt: the command, or the path and what happens to it."""
     if isinstance(args.get("command"), str):
         return f"{name}: {args['command']}"
+    if isinstance(args.get("name"), str) and len(args) == 1:  # Skill: the skill loaded
+        return f"{name} {args['name']}"
     path = args.get("path")
     if isinstance(path, str):
         if isinstance(args.get("content"), str):
