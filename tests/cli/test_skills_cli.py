@@ -83,8 +83,8 @@ def test_import_refuses_invalid_skills_and_secrets(cli, tmp_path):
     bad = write_skill(tmp_path / "src", "bad", frontmatter="name: BAD\ndescription: d\n")
     result = cli("skills", "import", str(bad))
     assert result.code == 1 and "[name-lowercase]" in result.stderr
-    leaky = write_skill(tmp_path / "src", "leaky", "Leaks.",
-                        files={"notes.md": "token ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R"})  # fmt: skip
+    token = "ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R"
+    leaky = write_skill(tmp_path / "src", "leaky", "Leaks.", files={"notes.md": f"token {token}"})
     result = cli("skills", "import", str(leaky))
     assert result.code == 1 and "looks like a secret" in result.stderr
     assert json.loads(cli("skills", "list", "--json").stdout)["skills"] == []

@@ -100,6 +100,7 @@ def test_an_invalid_skill_is_warned_about_once_and_the_rest_still_load(
     assert result.code == 0
     assert result.stderr.count("mini-letta: warning: skipped the skill in") == 1
     assert "[name-lowercase]" in result.stderr
-    assert "- good (project): A good skill." in scripted_server.requests[0].body["messages"][0][
-        "content"
-    ]
+    assert (
+        "- good (project): A good skill."
+        in scripted_server.requests[0].body["messages"][0]["content"]
+    )
