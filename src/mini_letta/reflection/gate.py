@@ -70,6 +70,7 @@ class GateInput(Struct, frozen=True):
     transcript: Sequence[str]  # the payload messages' texts
     slice_ids: frozenset[str]
     citations: Sequence[Citation] = ()
+    messages: Mapping[str, str] = field(default_factory=dict)  # id -> what it said and ran
     limits: GateLimits = field(default_factory=lambda: GateLimits.for_window(128_000))
 
 
@@ -97,7 +98,11 @@ def check_gate(repo: GitRepo, base: str, tip: str, tree: Path, facts: GateInput)
     reasons += _dump_reasons(diffs, facts.transcript)
     reasons += _duplicate_reasons(GitRepo(tree), diffs)
     reasons += _evidence_reasons(diffs, facts)
-    return reasons
+    from mini_letta.skills.validate import check_skill_edits
+
+    changes = [(d.path, d.status, d.added) for d in diffs]
+    cited = [(c.path, c.message_ids) for c in facts.citations]
+    return reasons + check_skill_edits(changes, system, cited, facts.messages)
 
 
 def _system_paths(root: Path) -> list[str]:

@@ -55,6 +55,7 @@ from mini_letta.reflection.payload import (
     clear_payloads,
     has_unreflected,
     load_payload,
+    said_in,
     save_manifest,
 )
 from mini_letta.reflection.records import load_run_record, mark_interrupted, save_run_record
@@ -376,7 +377,7 @@ def _run(run: _Run, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
     save_run_record(run.world.home, record)
     payload_path = _manifest(run, slices) if multi else str(slices[0].payload.path)
     mark_started(slices, clock)
-    provenance = RunProvenance(trailers=provenance_trailers(run.run_id, slices))
+    provenance = RunProvenance(trailers=provenance_trailers(run.run_id, slices), run_id=run.run_id)
     try:
         final, agent_result = _execute(run, slices, provenance)
     except BaseException:
@@ -446,14 +447,17 @@ def _cited_lines(provenance: RunProvenance) -> dict[str, dict[str, list[str]]]:
 def _gate_input(run: _Run, slices: list[Slice], provenance: RunProvenance) -> GateInput:
     texts: list[str] = []
     ids: set[str] = set()
+    said: dict[str, str] = {}
     for piece in slices:
         for message in load_payload(piece.payload.path)["messages"]:
             texts.append(str(message.get("content", "")))
             if isinstance(message.get("id"), str):
                 ids.add(message["id"])
+                said[message["id"]] = said_in(message)
     return GateInput(
         transcript=texts,
         slice_ids=frozenset(ids),
+        messages=said,
         citations=provenance.citations,
         limits=GateLimits.for_window(
             run.primary_window,

@@ -37,6 +37,7 @@ class RunProvenance(Struct):
 
     trailers: tuple[str, ...] = ()
     citations: list[Citation] = field(default_factory=list)
+    run_id: str = ""  # stamped into the metadata of a skill the run writes
 
 
 def evidence_ids(args: dict[str, Any]) -> tuple[str, ...]:
@@ -117,6 +118,7 @@ class MemoryEditTool:
         evidence = evidence_ids(args)
         rest = {key: value for key, value in args.items() if key not in ("command", "evidence")}
         outcome = apply_memory_edit(_root(ctx), command, rest)
+        _stamp_skills(_root(ctx), args, self.provenance.run_id)
         if evidence:
             paths = {str(args.get("path", "")).strip(), str(args.get("new_path") or "").strip()}
             text = args.get("new_str") or args.get("content") or ""
@@ -124,6 +126,16 @@ class MemoryEditTool:
             for path in sorted(p for p in paths if p):
                 self.provenance.citations.append(Citation(path, evidence, lines))
         return ToolResult(outcome.message)
+
+
+def _stamp_skills(root: Path, args: dict[str, Any], run_id: str) -> None:
+    """A skill the run wrote carries its name and, in `metadata`, this run's id."""
+    from mini_letta.skills.learned import is_skill_path, stamp_learned_skill
+
+    for key in ("path", "new_path"):
+        rel = str(args.get(key) or "").strip()
+        if run_id and is_skill_path(rel):
+            stamp_learned_skill(root, rel, run_id)
 
 
 class MemoryCommitTool:
