@@ -109,3 +109,15 @@ def test_import_from_a_git_url_and_export(cli, tmp_path, project):
     assert (out / "triage" / "SKILL.md").read_text().startswith("---\nname: triage\n")
     again = cli("skills", "export", "triage", "-o", str(out))
     assert again.code == 1 and "already exists" in again.stderr
+
+
+def test_status_counts_skills_by_source(cli, project, tmp_path):
+    _agent(cli)
+    write_skill(project / ".claude" / "skills", "fmt")
+    write_skill(tmp_path / ".claude" / "skills", "lint")
+    write_skill(tmp_path / ".claude" / "skills", "fmt")
+    write_skill(tmp_path / ".claude" / "skills", "Bad", frontmatter="name: Bad\n")
+    out = cli("status").stdout
+    assert "skills      2 (memory 0, project 1, user 1, 1 invalid, 1 hidden;" in out
+    data = json.loads(cli("status", "--output-format", "json").stdout)
+    assert data["skills"] == {"memory": 0, "project": 1, "user": 1, "invalid": 1, "hidden": 1}

@@ -69,8 +69,8 @@ class Catalog(Struct, frozen=True):
     def get(self, name: str) -> Skill | None:
         return next((skill for skill in self.skills if skill.name == name), None)
 
-    def counts(self) -> dict[Source, int]:
-        found: dict[Source, int] = dict.fromkeys(SOURCES, 0)
+    def counts(self) -> dict[str, int]:
+        found: dict[str, int] = dict.fromkeys(SOURCES, 0)
         for skill in self.skills:
             found[skill.source] += 1
         return found
