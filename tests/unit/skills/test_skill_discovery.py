@@ -121,3 +121,11 @@ def test_bundled_files_stay_inside_the_skill(tmp_path):
     (folder / ".git").mkdir()
     (folder / ".git" / "config").write_text("x")
     assert bundled_files(folder) == (["references/guide.md", "scripts/run.sh"], 2)
+
+
+def test_a_fifo_named_skill_md_is_skipped_without_blocking(tmp_path):
+    _, _, _, roots = _roots(tmp_path)
+    (roots[1].path / "pipe").mkdir(parents=True)
+    os.mkfifo(roots[1].path / "pipe" / "SKILL.md")
+    catalog = discover_skills(roots)
+    assert [bad.problems[0].rule for bad in catalog.invalid] == ["skill-file"]
