@@ -137,21 +137,31 @@ def read_skill(folder: Path, root: SkillRoot) -> Skill | InvalidSkill:
 
 
 def read_skill_text(path: Path) -> str | Problem:
-    """A SKILL.md's text: a regular UTF-8 file under the size limit, or the rule it breaks."""
+    """A SKILL.md's text: a regular UTF-8 file under the size limit, or the rule it breaks.
+
+    One open, fstat and read a file (start-up reads every SKILL.md); O_NONBLOCK so a FIFO
+    named SKILL.md is refused instead of waited on."""
     try:
-        info = os.stat(path)
-    except OSError:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
         return Problem("skill-file", f"no {SKILL_FILE} in the folder")
-    if not stat.S_ISREG(info.st_mode):
-        return Problem("skill-file", f"{SKILL_FILE} is not a regular file")
-    if info.st_size > MAX_SKILL_BYTES:
-        return Problem(
-            "size", f"{SKILL_FILE} is {info.st_size} bytes, over the {MAX_SKILL_BYTES} limit"
-        )
-    try:
-        data = path.read_bytes()
     except OSError as exc:
         return Problem("skill-file", f"{SKILL_FILE} cannot be read ({exc.strerror})")
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return Problem("skill-file", f"{SKILL_FILE} is not a regular file")
+        if info.st_size > MAX_SKILL_BYTES:
+            return Problem(
+                "size", f"{SKILL_FILE} is {info.st_size} bytes, over the {MAX_SKILL_BYTES} limit"
+            )
+        data = os.read(fd, info.st_size + 1)  # sized: a 256 KB buffer per file costs more
+    except OSError as exc:
+        return Problem("skill-file", f"{SKILL_FILE} cannot be read ({exc.strerror})")
+    finally:
+        os.close(fd)
+    if len(data) > MAX_SKILL_BYTES:  # grew while we read it
+        return Problem("size", f"{SKILL_FILE} is over the {MAX_SKILL_BYTES} byte limit")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

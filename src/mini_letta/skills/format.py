@@ -44,6 +44,7 @@ Source = Literal["memory", "project", "user"]
 SOURCES: tuple[Source, ...] = ("memory", "project", "user")
 
 _FENCE = re.compile(r"\n---[ \t]*(?:\n|$)")
+_GOOD_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _UNSAFE_FIRST = set("-?:,[]{}#&*!|>'\"%@`0123456789+.~<=\\")
 _RESERVED = {"null", "true", "false", "yes", "no", "on", "off", "nan", "inf", "~"}
@@ -185,7 +186,10 @@ def _name_problems(name: object, folder_name: str | None) -> list[Problem]:
         return [Problem("name-required", "the frontmatter needs 'name' (the folder's name)")]
     if not isinstance(name, str) or not name.strip():
         return [Problem("name-required", "'name' must be non-empty text")]
-    name = unicodedata.normalize("NFKC", name.strip())
+    name = name.strip()
+    if len(name) <= MAX_NAME and _GOOD_NAME.fullmatch(name) and folder_name in (None, name):
+        return []  # the usual case, decided without the rules one by one
+    name = unicodedata.normalize("NFKC", name)
     problems: list[Problem] = []
     if len(name) > MAX_NAME:
         problems.append(
