@@ -22,6 +22,7 @@ from mini_letta.errors import (
     SecretDetectedError,
     StorageError,
 )
+from mini_letta.home import SKILLS_DIR_NAME as SKILLS
 from mini_letta.memory.frontmatter import (
     MemoryFile,
     decode_memory_bytes,
@@ -236,7 +237,11 @@ def _plan_create(ed: _Editor, values: Mapping[str, Any]) -> MemoryEditPlan:
     ed.must_be_absent(rel)
     description = _description(ed, values)
     body = _body_text(_string(ed, values, "content", default=""))
-    data = ed.render(rel, MemoryFile(description, body), None)
+    parts = rel.split("/")
+    # A skill (agentskills.io) names itself: its `name` is its folder's.
+    is_skill = len(parts) == 3 and parts[0] == SKILLS and parts[2] == "SKILL.md"
+    extra = {"name": parts[1]} if is_skill else {}
+    data = ed.render(rel, MemoryFile(description, body, extra=extra), None)
     return MemoryEditPlan("create", {rel: data}, (), f"created {rel}")
 
 

@@ -129,3 +129,17 @@ def test_a_fifo_named_skill_md_is_skipped_without_blocking(tmp_path):
     os.mkfifo(roots[1].path / "pipe" / "SKILL.md")
     catalog = discover_skills(roots)
     assert [bad.problems[0].rule for bad in catalog.invalid] == ["skill-file"]
+
+
+def test_a_skill_the_memory_tool_creates_names_itself(tmp_path):
+    from mini_letta.memory.edits import apply_memory_edit
+    from mini_letta.memory.repo import init_memory_repo
+
+    memory = tmp_path / "memory"
+    init_memory_repo(memory)
+    args = {"path": "skills/tidy/SKILL.md", "description": "Tidy imports.", "content": "Run it."}
+    apply_memory_edit(memory, "create", args)
+    catalog = discover_skills(skill_roots(memory, None, {}))
+    assert [(s.name, s.source, s.description) for s in catalog.skills] == [
+        ("tidy", "memory", "Tidy imports.")
+    ]
