@@ -121,3 +121,13 @@ def test_status_counts_skills_by_source(cli, project, tmp_path):
     assert "skills      2 (memory 0, project 1, user 1, 1 invalid, 1 hidden;" in out
     data = json.loads(cli("status", "--output-format", "json").stdout)
     assert data["skills"] == {"memory": 0, "project": 1, "user": 1, "invalid": 1, "hidden": 1}
+
+
+def test_import_refuses_a_symlinked_skill_file(cli, tmp_path, project):
+    real = write_skill(tmp_path / "real", "linked")
+    folder = tmp_path / "src" / "linked"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").symlink_to(real / "SKILL.md")
+    result = cli("skills", "import", str(folder), "--to", "project")
+    assert result.code == 1 and "is a symlink" in result.stderr
+    assert not (project / ".agents" / "skills" / "linked").exists()

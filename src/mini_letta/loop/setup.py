@@ -7,6 +7,7 @@ behave the same. Nothing here runs a model; it only decides what the turn will u
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mini_letta.agents.records import AgentRecord
@@ -113,6 +114,15 @@ def find_session_skills(world: World, agent: AgentRecord) -> Catalog:
     return catalog
 
 
+def _readable_skill_folders(world: World, skills: Catalog | None) -> tuple[Path, ...]:
+    if skills is None:
+        return ()
+    from mini_letta.home import user_home_dir
+
+    home = user_home_dir(world.environ)
+    return skills.folders(world.cwd, world.home.root, *([home] if home else []))
+
+
 def build_turn_setup(
     world: World, agent: AgentRecord, store: ConversationStore, options: TurnOptions
 ) -> TurnSetup:
@@ -138,7 +148,7 @@ def build_turn_setup(
         approve=options.approve,
         bash_env_allow=bash_env_allow(world.home),
         extra={"environ": world.environ, "home": world.home, "skills": skills},
-        skill_dirs=skills.folders() if skills is not None else (),
+        skill_dirs=_readable_skill_folders(world, skills),
     )
     prompt = build_system_prompt(agent, store, skills=skills)
     if options.recompile:

@@ -75,8 +75,17 @@ class Catalog(Struct, frozen=True):
             found[skill.source] += 1
         return found
 
-    def folders(self) -> tuple[Path, ...]:
-        return tuple(skill.folder for skill in self.skills)
+    def folders(self, *keep_out: Path) -> tuple[Path, ...]:
+        """The skills' real folders the file tools may read: none that is the file system's
+        root or holds one of `keep_out` (the project, the user's home), which a skill folder
+        symlinked there would otherwise open up."""
+        found: list[Path] = []
+        for skill in self.skills:
+            real = skill.folder.resolve()
+            if real == real.parent or any(p.resolve().is_relative_to(real) for p in keep_out):
+                continue
+            found.append(real)
+        return tuple(found)
 
 
 def skill_roots(

@@ -88,6 +88,8 @@ def _skills_in(origin: Path) -> list[Skill]:
 
 
 def _load(folder: Path, *, match_folder: bool) -> Skill:
+    if (folder / SKILL_FILE).is_symlink():  # it would be read from elsewhere, and not copied
+        raise SkillImportError(f"{folder / SKILL_FILE} is a symlink; import the folder it names")
     text = read_skill_text(folder / SKILL_FILE)
     problems = [text] if isinstance(text, Problem) else []
     skill = None

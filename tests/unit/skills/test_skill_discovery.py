@@ -143,3 +143,17 @@ def test_a_skill_the_memory_tool_creates_names_itself(tmp_path):
     assert [(s.name, s.source, s.description) for s in catalog.skills] == [
         ("tidy", "memory", "Tidy imports.")
     ]
+
+
+def test_a_skill_folder_symlinked_to_a_home_opens_nothing_up(tmp_path):
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "SKILL.md").write_text("---\nname: me\ndescription: My whole home.\n---\n")
+    (user / "private.txt").write_text("secret")
+    _, project, _, roots = _roots(tmp_path)
+    (project / ".agents" / "skills").mkdir(parents=True)
+    os.symlink(user, project / ".agents" / "skills" / "me")
+    good = write_skill(project / ".claude" / "skills", "ok")
+    catalog = discover_skills(roots)
+    assert [s.name for s in catalog.skills] == ["me", "ok"]  # listed: the user put it there
+    assert catalog.folders(project, user) == (good.resolve(),)  # but not readable through it
