@@ -80,6 +80,7 @@ from mini_letta.reflection.worktree import (
     create_worktree,
     remove_worktree,
 )
+from mini_letta.skills.prompt import render_memory_skill_list
 from mini_letta.structs import Struct, replace
 from mini_letta.tools.base import ToolContext, Toolset
 from mini_letta.workspace import World
@@ -519,6 +520,8 @@ def _run_agent(
 ) -> SideAgentResult:
     payloads = [load_payload(piece.payload.path) for piece in slices]
     memory = run.compiler.memory_section(worktree.base)  # what the worktree checked out
+    skills = render_memory_skill_list(run.compiler.memory_skills(worktree.base))
+    memory = f"{memory}\n\n{skills}" if skills else memory
     task = build_reflection_task(payloads, memory, run.options.instruction)
     context = ToolContext(
         cwd=worktree.path,

@@ -32,16 +32,17 @@ class Listing(Struct, frozen=True):
     source: str
 
 
-def memory_listings(texts: Sequence[tuple[str, str]]) -> list[Listing]:
+def memory_listings(texts: Sequence[tuple[str, str]], everything: bool = False) -> list[Listing]:
     """The valid memory skills among (path, frontmatter text) pairs; invalid ones are left out
-    (discovery warns about them)."""
+    (discovery warns about them), and so are those the model may not invoke unless
+    `everything`."""
     found: list[Listing] = []
     for path, text in texts:
         parts = PurePosixPath(path).parts
         if len(parts) != 3:
             continue
         skill, problems = parse_skill(text, parts[1])
-        if skill is not None and not problems and skill.model_invocable:
+        if skill is not None and not problems and (everything or skill.model_invocable):
             found.append(Listing(skill.name, skill.description, "memory"))
     return found
 
@@ -74,6 +75,16 @@ def render_skills_block(
         lines.append(line)
         used += cost
     return "<available_skills>\n" + HEADER + "\n" + "\n".join(lines) + "\n</available_skills>"
+
+
+def render_memory_skill_list(texts: Sequence[tuple[str, str]]) -> str:
+    """The skills memory holds, for the reflection agent (which revises them with the memory
+    tools rather than loading them): name, description and path, none left out."""
+    lines = [
+        f"- {listing.name}: {listing.description} (skills/{listing.name}/SKILL.md)"
+        for listing in memory_listings(texts, everything=True)
+    ]
+    return "<memory_skills>\n" + "\n".join(lines) + "\n</memory_skills>" if lines else ""
 
 
 class SkillsPrompt:
