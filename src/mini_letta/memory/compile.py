@@ -127,7 +127,7 @@ def render_memory_update(
         skills = sorted(p.split("/")[1] for p, _ in memory_skill_texts(changed))
         if skills:
             parts.append(
-                "Skills added or changed (load one with the Skill tool): " + ", ".join(skills)
+                "Skills added or changed in memory (skills/<name>/SKILL.md): " + ", ".join(skills)
             )
     if removed:
         parts.append("Removed: " + ", ".join(removed))

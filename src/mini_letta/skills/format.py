@@ -12,7 +12,6 @@ without yaml, which is imported only for anything else.
 from __future__ import annotations
 
 import re
-import unicodedata
 from pathlib import Path
 from typing import Any, Literal
 
@@ -134,7 +133,7 @@ def parse_skill(text: str, folder_name: str | None) -> tuple[SkillFile | None, l
     metadata = data.get("metadata")
     tools = data.get("allowed-tools")
     skill = SkillFile(
-        name=unicodedata.normalize("NFKC", name.strip()),
+        name=_nfkc(name.strip()),
         description=" ".join(description.split()),
         body=body,
         license=_text(data.get("license")),
@@ -189,7 +188,7 @@ def _name_problems(name: object, folder_name: str | None) -> list[Problem]:
     name = name.strip()
     if len(name) <= MAX_NAME and _GOOD_NAME.fullmatch(name) and folder_name in (None, name):
         return []  # the usual case, decided without the rules one by one
-    name = unicodedata.normalize("NFKC", name)
+    name = _nfkc(name)
     problems: list[Problem] = []
     if len(name) > MAX_NAME:
         problems.append(
@@ -209,7 +208,7 @@ def _name_problems(name: object, folder_name: str | None) -> list[Problem]:
         problems.append(
             Problem("name-double-hyphen", f"'name' {name!r} must not hold consecutive hyphens")
         )
-    if folder_name is not None and unicodedata.normalize("NFKC", folder_name) != name:
+    if folder_name is not None and _nfkc(folder_name) != name:
         problems.append(
             Problem(
                 "name-folder",
@@ -269,6 +268,16 @@ def _strings(value: object) -> list[str] | None:
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return [item.strip() for item in value if item.strip()]
     return None
+
+
+def _nfkc(text: str) -> str:
+    """Unicode names compare in NFKC (as the reference validator does); ASCII is already so,
+    and skipping the import keeps start-up light."""
+    if text.isascii():
+        return text
+    import unicodedata
+
+    return unicodedata.normalize("NFKC", text)
 
 
 def _string_map(value: object) -> dict[str, str]:

@@ -70,7 +70,7 @@ def test_a_skill_learned_meanwhile_keeps_the_prompt_until_recompile(world):
     assert first == second
     assert "- fmt (project): Format the code." in first and "release" not in first
     update = provider.requests[-1].messages[-2].content
-    assert "Skills added or changed (load one with the Skill tool): release" in update
+    assert "Skills added or changed in memory (skills/<name>/SKILL.md): release" in update
     again = build_turn_setup(
         world, agent, store, mini_letta.structs.replace(options, recompile=True)
     )
