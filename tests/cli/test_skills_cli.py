@@ -131,3 +131,14 @@ def test_import_refuses_a_symlinked_skill_file(cli, tmp_path, project):
     result = cli("skills", "import", str(folder), "--to", "project")
     assert result.code == 1 and "is a symlink" in result.stderr
     assert not (project / ".agents" / "skills" / "linked").exists()
+
+
+def test_an_imported_skills_own_files_are_not_memory_notes(cli, tmp_path):
+    _agent(cli)
+    source = write_skill(tmp_path / "src", "deploy", "Deploy the app.",
+                         files={"references/guide.md": "no frontmatter here\n"})  # fmt: skip
+    assert cli("skills", "import", str(source)).code == 0
+    validate = cli("memory", "validate")
+    assert validate.code == 0 and "0 problems" in validate.stdout
+    tree = cli("memory", "tree").stdout
+    assert "guide.md — (a file of the skill deploy)" in tree

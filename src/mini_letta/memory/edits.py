@@ -30,7 +30,7 @@ from mini_letta.memory.frontmatter import (
     parse_memory_file,
     render_memory_file,
 )
-from mini_letta.memory.layout import DEFAULT_HUMAN
+from mini_letta.memory.layout import DEFAULT_HUMAN, skill_of_bundled_file
 from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.secrets import find_secret, iter_secrets, secret_values
 from mini_letta.storage.atomic import save_bytes
@@ -162,6 +162,10 @@ def list_memory_tree(root: Path) -> list[tuple[str, str]]:
             if name.startswith(".") or not name.endswith(".md"):
                 continue
             rel = (Path(folder) / name).relative_to(root).as_posix()
+            skill = skill_of_bundled_file(rel)
+            if skill is not None:
+                found.append((rel, f"(a file of the skill {skill})"))
+                continue
             try:
                 text = decode_memory_bytes((Path(folder) / name).read_bytes(), rel)
                 description = parse_memory_file(text, rel).description
