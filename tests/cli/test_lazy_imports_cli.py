@@ -136,3 +136,17 @@ def test_a_turn_after_a_compaction_loads_no_compaction_machinery(cli, home, proj
     assert cli("chat", "-p", "the turn that reflects on the compaction").code == 0
     loaded = _probe(home.root, project, "chat", "-p", "after the summary")
     assert _found(loaded, NEVER) == []
+
+
+def test_a_real_models_turn_without_skills_loads_no_skills_machinery(cli, home, project):
+    script = project / "replies.json"
+    script.write_text('["hi"]')
+    assert cli("chat", "-p", "hello", "--model", f"script:{script}").code == 0
+    loaded = _probe(home.root, project, "chat", "-p", "again", "--model", f"script:{script}")
+    assert _found(loaded, ("mini_letta.skills", "mini_letta.tools.skill_tool")) == []
+    (project / ".claude" / "skills" / "fmt").mkdir(parents=True)
+    (project / ".claude" / "skills" / "fmt" / "SKILL.md").write_text(
+        "---\nname: fmt\ndescription: Format.\n---\n"
+    )
+    loaded = _probe(home.root, project, "chat", "-p", "again", "--model", f"script:{script}")
+    assert "mini_letta.skills.discover" in loaded and "yaml" not in loaded

@@ -102,12 +102,19 @@ def build_system_prompt(
     return PinnedPrompt(agent.system, agent.id, store, owned, memory_dir, listed)
 
 
-def find_session_skills(world: World, agent: AgentRecord) -> Catalog:
-    """The skills of the five sources, each invalid one warned about once."""
+def find_session_skills(world: World, agent: AgentRecord) -> Catalog | None:
+    """The skills of the five sources, each invalid one warned about once; None when none of
+    their folders exists (the usual case: nothing of the skills machinery is imported)."""
+    from mini_letta.home import memory_skills_dir, skill_folders, user_home_dir
+
+    memory_dir = world.home.memory_dir(agent.id)
+    bases = [world.cwd, *filter(None, [user_home_dir(world.environ)])]
+    folders = [memory_skills_dir(memory_dir), *(p for b in bases for _, p in skill_folders(b))]
+    if not any(folder.is_dir() for folder in folders):
+        return None
     from mini_letta import log
     from mini_letta.skills.discover import discover_skills, skill_roots
 
-    memory_dir = world.home.memory_dir(agent.id)
     catalog = discover_skills(skill_roots(memory_dir, world.cwd, world.environ))
     for invalid in catalog.invalid:
         log.warning("%s", invalid.render())
@@ -134,7 +141,7 @@ def build_turn_setup(
         disallowed=options.disallowed_tools,
     )
     skills = find_session_skills(world, agent) if "Skill" in names else None
-    if skills is not None and not skills.skills:
+    if skills is None or not skills.skills:
         names, skills = tuple(name for name in names if name != "Skill"), None
     context = ToolContext(
         cwd=world.cwd,
