@@ -48,8 +48,8 @@ def write_skills(project: Path, count: int) -> None:
         (folder / "references").mkdir(parents=True)
         head = f"name: skill-{n:03d}\n"
         description = f"Does task {n} of the release train. Use when asked about task {n}."
-        if n % 10 == 9:  # a flow list: only yaml reads it
-            head += f"description: {description}\nallowed-tools: [Read, Grep]\n"
+        if n % 10 == 9:  # a folded description: only yaml reads it
+            head += f"description: >-\n  {description}\nallowed-tools: [Read, Grep]\n"
         elif n % 2:
             head += (
                 f'description: "{description}"\nmetadata:\n  author: bench\n  version: "1.{n}"\n'

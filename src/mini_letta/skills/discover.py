@@ -108,8 +108,8 @@ def discover_skills(roots: tuple[SkillRoot, ...]) -> Catalog:
     invalid: list[InvalidSkill] = []
     shadowed: list[Shadowed] = []
     for root in roots:
-        for folder in _skill_folders(root.path):
-            found = read_skill(folder, root)
+        for name, path in _skill_folders(root.path):
+            found = _read(name, path, root)
             if isinstance(found, InvalidSkill):
                 invalid.append(found)
             elif found.name in winners:
@@ -119,7 +119,8 @@ def discover_skills(roots: tuple[SkillRoot, ...]) -> Catalog:
     return Catalog(tuple(winners.values()), tuple(invalid), tuple(shadowed))
 
 
-def _skill_folders(root: Path) -> Iterator[Path]:
+def _skill_folders(root: Path) -> Iterator[tuple[str, str]]:
+    """(name, path) of each folder in `root`, as strings: start-up builds no Path per entry."""
     try:
         entries = sorted(os.scandir(root), key=lambda entry: entry.name)
     except OSError:  # absent, or not a folder: no skills there
@@ -129,23 +130,28 @@ def _skill_folders(root: Path) -> Iterator[Path]:
             continue
         try:
             if entry.is_dir():  # a symlinked skill folder counts: people link shared skills
-                yield Path(entry.path)
+                yield entry.name, entry.path
         except OSError:
             continue
 
 
 def read_skill(folder: Path, root: SkillRoot) -> Skill | InvalidSkill:
     """The skill in `folder`, or why it is not one."""
-    text = read_skill_text(folder / SKILL_FILE)
+    return _read(folder.name, str(folder), root)
+
+
+def _read(name: str, path: str, root: SkillRoot) -> Skill | InvalidSkill:
+    text = read_skill_text(os.path.join(path, SKILL_FILE))
     if isinstance(text, Problem):
-        return InvalidSkill(folder, root.label, (text,))
-    skill, problems = parse_skill(text, folder.name)
+        return InvalidSkill(Path(path), root.label, (text,))
+    skill, problems = parse_skill(text, name)
     if skill is None or problems:
-        return InvalidSkill(folder, root.label, tuple(problems))
-    return Skill(skill, root.source, root.label, folder, len(text.encode("utf-8")))
+        return InvalidSkill(Path(path), root.label, tuple(problems))
+    size = len(text) if text.isascii() else len(text.encode("utf-8"))
+    return Skill(skill, root.source, root.label, Path(path), size)
 
 
-def read_skill_text(path: Path) -> str | Problem:
+def read_skill_text(path: Path | str) -> str | Problem:
     """A SKILL.md's text: a regular UTF-8 file under the size limit, or the rule it breaks.
 
     One open, fstat and read a file (start-up reads every SKILL.md); O_NONBLOCK so a FIFO

@@ -132,19 +132,18 @@ def parse_skill(text: str, folder_name: str | None) -> tuple[SkillFile | None, l
         return None, problems
     metadata = data.get("metadata")
     tools = data.get("allowed-tools")
+    # Positional, in field order: built for every skill at start-up, and keywords cost more.
     skill = SkillFile(
-        name=_nfkc(name.strip()),
-        description=" ".join(description.split()),
-        body=body,
-        license=_text(data.get("license")),
-        compatibility=_text(data.get("compatibility")),
-        metadata=_string_map(metadata),
-        allowed_tools=tuple(
-            tools.replace(",", " ").split() if isinstance(tools, str) else _strings(tools) or ()
-        ),
-        model_invocable=data.get("disable-model-invocation") is not True,
-        user_invocable=data.get("user-invocable") is not False,
-        argument_hint=_text(data.get("argument-hint")),
+        _nfkc(name.strip()),  # name
+        " ".join(description.split()),  # description
+        body,
+        _text(data.get("license")),
+        _text(data.get("compatibility")),
+        _string_map(metadata),
+        tuple(tools.replace(",", " ").split() if isinstance(tools, str) else _strings(tools) or ()),
+        data.get("disable-model-invocation") is not True,  # model_invocable
+        data.get("user-invocable") is not False,  # user_invocable
+        _text(data.get("argument-hint")),
     )
     return skill, problems
 
@@ -310,35 +309,81 @@ def load_block(block: str) -> dict[str, Any] | Problem:
 
 
 def _read_simple(block: str) -> dict[str, Any] | None:
-    """`key: value` lines (plain or simply quoted text) and one `metadata:` block of them.
+    """`key: value` lines (plain or simply quoted text, or a flow list `[a, b]` of plain words),
+    and `key:` blocks of two-space-indented `k: v` lines or `- item` lines.
 
     None for anything else, which yaml then reads; where this returns, yaml agrees.
     """
     data: dict[str, Any] = {}
-    nested: dict[str, str] | None = None
-    for line in block.split("\n") if block else ():
-        if nested is not None and line.startswith("  ") and not line.startswith("   "):
-            key, value = _pair(line[2:])
-            if key is None or value is None or key in nested:
+    open_key: str | None = None  # the `key:` whose indented lines follow
+    lines = block.split("\n") if block else []
+    if lines and not lines[-1]:
+        lines.pop()  # the newline that ends the last line
+    for line in lines:
+        if open_key is not None and line.startswith("  ") and not line.startswith("   "):
+            if not _add_to_block(data, open_key, line[2:]):
                 return None
-            nested[key] = value
             continue
-        nested = None
-        if line == "metadata:" and "metadata" not in data:
-            nested = data["metadata"] = {}
+        if open_key is not None and data[open_key] is None:
+            return None  # `key:` with nothing under it is yaml's null
+        open_key = None
+        bare = line[:-1]
+        if line.endswith(":") and _PLAIN_KEY.fullmatch(bare) and bare.lower() not in _RESERVED:
+            if bare in data:
+                return None
+            open_key, data[bare] = bare, None
             continue
         key, value = _pair(line)
         if key is None or value is None or key in data:
             return None
         data[key] = value
+    if open_key is not None and data[open_key] is None:
+        return None
     return data
 
 
-def _pair(line: str) -> tuple[str | None, str | None]:
+def _add_to_block(data: dict[str, Any], key: str, inner: str) -> bool:
+    container = data[key]
+    if inner.startswith("- "):
+        item = _scalar(inner[2:].strip(" "))
+        if container is None:
+            container = data[key] = []
+        if item is None or not isinstance(container, list):
+            return False
+        container.append(item)
+        return True
+    name, value = _pair(inner)
+    if container is None:
+        container = data[key] = {}
+    if name is None or not isinstance(value, str) or not isinstance(container, dict):
+        return False
+    if name in container:
+        return False
+    container[name] = value
+    return True
+
+
+def _pair(line: str) -> tuple[str | None, str | list[str] | None]:
     key, sep, raw = line.partition(": ")
     if not sep or not _PLAIN_KEY.fullmatch(key) or key.lower() in _RESERVED:
         return None, None
-    return key, _scalar(raw.strip(" "))
+    raw = raw.strip(" ")
+    if raw.startswith("[") and raw.endswith("]"):
+        return key, _flow_list(raw[1:-1])
+    return key, _scalar(raw)
+
+
+def _flow_list(inner: str) -> list[str] | None:
+    """`a, b` of a flow list whose items are plain words (no indicators); None otherwise."""
+    if not inner.strip(" "):
+        return []
+    items: list[str] = []
+    for part in inner.split(","):
+        item = part.strip(" ")
+        if not item or any(c in item for c in "[]{}:#") or _scalar(item) is None:
+            return None
+        items.append(item)
+    return items
 
 
 def _scalar(raw: str) -> str | None:

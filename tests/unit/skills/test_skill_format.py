@@ -132,6 +132,15 @@ def test_crlf_and_bom_are_accepted():
         "name: x\ndescription: d\nmetadata:\n  author: me\n  origin: 'a: b'\n",
         "name: x\ndescription: yes\n",
         "name: x\ndescription: d # comment\n",
+        "name: x\ndescription: d\nallowed-tools: [Read, Grep]\n",
+        "name: x\ndescription: d\nallowed-tools: []\n",
+        "name: x\ndescription: d\nallowed-tools: [Bash(git:*), Read]\n",
+        "name: x\ndescription: d\nallowed-tools:\n  - Bash(git:*)\n  - Read\n",
+        "name: x\ndescription: d\nmetadata:\n",
+        "name: x\ndescription: d\nmetadata:\n  a: b\nlicense: MIT\n",
+        "name: x\ndescription: d\nmetadata:\n  - a\n  - b\n",
+        "name: x\ndescription: d\nhooks:\n  PreToolUse:\n    - matcher: Bash\n",
+        "name: x\ndescription: d\nallowed-tools:\n- Read\n",
     ],
 )
 def test_the_fast_reader_agrees_with_yaml(block):
@@ -140,3 +149,17 @@ def test_the_fast_reader_agrees_with_yaml(block):
     from mini_letta.skills.format import load_block
 
     assert load_block(block) == yaml.safe_load(block)
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "name: x\ndescription: d\nallowed-tools: [Read, Grep]\n",
+        "name: x\ndescription: d\nallowed-tools:\n  - Bash(git:*)\n  - Read\n",
+        'name: x\ndescription: "q"\nmetadata:\n  author: me\n  version: "1.0"\n',
+    ],
+)
+def test_the_usual_shapes_need_no_yaml(block):
+    from mini_letta.skills.format import _read_simple
+
+    assert _read_simple(block) is not None
