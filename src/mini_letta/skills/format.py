@@ -4,9 +4,8 @@ One parser and one validator serve discovery, the Skill tool, `skills validate` 
 gate, so a skill is valid everywhere or nowhere. Each broken rule is a `Problem` naming the rule
 (`name-charset`, `description-length`, ...). Claude Code's extension keys (`argument-hint`,
 `disable-model-invocation`, `user-invocable`, ...) are accepted, so its skills load unchanged;
-any other unknown key breaks the standard's `unknown-field` rule. Only the frontmatter is parsed
-at discovery: the plain `key: value` shape (and a `metadata:` block of such lines) is read
-without yaml, which is imported only for anything else.
+any other unknown key breaks the standard's `unknown-field` rule. The frontmatter itself is read
+by `frontmatter.py`, without yaml for the usual shapes.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
+from mini_letta.skills.frontmatter import load_block, normalise, split_frontmatter
 from mini_letta.structs import Struct, field
 
 SKILL_FILE = "SKILL.md"
@@ -42,11 +42,7 @@ CLIENT_FIELDS = frozenset(
 Source = Literal["memory", "project", "user"]
 SOURCES: tuple[Source, ...] = ("memory", "project", "user")
 
-_FENCE = re.compile(r"\n---[ \t]*(?:\n|$)")
 _GOOD_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-_UNSAFE_FIRST = set("-?:,[]{}#&*!|>'\"%@`0123456789+.~<=\\")
-_RESERVED = {"null", "true", "false", "yes", "no", "on", "off", "nan", "inf", "~"}
 
 
 class Problem(Struct, frozen=True):
@@ -96,36 +92,18 @@ class Skill(Struct, frozen=True):
         return self.folder / SKILL_FILE
 
 
-def split_frontmatter(text: str) -> tuple[str, str] | Problem:
-    """(frontmatter block, body) of a normalised text, or the framing rule it breaks."""
-    first, sep, rest = text.partition("\n")
-    if first.rstrip(" \t") != "---":
-        return Problem("frontmatter", "SKILL.md must start with a '---' line (YAML frontmatter)")
-    match = _FENCE.search("\n" + rest) if sep else None
-    if match is None:
-        return Problem("frontmatter", "the frontmatter opened with '---' is never closed")
-    rest = "\n" + rest
-    return rest[1 : match.start()], rest[match.end() :]
-
-
-def normalise(text: str) -> str:
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
 def parse_skill(text: str, folder_name: str | None) -> tuple[SkillFile | None, list[Problem]]:
     """The skill and every rule it breaks; the skill is None when a required part is unusable.
 
     `folder_name` is the folder the SKILL.md sits in (None skips the name-matches-folder rule).
     """
     split = split_frontmatter(normalise(text))
-    if isinstance(split, Problem):
-        return None, [split]
+    if isinstance(split, str):
+        return None, [Problem("frontmatter", split)]
     block, body = split
     data = load_block(block)
-    if isinstance(data, Problem):
-        return None, [data]
+    if isinstance(data, str):
+        return None, [Problem("frontmatter", data)]
     problems = check_fields(data, folder_name)
     name, description = data.get("name"), data.get("description")
     if not isinstance(name, str) or not isinstance(description, str):
@@ -285,118 +263,3 @@ def _string_map(value: object) -> dict[str, str]:
 
 def _text(value: object) -> str:
     return value.strip() if isinstance(value, str) else ""
-
-
-def load_block(block: str) -> dict[str, Any] | Problem:
-    """The frontmatter as a mapping (the fast reader, else yaml), or the YAML problem."""
-    fast = _read_simple(block)
-    if fast is not None:
-        return fast
-    import yaml
-
-    try:
-        data = yaml.load(block, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at frontmatter line {mark.line + 2}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "could not be parsed"
-        return Problem("frontmatter", f"invalid YAML{where}: {problem}")
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        return Problem("frontmatter", "the frontmatter must be 'key: value' lines")
-    return {str(key): value for key, value in data.items()}
-
-
-def _read_simple(block: str) -> dict[str, Any] | None:
-    """`key: value` lines (plain or simply quoted text, or a flow list `[a, b]` of plain words),
-    and `key:` blocks of two-space-indented `k: v` lines or `- item` lines.
-
-    None for anything else, which yaml then reads; where this returns, yaml agrees.
-    """
-    data: dict[str, Any] = {}
-    open_key: str | None = None  # the `key:` whose indented lines follow
-    lines = block.split("\n") if block else []
-    if lines and not lines[-1]:
-        lines.pop()  # the newline that ends the last line
-    for line in lines:
-        if open_key is not None and line.startswith("  ") and not line.startswith("   "):
-            if not _add_to_block(data, open_key, line[2:]):
-                return None
-            continue
-        if open_key is not None and data[open_key] is None:
-            return None  # `key:` with nothing under it is yaml's null
-        open_key = None
-        bare = line[:-1]
-        if line.endswith(":") and _PLAIN_KEY.fullmatch(bare) and bare.lower() not in _RESERVED:
-            if bare in data:
-                return None
-            open_key, data[bare] = bare, None
-            continue
-        key, value = _pair(line)
-        if key is None or value is None or key in data:
-            return None
-        data[key] = value
-    if open_key is not None and data[open_key] is None:
-        return None
-    return data
-
-
-def _add_to_block(data: dict[str, Any], key: str, inner: str) -> bool:
-    container = data[key]
-    if inner.startswith("- "):
-        item = _scalar(inner[2:].strip(" "))
-        if container is None:
-            container = data[key] = []
-        if item is None or not isinstance(container, list):
-            return False
-        container.append(item)
-        return True
-    name, value = _pair(inner)
-    if container is None:
-        container = data[key] = {}
-    if name is None or not isinstance(value, str) or not isinstance(container, dict):
-        return False
-    if name in container:
-        return False
-    container[name] = value
-    return True
-
-
-def _pair(line: str) -> tuple[str | None, str | list[str] | None]:
-    key, sep, raw = line.partition(": ")
-    if not sep or not _PLAIN_KEY.fullmatch(key) or key.lower() in _RESERVED:
-        return None, None
-    raw = raw.strip(" ")
-    if raw.startswith("[") and raw.endswith("]"):
-        return key, _flow_list(raw[1:-1])
-    return key, _scalar(raw)
-
-
-def _flow_list(inner: str) -> list[str] | None:
-    """`a, b` of a flow list whose items are plain words (no indicators); None otherwise."""
-    if not inner.strip(" "):
-        return []
-    items: list[str] = []
-    for part in inner.split(","):
-        item = part.strip(" ")
-        if not item or any(c in item for c in "[]{}:#") or _scalar(item) is None:
-            return None
-        items.append(item)
-    return items
-
-
-def _scalar(raw: str) -> str | None:
-    """The text a bare or simply quoted YAML scalar reads as; None when yaml must decide."""
-    if not raw or not raw.isprintable() or "\t" in raw or "\ufeff" in raw:
-        return None
-    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
-        inner = raw[1:-1]
-        if raw[0] in inner or "\\" in inner:
-            return None
-        return inner
-    if raw[0] in _UNSAFE_FIRST or raw.lower() in _RESERVED:
-        return None
-    if raw.endswith(":") or ": " in raw or " #" in raw or "\\" in raw:
-        return None
-    return raw

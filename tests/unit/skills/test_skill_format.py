@@ -146,7 +146,7 @@ def test_crlf_and_bom_are_accepted():
 def test_the_fast_reader_agrees_with_yaml(block):
     import yaml
 
-    from mini_letta.skills.format import load_block
+    from mini_letta.skills.frontmatter import load_block
 
     assert load_block(block) == yaml.safe_load(block)
 
@@ -160,6 +160,6 @@ def test_the_fast_reader_agrees_with_yaml(block):
     ],
 )
 def test_the_usual_shapes_need_no_yaml(block):
-    from mini_letta.skills.format import _read_simple
+    from mini_letta.skills.frontmatter import read_simple
 
-    assert _read_simple(block) is not None
+    assert read_simple(block) is not None
