@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -232,21 +232,6 @@ def normalise_message(message: Message) -> dict[str, Any] | None:
             for call in message.tool_calls
         ]
     return data
-
-
-def said_in(message: Mapping[str, Any]) -> str:
-    """What a payload message said and ran: its text and its tool calls' string arguments
-    (never a tool's output: the memory gate takes a skill's commands only from this)."""
-    parts = [str(message.get("content") or "")]
-    for call in message.get("toolCalls") or ():
-        raw = str(call.get("arguments") or "") if isinstance(call, dict) else ""
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            value = raw
-        values = value.values() if isinstance(value, dict) else [value]
-        parts += [item for item in values if isinstance(item, str)]
-    return "\n".join(parts)
 
 
 def truncate_middle(text: str, cap: int) -> str:

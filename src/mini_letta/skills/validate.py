@@ -12,8 +12,10 @@ laundered into a skill. Secrets are the gate's general check.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from mini_letta.llm.tokens import estimate_tokens
 from mini_letta.skills.format import parse_skill
@@ -99,6 +101,30 @@ def skill_commands(text: str) -> list[str]:
 
 def _normal(text: str) -> str:
     return " ".join(text.split())
+
+
+def is_skill_path(path: str) -> bool:
+    return _SKILL_PATH.fullmatch(path) is not None
+
+
+def said_by_id(messages: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """What each payload message (reflection/payload.py's shape) said and ran, by id: its text
+    and its tool calls' string arguments, never a tool's output (those carry no id)."""
+    said: dict[str, str] = {}
+    for message in messages:
+        if not isinstance(message.get("id"), str):
+            continue
+        parts = [str(message.get("content") or "")]
+        for call in message.get("toolCalls") or ():
+            raw = str(call.get("arguments") or "") if isinstance(call, dict) else ""
+            try:
+                value = json.loads(raw)
+            except ValueError:
+                value = raw
+            values = value.values() if isinstance(value, dict) else [value]
+            parts += [item for item in values if isinstance(item, str)]
+        said[message["id"]] = "\n".join(parts)
+    return said
 
 
 def learned_metadata(run_id: str) -> dict[str, str]:
