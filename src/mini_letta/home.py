@@ -223,6 +223,27 @@ def index_file_for(log: Path) -> Path:
     return log.with_name(log.name + ".idx")
 
 
+SKILLS_DIR_NAME = "skills"  # inside the memory repo: skills/<name>/SKILL.md
+# Where other tools keep skills, in a project and in the user's home (agentskills.io, then
+# Claude Code's), in precedence order.
+SKILL_FOLDERS: tuple[str, ...] = (".agents/skills", ".claude/skills")
+
+
+def memory_skills_dir(memory_dir: Path) -> Path:
+    return memory_dir / SKILLS_DIR_NAME
+
+
+def skill_folders(base: Path) -> tuple[tuple[str, Path], ...]:
+    """(label, folder) of each place a project (or a user's home) keeps skills."""
+    return tuple((label, base.joinpath(*label.split("/"))) for label in SKILL_FOLDERS)
+
+
+def user_home_dir(environ: Mapping[str, str]) -> Path | None:
+    """The user's home folder from the given environment (no default: tests pass their own)."""
+    home = environ.get("HOME", "").strip()
+    return Path(home) if home else None
+
+
 def project_settings_file(project_dir: Path) -> Path:
     """Project-local settings live in the project, not in the home folder."""
     return project_dir / PROJECT_DIR_NAME / "settings.local.json"

@@ -154,3 +154,17 @@ def test_context_on_a_real_model_agent_loads_no_sdk(cli, home, project):
         keys = {"OPENAI_API_KEY": "sk-test-dummy", "ANTHROPIC_API_KEY": "sk-ant-test-dummy"}
         loaded = _probe(home.root, project, "context", "--agent", name, env=keys)
         assert _found(loaded, SDKS) == [], model
+
+
+def test_a_real_models_turn_without_skills_loads_no_skills_machinery(cli, home, project):
+    script = project / "replies.json"
+    script.write_text('["hi"]')
+    assert cli("chat", "-p", "hello", "--model", f"script:{script}").code == 0
+    loaded = _probe(home.root, project, "chat", "-p", "again", "--model", f"script:{script}")
+    assert _found(loaded, ("mini_letta.skills", "mini_letta.tools.skill_tool")) == []
+    (project / ".claude" / "skills" / "fmt").mkdir(parents=True)
+    (project / ".claude" / "skills" / "fmt" / "SKILL.md").write_text(
+        "---\nname: fmt\ndescription: Format.\n---\n"
+    )
+    loaded = _probe(home.root, project, "chat", "-p", "again", "--model", f"script:{script}")
+    assert "mini_letta.skills.discover" in loaded and "yaml" not in loaded

@@ -17,13 +17,16 @@ recompiles instead; a recompile folds them in and drops them.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import GitError
 from mini_letta.memory.compile import PromptCompiler, render_memory_update
 from mini_letta.structs import Struct
+
+if TYPE_CHECKING:
+    from mini_letta.skills.prompt import SkillsPrompt
 
 UPDATE_ID_PREFIX = "memory-update-"
 RecompileReason = Literal["new conversation", "memory changed", "requested", "compaction"]
@@ -86,8 +89,10 @@ class PinnedPrompt:
         store: ConversationStore,
         compiler: PromptCompiler,
         memory_dir: Path,
+        skills: SkillsPrompt | None = None,
     ) -> None:
         self.base = base
+        self.skills = skills  # the session's skills block (memory's at the pinned commit)
         self.agent_id = agent_id
         self.store = store
         self.compiler = compiler
@@ -213,7 +218,10 @@ class PinnedPrompt:
                 "memory commit": commit[:12] or "(none yet)",
             }
 
-        return self.compiler.compile(self.base, metadata, commit)
+        skills = ""
+        if self.skills is not None:
+            skills = self.skills.block(self.compiler.memory_skills(commit))
+        return self.compiler.compile(self.base, metadata, commit, skills)
 
     def _load(self) -> Pin | None:
         self._loaded = True

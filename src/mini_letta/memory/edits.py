@@ -22,6 +22,7 @@ from mini_letta.errors import (
     SecretDetectedError,
     StorageError,
 )
+from mini_letta.home import SKILLS_DIR_NAME as SKILLS
 from mini_letta.memory.frontmatter import (
     MemoryFile,
     decode_memory_bytes,
@@ -29,7 +30,7 @@ from mini_letta.memory.frontmatter import (
     parse_memory_file,
     render_memory_file,
 )
-from mini_letta.memory.layout import DEFAULT_HUMAN
+from mini_letta.memory.layout import DEFAULT_HUMAN, skill_of_bundled_file
 from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.secrets import find_secret, iter_secrets, secret_values
 from mini_letta.storage.atomic import save_bytes
@@ -161,6 +162,10 @@ def list_memory_tree(root: Path) -> list[tuple[str, str]]:
             if name.startswith(".") or not name.endswith(".md"):
                 continue
             rel = (Path(folder) / name).relative_to(root).as_posix()
+            skill = skill_of_bundled_file(rel)
+            if skill is not None:
+                found.append((rel, f"(a file of the skill {skill})"))
+                continue
             try:
                 text = decode_memory_bytes((Path(folder) / name).read_bytes(), rel)
                 description = parse_memory_file(text, rel).description
@@ -236,7 +241,11 @@ def _plan_create(ed: _Editor, values: Mapping[str, Any]) -> MemoryEditPlan:
     ed.must_be_absent(rel)
     description = _description(ed, values)
     body = _body_text(_string(ed, values, "content", default=""))
-    data = ed.render(rel, MemoryFile(description, body), None)
+    parts = rel.split("/")
+    # A skill (agentskills.io) names itself: its `name` is its folder's.
+    is_skill = len(parts) == 3 and parts[0] == SKILLS and parts[2] == "SKILL.md"
+    extra = {"name": parts[1]} if is_skill else {}
+    data = ed.render(rel, MemoryFile(description, body, extra=extra), None)
     return MemoryEditPlan("create", {rel: data}, (), f"created {rel}")
 
 

@@ -19,6 +19,7 @@ from mini_letta.memory.edits import (
     write_memory_plan,
 )
 from mini_letta.memory.frontmatter import decode_memory_bytes, parse_memory_file
+from mini_letta.memory.layout import skill_of_bundled_file
 from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.repo import GitRepo, lock_memory
 from mini_letta.memory.secrets import find_secret, iter_secrets, refuse_secret, secret_values
@@ -172,7 +173,7 @@ def validate_memory(memory_dir: Path) -> tuple[int, list[Problem]]:
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
             rel = (Path(folder) / name).relative_to(memory_dir).as_posix()
-            if not name.endswith(".md"):
+            if not name.endswith(".md") or skill_of_bundled_file(rel) is not None:
                 continue
             checked += 1
             problems += _file_problems(memory_dir, rel)

@@ -93,10 +93,16 @@ def check_gate(repo: GitRepo, base: str, tip: str, tree: Path, facts: GateInput)
     reasons += _dump_reasons(diffs, facts, words)
     reasons += _duplicate_reasons(GitRepo(tree), diffs)
     reasons += _evidence_reasons(diffs, facts)
-    if not reasons:
+    from mini_letta.skills.validate import check_skill_edits, is_skill_path, said_by_id
+
+    if not reasons:  # a skill's lines are steps and code, grounded by its own command check
+        notes = [d for d in diffs if not is_skill_path(d.path)]
         edits = [CitedEdit(c.path, c.message_ids, c.lines, c.removed) for c in facts.citations]
-        reasons += meaning_reasons(diffs, edits, words, files)
-    return reasons
+        reasons += meaning_reasons(notes, edits, words, files)
+
+    changes = [(d.path, d.status, d.added) for d in diffs]
+    cited = [(c.path, c.message_ids) for c in facts.citations]
+    return reasons + check_skill_edits(changes, files, cited, said_by_id(facts.messages))
 
 
 def _system_paths(root: Path) -> list[str]:

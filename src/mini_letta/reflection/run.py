@@ -88,6 +88,7 @@ from mini_letta.reflection.worktree import (
     create_worktree,
     remove_worktree,
 )
+from mini_letta.skills.prompt import render_memory_skill_list
 from mini_letta.structs import Struct, replace
 from mini_letta.tools.base import ToolContext, Toolset
 from mini_letta.workspace import World
@@ -389,7 +390,7 @@ def _run(run: _Run, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
     save_run_record(run.world.home, record)
     payload_path = _manifest(run, slices) if multi else str(slices[0].payload.path)
     mark_started(slices, clock)
-    provenance = RunProvenance(trailers=provenance_trailers(run.run_id, slices))
+    provenance = RunProvenance(trailers=provenance_trailers(run.run_id, slices), run_id=run.run_id)
     try:
         final, agent_result = _execute(run, slices, provenance)
     except BaseException:
@@ -555,6 +556,8 @@ def _run_agent(
 ) -> SideAgentResult:
     payloads = [load_payload(piece.payload.path) for piece in slices]
     memory = run.compiler.memory_section(worktree.base)  # what the worktree checked out
+    skills = render_memory_skill_list(run.compiler.memory_skills(worktree.base))
+    memory = f"{memory}\n\n{skills}" if skills else memory
     task = build_reflection_task(payloads, memory, run.options.instruction)
     context = ToolContext(
         cwd=worktree.path,

@@ -43,6 +43,7 @@ class RunProvenance(Struct):
 
     trailers: tuple[str, ...] = ()
     citations: list[Citation] = field(default_factory=list)
+    run_id: str = ""  # stamped into the metadata of a skill the run writes
 
 
 def evidence_ids(args: dict[str, Any]) -> tuple[str, ...]:
@@ -128,9 +129,20 @@ class MemoryEditTool:
                 _check_path(_root(ctx), args.get(key), key)
         before = _current_text(_root(ctx), path) if command in ("delete", "rename") else ""
         outcome = apply_memory_edit(_root(ctx), command, rest)
+        _stamp_skills(_root(ctx), args, self.provenance.run_id)
         if evidence:
             self.provenance.citations += _citations(command, args, evidence, before)
         return ToolResult(outcome.message)
+
+
+def _stamp_skills(root: Path, args: dict[str, Any], run_id: str) -> None:
+    """A skill the run wrote carries its name and, in `metadata`, this run's id."""
+    from mini_letta.skills.learned import is_skill_path, stamp_learned_skill
+
+    for key in ("path", "new_path"):
+        rel = str(args.get(key) or "").strip()
+        if run_id and is_skill_path(rel):
+            stamp_learned_skill(root, rel, run_id)
 
 
 def _check_path(root: Path, path: object, name: str) -> None:

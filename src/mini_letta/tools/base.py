@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from mini_letta.clock import Clock
 from mini_letta.conversations.messages import ToolCall
@@ -22,6 +22,9 @@ from mini_letta.structs import Struct, field
 from mini_letta.tools.output import cap_text
 from mini_letta.tools.permissions import PermissionMode, Refusal, decide
 from mini_letta.tools.schema import argument_problem
+
+if TYPE_CHECKING:
+    from mini_letta.skills.discover import Catalog
 
 ToolKind = Literal["read", "edit", "execute", "memory"]
 Approver = Callable[[ToolCall, str], bool]
@@ -49,6 +52,8 @@ class ToolContext(Struct, frozen=True):
     output_cap: int = 30_000
     bash_env_allow: frozenset[str] = frozenset()  # credential variables Bash may still see
     environ: Mapping[str, str] = field(default_factory=dict)  # the caller's (World's), for Bash
+    skill_dirs: tuple[Path, ...] = ()  # the discovered skills' folders: readable, never written
+    skills: Catalog | None = None  # the session's skills, for the Skill tool
 
 
 class Tool(Protocol):
@@ -136,6 +141,8 @@ def describe_call(name: str, args: Mapping[str, Any]) -> str:
     """One line for an approval prompt: the command, or the path and what happens to it."""
     if isinstance(args.get("command"), str):
         return f"{name}: {args['command']}"
+    if isinstance(args.get("name"), str) and len(args) == 1:  # Skill: the skill loaded
+        return f"{name} {args['name']}"
     path = args.get("path")
     if isinstance(path, str):
         if isinstance(args.get("content"), str):

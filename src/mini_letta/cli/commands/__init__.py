@@ -24,5 +24,6 @@ COMMANDS: dict[str, str] = {
     "eval": "mini_letta.cli.commands.eval:eval_group",
     "search": "mini_letta.cli.commands.recall:search",
     "import": "mini_letta.cli.commands.recall:import_cmd",
+    "skills": "mini_letta.cli.commands.skills:skills",
     WORKER_COMMAND: "mini_letta.cli.commands.reflect_worker:reflect_worker",
 }

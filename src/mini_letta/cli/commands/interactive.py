@@ -83,7 +83,8 @@ def open_interactive(ctx: click.Context) -> None:
 
 def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
     from mini_letta.cli.approval import build_terminal_approver
-    from mini_letta.cli.commands.slash import run_slash_command
+    from mini_letta.cli.commands.slash import find_command, run_slash_command
+    from mini_letta.cli.commands.slash_skills import skill_prompt
     from mini_letta.cli.commands.slash_state import SlashState
     from mini_letta.cli.headless import ChatSession, SessionRequest
     from mini_letta.cli.session_bar import SessionBar
@@ -129,9 +130,13 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
             if not line:
                 continue
             if line.startswith("/"):
-                if not run_slash_command(line, state):
-                    return
-                continue
+                builtin = find_command(line.partition(" ")[0]) is not None
+                prompt = None if builtin else skill_prompt(line, state)  # `/NAME` runs a skill
+                if prompt is None:
+                    if not run_slash_command(line, state):
+                        return
+                    continue
+                line = prompt
             interrupted = _turn(state, line)
             if state.session.renderer.tool_count and not hinted:
                 hinted = True

@@ -38,14 +38,35 @@ def status(agent: str | None, fmt: str) -> None:
 
     health = gather_health(world.home, record, settings, world.clock, current)
     review = files_needing_review(world.home, record.id, world.clock)
+    skills = _skill_counts(record.id)
     doctor = load_doctor_count(world.home, record.id)
     if fmt == "json":
-        data = {**health_json(health, review), "doctor": doctor_json(health, doctor)}
+        data = {
+            **health_json(health, review),
+            "skills": skills,
+            "doctor": doctor_json(health, doctor),
+        }
         echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
-        lines = [*health_lines(health, review), doctor_line(health, doctor)]
+        lines = health_lines(health, review)
+        lines.insert(3, _skills_line(skills))
+        lines.append(doctor_line(health, doctor))
         for line in wrap_lines(lines, current_terminal().columns(), 12):
             echo(line)
+
+
+def _skill_counts(agent_id: str) -> dict[str, int]:
+    from mini_letta.cli.commands.skills import find_catalog
+
+    catalog = find_catalog(agent_id)
+    return {**catalog.counts(), "invalid": len(catalog.invalid), "hidden": len(catalog.shadowed)}
+
+
+def _skills_line(counts: dict[str, int]) -> str:
+    total = counts["memory"] + counts["project"] + counts["user"]
+    parts = f"memory {counts['memory']}, project {counts['project']}, user {counts['user']}"
+    extra = "".join(f", {counts[key]} {key}" for key in ("invalid", "hidden") if counts[key])
+    return f"skills      {total} ({parts}{extra}; `mini-letta skills list`)"
 
 
 def _doctor_current(health: AgentHealth, doctor: DoctorCount) -> bool:
