@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from mini_letta.errors import GitError, InvalidValueError, MemfsError
+from mini_letta.errors import InvalidValueError, MemfsError
+from mini_letta.memory.incoming import describe_refusal, incoming_problems
 from mini_letta.memory.repo import GitRepo, ensure_git_available
 
 REMOTE = "origin"
@@ -108,9 +109,12 @@ def clone_memory(url: str, memory_dir: Path, environ: Mapping[str, str] | None =
         if empty != 0:
             shutil.rmtree(staging, ignore_errors=True)
             return False
+        problems = incoming_problems(clone, None, f"refs/remotes/{REMOTE}/{BRANCH}")
+        if problems:
+            raise MemfsError(describe_refusal(problems))
         clone.run("checkout", "-q", "-B", BRANCH, f"refs/remotes/{REMOTE}/{BRANCH}")
         clone.run("branch", "-q", f"--set-upstream-to={REMOTE}/{BRANCH}", BRANCH)
-    except GitError:
+    except MemfsError:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     staging.rename(memory_dir)

@@ -50,6 +50,7 @@ _CONFIG = (
 # Remote operations (sync) also read the user's config; these keep their results predictable.
 _REMOTE_CONFIG = ("merge.conflictStyle=diff3", "push.default=nothing")
 _SUBMODULE = "160000"  # a gitlink's mode: its sha is a commit of another repository
+_SYMLINK = "120000"  # a symbolic link's mode: its blob is where the link points
 # Plumbing that never runs a filter or merge driver, so needs no look at the repo's drivers.
 _NO_DRIVER_COMMANDS = frozenset(
     {"rev-parse", "symbolic-ref", "ls-tree", "cat-file", "log", "ls-files", "config", "init"}
@@ -347,14 +348,20 @@ class GitRepo:
             if not item:
                 continue
             meta, _, path = item.partition("\t")
-            _mode, kind, sha = meta.split()
-            if kind == "blob":
+            mode, kind, sha = meta.split()
+            if kind == "blob" and mode != _SYMLINK:  # a link is not a memory file
                 entries.append((path, sha))
         if not entries:
             return {}
-        request = "".join(f"{sha}\n" for _, sha in entries).encode("ascii")
-        output = self.run_bytes("cat-file", "--batch", "--buffer", stdin=request)
-        return dict(zip((path for path, _ in entries), _parse_batch(output), strict=True))
+        contents = self.read_objects([sha for _, sha in entries])
+        return dict(zip((path for path, _ in entries), contents, strict=True))
+
+    def read_objects(self, shas: Sequence[str]) -> list[bytes]:
+        """The contents of objects by sha, in order, with one git process."""
+        if not shas:
+            return []
+        request = "".join(f"{sha}\n" for sha in shas).encode("ascii")
+        return _parse_batch(self.run_bytes("cat-file", "--batch", "--buffer", stdin=request))
 
     def read_changed_blobs(self, old: str, new: str) -> tuple[dict[str, bytes], dict[str, bytes]]:
         """The files that differ between two commits, as (at `old`, at `new`): a file added has

@@ -21,8 +21,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from mini_letta.errors import FrontmatterError, MemoryEditError
+from mini_letta.errors import FrontmatterError, MemfsError, MemoryEditError
 from mini_letta.llm.tokens import estimate_tokens
+from mini_letta.memory.files import read_memory_bytes
 from mini_letta.memory.frontmatter import parse_memory_file
 from mini_letta.memory.layout import DEFAULT_HUMAN, DEFAULT_PERSONA
 from mini_letta.memory.paths import resolve_memory_path
@@ -113,8 +114,8 @@ def _read_files(root: Path, paths: Iterable[str]) -> dict[str, str]:
     files: dict[str, str] = {}
     for rel in paths:
         try:
-            files[rel] = (root / rel).read_bytes().decode("utf-8", "replace")
-        except OSError:
+            files[rel] = read_memory_bytes(root, rel).decode("utf-8", "replace")
+        except (OSError, MemfsError):
             continue  # not a plain file in the checkout: the layout check names it
     return files
 

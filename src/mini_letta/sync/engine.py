@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import GitError, MemfsError, MiniLettaError
 from mini_letta.home import Home
+from mini_letta.memory.incoming import describe_refusal, incoming_problems
 from mini_letta.memory.remote import (
     BRANCH,
     REMOTE,
@@ -170,8 +171,13 @@ def _sync(repo: GitRepo, url: str, clock: Clock, move: _Mover) -> SyncOutcome:
     pulled, merged = 0, False
     conflicts: tuple[str, ...] = ()
     for _ in range(PUSH_ATTEMPTS):
+        before = _tracking_sha(repo)
         _fetch(repo)
-        step = _integrate(repo, clock, move)
+        try:
+            step = _integrate(repo, clock, move)
+        except _Refused as refused:
+            _forget_fetched(repo, before)
+            raise SyncError(describe_refusal(refused.problems)) from None
         pulled += step.pulled
         merged = merged or step.merged
         conflicts = (*conflicts, *step.needs_review)
@@ -194,11 +200,37 @@ def _integrate(repo: GitRepo, clock: Clock, move: _Mover) -> SyncOutcome:
         return SyncOutcome(head, 0, False, False, ())
     count = int(repo.run("rev-list", "--count", f"{head}..{remote}").strip() or 0)
     if _is_ancestor(repo, head, remote):
+        _check_incoming(repo, head, remote)
         move(repo, remote)
         return SyncOutcome(remote, count, False, False, ())
+    _check_incoming(repo, head, remote)  # what the remote wrote, before any merge of it
     commit, conflicts = _merge_commit(repo, head, remote, clock)
+    _check_incoming(repo, head, commit)  # and what the merge made of both sides
     move(repo, commit)
     return SyncOutcome(commit, count, False, True, conflicts)
+
+
+class _Refused(Exception):
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+def _check_incoming(repo: GitRepo, head: str, target: str) -> None:
+    problems = incoming_problems(repo, head, target)
+    if problems:
+        raise _Refused(problems)
+
+
+def _forget_fetched(repo: GitRepo, before: str | None) -> None:
+    """Put the tracking branch back and drop the refused objects, so nothing the remote sent
+    (a credential in a file or a message) stays in memory's repository."""
+    if before is None:
+        repo.run("update-ref", "-d", _TRACKING)
+    else:
+        repo.run("update-ref", _TRACKING, before)
+    repo.run("reflog", "expire", "--expire=now", "--expire-unreachable=now", _TRACKING)
+    repo.run("gc", "-q", "--prune=now")
 
 
 def _merge_commit(
