@@ -27,6 +27,7 @@ from mini_letta.memory.remote import (
     get_remote,
     memory_remote_repo,
     push_options,
+    refuse_non_bare_remote,
 )
 from mini_letta.memory.repo import GitRepo, lock_memory
 from mini_letta.structs import Struct, replace
@@ -88,6 +89,7 @@ def sync_memory(
             raise SyncError(
                 "this memory has no remote; set one with `mini-letta memory remote set URL`"
             )
+        refuse_non_bare_remote(repo, url)
         run_id = f"sync-{clock.now().strftime('%Y%m%d%H%M%S')}-{os.getpid():x}"
         with (
             acquire_lease(home, agent_id, run_id, clock),

@@ -174,3 +174,40 @@ def test_a_clone_of_a_remote_holding_a_link_is_refused(machines, attacker, tmp_p
     world = World(home=Home(tmp_path / "third" / "home"), cwd=project, environ={}, clock=clock)
     with pytest.raises(MemfsError, match=r"notes/x\.md is a symbolic link"):
         new_agent(world, memory_remote=str(remote))
+
+
+def _non_bare_remote(path: Path, marker: Path) -> None:
+    """A repository with a working tree set up to run programs when pushed to."""
+    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
+    script = path.parent / "evil.sh"
+    script.write_text(f"#!/bin/sh\necho ran >> {marker}\ncat\n")
+    script.chmod(0o755)
+    for key, value in (
+        ("receive.denyCurrentBranch", "updateInstead"),
+        ("filter.evil.smudge", str(script)),
+        ("filter.evil.clean", str(script)),
+        ("filter.evil.required", "true"),
+        ("core.fsmonitor", str(script)),
+    ):
+        git(path, "config", key, value)
+    (path / ".git" / "info").mkdir(exist_ok=True)
+    (path / ".git" / "info" / "attributes").write_text("* filter=evil\n")
+
+
+def test_a_local_remote_with_a_working_tree_is_refused_and_runs_nothing(tmp_path, clock):
+    marker = tmp_path / "ran"
+    target = tmp_path / "shared"
+    _non_bare_remote(target, marker)
+    desk = Machine(tmp_path / "desk", clock, target, join=False)
+    desk.remember("system/human.md", "- a fact")
+    with pytest.raises(SyncError, match=r"not a bare repository.*git clone --bare"):
+        desk.sync()
+    assert not marker.exists()
+    assert git(target, "for-each-ref") == ""  # nothing was pushed there
+
+
+def test_a_bare_remote_named_by_a_file_url_still_syncs(tmp_path, clock, remote):
+    desk = Machine(tmp_path / "desk", clock, remote, join=False)
+    git(desk.memory, "remote", "set-url", "origin", f"file://{remote}")
+    desk.remember("system/human.md", "- a fact")
+    assert desk.sync().pushed
