@@ -79,10 +79,12 @@ def _add_tools(server: MCPServer, home: Home, agent_id: str) -> None:
     @tool(description="Search the memory files (BM25; Chinese and English): path:line: text.")
     @_refusals_as_tool_errors
     def memory_search(query: str, limit: int = 20) -> str:
+        from mini_letta.memory.secrets import redact_secrets
         from mini_letta.search.recall import Recall
 
         hits = Recall(home, agent_id).search_memory(query, max(1, min(limit, SEARCH_LIMIT)))
-        return "\n".join(f"{h.path}:{h.line}: {h.text}" for h in hits) or "no matches"
+        lines = (f"{h.path}:{h.line}: {redact_secrets(h.text)}" for h in hits)
+        return "\n".join(lines) or "no matches"
 
     @tool(description="Create a memory file; `reason` becomes the commit message.")
     @_refusals_as_tool_errors
