@@ -130,7 +130,17 @@ def _edit(memory_dir: Path, command: str, args: dict[str, Any], reason: str) -> 
         raise MemoryEditError(f"unknown command {command!r} (allowed: {', '.join(_EDIT_COMMANDS)})")
     if not reason.strip():
         raise MemoryEditError("'reason' must say why (it becomes the commit message)")
+    path = args.get("path")
+    if command in ("delete", "rename") and isinstance(path, str) and _is_system(path):
+        raise MemoryEditError(
+            f"memory {command}: {path.strip()} is a system/ file, which is never deleted or "
+            "moved from outside (only its owner, by hand: `mini-letta memory edit`)"
+        )
     return apply_and_commit(memory_dir, command, {"command": command, **args}, reason.strip())
+
+
+def _is_system(path: str) -> bool:
+    return path.strip().lstrip("./").startswith("system/")
 
 
 _EDIT_COMMANDS = ("create", "str_replace", "insert", "delete", "rename", "update_description")
