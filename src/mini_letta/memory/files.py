@@ -34,23 +34,27 @@ def read_memory_bytes(root: Path, rel: str, limit: int = MAX_FILE_BYTES) -> byte
     FileNotFoundError when it is absent; FrontmatterError for a link, a folder, a device or
     FIFO, or a file past the limit.
     """
-    target = Path(root) / rel
+    return read_plain_bytes(Path(root) / rel, rel, limit)
+
+
+def read_plain_bytes(target: Path, name: str, limit: int = MAX_FILE_BYTES) -> bytes:
+    """`read_memory_bytes` for any path (`name` is how errors call it)."""
     if target.is_symlink():  # O_NOFOLLOW covers the race; this names the common case
-        raise FrontmatterError(rel, "is a symbolic link; memory files are plain files")
+        raise FrontmatterError(name, "is a symbolic link; memory files are plain files")
     try:
         fd = os.open(target, _FLAGS)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise FrontmatterError(rel, "is a symbolic link; memory files are plain files") from exc
+            raise FrontmatterError(name, "is a symbolic link; memory files are plain files") from exc
         if exc.errno in (errno.EISDIR, errno.ENOTDIR) and target.is_dir():
-            raise FrontmatterError(rel, "is a folder, not a memory file") from exc
+            raise FrontmatterError(name, "is a folder, not a memory file") from exc
         raise
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise FrontmatterError(rel, "is not a regular file; memory files are plain text")
+            raise FrontmatterError(name, "is not a regular file; memory files are plain text")
         if info.st_size > limit:
-            raise FrontmatterError(rel, f"is {info.st_size} bytes, past the limit of {limit}")
+            raise FrontmatterError(name, f"is {info.st_size} bytes, past the limit of {limit}")
         chunks: list[bytes] = []
         size = 0
         while size <= limit:
@@ -60,7 +64,7 @@ def read_memory_bytes(root: Path, rel: str, limit: int = MAX_FILE_BYTES) -> byte
             chunks.append(chunk)
             size += len(chunk)
         if size > limit:  # it grew while being read
-            raise FrontmatterError(rel, f"is larger than the limit of {limit} bytes")
+            raise FrontmatterError(name, f"is larger than the limit of {limit} bytes")
         return b"".join(chunks)
     finally:
         os.close(fd)
