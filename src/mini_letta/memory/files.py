@@ -26,6 +26,7 @@ MAX_MEMORY_FILES = 1_000  # beyond this the memory no longer fits any model's co
 
 _FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 _FLAGS |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_LINK = "is a symbolic link; memory files are plain files"
 
 
 def read_memory_bytes(root: Path, rel: str, limit: int = MAX_FILE_BYTES) -> bytes:
@@ -40,12 +41,14 @@ def read_memory_bytes(root: Path, rel: str, limit: int = MAX_FILE_BYTES) -> byte
 def read_plain_bytes(target: Path, name: str, limit: int = MAX_FILE_BYTES) -> bytes:
     """`read_memory_bytes` for any path (`name` is how errors call it)."""
     if target.is_symlink():  # O_NOFOLLOW covers the race; this names the common case
-        raise FrontmatterError(name, "is a symbolic link; memory files are plain files")
+        raise FrontmatterError(name, _LINK)
     try:
         fd = os.open(target, _FLAGS)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise FrontmatterError(name, "is a symbolic link; memory files are plain files") from exc
+            raise FrontmatterError(
+                name, "is a symbolic link; memory files are plain files"
+            ) from exc
         if exc.errno in (errno.EISDIR, errno.ENOTDIR) and target.is_dir():
             raise FrontmatterError(name, "is a folder, not a memory file") from exc
         raise

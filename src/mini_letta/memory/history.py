@@ -215,13 +215,27 @@ def write_and_commit(
 
     The caller holds the memory lock and has checked that the touched paths are clean.
     """
-    outcome = write_memory_plan(memory_dir, plan)
+    from mini_letta.memory.journal import begin_edit, end_edit
+
+    before = {path: _file_bytes(memory_dir / path) for path in plan.touched}
+    begin_edit(memory_dir, message, before, plan.writes)  # settled by the next writer if we die
     try:
-        sha = GitRepo(memory_dir).commit_paths(outcome.touched, message)
-    except BaseException:
-        restore_snapshot(memory_dir, outcome.snapshot)
-        raise
+        outcome = write_memory_plan(memory_dir, plan)  # puts the files back itself on failure
+        try:
+            sha = GitRepo(memory_dir).commit_paths(outcome.touched, message)
+        except BaseException:
+            restore_snapshot(memory_dir, outcome.snapshot)
+            raise
+    finally:
+        end_edit(memory_dir)
     return outcome, sha
+
+
+def _file_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
 
 
 _TEMPLATE = "---\ndescription: \n---\n"

@@ -28,7 +28,7 @@ from mini_letta.gitsafe import (
     safe_git_env,
     user_transport_config,
 )
-from mini_letta.home import memory_lock_file
+from mini_letta.home import memory_journal_file, memory_lock_file
 from mini_letta.storage.locks import exclusive_lock
 
 if TYPE_CHECKING:
@@ -62,12 +62,17 @@ def lock_memory(memory_dir: Path, *, timeout: float = MEMORY_LOCK_TIMEOUT) -> It
     """The lock every memory writer holds (the memory tool, `memory edit`/`undo`, a merge).
 
     Once it is held, the lock files a killed git left are cleared (memory/git_locks.py
-    has the rule). Raises LockTimeoutError when another process keeps it for `timeout` seconds.
+    has the rule) and an edit whose writer was stopped is settled (memory/journal.py).
+    Raises LockTimeoutError when another process keeps it for `timeout` seconds.
     """
     from mini_letta.memory.git_locks import clear_stale_git_locks
 
     with exclusive_lock(memory_lock_file(memory_dir), timeout=timeout, what="memory"):
         clear_stale_git_locks(memory_dir)
+        if memory_journal_file(memory_dir).exists():  # a writer was stopped mid-edit
+            from mini_letta.memory.journal import settle_interrupted_edit
+
+            settle_interrupted_edit(memory_dir, GitRepo(memory_dir))
         yield
 
 
