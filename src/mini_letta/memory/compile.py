@@ -21,7 +21,7 @@ from mini_letta.memory.repo import GitRepo
 from mini_letta.structs import Struct, field
 
 CACHE_SCHEMA_VERSION = 1
-_RENDER_VERSION = 1  # bump when the section format changes, so disk caches are rebuilt
+_RENDER_VERSION = 2  # bump when the section format changes, so disk caches are rebuilt
 
 Metadata = Mapping[str, str] | Callable[[], Mapping[str, str]]
 
@@ -144,7 +144,7 @@ class PromptCompiler:
             return self._section
         section = self._load_cached(head)
         if section is None:
-            section = build_memory_section(self.repo.read_blobs(head)) if head else ""
+            section = _redacted(build_memory_section(self.repo.read_blobs(head))) if head else ""
             self.compiles += 1
             self._save_cached(head, section)
         self._section_key, self._section = head, section
@@ -191,6 +191,14 @@ class PromptCompiler:
         # The prompt is correct without its cache; the next compile simply tries again.
         with contextlib.suppress(StorageError):
             save_json(self.cache_file, record)
+
+
+def _redacted(section: str) -> str:
+    """The section with any credential redacted: memory refuses them on every way in, but a
+    file committed by hand outside mini-letta would otherwise reach the provider and the cache."""
+    from mini_letta.memory.secrets import redact_secrets  # only when memory is rendered
+
+    return redact_secrets(section)
 
 
 def _require_repo(repo: GitRepo) -> None:
