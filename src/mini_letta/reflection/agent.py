@@ -67,9 +67,10 @@ class RunTranscript(ConversationStore):
 def redacted_message(message: Message) -> Message:
     """`message` with the scanner's matches redacted from its text and tool-call arguments."""
     from mini_letta.memory.secrets import redact_secrets
+    from mini_letta.reflection.payload import redact_arguments
 
     calls = tuple(
-        replace(call, arguments=redact_secrets(call.arguments)) for call in message.tool_calls
+        replace(call, arguments=redact_arguments(call.arguments)) for call in message.tool_calls
     )
     content = redact_secrets(message.content)
     if content == message.content and calls == message.tool_calls:

@@ -28,6 +28,18 @@ def test_a_run_transcript_keeps_no_credential_the_agent_wrote_in_a_tool_call(wor
     assert "<redacted:" in kept
 
 
+def test_a_credential_escaped_inside_json_arguments_is_redacted_too(world, agent, store):
+    add_turn(store, world.clock, "I prefer tabs", answer="noted")
+    value = "4x72H4zFjaAixEvUWDH9"
+    content = f'- config {{"api_key": "{value}"}}'
+    edit = {"command": "create", "path": "notes/k.md", "description": "k", "content": content}
+    provider = ScriptedProvider([respond("", tool_call("memory", 1, **edit)), respond("done")])
+    launch_reflection(world, agent, store, LaunchOptions(provider=provider))
+    folder = world.home.reflections_dir(agent.id)
+    kept = "".join(p.read_text() for p in folder.glob("*.jsonl"))
+    assert value not in kept
+
+
 def test_a_title_never_holds_a_credential(cli, home):
     assert cli("chat", "-p", f"deploy with {GHP} please").code == 0
     records = list(home.root.rglob("conversation.json"))
