@@ -38,8 +38,10 @@ def read_memory_bytes(root: Path, rel: str, limit: int = MAX_FILE_BYTES) -> byte
     return read_plain_bytes(Path(root) / rel, rel, limit)
 
 
-def read_plain_bytes(target: Path, name: str, limit: int = MAX_FILE_BYTES) -> bytes:
-    """`read_memory_bytes` for any path (`name` is how errors call it)."""
+def read_plain_bytes(
+    target: Path, name: str, limit: int = MAX_FILE_BYTES, kind: str = "memory files"
+) -> bytes:
+    """`read_memory_bytes` for any path (`name` is how errors call it, `kind` what it holds)."""
     if target.is_symlink():  # O_NOFOLLOW covers the race; this names the common case
         raise FrontmatterError(name, _LINK)
     try:
@@ -55,7 +57,7 @@ def read_plain_bytes(target: Path, name: str, limit: int = MAX_FILE_BYTES) -> by
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise FrontmatterError(name, "is not a regular file; memory files are plain text")
+            raise FrontmatterError(name, f"is not a regular file; {kind} are plain text")
         if info.st_size > limit:
             raise FrontmatterError(name, f"is {info.st_size} bytes, past the limit of {limit}")
         chunks: list[bytes] = []

@@ -82,11 +82,11 @@ def parse_time_bound(text: str, *, end: bool, what: str) -> str:
             moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
             if moment.tzinfo is None:
                 moment = moment.replace(tzinfo=UTC)
-    except ValueError:
+        return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    except (ValueError, OverflowError):  # an end date of 9999-12-31, or an offset past year 1
         raise InvalidValueError(
             f"{what} {text!r} is not a date (use YYYY-MM-DD or an ISO 8601 time)"
         ) from None
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def find_messages(
