@@ -99,7 +99,8 @@ def build_anthropic_request(config: AnthropicConfig, request: ModelRequest) -> d
     marker: dict[str, Any] = {"type": "ephemeral"}
     if config.cache_ttl != DEFAULT_CACHE_TTL:
         marker["ttl"] = config.cache_ttl
-    messages = _wire_messages(normalize_history(request.messages))
+    declared = {tool.name for tool in request.tools}
+    messages = _wire_messages(normalize_history(request.messages, declared))
     body: dict[str, Any] = {
         "model": config.model,
         "max_tokens": request.max_output_tokens or config.max_output_tokens,
