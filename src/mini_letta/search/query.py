@@ -105,7 +105,7 @@ def find_messages(
 def _without_common_terms(conn: sqlite3.Connection, query: ParsedQuery) -> str:
     """The loose expression without terms found in over COMMON_SHARE of the messages (我们,
     什么, the, is): their BM25 weight is next to nothing, yet OR-ing them makes FTS5 rank most
-    of the index. The rarest MIN_LOOSE terms are kept whatever their frequency."""
+    of the index. The rarest MIN_LOOSE terms the index holds are kept whatever their frequency."""
     if len(query.loose) <= MIN_LOOSE:
         return query.any_term
     tokens = [token for token, _ in query.loose]
@@ -114,7 +114,11 @@ def _without_common_terms(conn: sqlite3.Connection, query: ParsedQuery) -> str:
         conn.execute(f"SELECT term, doc FROM messages_vocab WHERE term IN ({marks})", tokens)
     )
     total = conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0
-    by_rarity = sorted(query.loose, key=lambda pair: frequency.get(pair[0], 0))
+    # a term in no message matches nothing: it must not take the place of one that does
+    present = [pair for pair in query.loose if frequency.get(pair[0], 0) > 0]
+    if not present:
+        return query.any_term
+    by_rarity = sorted(present, key=lambda pair: frequency[pair[0]])
     kept = [
         unit
         for rank, (token, unit) in enumerate(by_rarity)
