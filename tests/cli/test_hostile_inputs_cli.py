@@ -56,3 +56,21 @@ def test_a_huge_sparse_file_is_refused_before_it_is_read(cli, project):
     result = cli("import", "big.jsonl")
     _one_line(result, 1)
     assert "past the limit" in result.stderr
+
+
+def test_a_deleted_working_directory_is_one_line(tmp_path, home):
+    import subprocess
+    import sys
+
+    from support.cli import cli_env
+
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = f'cd "{gone}" && rmdir "{gone}" && exec "{sys.executable}" -m mini_letta status'
+    proc = subprocess.run(
+        ["sh", "-c", script], env=cli_env(home.root), capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == (
+        "mini-letta: the current directory no longer exists; cd to one that does"
+    )
