@@ -1,5 +1,5 @@
-"""`mini-letta memory path|tree|show|log|diff|status|validate|undo|edit|recover|blame|why`: an
-agent's memory repo."""
+"""`mini-letta memory path|tree|show|log|diff|status|validate|undo|edit|recover|blame|why|doctor`:
+an agent's memory repo."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from mini_letta.cli.commands.memory_share import SHARE_COMMANDS, agent_memory_dir
+from mini_letta.cli.commands.palace import doctor_cmd
 from mini_letta.cli.fit import fit_line, wrap_line
 from mini_letta.cli.options import agent_option
 from mini_letta.cli.terminal import current_terminal, echo
@@ -27,6 +28,7 @@ def memory() -> None:
 
 for _command in SHARE_COMMANDS:
     memory.add_command(_command)
+memory.add_command(doctor_cmd)
 
 
 @memory.command("path")
