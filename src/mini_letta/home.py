@@ -192,6 +192,11 @@ def memory_lock_file(memory_dir: Path) -> Path:
     return memory_dir.with_name(memory_dir.name + ".lock")
 
 
+def memory_journal_file(memory_dir: Path) -> Path:
+    """The edit being written: `agents/<id>/memory` -> `agents/<id>/memory-edit.json`."""
+    return memory_dir.with_name(memory_dir.name + "-edit.json")
+
+
 def git_lock_files(git_dir: Path) -> list[Path]:
     """The lock files a running git holds in `git_dir` (a killed git leaves them behind):
     `index.lock`, `HEAD.lock`, `packed-refs.lock` and the like, and a ref's `refs/…/*.lock`."""

@@ -78,6 +78,8 @@ def import_conversation(
 
 
 def _default_title(source: ImportSource) -> str:
+    from mini_letta.memory.secrets import redact_secrets
+
     first_user = next((m for m in source.transcript.messages if m.role == "user"), None)
-    text = " ".join(first_user.content.split()) if first_user else Path(source.file_name).stem
-    return text[:TITLE_LIMIT]
+    text = first_user.content if first_user else Path(source.file_name).stem
+    return " ".join(redact_secrets(text).split())[:TITLE_LIMIT]

@@ -21,8 +21,11 @@ TITLE_LENGTH = 60
 
 
 def make_title(text: str) -> str:
-    """A conversation's title: its first user message on one line, cut short."""
-    return " ".join(text.split())[:TITLE_LENGTH]
+    """A conversation's title: its first user message on one line, credentials redacted before
+    it is cut (a title is shown in listings and kept in conversation.json)."""
+    from mini_letta.memory.secrets import redact_secrets  # only on a conversation's first turn
+
+    return " ".join(redact_secrets(text).split())[:TITLE_LENGTH]
 
 
 class ContextPointer(Struct, frozen=True):

@@ -97,7 +97,8 @@ def build_openai_request(config: OpenAIConfig, request: ModelRequest) -> dict[st
     messages: list[dict[str, Any]] = []
     if request.system:
         messages.append({"role": "system", "content": request.system})
-    messages += [_wire_message(message) for message in normalize_history(request.messages)]
+    declared = {tool.name for tool in request.tools}
+    messages += [_wire_message(m) for m in normalize_history(request.messages, declared)]
     body: dict[str, Any] = {"model": config.model, "messages": messages}
     if request.tools:
         body["tools"] = [

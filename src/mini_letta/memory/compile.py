@@ -163,7 +163,7 @@ class PromptCompiler:
         cached = self._load_cached(head)
         if cached is None:
             blobs = self.repo.read_blobs(head) if head else {}
-            cached = build_memory_section(blobs), memory_skill_texts(blobs)
+            cached = _redacted(build_memory_section(blobs)), memory_skill_texts(blobs)
             self.compiles += 1
             self._save_cached(head, *cached)
         self._section_key, (self._section, self._skills) = head, cached
@@ -226,6 +226,14 @@ class PromptCompiler:
         # The prompt is correct without its cache; the next compile simply tries again.
         with contextlib.suppress(StorageError):
             save_json(self.cache_file, record)
+
+
+def _redacted(section: str) -> str:
+    """The section with any credential redacted: memory refuses them on every way in, but a
+    file committed by hand outside mini-letta would otherwise reach the provider and the cache."""
+    from mini_letta.memory.secrets import redact_secrets  # only when memory is rendered
+
+    return redact_secrets(section)
 
 
 def _require_repo(repo: GitRepo) -> None:

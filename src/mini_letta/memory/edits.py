@@ -23,6 +23,12 @@ from mini_letta.errors import (
     StorageError,
 )
 from mini_letta.home import SKILLS_DIR_NAME as SKILLS
+from mini_letta.memory.files import (
+    MAX_FILE_CHARS,
+    memory_file_paths,
+    read_memory_bytes,
+    read_memory_text,
+)
 from mini_letta.memory.frontmatter import (
     MemoryFile,
     decode_memory_bytes,
@@ -47,7 +53,6 @@ ARGUMENTS: dict[str, tuple[str, ...]] = {
 }
 _IGNORED = ("command", "reason")
 _ALIASES = {"body": "content"}
-MAX_FILE_CHARS = 100_000
 _PLACEHOLDER = DEFAULT_HUMAN.strip()
 
 
@@ -146,32 +151,30 @@ def restore_snapshot(root: Path, snapshot: Snapshot) -> None:
 def read_memory_file(root: Path, path: str) -> str:
     """The text of one memory file in the working tree."""
     rel = resolve_memory_path(Path(root), path)
-    target = Path(root) / rel
-    if not target.is_file():
-        raise MemoryEditError(f"{rel} does not exist in memory (list memory to see the files)")
-    return decode_memory_bytes(target.read_bytes(), rel)
+    try:
+        return read_memory_text(Path(root), rel)
+    except FileNotFoundError:
+        raise MemoryEditError(
+            f"{rel} does not exist in memory (list memory to see the files)"
+        ) from None
 
 
 def list_memory_tree(root: Path) -> list[tuple[str, str]]:
     """(path, description) for every `.md` file in the working tree, sorted by path."""
     root = Path(root)
     found: list[tuple[str, str]] = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in files:
-            if name.startswith(".") or not name.endswith(".md"):
-                continue
-            rel = (Path(folder) / name).relative_to(root).as_posix()
-            skill = skill_of_bundled_file(rel)
-            if skill is not None:
-                found.append((rel, f"(a file of the skill {skill})"))
-                continue
-            try:
-                text = decode_memory_bytes((Path(folder) / name).read_bytes(), rel)
-                description = parse_memory_file(text, rel).description
-            except FrontmatterError as exc:
-                description = f"(invalid: {str(exc).removeprefix(rel + ': ')})"
-            found.append((rel, description))
+    for rel in memory_file_paths(root):
+        skill = skill_of_bundled_file(rel)
+        if skill is not None:
+            found.append((rel, f"(a file of the skill {skill})"))
+            continue
+        try:
+            description = parse_memory_file(read_memory_text(root, rel), rel).description
+        except FrontmatterError as exc:
+            description = f"(invalid: {str(exc).removeprefix(rel + ': ')})"
+        except OSError:
+            continue  # gone since the walk listed it
+        found.append((rel, description))
     return sorted(found)
 
 
@@ -207,7 +210,8 @@ class _Editor:
             raise self.error(f"{rel} is a folder; name a file inside it")
         if not target.is_file():
             raise self.error(f"{rel} does not exist (list memory to see the files)")
-        raw = target.read_bytes()
+        # a file of any size may be deleted (resolve_memory_path has refused a link)
+        raw = target.read_bytes() if for_delete else read_memory_bytes(self.root, rel)
         try:
             parsed = parse_memory_file(decode_memory_bytes(raw, rel), rel)
         except FrontmatterError as exc:

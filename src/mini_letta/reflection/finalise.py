@@ -83,7 +83,8 @@ def finalise_worktree(
     commits = commits_ahead(parent, worktree)
     if commits == 0:
         return _done("no_changes")
-    parent_changes = parent.changed_paths()
+    with lock_memory(parent.path, timeout=MERGE_LOCK_TIMEOUT):  # not mid-way through an edit
+        parent_changes = parent.changed_paths()
     if parent_changes:
         return _done("parent_dirty", commits=commits, detail=_paths(parent_changes))
     if gate is not None:

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from mini_letta.context.memory_budget import MemoryBudget, lines_tokens, over_budget
-from mini_letta.errors import FrontmatterError, MemoryEditError
+from mini_letta.errors import FrontmatterError, MemfsError, MemoryEditError
+from mini_letta.memory.files import read_memory_bytes
 from mini_letta.memory.frontmatter import parse_memory_file
 from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.repo import GitRepo
@@ -118,8 +119,8 @@ def _read_files(root: Path, paths: Iterable[str]) -> dict[str, str]:
     files: dict[str, str] = {}
     for rel in paths:
         try:
-            files[rel] = (root / rel).read_bytes().decode("utf-8", "replace")
-        except OSError:
+            files[rel] = read_memory_bytes(root, rel).decode("utf-8", "replace")
+        except (OSError, MemfsError):
             continue  # not a plain file in the checkout: the layout check names it
     return files
 

@@ -24,7 +24,7 @@ from mini_letta.ids import new_run_id
 from mini_letta.llm.base import Provider, close_provider
 from mini_letta.loop.setup import TurnOptions, build_agent_provider, build_system_prompt
 from mini_letta.memory.compile import PromptCompiler
-from mini_letta.memory.repo import GitRepo
+from mini_letta.memory.repo import GitRepo, lock_memory
 from mini_letta.reflection.agent import (
     DEFAULT_REFLECTION_STEPS,
     RunTranscript,
@@ -298,7 +298,8 @@ def _launch(
         if problem is not None:
             return _skip(options, "memory_not_ready", stores, problem)
         clean_stale_worktrees(parent, world.home.memory_worktrees_dir(agent.id))
-        changes = parent.changed_paths()
+        with lock_memory(parent.path):  # an edit being committed is not a dirty memory
+            changes = parent.changed_paths()
         if changes:
             return _skip(options, "parent_dirty", stores, ", ".join(changes[:3]))
         for store in stores:

@@ -130,8 +130,16 @@ class MemorySearchTool:
         if not hits:
             return ToolResult(f"No memory lines match {query!r}.")
         lines = [f"{len(hits)} memory line(s) for {query!r}, best first:"]
-        lines += [f"- {hit.path}:{hit.line}: {hit.text.strip()[:SNIPPET]}" for hit in hits]
+        lines += [f"- {hit.path}:{hit.line}: {memory_line(hit.text)}" for hit in hits]
         return ToolResult("\n".join(lines))
+
+
+def memory_line(text: str) -> str:
+    """A memory line as a search shows it: redacted before it is cut, so no part of a
+    credential (say, planted by hand) is shown."""
+    from mini_letta.memory.secrets import redact_secrets
+
+    return redact_secrets(text.strip())[:SNIPPET]
 
 
 def _words(query: str) -> tuple[str, ...]:

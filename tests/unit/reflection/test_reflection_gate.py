@@ -474,3 +474,75 @@ def test_the_mock_replaces_a_line_one_sentence_contradicts_and_the_gate_merges_i
     _chat(world, store, then)
     again = _launch(world, agent, store, MockProvider())  # said again: already known
     assert again.status == "no_changes", again.message
+
+
+def test_accept_and_discard_at_once_decide_once_and_the_record_matches_memory(
+    world, agent, store, parent
+):
+    import threading
+
+    _chat(world, store, "I had a peanut snack and it was fine")
+    edit = {"command": "str_replace", "path": HUMAN, "old_str": FACT, "new_str": "- No allergy"}
+    outcome = _launch(world, agent, store, _agent(edit))
+    assert outcome.status == "rejected"
+    results: dict[str, object] = {}
+    start = threading.Barrier(2, timeout=10)
+
+    def decide(name, fn, *args):
+        start.wait()
+        try:
+            results[name] = fn(world.home, agent.id, outcome.run_id, *args)
+        except ReflectionError as exc:
+            results[name] = exc
+
+    threads = [
+        threading.Thread(target=decide, args=("accept", accept_rejected_run, world.clock)),
+        threading.Thread(target=decide, args=("discard", discard_rejected_run)),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    won = [name for name, result in results.items() if not isinstance(result, Exception)]
+    assert len(won) == 1, results
+    record = load_run_record(world.home, agent.id, outcome.run_id)
+    merged = "- No allergy" in (parent.path / HUMAN).read_text()
+    assert record.decision == ("accepted" if merged else "discarded")
+
+
+def test_a_reflection_waits_for_an_edit_being_committed_instead_of_skipping(
+    world, agent, store, parent
+):
+    import threading
+    import time
+
+    from mini_letta.memory.repo import lock_memory
+
+    _chat(world, store, "I prefer tabs")
+    lease = world.home.agent_dir(agent.id) / "reflection.lease"
+    done = threading.Event()
+
+    def concurrent_edit():  # as the memory tool or MCP does: write, commit, under the lock
+        with lock_memory(parent.path):
+            human = parent.path / HUMAN
+            human.write_text(human.read_text() + "- Editor: vim\n")
+            deadline = time.monotonic() + 10
+            while not lease.exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(0.1)
+            git(parent.path, "commit", "-qam", "an edit from elsewhere")
+        done.set()
+
+    editor = threading.Thread(target=concurrent_edit)
+    editor.start()
+    try:
+        outcome = _launch(
+            world,
+            agent,
+            store,
+            _agent({"command": "insert", "path": HUMAN, "content": "- Indent: tabs"}),
+        )
+    finally:
+        editor.join(timeout=30)
+    assert done.is_set()
+    assert outcome.status == "merged", outcome.message
