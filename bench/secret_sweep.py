@@ -233,7 +233,7 @@ def _searches(sweep: Sweep, agent_id: str, planted: list[tuple[str, list[str]]])
     from mini_letta.tools.recall import ConversationSearchTool, MemorySearchTool
 
     ctx = ToolContext(
-        cwd=sweep.project, clock=SystemClock(), agent_id=agent_id, extra={"home": Home(sweep.home)}
+        cwd=sweep.project, clock=SystemClock(), agent_id=agent_id, home=Home(sweep.home)
     )
     tools = Toolset((ConversationSearchTool(), MemorySearchTool()))
     words = ["key", "password", "token", "secret", "密码", "deploy", "prod", "api", "Bearer"]

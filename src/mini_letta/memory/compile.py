@@ -24,7 +24,7 @@ from mini_letta.structs import Struct, field
 
 CACHE_SCHEMA_VERSION = 1
 _SKILL_HEAD_BYTES = 8192  # a skill's frontmatter is far shorter; the body is loaded on demand
-_RENDER_VERSION = 2  # bump when the section format changes, so disk caches are rebuilt
+_RENDER_VERSION = 3  # bump when the section format changes, so disk caches are rebuilt
 
 Metadata = Mapping[str, str] | Callable[[], Mapping[str, str]]
 

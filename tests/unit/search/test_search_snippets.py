@@ -60,9 +60,7 @@ def test_conversation_search_tool_results_hold_no_secret(world, agent, new_conve
     store = new_conversation()
     text = "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY for the key"
     say(store, "user", text)
-    ctx = ToolContext(
-        cwd=world.cwd, clock=world.clock, agent_id=agent.id, extra={"home": world.home}
-    )
+    ctx = ToolContext(cwd=world.cwd, clock=world.clock, agent_id=agent.id, home=world.home)
     for query in ("key", "access", "secret"):
         call = ToolCall("call-1", "conversation_search", json.dumps({"query": query}))
         content = execute_tool_call(call, Toolset((ConversationSearchTool(),)), ctx).content
@@ -75,9 +73,7 @@ def test_memory_search_tool_lines_hold_no_secret(world, agent):
     key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
     write_file(memory, "notes/aws.md", f"---\ndescription: a\n---\naws_secret_access_key = {key}\n")
     commit_all(memory, "planted by hand")
-    ctx = ToolContext(
-        cwd=world.cwd, clock=world.clock, agent_id=agent.id, extra={"home": world.home}
-    )
+    ctx = ToolContext(cwd=world.cwd, clock=world.clock, agent_id=agent.id, home=world.home)
     shown = MemorySearchTool().run({"query": "key"}, ctx).content
     assert "notes/aws.md" in shown and key not in shown
 
