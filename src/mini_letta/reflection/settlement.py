@@ -23,9 +23,8 @@ from mini_letta.reflection.watermark import (
     advance_watermark,
     count_steps,
     locate_watermark,
-    steps_since_last_reflection,
     update_reflection_state,
-    with_step_counters,
+    with_carried_counters,
 )
 from mini_letta.structs import Struct, replace
 
@@ -110,7 +109,7 @@ def settle_conversation(
         else:
             state = replace(state, consecutive_failures=state.consecutive_failures + 1)
         state = replace(state, last_reflection_status=status)
-        return with_step_counters(state, steps_since_last_reflection(store, state))
+        return with_carried_counters(store, state, locate_watermark(store, state))
 
     return update_reflection_state(store, change, clock=clock)
 

@@ -40,6 +40,7 @@ class ReflectionStateJson(TypedDict):
     lastReflectionSucceededAt: str | None
     lastReflectionStatus: str | None
     consecutiveFailures: int
+    countedLines: int | None
 
 
 class ReflectionState(Struct, frozen=True):
@@ -52,6 +53,9 @@ class ReflectionState(Struct, frozen=True):
     last_reflection_succeeded_at: str | None = None
     last_reflection_status: str | None = None
     consecutive_failures: int = 0
+    # The log lines `total_completed_steps` covers: a settlement counts only the lines after
+    # them, so the counters are carried, not recounted from the whole log.
+    counted_lines: int | None = None
 
     def to_json(self) -> ReflectionStateJson:
         return {
@@ -65,6 +69,7 @@ class ReflectionState(Struct, frozen=True):
             "lastReflectionSucceededAt": self.last_reflection_succeeded_at,
             "lastReflectionStatus": self.last_reflection_status,
             "consecutiveFailures": self.consecutive_failures,
+            "countedLines": self.counted_lines,
         }
 
     @classmethod
@@ -85,6 +90,7 @@ class ReflectionState(Struct, frozen=True):
             last_reflection_succeeded_at=optional_str(data, "lastReflectionSucceededAt"),
             last_reflection_status=optional_str(data, "lastReflectionStatus"),
             consecutive_failures=optional_int(data, "consecutiveFailures", minimum=0) or 0,
+            counted_lines=optional_int(data, "countedLines", minimum=0),
         )
 
 
@@ -163,6 +169,37 @@ def with_step_counters(state: ReflectionState, steps_since: int) -> ReflectionSt
         state,
         total_completed_steps=state.reflected_completed_steps + steps_since,
         steps_since_last_successful_reflection=steps_since,
+        counted_lines=None,
+    )
+
+
+def carried_total(store: ConversationStore, state: ReflectionState) -> tuple[int, int]:
+    """The steps in the whole log and the log's length: the carried total plus the lines
+    appended since it was counted, so a settlement reads only what is new. A state that carries
+    no count (an older file), or one the log no longer matches, is counted once in full."""
+    end = store.count()
+    counted = state.counted_lines
+    if counted is None or counted > end:
+        return count_steps(store, 0, end), end
+    return state.total_completed_steps + count_steps(store, counted, end), end
+
+
+def with_carried_counters(
+    store: ConversationStore, state: ReflectionState, watermark: Watermark
+) -> ReflectionState:
+    """The three step counters after a settlement, from the carried total (`carried_total`);
+    the steps since the watermark are counted from it only when the carried numbers disagree
+    (a lost watermark, counters from before the count was carried)."""
+    total, end = carried_total(store, state)
+    since = total - state.reflected_completed_steps
+    if watermark.lost or since < 0:
+        since = count_steps(store, watermark.line + 1, end)
+        state = replace(state, reflected_completed_steps=max(0, total - since))
+    return replace(
+        state,
+        total_completed_steps=total,
+        steps_since_last_successful_reflection=since,
+        counted_lines=end,
     )
 
 
@@ -243,8 +280,15 @@ def count_steps(
     *,
     limit: int | None = None,
 ) -> int:
-    """Assistant messages on lines [start_line, stop_line), counted from the end backwards."""
+    """Assistant messages on lines [start_line, stop_line): read forwards over just those lines,
+    or, with a `limit`, backwards from the end, stopping once `limit` are found."""
     steps = 0
+    if limit is None:
+        for line, message in store.iter_from(max(0, start_line)):
+            if stop_line is not None and line >= stop_line:
+                break
+            steps += message.role == "assistant"
+        return steps
     for line, message in store.iter_reverse():
         if line < start_line:
             break
