@@ -71,7 +71,7 @@ from mini_letta.reflection.settlement import (
 )
 from mini_letta.reflection.task import build_reflection_task, reflection_system_prompt
 from mini_letta.reflection.tools import RunProvenance, reflection_tools
-from mini_letta.reflection.watermark import read_reflection_state
+from mini_letta.reflection.watermark import backlog_messages, read_reflection_state
 from mini_letta.reflection.worktree import (
     Worktree,
     check_memory_repo,
@@ -102,6 +102,7 @@ class LaunchOptions(Struct, frozen=True):
     launch_line: int | None = None  # default: the log's end now (the chunks of a launch share it)
     model: str | None = None  # `reflect --model`: this run's reflection model
     base_url: str | None = None
+    max_chunks: int = MAX_CHUNKS  # 1 after a turn in the foreground: the turn is not held
 
 
 class _Run(Struct, frozen=True):
@@ -144,7 +145,9 @@ def _in_chunks(
 ) -> ReflectionOutcome:
     outcome = _launch(world, agent, stores, options, bounds, multi=multi)
     chunks, commits = 1, outcome.commit_count
-    while chunks < MAX_CHUNKS and _rest_waits(world, agent, outcome, stores, bounds):
+    while _rest_waits(world, agent, outcome, stores, bounds):
+        if chunks >= options.max_chunks:
+            return _with_rest_waiting(outcome, stores, chunks, commits)
         outcome = _launch(world, agent, stores, options, bounds, multi=multi)
         chunks, commits = chunks + 1, commits + outcome.commit_count
     if chunks == 1:
@@ -153,6 +156,24 @@ def _in_chunks(
         outcome,
         commit_count=commits,
         message=f"Reflected in {chunks} chunks ({commits} commit(s)); last: {outcome.message}",
+    )
+
+
+def _with_rest_waiting(
+    outcome: ReflectionOutcome, stores: list[ConversationStore], chunks: int, commits: int
+) -> ReflectionOutcome:
+    """The launch stopped at its bound with more to reflect on: say how much, and how to go on."""
+    left = sum(backlog_messages(store) for store in stores)
+    done = (
+        outcome.message
+        if chunks == 1
+        else f"Reflected {chunks} chunks ({commits} commit(s)); last: {outcome.message}"
+    )
+    return replace(
+        outcome,
+        commit_count=commits,
+        message=f"{done} {left} message(s) still wait: `mini-letta reflect --all` reflects them "
+        "now, else each reflection after a turn takes the next slice.",
     )
 
 
@@ -203,7 +224,7 @@ def preview_reflection(
     state = read_reflection_state(store, clock=world.clock)
     settings = load_reflection_settings(world.home, world.cwd, agent)
     provider = reflection_provider(world, agent, settings, LaunchOptions())
-    memory = _compiler(world, agent).memory_section()
+    memory = memory_compiler(world, agent).memory_section()
     budget = run_budget(provider, memory, LaunchOptions())
     name = "preview-" + new_run_id(world.clock.now())
     return build_payload(store, state, name=name, clock=world.clock, max_tokens=budget.chunk)
@@ -225,7 +246,7 @@ def run_budget(provider: Provider, memory: str, options: LaunchOptions) -> Refle
     return budget
 
 
-def _compiler(world: World, agent: AgentRecord) -> PromptCompiler:
+def memory_compiler(world: World, agent: AgentRecord) -> PromptCompiler:
     return PromptCompiler(world.home.memory_dir(agent.id), world.home.prompt_cache_file(agent.id))
 
 
@@ -297,7 +318,7 @@ def _launch(
         settings = options.settings or load_reflection_settings(world.home, world.cwd, agent)
         primary = side_agent_provider(world, agent)
         provider = reflection_provider(world, agent, settings, options)
-        compiler = _compiler(world, agent)
+        compiler = memory_compiler(world, agent)
         budget = run_budget(provider, compiler.memory_section(), options)
         slices = _build_slices(world, stores, run_id, budget.chunk, bounds, replay=multi)
         if not slices:

@@ -256,6 +256,16 @@ def unreflected_messages(
     return UnreflectedMessages(store, locate_watermark(store, state), stop_line)
 
 
+def backlog_messages(
+    store: ConversationStore, state: ReflectionState | None = None, *, stop_line: int | None = None
+) -> int:
+    """Messages after the watermark, up to `stop_line` (default the log's end); O(1): the
+    watermark's line and the log's length."""
+    state = state if state is not None else read_reflection_state(store)
+    end = store.count() if stop_line is None else stop_line
+    return max(0, end - locate_watermark(store, state).line - 1)
+
+
 def steps_since_last_reflection(
     store: ConversationStore,
     state: ReflectionState | None = None,
