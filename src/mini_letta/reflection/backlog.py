@@ -11,7 +11,6 @@ the unreflected part once, forwards, and only for a plan (`--dry-run`, the progr
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +24,7 @@ from mini_letta.reflection.records import load_run_record
 from mini_letta.reflection.watermark import (
     ReflectionState,
     backlog_messages,
+    estimate_slices,
     read_reflection_state,
     unreflected_messages,
 )
@@ -38,13 +38,6 @@ if TYPE_CHECKING:
 # counts this many requests per slice, each with the fixed part and the slice.
 REQUESTS_PER_SLICE = 3
 OUTPUT_TOKENS_PER_SLICE = 600
-
-
-def estimate_slices(messages: int, chunk_tokens: int, tokens_per_message: float) -> int:
-    """Slices for `messages` at an average size; 0 for none, else at least 1."""
-    if messages <= 0:
-        return 0
-    return max(1, math.ceil(messages * tokens_per_message / max(1, chunk_tokens)))
 
 
 class BacklogPlan(Struct, frozen=True):

@@ -71,6 +71,7 @@ from mini_letta.reflection.settlement import (
 )
 from mini_letta.reflection.task import build_reflection_task, reflection_system_prompt
 from mini_letta.reflection.tools import RunProvenance, reflection_tools
+from mini_letta.reflection.upkeep import tidy_after_run
 from mini_letta.reflection.watermark import backlog_messages, read_reflection_state
 from mini_letta.reflection.worktree import (
     Worktree,
@@ -337,7 +338,9 @@ def _launch(
             compiler,
             primary.context_window,
         )
-        return _run(run, slices, multi=multi)
+        outcome = _run(run, slices, multi=multi)
+        tidy_after_run(world.home, agent.id, settings, parent, world.clock)
+        return outcome
 
 
 def _build_slices(

@@ -48,6 +48,8 @@ KEYS = (
     "baseUrl",
     "systemBudgetPercent",
     "fileBudgetPercent",
+    "keepRuns",
+    "keepRunDays",
 )
 
 
@@ -61,6 +63,8 @@ class ReflectionSettingsJson(TypedDict, total=False):
     baseUrl: str
     systemBudgetPercent: int
     fileBudgetPercent: int
+    keepRuns: int
+    keepRunDays: int
 
 
 class ReflectionSettings(Struct, frozen=True):
@@ -75,6 +79,10 @@ class ReflectionSettings(Struct, frozen=True):
     # in it) may take after a reflection run.
     system_budget_percent: int = 25
     file_budget_percent: int = 10
+    # Run records (and their transcripts) kept: the newest `keep_runs`, none older than
+    # `keep_run_days`; a run awaiting a decision and each conversation's last consumed run stay.
+    keep_runs: int = 200
+    keep_run_days: int = 30
 
     def to_json(self) -> ReflectionSettingsJson:
         return {
@@ -87,6 +95,8 @@ class ReflectionSettings(Struct, frozen=True):
             "baseUrl": self.base_url,
             "systemBudgetPercent": self.system_budget_percent,
             "fileBudgetPercent": self.file_budget_percent,
+            "keepRuns": self.keep_runs,
+            "keepRunDays": self.keep_run_days,
         }
 
 
@@ -124,6 +134,8 @@ def layer_settings(layers: Sequence[Layer]) -> ReflectionSettings:
         base_url=str(values["baseUrl"]),
         system_budget_percent=int(values["systemBudgetPercent"]),
         file_budget_percent=int(values["fileBudgetPercent"]),
+        keep_runs=int(values["keepRuns"]),
+        keep_run_days=int(values["keepRunDays"]),
     )
 
 
@@ -143,9 +155,9 @@ def validate_value(key: str, value: object) -> object:
                 f"{key} {value!r} is not allowed (allowed: {', '.join(choices)})"
             )
         return value
-    if key == "stepCount":
+    if key in ("stepCount", "keepRuns", "keepRunDays"):
         if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-            raise InvalidValueError(f"stepCount {value!r} is not allowed (allowed: an integer > 0)")
+            raise InvalidValueError(f"{key} {value!r} is not allowed (allowed: an integer > 0)")
         return value
     if key in ("systemBudgetPercent", "fileBudgetPercent"):
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 100:

@@ -12,6 +12,7 @@ early at `limit`, so the post-turn check costs O(stepCount) however long the con
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from typing import Any, TypedDict
 
@@ -264,6 +265,13 @@ def backlog_messages(
     state = state if state is not None else read_reflection_state(store)
     end = store.count() if stop_line is None else stop_line
     return max(0, end - locate_watermark(store, state).line - 1)
+
+
+def estimate_slices(messages: int, chunk_tokens: int, tokens_per_message: float) -> int:
+    """Slices for `messages` at an average size; 0 for none, else at least 1."""
+    if messages <= 0:
+        return 0
+    return max(1, math.ceil(messages * tokens_per_message / max(1, chunk_tokens)))
 
 
 def steps_since_last_reflection(

@@ -124,3 +124,21 @@ def test_slices_estimate():
     assert estimate_slices(0, 1000, 50.0) == 0
     assert estimate_slices(1, 1000, 50.0) == 1
     assert estimate_slices(100, 1000, 50.0) == 5
+
+
+def test_status_shows_the_backlog_in_messages_and_slices(world, small):
+    from mini_letta.reflection import budget, health
+    from mini_letta.reflection.settings import load_reflection_settings
+
+    assert health.MAX_CHUNK_TOKENS == budget.MAX_CHUNK_TOKENS
+    agent, store = small
+    settings = load_reflection_settings(world.home, world.cwd, agent)
+    before = health.gather_health(world.home, agent, settings, world.clock, store.conversation_id)
+    (conversation,) = before.conversations
+    assert conversation.backlog_messages == store.count() and conversation.backlog_slices == 1
+    reflect_backlog(world, agent, store, should_stop=lambda: True)  # one slice: the budget is set
+    after = health.gather_health(world.home, agent, settings, world.clock, store.conversation_id)
+    (conversation,) = after.conversations
+    plan = plan_backlog(world, agent, store)
+    assert conversation.backlog_messages == plan.messages > 0
+    assert abs(conversation.backlog_slices - plan.slices) <= max(1, plan.slices // 3)

@@ -35,12 +35,14 @@ def list_cmd(agent: str | None, as_json: bool, only_failed: bool) -> None:
     from mini_letta.cli.reflection_view import show_waiting_outcomes
     from mini_letta.cli.world import current_world
     from mini_letta.reflection.records import failure_summary, scan_run_records, went_wrong
+    from mini_letta.reflection.upkeep import with_dead_runs_interrupted
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
     record = resolve_agent(world, agent, check_memory=False)
     show_waiting_outcomes(world, record.id)
     found, damaged = scan_run_records(world.home, record.id)
+    found = with_dead_runs_interrupted(world.home, record.id, found, world.clock)
     if only_failed:
         found = [run for run in found if went_wrong(run)]
     if as_json:
@@ -90,10 +92,13 @@ def show_cmd(run_id: str, agent: str | None, as_json: bool) -> None:
     from mini_letta.cli.world import current_world
     from mini_letta.reflection.records import load_run_record
     from mini_letta.reflection.report import describe_run
+    from mini_letta.reflection.upkeep import with_dead_runs_interrupted
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
-    record = load_run_record(world.home, resolve_agent(world, agent, check_memory=False).id, run_id)
+    agent_id = resolve_agent(world, agent, check_memory=False).id
+    record = load_run_record(world.home, agent_id, run_id)
+    (record,) = with_dead_runs_interrupted(world.home, agent_id, [record], world.clock)
     if as_json:
         echo(json.dumps(record.to_json(), ensure_ascii=False, indent=2))
         return
