@@ -80,7 +80,10 @@ class ChatSession:
             world, self.agent, request.conversation_id, new=request.new
         )
         self.options = request.turn_options()
-        self.setup: TurnSetup = build_turn_setup(world, self.agent, self.store, self.options)
+        from mini_letta.reflection.memory_budget import with_memory_budget
+
+        setup = build_turn_setup(world, self.agent, self.store, self.options)
+        self.setup: TurnSetup = with_memory_budget(world, self.agent, setup)
         tty = out is not None and out.isatty()
         self.renderer = Renderer(
             request.output_format, out, err, stream_text=tty, answer=request.answer_view
