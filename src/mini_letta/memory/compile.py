@@ -2,9 +2,10 @@
 
 Order (deterministic, locale-independent): base prompt, `<self>` from system/persona.md, every
 other system/**.md inlined (folders as nested sections, each file with its description), the
-external memory as a tree with descriptions, the skills (skills/<name>/SKILL.md), then a short
-metadata block. Uncommitted edits are invisible. `PromptCompiler` owns the cache (in memory and,
-optionally, a JSON file keyed by sha), so an unchanged memory costs one HEAD lookup per call. It
+external memory as a tree with descriptions (bounded: memory/listing.py), the skills
+(skills/<name>/SKILL.md), then a short metadata block. Uncommitted edits are invisible.
+`PromptCompiler` owns the cache (in memory and, optionally, a JSON file keyed by sha), so an
+unchanged memory costs one HEAD lookup per call. It
 compiles HEAD or any given commit: a conversation keeps the commit its prompt was compiled from
 (context/prompt_pin.py), so its prompt stays byte-identical while memory moves on.
 """
@@ -21,7 +22,7 @@ from mini_letta.memory.repo import GitRepo
 from mini_letta.structs import Struct, field
 
 CACHE_SCHEMA_VERSION = 1
-_RENDER_VERSION = 1  # bump when the section format changes, so disk caches are rebuilt
+_RENDER_VERSION = 2  # bump when the section format changes, so disk caches are rebuilt
 
 Metadata = Mapping[str, str] | Callable[[], Mapping[str, str]]
 
@@ -82,7 +83,10 @@ def build_memory_section(blobs: Mapping[str, bytes]) -> str:
     if system.files or system.folders:
         sections.append(f"<system_memory>\n{_render_folder(system)}</system_memory>")
     if external:
-        tree = "\n".join(render_tree_lines([(e.path, e.description) for e in external]))
+        from mini_letta.memory.listing import render_bounded_tree
+
+        listed = [(e.path, e.description) for e in external]
+        tree = render_bounded_tree(listed, render_tree_lines)
         sections.append(f"<external_memory>\n{tree}\n</external_memory>")
     if skills:
         lines = "\n".join(f"- {name}: {desc} ({path})" for name, desc, path in skills)

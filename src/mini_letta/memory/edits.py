@@ -30,6 +30,7 @@ from mini_letta.memory.frontmatter import (
     render_memory_file,
 )
 from mini_letta.memory.layout import DEFAULT_HUMAN
+from mini_letta.memory.listing import read_description
 from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.secrets import find_secret, iter_secrets, secret_values
 from mini_letta.storage.atomic import save_bytes
@@ -152,7 +153,8 @@ def read_memory_file(root: Path, path: str) -> str:
 
 
 def list_memory_tree(root: Path) -> list[tuple[str, str]]:
-    """(path, description) for every `.md` file in the working tree, sorted by path."""
+    """(path, description) for every `.md` file in the working tree, sorted by path; only
+    each file's frontmatter is read."""
     root = Path(root)
     found: list[tuple[str, str]] = []
     for folder, dirs, files in os.walk(root):
@@ -161,12 +163,7 @@ def list_memory_tree(root: Path) -> list[tuple[str, str]]:
             if name.startswith(".") or not name.endswith(".md"):
                 continue
             rel = (Path(folder) / name).relative_to(root).as_posix()
-            try:
-                text = decode_memory_bytes((Path(folder) / name).read_bytes(), rel)
-                description = parse_memory_file(text, rel).description
-            except FrontmatterError as exc:
-                description = f"(invalid: {str(exc).removeprefix(rel + ': ')})"
-            found.append((rel, description))
+            found.append((rel, read_description(Path(folder) / name, rel)))
     return sorted(found)
 
 
