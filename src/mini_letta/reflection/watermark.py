@@ -7,7 +7,9 @@ only through `advance_watermark`. Writes are atomic and read-modify-write under 
 A corrupt state file is moved aside and rebuilt from the run records, which hold each run's
 `watermarkAfter`; when they cannot tell, it is a clear error rather than a silent reset.
 Costs: locating the watermark is O(1); counting steps walks only the messages after it and stops
-early at `limit`, so the post-turn check costs O(stepCount) however long the conversation is.
+early at `limit`, so the post-turn check costs O(stepCount) however long the conversation is;
+the state's step counters are carried (`countedLines`), so settling a slice reads about that
+slice whatever the backlog behind it.
 """
 
 from __future__ import annotations
@@ -174,33 +176,35 @@ def with_step_counters(state: ReflectionState, steps_since: int) -> ReflectionSt
     )
 
 
-def carried_total(store: ConversationStore, state: ReflectionState) -> tuple[int, int]:
-    """The steps in the whole log and the log's length: the carried total plus the lines
-    appended since it was counted, so a settlement reads only what is new. A state that carries
-    no count (an older file), or one the log no longer matches, is counted once in full."""
-    end = store.count()
-    counted = state.counted_lines
-    if counted is None or counted > end:
-        return count_steps(store, 0, end), end
-    return state.total_completed_steps + count_steps(store, counted, end), end
-
-
 def with_carried_counters(
-    store: ConversationStore, state: ReflectionState, watermark: Watermark
+    store: ConversationStore, state: ReflectionState, watermark: Watermark, *, reach: int
 ) -> ReflectionState:
-    """The three step counters after a settlement, from the carried total (`carried_total`);
-    the steps since the watermark are counted from it only when the carried numbers disagree
-    (a lost watermark, counters from before the count was carried)."""
-    total, end = carried_total(store, state)
+    """The three step counters after a settlement, carried rather than recounted.
+
+    They cover the log's lines [0, countedLines); a settlement counts on from there to `reach`
+    (at least the line after the watermark, at most the log's end), so settling a slice reads
+    about that slice: the caller's reach is a little past the slice, so a backlog is counted as
+    it is reflected, and once caught up a settlement reads only the lines appended since. A
+    state that carries no count (an older file, an undo), or one the log no longer matches,
+    starts again from line 0.
+    """
+    end = store.count()
+    counted, total = state.counted_lines, state.total_completed_steps
+    if watermark.lost:
+        state = replace(state, reflected_completed_steps=0)
+    if counted is None or counted > end or watermark.lost:
+        counted, total = 0, 0
+    stop = min(end, max(counted, reach, watermark.line + 1))
+    total += count_steps(store, counted, stop)
     since = total - state.reflected_completed_steps
-    if watermark.lost or since < 0:
-        since = count_steps(store, watermark.line + 1, end)
-        state = replace(state, reflected_completed_steps=max(0, total - since))
+    if since < 0:  # reflected steps from an older file that the log disagrees with
+        since = count_steps(store, watermark.line + 1, stop)
+        state = replace(state, reflected_completed_steps=total - since)
     return replace(
         state,
         total_completed_steps=total,
         steps_since_last_successful_reflection=since,
-        counted_lines=end,
+        counted_lines=stop,
     )
 
 

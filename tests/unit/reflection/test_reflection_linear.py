@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.reflection.run import LaunchOptions, launch_reflection
+from mini_letta.reflection.settlement import COUNT_AHEAD
 from mini_letta.reflection.watermark import read_reflection_state
 from support.reflection_kit import add_turn
 
-SLICE_END = 40  # the second slice ends here: it is messages 20-39
+SLICE_END = 40  # two slices: messages 0-19 and 20-39
 
 
 class CountingStore(ConversationStore):
@@ -39,28 +40,32 @@ class CountingStore(ConversationStore):
 def _decoded_for_one_slice(world, agent, store, turns: int) -> int:
     for n in range(turns):
         add_turn(store, world.clock, f"turn {n}: the standup is at 9:30", answer="Noted.")
-    # The first settlement counts the log once (nothing is carried yet); the next ones carry it.
-    assert launch_reflection(world, agent, store, LaunchOptions(launch_line=SLICE_END // 2)).ok
     counting = CountingStore(agent.id, store.conversation_id, world.home)
+    first = launch_reflection(world, agent, counting, LaunchOptions(launch_line=SLICE_END // 2))
+    assert first.ok, first.message
+    decoded_first, counting.decoded = counting.decoded, 0
     outcome = launch_reflection(world, agent, counting, LaunchOptions(launch_line=SLICE_END))
     assert outcome.ok, outcome.message
     state = read_reflection_state(store)
     assert state.reflected_through_line == SLICE_END - 1
     assert state.reflected_completed_steps == SLICE_END // 2
-    assert state.steps_since_last_successful_reflection == turns - SLICE_END // 2
-    assert state.total_completed_steps == turns
-    return counting.decoded
+    counted = state.counted_lines
+    assert SLICE_END <= counted <= store.count()  # the counters cover the log up to here
+    steps = [m.role for line, m in store.iter_from(0) if line < counted].count("assistant")
+    assert state.total_completed_steps == steps
+    assert state.steps_since_last_successful_reflection == steps - SLICE_END // 2
+    return decoded_first + counting.decoded
 
 
-def test_one_slice_decodes_the_same_messages_however_long_the_log(world, agent):
+def test_a_slice_decodes_a_bounded_number_of_messages_however_long_the_log(world, agent):
     from mini_letta.workspace import resolve_conversation
 
     short = resolve_conversation(world, agent, None, new=True)
     long = resolve_conversation(world, agent, None, new=True)
     few = _decoded_for_one_slice(world, agent, short, 30)
-    many = _decoded_for_one_slice(world, agent, long, 1_500)
-    assert few <= 3 * SLICE_END
-    assert many == few
+    many = _decoded_for_one_slice(world, agent, long, 5_000)
+    assert many <= 3 * SLICE_END + 2 * COUNT_AHEAD  # neither the first slice nor the next
+    assert few <= many  # the short log is counted to its end; the long one only ahead
 
 
 def test_settled_counters_stay_exact_across_slices_and_new_turns(world, agent, store):
