@@ -23,7 +23,7 @@ HEAD_BYTES = 4_096  # a frontmatter longer than this is read whole
 EXTERNAL_TREE_BYTES = 6_000
 
 
-def read_description(path: Path, rel: str) -> str:
+def read_description(path: str | Path, rel: str) -> str:
     """The file's description, read from its frontmatter alone; a problem is described."""
     try:
         with open(path, "rb") as f:
