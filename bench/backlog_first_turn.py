@@ -1,11 +1,11 @@
 """The first `chat -p` after 100,000 unreflected messages: the turn is not held by the backlog.
 
 Usage: python bench/backlog_first_turn.py [--messages N] [--runs N] [--trigger T]
-Times (median of N, whole process) a mock `chat -p` in a conversation of a few messages, then
-appends N mock-shaped messages to it and times the next `chat -p` once (the one that finds the
-backlog: its compaction and its triggered reflection run in it), and one reflected slice alone
-(`reflect` on a fresh copy is not needed: the run record of that turn's reflection gives its
-duration). The issue's bar: that turn within 2x a normal turn plus one slice.
+With step-count 25: times (median of N, whole process) a mock `chat -p` that reflects nothing,
+once a `chat -p` whose reflection takes one slice (60 appended messages; the slice's cost is
+the difference), and once the first `chat -p` after N appended messages (its compaction and its
+triggered reflection run in it). The issue's bar: that turn within 2x a normal turn plus one
+slice.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from _common import fill_conversation, load_line, process_median_ms, warm_byteco
 
 from mini_letta.conversations.store import ConversationStore  # noqa: E402
 from mini_letta.home import Home  # noqa: E402
-from mini_letta.reflection.records import list_run_records  # noqa: E402
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -40,36 +39,48 @@ def _cli(home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _timed_turn(home: Path, cwd: Path, text: str) -> tuple[float, str]:
+    started = time.perf_counter()
+    done = _cli(home, cwd, "chat", "-p", text)
+    return (time.perf_counter() - started) * 1000, done.stderr.strip()
+
+
+def _conversation(home: Path, cwd: Path, appended: int) -> None:
+    """A conversation of this project (its first turn), then `appended` mock-shaped messages."""
+    cwd.mkdir()
+    made = _cli(home, cwd, "chat", "-p", "hi", "--output-format", "json")
+    ids = json.loads(made.stdout)
+    fill_conversation(
+        ConversationStore(ids["agentId"], ids["conversationId"], Home(home)), appended
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--trigger", default="compaction-event")
     opts = parser.parse_args()
     warm_bytecode()
     with tempfile.TemporaryDirectory() as tmp:
-        home, cwd = Path(tmp) / "home", Path(tmp) / "project"
-        cwd.mkdir()
-        if opts.trigger != "compaction-event":
-            _cli(home, cwd, "sleeptime", "--trigger", opts.trigger, "--steps", "25")
-        created = _cli(home, cwd, "chat", "-p", "hi", "--output-format", "json")
-        ids = json.loads(created.stdout)
-        agent_id, conversation_id = ids["agentId"], ids["conversationId"]
+        home = Path(tmp) / "home"
+        plain, one, backlog = (Path(tmp) / name for name in ("plain", "one", "backlog"))
+        (Path(tmp) / "setup").mkdir()
+        setup = ["sleeptime", "--global", "--trigger", "step-count", "--steps", "25"]
+        _cli(home, Path(tmp) / "setup", *setup)
+        _conversation(home, plain, 0)
         turn = [sys.executable, "-m", "mini_letta", "chat", "-p", "hello again"]
-        normal, _ = process_median_ms(turn, cwd, _env(home), opts.runs)
-        store = ConversationStore(agent_id, conversation_id, Home(home))
-        fill_conversation(store, opts.messages)
-        started = time.perf_counter()
-        first = _cli(home, cwd, "chat", "-p", "and now?")
-        backlog_turn = (time.perf_counter() - started) * 1000
-        runs = list_run_records(Home(home), agent_id)
-        slice_ms = max((r.duration_ms or 0 for r in runs), default=0)
-        print(f"{load_line(opts.runs)}; trigger {opts.trigger}")
+        normal, _ = process_median_ms(turn, plain, _env(home), opts.runs)
+        _conversation(home, one, 60)  # 30 steps: the next turn reflects them, one slice
+        with_slice, _ = _timed_turn(home, one, "and now?")
+        _conversation(home, backlog, opts.messages)
+        backlog_turn, said = _timed_turn(home, backlog, "and now?")
+        slice_ms = with_slice - normal
+        print(f"{load_line(opts.runs)}; step-count 25")
         print(f"normal turn: {normal:.0f} ms")
+        print(f"a turn that reflects one slice (60 messages): {with_slice:.0f} ms")
         print(f"first turn after {opts.messages:,} appended messages: {backlog_turn:.0f} ms")
-        print(f"reflection runs in that turn: {len(runs)}, the slice took {slice_ms} ms")
         print(f"bar (2x normal + one slice): {2 * normal + slice_ms:.0f} ms")
-        print("stderr of that turn:", first.stderr.strip()[:400] or "(empty)")
+        print("that turn said:", said[:400] or "(nothing)")
 
 
 if __name__ == "__main__":
