@@ -144,12 +144,12 @@ def _in_chunks(
     *,
     multi: bool,
 ) -> ReflectionOutcome:
-    outcome = _launch(world, agent, stores, options, bounds, multi=multi)
+    outcome = _launch_redone(world, agent, stores, options, bounds, multi=multi)
     chunks, commits = 1, outcome.commit_count
     while _rest_waits(world, agent, outcome, stores, bounds):
         if chunks >= options.max_chunks:
             return _with_rest_waiting(outcome, stores, chunks, commits)
-        outcome = _launch(world, agent, stores, options, bounds, multi=multi)
+        outcome = _launch_redone(world, agent, stores, options, bounds, multi=multi)
         chunks, commits = chunks + 1, commits + outcome.commit_count
     if chunks == 1:
         return outcome
@@ -157,6 +157,29 @@ def _in_chunks(
         outcome,
         commit_count=commits,
         message=f"Reflected in {chunks} chunks ({commits} commit(s)); last: {outcome.message}",
+    )
+
+
+def _launch_redone(
+    world: World,
+    agent: AgentRecord,
+    stores: list[ConversationStore],
+    options: LaunchOptions,
+    bounds: Mapping[str, int],
+    *,
+    multi: bool,
+) -> ReflectionOutcome:
+    """A launch; one whose merge met a newer memory edit (a `remember` while it ran) is run
+    again at once on the memory that won: the watermark did not move, so it is the same slice."""
+    outcome = _launch(world, agent, stores, options, bounds, multi=multi)
+    if outcome.status != "merge_conflict":
+        return outcome
+    redone = _launch(world, agent, stores, options, bounds, multi=multi)
+    if not redone.launched:
+        return outcome
+    return replace(
+        redone,
+        message=f"Redone on the newer memory after a merge conflict: {redone.message}",
     )
 
 
