@@ -71,7 +71,7 @@ from mini_letta.reflection.settlement import (
 )
 from mini_letta.reflection.task import build_reflection_task, reflection_system_prompt
 from mini_letta.reflection.tools import RunProvenance, reflection_tools
-from mini_letta.reflection.upkeep import tidy_after_run
+from mini_letta.reflection.upkeep import files_over_budget, tidy_after_run
 from mini_letta.reflection.watermark import backlog_messages, read_reflection_state
 from mini_letta.reflection.worktree import (
     Worktree,
@@ -562,7 +562,9 @@ def _run_agent(
 ) -> SideAgentResult:
     payloads = [load_payload(piece.payload.path) for piece in slices]
     memory = run.compiler.memory_section(worktree.base)  # what the worktree checked out
-    task = build_reflection_task(payloads, memory, run.options.instruction)
+    limits = _gate_input(run, slices, provenance).limits
+    over = files_over_budget(worktree.path, limits.file_tokens)
+    task = build_reflection_task(payloads, memory, run.options.instruction, over)
     context = ToolContext(
         cwd=worktree.path,
         clock=run.world.clock,

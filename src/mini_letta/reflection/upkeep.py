@@ -138,3 +138,19 @@ def pack_memory(repo: GitRepo) -> None:
         repo.run("gc", "--auto", "--quiet")
     except GitError as exc:
         log.warning("packing the memory repository: %s", exc)
+
+
+def files_over_budget(tree: Path, file_tokens: int) -> list[tuple[str, int, int]]:
+    """(path, tokens, cap) of each `system/` file at or over the per-file budget: the
+    reflection task asks for these to be consolidated before anything is added."""
+    from mini_letta.llm.tokens import estimate_tokens
+
+    found: list[tuple[str, int, int]] = []
+    system = tree / "system"
+    if not system.is_dir():
+        return found
+    for path in sorted(system.rglob("*.md")):
+        tokens = estimate_tokens(path.read_text(encoding="utf-8", errors="replace"))
+        if tokens >= file_tokens:
+            found.append((path.relative_to(tree).as_posix(), tokens, file_tokens))
+    return found
