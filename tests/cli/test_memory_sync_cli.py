@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from mini_letta.cli.auto_sync import SessionSync
+from mini_letta.cli.background import spawn_job
 from mini_letta.memory.remote import memory_remote_repo, set_remote
 from mini_letta.reflection.settings import save_reflection_settings
+from mini_letta.session import AutoSync, PostTurnJob
 from mini_letta.tools.memory_tool import apply_and_commit
 from mini_letta.workspace import World, new_agent
 from support.cli import cli_env
@@ -87,12 +88,18 @@ def test_after_merge_syncs_in_the_background_when_memory_moves(home, project, cl
     memory = world.home.memory_dir(agent.id)
     set_remote(memory_remote_repo(memory), str(remote))
     save_reflection_settings(world.home, world.cwd, agent, {"memorySync": "after-merge"}, "agent")
-    session = SessionSync(world, agent.id, None)
+    workers: list[subprocess.Popen[bytes]] = []
+
+    def spawn(job: PostTurnJob) -> int:
+        workers.append(spawn_job(world, job))
+        return workers[-1].pid
+
+    session = AutoSync(world, agent.id, spawn)
     assert session.after_turn() is None  # nothing moved
     args = {"command": "insert", "path": "system/human.md", "content": "- likes tabs"}
     apply_and_commit(memory, "insert", args, "remember tabs")
-    worker = session.after_turn()
-    assert worker is not None and worker.wait(timeout=60) == 0
+    assert session.after_turn() == workers[0].pid
+    assert workers[0].wait(timeout=60) == 0
     assert "- likes tabs" in _remote_file(remote, "system/human.md")
     assert session.after_turn() is None
 

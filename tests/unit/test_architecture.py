@@ -17,7 +17,8 @@ LAYERS = {
     "conversations": 1, "agents": 1, "memory": 1, "settings": 1,
     "context": 2, "llm": 2, "tools": 2, "search": 2,
     "loop": 3, "reflection": 3, "workspace": 3, "sync": 3, "interop": 3,
-    "cli": 4,
+    "session": 4, "api": 5,
+    "cli": 5,
 }  # fmt: skip
 FORBIDDEN = {("llm", "tools"), ("loop", "reflection")}
 HEAVY = {"openai", "anthropic", "yaml", "httpx", "prompt_toolkit", "mcp"}
@@ -72,6 +73,36 @@ def test_heavy_libraries_are_imported_lazily(path):
 def test_modules_stay_small(path):
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= HARD_LIMIT_LINES, f"{path.relative_to(PACKAGE)} has {lines} lines"
+
+
+# A package the CLI uses through one face: cli/ imports it only through that module.
+FACES = {"reflection": "mini_letta.reflection.api"}
+
+
+def _face_bypasses(source: str) -> list[str]:
+    """`line: module` for each import of a faced package that does not go through its face."""
+    found = []
+    for module, node, _ in _imports(ast.parse(source)):
+        parts = module.split(".")
+        face = FACES.get(parts[1]) if len(parts) > 2 and parts[0] == "mini_letta" else None
+        if face is not None and module != face:
+            found.append(f"{node.lineno}: {module} (use {face})")
+    return found
+
+
+@pytest.mark.parametrize(
+    "path", sorted((PACKAGE / "cli").rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE))
+)
+def test_the_cli_reaches_a_faced_package_only_through_its_face(path):
+    assert _face_bypasses(path.read_text(encoding="utf-8")) == [], path.relative_to(PACKAGE)
+
+
+def test_the_face_check_finds_a_bypass():
+    source = "import x\ndef f():\n    from mini_letta.reflection.run import launch_reflection\n"
+    assert _face_bypasses(source) == [
+        "3: mini_letta.reflection.run (use mini_letta.reflection.api)"
+    ]
+    assert _face_bypasses("from mini_letta.reflection.api import launch\n") == []
 
 
 def _module_name(path: Path) -> str:
@@ -162,9 +193,14 @@ def test_no_package_imports_itself_round_a_cycle():
     assert _cycles(units) == []
 
 
-def test_package_init_imports_nothing():
+def test_package_init_imports_nothing_until_asked():
+    """`import mini_letta` runs no import; its public names load api.py on first use."""
     tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
-    assert not _imports(tree)
+    assert not any(isinstance(node, ast.Import | ast.ImportFrom) for node in tree.body)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = {f"{getattr(node, 'module', '')}.{alias.name}" for alias in node.names}
+            assert all(name.startswith("mini_letta.api") for name in names), names
 
 
 # A file name in a string: `"agent.json"`, `f"{run_id}.json"` (its ".json" part), `"*.jsonl"`.

@@ -1,7 +1,8 @@
-"""Detached reflection: `python -m mini_letta _reflect-worker ...` in its own session.
+"""Detached post-turn work: `python -m mini_letta _reflect-worker ...` or `memory sync
+--background`, each in its own session.
 
-`cli_spawner` is the CLI's `Spawner` for automatic reflection (reflection/session.py);
-`spawn_reflection_worker` starts one worker (also for `/reflect`).
+`cli_spawner` is the CLI's `Spawner` for a core `Session` (session.py): a reflection or a memory
+sync per request; `spawn_reflection_worker` starts one reflection worker (also for `/reflect`).
 
 The worker takes the agent's lease itself, so a background run is single-flight with every other
 run; it has no terminal (stdio to /dev/null, its own process group, so Ctrl-C in the parent never
@@ -20,8 +21,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import subprocess
 
-    from mini_letta.reflection.outcome import RunTrigger
-    from mini_letta.reflection.session import Spawner, SpawnRequest
+    from mini_letta.reflection.api import RunTrigger
+    from mini_letta.session import PostTurnJob, Spawner
     from mini_letta.workspace import World
 
 WORKER_COMMAND = "_reflect-worker"  # hidden; cli/commands/reflect_worker.py
@@ -30,17 +31,29 @@ Watch = Callable[["subprocess.Popen[bytes]"], None]
 
 
 def cli_spawner(world: World, watch: Watch | None = None) -> Spawner:
-    """Start a worker per request; `watch` (the interactive session) is given each process."""
+    """Start a worker per job; `watch` (the interactive session) is given each reflection."""
 
-    def spawn(request: SpawnRequest) -> int:
-        proc = spawn_reflection_worker(
-            world, request.agent_id, request.conversation_id, request.trigger, request.instruction
-        )
-        if watch is not None:
+    def spawn(job: PostTurnJob) -> int:
+        from mini_letta.reflection.api import SpawnRequest
+
+        proc = spawn_job(world, job)
+        if watch is not None and isinstance(job, SpawnRequest):
             watch(proc)
         return proc.pid
 
     return spawn
+
+
+def spawn_job(world: World, job: PostTurnJob) -> subprocess.Popen[bytes]:
+    """Start the worker for one post-turn job and return at once."""
+    from mini_letta.session import SyncRequest
+
+    if isinstance(job, SyncRequest):
+        args = [sys.executable, "-m", "mini_letta", "memory", "sync", "--agent", job.agent_id]
+        return spawn_detached(world, [*args, SYNC_WORKER_FLAG])
+    return spawn_reflection_worker(
+        world, job.agent_id, job.conversation_id, job.trigger, job.instruction
+    )
 
 
 def spawn_reflection_worker(

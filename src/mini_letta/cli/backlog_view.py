@@ -21,8 +21,12 @@ from mini_letta.cli.terminal import current_terminal, echo
 if TYPE_CHECKING:
     from mini_letta.agents.records import AgentRecord
     from mini_letta.conversations.store import ConversationStore
-    from mini_letta.reflection.backlog import BacklogPlan, BacklogProgress, BacklogResult
-    from mini_letta.reflection.run import LaunchOptions
+    from mini_letta.reflection.api import (
+        BacklogPlan,
+        BacklogProgress,
+        BacklogResult,
+        LaunchOptions,
+    )
     from mini_letta.workspace import World
 
 
@@ -50,7 +54,7 @@ def reflect_all(
     output_format: str,
 ) -> BacklogResult:
     """Reflect the conversation's whole backlog with progress; Ctrl-C stops between slices."""
-    from mini_letta.reflection.backlog import plan_backlog, reflect_backlog
+    from mini_letta.reflection.api import plan_backlog, reflect_backlog
 
     plan = plan_backlog(world, agent, store)
     if output_format == "stream-json":

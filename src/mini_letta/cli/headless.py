@@ -1,9 +1,9 @@
-"""A chat session for the CLI: resolve agent and conversation once, then run and render turns.
+"""A chat session for the CLI: the core's `Session` (session.py) and a renderer.
 
 Used by `chat -p` (one turn), stream-json input (one turn per stdin line) and the interactive
-session, so all three resolve, run and report turns the same way. After each turn the core's
-`AutoReflection` (reflection/session.py) decides about reflection; the CLI gives it a spawner
-for detached workers (cli/background.py) and renders what it delivers.
+session, so all three resolve, run and report turns the same way. The session resolves the
+agent and conversation, runs each turn and the post-turn work (reflection, memory sync); the
+CLI gives it the spawner for detached workers (cli/background.py) and renders what it yields.
 """
 
 from __future__ import annotations
@@ -12,25 +12,21 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
-from mini_letta.cli.auto_sync import SessionSync
 from mini_letta.cli.background import Watch, cli_spawner
 from mini_letta.cli.reflection_view import render_outcome_line
 from mini_letta.cli.render import Renderer, SessionInfo
-from mini_letta.llm.base import close_provider
 from mini_letta.loop.events import TurnResult
-from mini_letta.loop.setup import DEFAULT_MAX_STEPS, TurnOptions, TurnSetup, build_turn_setup
-from mini_letta.loop.turn import run_turn
-from mini_letta.reflection.session import AutoReflection, choose_mode
+from mini_letta.loop.setup import DEFAULT_MAX_STEPS, TurnOptions, TurnSetup
+from mini_letta.session import AfterTurn, Session
 from mini_letta.structs import Struct
 from mini_letta.tools.base import Approver
 from mini_letta.tools.permissions import PermissionMode
-from mini_letta.workspace import World, resolve_conversation, resolve_or_create_agent
+from mini_letta.workspace import World
 
 if TYPE_CHECKING:
     from mini_letta.cli.answer_view import AnswerView
     from mini_letta.cli.chat_args import OutputFormat
-    from mini_letta.reflection.outcome import ReflectionOutcome
-    from mini_letta.reflection.trigger import PostTurnOutcome
+    from mini_letta.reflection.api import Mode, PostTurnOutcome, ReflectionOutcome
 
 
 class SessionRequest(Struct, frozen=True):
@@ -72,18 +68,28 @@ class SessionRequest(Struct, frozen=True):
 
 
 class ChatSession:
+    """The core `Session` with a renderer: what a CLI chat shows of each turn."""
+
     def __init__(self, request: SessionRequest, out: TextIO | None, err: TextIO | None) -> None:
         world = request.world
         self.request = request
-        self.agent = resolve_or_create_agent(world, request.agent_ref)
-        self.store = resolve_conversation(
-            world, self.agent, request.conversation_id, new=request.new
+        watch = request.reflection_watch
+        mode: Mode | None = "watched" if watch is not None else None
+        if mode is None and request.background_reflection:
+            mode = "background"
+        self.session = Session(
+            world,
+            agent=request.agent_ref,
+            conversation=request.conversation_id,
+            new=request.new,
+            options=request.turn_options(),
+            reflection=mode,
+            spawn=cli_spawner(world, watch),
+            on_reflection=self._show_reflection,
         )
-        self.options = request.turn_options()
-        from mini_letta.reflection.memory_budget import with_memory_budget
-
-        setup = build_turn_setup(world, self.agent, self.store, self.options)
-        self.setup: TurnSetup = with_memory_budget(world, self.agent, setup)
+        self.agent = self.session.agent
+        self.store = self.session.store
+        self.setup: TurnSetup = self.session.setup
         tty = out is not None and out.isatty()
         self.renderer = Renderer(
             request.output_format, out, err, stream_text=tty, answer=request.answer_view
@@ -100,45 +106,37 @@ class ChatSession:
                 request.permission_mode,
             )
         )
-        watch = request.reflection_watch
-        self.reflection = AutoReflection(
-            world,
-            self.agent.id,
-            self.store,
-            sink=self._show_reflection,
-            mode=choose_mode(
-                world, background=request.background_reflection, watched=watch is not None
-            ),
-            spawn=cli_spawner(world, watch),
-        )
-        self.reflection.deliver_waiting()
-        self.sync = SessionSync(world, self.agent.id, err)
+        failure = self.session.deliver_waiting()
+        if failure is not None and err is not None:
+            err.write(f"mini-letta: memory sync failed: {failure} (retried at the next sync)\n")
+            err.flush()
 
     def close(self) -> None:
         """Release the model's connections (the SDK clients keep a pool)."""
-        close_provider(self.setup.provider)
+        self.session.close()
 
     def turn(self, text: str) -> TurnResult:
         """Run and render one turn; provider failures come back as stop reason `error`."""
         started = time.monotonic()
         result: TurnResult | None = None
+        duration = 0
         self.renderer.tool_count = 0
-        for event in run_turn(self.setup, text):
-            if isinstance(event, TurnResult):
+        for event in self.session.turn(text):
+            if isinstance(event, AfterTurn):
+                if self.renderer.fmt != "text":
+                    outcome = event.reflection
+                    reflection = None if outcome is None else outcome.to_json()
+                    self.renderer.finish(event.result, duration, {"reflection": reflection})
+                if event.result.stop_reason == "error":
+                    self.renderer.error_line(f"mini-letta: the turn failed: {event.result.error}")
+            elif isinstance(event, TurnResult):
                 result = event
+                duration = int((time.monotonic() - started) * 1000)
+                if self.renderer.fmt == "text":  # the answer first, then the reflection's line
+                    self.renderer.finish(result, duration, {})
             else:
                 self.renderer.event(event)
-        assert result is not None, "run_turn always ends with a TurnResult"
-        duration = int((time.monotonic() - started) * 1000)
-        if self.renderer.fmt == "text":  # the answer first, then the reflection's line
-            self.renderer.finish(result, duration, {})
-        with self.reflection.after_turn(result.stop_reason) as outcome:
-            if self.renderer.fmt != "text":
-                reflection = None if outcome is None else outcome.to_json()
-                self.renderer.finish(result, duration, {"reflection": reflection})
-            if result.stop_reason == "error":
-                self.renderer.error_line(f"mini-letta: the turn failed: {result.error}")
-        self.sync.after_turn()
+        assert result is not None, "a session's turn always ends with a TurnResult"
         return result
 
     def _show_reflection(self, outcome: PostTurnOutcome | ReflectionOutcome) -> None:

@@ -5,18 +5,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mini_letta.cli.terminal import echo
-from mini_letta.reflection.outbox import take_outcomes
+from mini_letta.reflection.api import take_outcomes
 
 if TYPE_CHECKING:
-    from mini_letta.reflection.outcome import ReflectionOutcome
-    from mini_letta.reflection.trigger import PostTurnOutcome
+    from mini_letta.reflection.api import PostTurnOutcome, ReflectionOutcome
     from mini_letta.workspace import World
 
 
 def render_outcome_line(outcome: ReflectionOutcome | PostTurnOutcome) -> str:
     """The `☾` line, after a warning line per conversation whose watermark was lost."""
-    from mini_letta.reflection.outcome import Queued
-    from mini_letta.reflection.trigger import BackgroundLaunch
+    from mini_letta.reflection.api import BackgroundLaunch, Queued
 
     if isinstance(outcome, Queued):
         return f"  ☾ reflection queued: {outcome.message}"

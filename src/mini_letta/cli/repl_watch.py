@@ -20,8 +20,7 @@ from typing import TextIO, cast
 from mini_letta.cli.fit import wrap_lines
 from mini_letta.cli.reflection_view import render_outcome_line
 from mini_letta.cli.terminal import Terminal
-from mini_letta.reflection.outbox import take_outcomes
-from mini_letta.reflection.outcome import ReflectionOutcome
+from mini_letta.reflection.api import ReflectionOutcome, take_outcomes
 from mini_letta.workspace import World
 
 EXIT_WAIT = 600.0  # seconds a piped session waits at exit for its running reflections

@@ -13,13 +13,12 @@ from typing import TYPE_CHECKING
 
 from mini_letta.cli.fit import fit_line, shorten, text_columns
 from mini_letta.conversations.messages import Usage
-from mini_letta.reflection.outcome import Queued, ReflectionOutcome
-from mini_letta.reflection.trigger import BackgroundLaunch
+from mini_letta.reflection.api import BackgroundLaunch, Queued, ReflectionOutcome
 from mini_letta.structs import Struct
 
 if TYPE_CHECKING:
     from mini_letta.cli.headless import ChatSession
-    from mini_letta.reflection.trigger import PostTurnOutcome
+    from mini_letta.reflection.api import PostTurnOutcome
 
 TROUBLE = (
     "failed",

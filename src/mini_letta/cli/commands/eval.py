@@ -35,12 +35,11 @@ def reflection_cmd(models: tuple[str, ...], suite: Path | None, fmt: str) -> Non
     """Run each case's transcript through reflection in a throwaway home and check the memory
     it leaves; prints a table of cases, what was wrong, the gate's rejections and the score."""
     from mini_letta.cli.world import current_world
-    from mini_letta.reflection.eval_cases import builtin_suite, load_suite
-    from mini_letta.reflection.evaluation import render_table, run_suite
+    from mini_letta.reflection.api import builtin_suite, evaluate, load_suite, render_table
 
     world = current_world()
     cases = load_suite(suite) if suite is not None else builtin_suite()
-    report = run_suite(cases, models or ("mock",), world.environ)
+    report = evaluate(cases, models or ("mock",), world.environ)
     if fmt == "json":
         echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     else:

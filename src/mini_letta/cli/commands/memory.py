@@ -152,15 +152,15 @@ def validate_cmd(agent: str | None, as_json: bool) -> None:
 def undo_cmd(ref: str | None, agent: str | None) -> None:
     """Revert one memory commit (default: the last), or a reflection run, as a new commit."""
     from mini_letta.memory.history import resolve_undo_rev, undo_commit
-    from mini_letta.reflection.records import is_run_id
+    from mini_letta.reflection.api import is_run_id
 
     agent_id, folder = agent_memory_dir(agent)
     if ref and is_run_id(ref):  # a reflection run: revert its merge and rewind its watermark
         from mini_letta.cli.world import current_world
-        from mini_letta.reflection.undo import undo_reflection_run
+        from mini_letta.reflection.api import undo
 
         world = current_world()
-        reverts = undo_reflection_run(world.home, agent_id, ref, world.clock)
+        reverts = undo(world.home, agent_id, ref, world.clock)
         echo(f"reverted reflection run {ref.strip()} as {reverts[-1][:7]}")
         return
     sha = resolve_undo_rev(folder, ref)  # reflection adds run_lookup= for run ids
@@ -186,7 +186,7 @@ def edit_cmd(path: str, agent: str | None) -> None:
 def blame_cmd(path: str, agent: str | None, as_json: bool) -> None:
     """Show each line of a memory file with the commit, date and reflection run that wrote it."""
     from mini_letta.memory.repo import GitRepo
-    from mini_letta.reflection.provenance import blame_file
+    from mini_letta.reflection.api import blame_file
 
     _, folder = agent_memory_dir(agent)
     lines = blame_file(GitRepo(folder), path)
@@ -216,7 +216,7 @@ def why_cmd(where: str, agent: str | None) -> None:
     """Print the messages a reflection cited as the evidence for one memory line."""
     from mini_letta.cli.world import current_world
     from mini_letta.errors import InvalidValueError
-    from mini_letta.reflection.provenance import why_line
+    from mini_letta.reflection.api import why_line
 
     path, _, number = where.rpartition(":")
     if not path or not number.isdigit():

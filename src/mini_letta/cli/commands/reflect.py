@@ -72,12 +72,13 @@ def reflect(
 ) -> None:
     from mini_letta.cli.reflection_view import render_outcome_line, show_waiting_outcomes
     from mini_letta.cli.world import current_world
-    from mini_letta.reflection.launcher import drained_after
-    from mini_letta.reflection.outcome import ReflectionOutcome, skip_message
-    from mini_letta.reflection.run import (
+    from mini_letta.reflection.api import (
         LaunchOptions,
-        launch_multi_reflection,
-        launch_reflection,
+        ReflectionOutcome,
+        drained_after,
+        launch,
+        launch_many,
+        skip_message,
     )
     from mini_letta.workspace import resolve_agent
 
@@ -112,18 +113,18 @@ def reflect(
         if not stores or dry_run:
             outcome = ReflectionOutcome(skip_message("no_payload"), skip_reason="no_payload")
         elif multi:
-            outcome = launch_multi_reflection(world, record, stores, options)
+            outcome = launch_many(world, record, stores, options)
         else:
-            outcome = launch_reflection(world, record, stores[0], options)
+            outcome = launch(world, record, stores[0], options)
         echo(render_outcome_line(outcome), err=True)
     if not outcome.ok:
         raise click.exceptions.Exit(1)
 
 
 def _print_preview(world: World, agent: AgentRecord, store: ConversationStore) -> bool:
-    from mini_letta.reflection.run import preview_reflection
+    from mini_letta.reflection.api import preview
 
-    payload = preview_reflection(world, agent, store)
+    payload = preview(world, agent, store)
     if payload is None:
         return False
     echo(
@@ -135,7 +136,7 @@ def _print_preview(world: World, agent: AgentRecord, store: ConversationStore) -
     )
     echo(f"payload: {payload.path}")
     from mini_letta.cli.backlog_view import render_plan
-    from mini_letta.reflection.backlog import plan_backlog
+    from mini_letta.reflection.api import plan_backlog
 
     echo(render_plan(plan_backlog(world, agent, store)))
     return True

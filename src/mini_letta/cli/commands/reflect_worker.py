@@ -24,23 +24,30 @@ def reflect_worker(
     agent_id: str, conversation_id: str, trigger: str, instruction: str | None
 ) -> None:
     from mini_letta.agents.registry import load_agent
-    from mini_letta.cli.auto_sync import SessionSync
+    from mini_letta.cli.background import cli_spawner
     from mini_letta.cli.world import current_world
     from mini_letta.conversations.registry import open_conversation
-    from mini_letta.reflection.launcher import drained_after, launch_automatic
-    from mini_letta.reflection.outbox import post_automatic_outcome, post_outcome
-    from mini_letta.reflection.outcome import ReflectionOutcome, skip_message
-    from mini_letta.reflection.run import LaunchOptions, launch_reflection
+    from mini_letta.reflection.api import (
+        LaunchOptions,
+        ReflectionOutcome,
+        drained_after,
+        launch,
+        launch_automatic,
+        post_automatic_outcome,
+        post_outcome,
+        skip_message,
+    )
+    from mini_letta.session import AutoSync
 
     world = current_world()
     agent = load_agent(world.home, agent_id)
-    sync = SessionSync(world, agent.id, None)  # a merge below syncs memory when that is on
+    sync = AutoSync(world, agent.id, cli_spawner(world))  # a merge below syncs, when that is on
     try:
         store = open_conversation(world.home, agent.id, conversation_id)
         with drained_after(world, agent.id):
             if trigger == "manual":
                 options = LaunchOptions(trigger="manual", instruction=instruction)
-                outcome = launch_reflection(world, agent, store, options)
+                outcome = launch(world, agent, store, options)
                 post_outcome(world.home, agent.id, outcome, world.clock)
             else:
                 launched = launch_automatic(world, agent, store, trigger)  # type: ignore[arg-type]

@@ -13,7 +13,7 @@ from mini_letta.cli.options import agent_option
 from mini_letta.cli.terminal import current_terminal, echo
 
 if TYPE_CHECKING:
-    from mini_letta.reflection.records import RunRecord
+    from mini_letta.reflection.api import RunRecord
 
 
 @click.group()
@@ -34,15 +34,14 @@ def list_cmd(agent: str | None, as_json: bool, only_failed: bool) -> None:
     """List reflection runs, newest first; runs that went wrong say why."""
     from mini_letta.cli.reflection_view import show_waiting_outcomes
     from mini_letta.cli.world import current_world
-    from mini_letta.reflection.records import failure_summary, scan_run_records, went_wrong
-    from mini_letta.reflection.upkeep import with_dead_runs_interrupted
+    from mini_letta.reflection.api import failure_summary, list_runs, went_wrong, with_dead_runs
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
     record = resolve_agent(world, agent, check_memory=False)
     show_waiting_outcomes(world, record.id)
-    found, damaged = scan_run_records(world.home, record.id)
-    found = with_dead_runs_interrupted(world.home, record.id, found, world.clock)
+    found, damaged = list_runs(world.home, record.id)
+    found = with_dead_runs(world.home, record.id, found, world.clock)
     if only_failed:
         found = [run for run in found if went_wrong(run)]
     if as_json:
@@ -90,15 +89,13 @@ def _status_label(run: RunRecord) -> str:
 def show_cmd(run_id: str, agent: str | None, as_json: bool) -> None:
     """Show one run: its record and the memory diff it made."""
     from mini_letta.cli.world import current_world
-    from mini_letta.reflection.records import load_run_record
-    from mini_letta.reflection.report import describe_run
-    from mini_letta.reflection.upkeep import with_dead_runs_interrupted
+    from mini_letta.reflection.api import describe_run, load_run, with_dead_runs
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
     agent_id = resolve_agent(world, agent, check_memory=False).id
-    record = load_run_record(world.home, agent_id, run_id)
-    (record,) = with_dead_runs_interrupted(world.home, agent_id, [record], world.clock)
+    record = load_run(world.home, agent_id, run_id)
+    (record,) = with_dead_runs(world.home, agent_id, [record], world.clock)
     if as_json:
         echo(json.dumps(record.to_json(), ensure_ascii=False, indent=2))
         return
@@ -113,11 +110,11 @@ def show_cmd(run_id: str, agent: str | None, as_json: bool) -> None:
 def undo_cmd(run_id: str, agent: str | None) -> None:
     """Revert a merged run and let reflection reconsider its messages."""
     from mini_letta.cli.world import current_world
-    from mini_letta.reflection.undo import undo_reflection_run
+    from mini_letta.reflection.api import undo
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
-    reverts = undo_reflection_run(world.home, resolve_agent(world, agent).id, run_id, world.clock)
+    reverts = undo(world.home, resolve_agent(world, agent).id, run_id, world.clock)
     echo(f"Undid reflection run {run_id} ({len(reverts)} revert commit(s)).")
 
 
@@ -127,11 +124,11 @@ def undo_cmd(run_id: str, agent: str | None) -> None:
 def accept_cmd(run_id: str, agent: str | None) -> None:
     """Merge a run the memory gate rejected anyway (your decision is recorded)."""
     from mini_letta.cli.world import current_world
-    from mini_letta.reflection.decide import accept_rejected_run
+    from mini_letta.reflection.api import accept
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
-    record = accept_rejected_run(world.home, resolve_agent(world, agent).id, run_id, world.clock)
+    record = accept(world.home, resolve_agent(world, agent).id, run_id, world.clock)
     echo(f"Accepted reflection run {run_id}: merged as {str(record.merge_commit)[:12]}.")
 
 
@@ -141,9 +138,9 @@ def accept_cmd(run_id: str, agent: str | None) -> None:
 def discard_cmd(run_id: str, agent: str | None) -> None:
     """Drop a run the memory gate rejected; its messages will be reflected on again."""
     from mini_letta.cli.world import current_world
-    from mini_letta.reflection.decide import discard_rejected_run
+    from mini_letta.reflection.api import discard
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
-    discard_rejected_run(world.home, resolve_agent(world, agent).id, run_id)
+    discard(world.home, resolve_agent(world, agent).id, run_id)
     echo(f"Discarded reflection run {run_id}; its messages will be reflected on again.")

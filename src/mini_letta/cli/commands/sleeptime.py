@@ -39,12 +39,12 @@ def sleeptime(
 ) -> None:
     """Save reflection settings (to agent.json by default) and print the effective ones."""
     from mini_letta.cli.world import current_world
-    from mini_letta.reflection.settings import (
+    from mini_letta.reflection.api import (
         Scope,
         build_settings_patch,
-        load_reflection_settings,
+        load_settings,
         render_settings_json,
-        save_reflection_settings,
+        save_settings,
     )
     from mini_letta.workspace import find_project_agent, resolve_or_create_agent
 
@@ -67,7 +67,7 @@ def sleeptime(
             # Configuring this project's agent before its first chat (the chapter starts
             # here) makes the agent, as that chat would; showing settings never does.
             record = resolve_or_create_agent(world, agent)
-        settings = save_reflection_settings(world.home, world.cwd, record, patch, scope)
+        settings = save_settings(world.home, world.cwd, record, patch, scope)
     else:
-        settings = load_reflection_settings(world.home, world.cwd, record)
+        settings = load_settings(world.home, world.cwd, record)
     echo(render_settings_json(settings))

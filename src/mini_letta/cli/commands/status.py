@@ -12,7 +12,7 @@ from mini_letta.cli.options import agent_option
 from mini_letta.cli.terminal import current_terminal, echo
 
 if TYPE_CHECKING:
-    from mini_letta.reflection.health import AgentHealth
+    from mini_letta.reflection.api import AgentHealth
 
 
 @click.command("status")
@@ -23,14 +23,13 @@ if TYPE_CHECKING:
 def status(agent: str | None, fmt: str) -> None:
     """Show the agent, its models, memory, reflection settings and the last reflection run."""
     from mini_letta.cli.world import current_world
-    from mini_letta.reflection.health import gather_health
-    from mini_letta.reflection.settings import load_reflection_settings
+    from mini_letta.reflection.api import gather_health, load_settings
     from mini_letta.settings import current_conversation_id
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
     record = resolve_agent(world, agent, check_memory=False)
-    settings = load_reflection_settings(world.home, world.cwd, record)
+    settings = load_settings(world.home, world.cwd, record)
     current = current_conversation_id(world.cwd, record.id)
     from mini_letta.sync.state import files_needing_review
 
