@@ -72,6 +72,27 @@ def reflect_all(
     return result
 
 
+def reflect_all_command(
+    world: World,
+    agent: AgentRecord,
+    store: ConversationStore,
+    options: LaunchOptions,
+    output_format: str = "text",
+) -> None:
+    """`reflect --all` and `import --reflect`: the whole backlog, then the outcome line; exit
+    130 when Ctrl-C stopped it (a later `reflect --all` goes on), 1 when a slice failed."""
+    import click
+
+    from mini_letta.cli.reflection_view import render_outcome_line
+    from mini_letta.reflection.api import drained_after
+
+    with drained_after(world, agent.id):  # what was queued meanwhile runs after its line
+        result = reflect_all(world, agent, store, options, output_format)
+        echo(render_outcome_line(result.outcome), err=True)
+    if result.stopped or not result.outcome.ok:
+        raise click.exceptions.Exit(130 if result.stopped else 1)
+
+
 @contextmanager
 def _progress(plan: BacklogPlan, output_format: str) -> Iterator[Callable[[BacklogProgress], None]]:
     if output_format == "stream-json":

@@ -99,13 +99,9 @@ def reflect(
     if dry_run and stores and _print_preview(world, record, stores[0]):
         return
     if whole and stores and not dry_run:
-        from mini_letta.cli.backlog_view import reflect_all
+        from mini_letta.cli.backlog_view import reflect_all_command
 
-        with drained_after(world, record.id):
-            result = reflect_all(world, record, stores[0], options, output_format)
-            echo(render_outcome_line(result.outcome), err=True)
-        if not result.outcome.ok or result.stopped:
-            raise click.exceptions.Exit(130 if result.stopped else 1)
+        reflect_all_command(world, record, stores[0], options, output_format)
         return
     # Launches queued while this run held the lease run after its line; the next command
     # shows their outcomes.
