@@ -83,5 +83,9 @@ def test_a_chat_turn_gets_the_gates_per_file_cap(world):
     store = resolve_conversation(world, agent, None)
     setup = with_memory_budget(world, agent, build_turn_setup(world, agent, store, TurnOptions()))
     assert setup.tool_context.extra["memory_file_cap"]() == 800  # 10% of the window
+    tiny = with_memory_budget(
+        world, agent, build_turn_setup(world, agent, store, TurnOptions(context_window=1200))
+    )
+    assert tiny.tool_context.extra["memory_file_cap"]() == 800  # a chat's window is not the gate's
     assert setup.tool_context.extra["home"] == world.home  # the rest is kept
     assert replace(setup, max_steps=3).tool_context is setup.tool_context
