@@ -7,7 +7,7 @@ from mini_letta.conversations.store import ConversationStore
 from mini_letta.reflection.run import LaunchOptions, launch_reflection
 from mini_letta.reflection.settlement import COUNT_AHEAD
 from mini_letta.reflection.watermark import read_reflection_state
-from support.reflection_kit import add_turn
+from support.reflection_kit import add_turn, message
 
 SLICE_END = 40  # two slices: messages 0-19 and 20-39
 
@@ -38,8 +38,11 @@ class CountingStore(ConversationStore):
 
 
 def _decoded_for_one_slice(world, agent, store, turns: int) -> int:
+    batch = []  # one append: a log this long is not what is measured
     for n in range(turns):
-        add_turn(store, world.clock, f"turn {n}: the standup is at 9:30", answer="Noted.")
+        batch.append(message(world.clock, "user", f"turn {n}: the standup is at 9:30"))
+        batch.append(message(world.clock, "assistant", "Noted."))
+    store.append(batch)
     counting = CountingStore(agent.id, store.conversation_id, world.home)
     first = launch_reflection(world, agent, counting, LaunchOptions(launch_line=SLICE_END // 2))
     assert first.ok, first.message
