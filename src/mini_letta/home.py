@@ -86,6 +86,14 @@ class Home(Struct, frozen=True):
         """Reflection runs' git worktrees of memory (`worktree_folder` names each one)."""
         return self.agent_dir(agent_id) / "memory-worktrees"
 
+    def doctor_file(self, agent_id: str) -> Path:
+        """The count of the last `memory doctor`, which `status` shows."""
+        return self.agent_dir(agent_id) / "doctor.json"
+
+    def palace_file(self, agent_id: str) -> Path:
+        """Where `mini-letta palace` writes its page unless told `-o FILE` (owner-only)."""
+        return self.agent_dir(agent_id) / "palace.html"
+
     def deleted_agent_dir(self, agent_id: str) -> Path:
         """Where a deleted agent is moved before removal, so no half-deleted agent is listed."""
         return self.agents_dir / f".deleted-{agent_id}"

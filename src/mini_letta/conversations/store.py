@@ -100,6 +100,21 @@ class ConversationStore:
             if message is not None:
                 yield line, message
 
+    def find_ids(self, wanted: set[str], start: int, end: int) -> list[tuple[int, Message]]:
+        """The messages with these ids among lines [start, end), in order; only they are
+        decoded, and the read stops once all are found."""
+        found: list[tuple[int, Message]] = []
+        left = set(wanted)
+        for line, data in self.log.iter_from(start):
+            if line >= end or not left:
+                break
+            if data is not None and data.get("id") in left:
+                message = _decode(data, self.log.path, line)
+                if message is not None:
+                    found.append((line, message))
+                    left.discard(message.id)
+        return found
+
     def iter_reverse(self) -> Iterator[tuple[int, Message]]:
         for line, data in self.log.iter_reverse():
             message = _decode(data, self.log.path, line)

@@ -3,8 +3,8 @@
 A reflection task names each `system/` file at or over its per-file budget (reflection/task.py,
 `<consolidate>`); before adding anything, the mock rewrites such a file's body in one
 `str_replace`: exact repeats (compared without case, punctuation or list markers) keep their
-first line, and of the lines on one topic (indentation, package manager, a name ...) only the
-last stays, since a later line supersedes an earlier one. Deterministic, decided only from the
+first line (lines a later one on the same topic supersedes are left to the contradiction
+handling, which cites the message that superseded them). Deterministic, decided only from the
 request, like the rest of the mock.
 """
 
@@ -26,8 +26,11 @@ def consolidated_lines(
     lines: list[str],
     topic_of: Callable[[str], tuple[str, str] | None],
     normal: Callable[[str], str],
+    drop_superseded: bool = False,
 ) -> list[str]:
-    """`lines` without exact repeats and without lines a later one on the same topic supersedes."""
+    """`lines` without exact repeats (and, with `drop_superseded`, without lines a later one on
+    the same topic supersedes: the gate wants such a removal to cite a message naming it, so
+    the run's own contradiction handling does that, not this tidy-up)."""
     last_of_topic: dict[str, int] = {}
     for index, line in enumerate(lines):
         topic = topic_of(line)
@@ -38,7 +41,8 @@ def consolidated_lines(
     for index, line in enumerate(lines):
         key = normal(line)
         topic = topic_of(line)
-        if key in seen or (topic is not None and last_of_topic[topic[0]] != index):
+        superseded = topic is not None and last_of_topic[topic[0]] != index
+        if key in seen or (superseded and drop_superseded):
             continue
         seen.add(key)
         kept.append(line)

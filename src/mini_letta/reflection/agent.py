@@ -27,10 +27,10 @@ from mini_letta.structs import Struct
 from mini_letta.tools.base import ToolContext, Toolset
 
 DEFAULT_REFLECTION_STEPS = 24
-# Tool results that mean the agent tried what it must not: a tool it does not have, or a
-# secret into memory. A run that changed nothing after one of these failed rather than
-# finding nothing worth keeping, so its slice is offered again.
-_REFUSALS = ("UnknownTool: ", "SecretDetectedError: ")
+# Tool results that mean the agent tried what it must not: a tool it does not have, a secret
+# into memory, a write to a path that is not memory's. A run with one of these failed, whatever
+# it did after, so its slice is offered again.
+_REFUSALS = ("UnknownTool: ", "SecretDetectedError: ", "OutsideMemoryError: ")
 
 
 class RunTranscript(ConversationStore):

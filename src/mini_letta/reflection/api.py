@@ -15,12 +15,17 @@ if TYPE_CHECKING:
     from mini_letta.reflection.backlog import BacklogResult as BacklogResult
     from mini_letta.reflection.backlog import plan_backlog as plan_backlog
     from mini_letta.reflection.backlog import reflect_backlog as reflect_backlog
+    from mini_letta.reflection.budget_notice import changed_paths as changed_paths
+    from mini_letta.reflection.budget_notice import over_budget_notices as over_budget_notices
     from mini_letta.reflection.decide import accept_rejected_run as accept
     from mini_letta.reflection.decide import discard_rejected_run as discard
     from mini_letta.reflection.eval_cases import builtin_suite as builtin_suite
     from mini_letta.reflection.eval_cases import load_suite as load_suite
     from mini_letta.reflection.evaluation import render_table as render_table
     from mini_letta.reflection.evaluation import run_suite as evaluate
+    from mini_letta.reflection.gate_eval import builtin_gate_suite as builtin_gate_suite
+    from mini_letta.reflection.gate_eval import render_gate_report as render_gate_report
+    from mini_letta.reflection.gate_eval import run_gate_suite as evaluate_gate
     from mini_letta.reflection.health import AgentHealth as AgentHealth
     from mini_letta.reflection.health import gather_health as gather_health
     from mini_letta.reflection.launcher import drained_after as drained_after
@@ -91,6 +96,11 @@ FACE: dict[str, tuple[str, str]] = {
     "render_table": ("evaluation", "render_table"),
     "builtin_suite": ("eval_cases", "builtin_suite"),
     "load_suite": ("eval_cases", "load_suite"),
+    "evaluate_gate": ("gate_eval", "run_gate_suite"),
+    "builtin_gate_suite": ("gate_eval", "builtin_gate_suite"),
+    "render_gate_report": ("gate_eval", "render_gate_report"),
+    "over_budget_notices": ("budget_notice", "over_budget_notices"),
+    "changed_paths": ("budget_notice", "changed_paths"),
     "blame_file": ("provenance", "blame_file"),
     "why_line": ("provenance", "why_line"),
     "take_outcomes": ("outbox", "take_outcomes"),
@@ -123,11 +133,14 @@ __all__ = [  # PostTurnOutcome is for annotations only
     "accept",
     "blame_file",
     "build_settings_patch",
+    "builtin_gate_suite",
     "builtin_suite",
+    "changed_paths",
     "describe_run",
     "discard",
     "drained_after",
     "evaluate",
+    "evaluate_gate",
     "failure_summary",
     "gather_health",
     "is_run_id",
@@ -140,8 +153,10 @@ __all__ = [  # PostTurnOutcome is for annotations only
     "load_suite",
     "plan_backlog",
     "post_automatic_outcome",
+    "over_budget_notices",
     "post_outcome",
     "preview",
+    "render_gate_report",
     "reflect_backlog",
     "render_settings_json",
     "render_table",

@@ -32,6 +32,11 @@ def describe_run(home: Home, record: RunRecord) -> str:
     if record.decision:
         lines.append(f"decision:     {record.decision} by a person")
     lines += [f"rejected:     {reason}" for reason in record.reasons]
+    lines += [
+        f"review:       hunk {v.get('hunk')} of {v.get('path')}: {v.get('decision')} — "
+        f"{v.get('reason')}"
+        for v in record.review
+    ]
     for path, ids in sorted(record.citations.items()):
         lines.append(f"evidence:     {path} cites {', '.join(ids)}")
     for piece in record.slices:

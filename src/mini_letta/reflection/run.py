@@ -14,6 +14,7 @@ User-caused failures inside the run become a `failed` outcome; an interrupt clea
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import format_timestamp
@@ -36,8 +37,10 @@ from mini_letta.reflection.budget import (
     ReflectionBudget,
     reflection_budget,
 )
-from mini_letta.reflection.finalise import Finalised, Reviewer, finalise_worktree
+from mini_letta.reflection.budget_notice import SMALL_WINDOW
+from mini_letta.reflection.finalise import Finalised, Reviewer, SecondLook, finalise_worktree
 from mini_letta.reflection.gate import GateInput, GateLimits
+from mini_letta.reflection.hunk_review import ReviewOutcome, collect_hunks, review_hunks
 from mini_letta.reflection.lease import LeaseBusyError, ReflectionLease, acquire_lease
 from mini_letta.reflection.outcome import (
     CONSUMING,
@@ -84,10 +87,7 @@ from mini_letta.structs import Struct, replace
 from mini_letta.tools.base import ToolContext, Toolset
 from mini_letta.workspace import World
 
-# The smallest window that holds a reflection (prompt, tools, a small memory, the reserve for
-# the agent's steps and a few hundred tokens of transcript, `budget.py`); a local server's
-# real limit is usually at least this.
-MIN_SIDE_WINDOW = 4_096
+MIN_SIDE_WINDOW = SMALL_WINDOW  # a local server's real limit is usually at least this
 MAX_CHUNKS = 100  # a bound on one launch, not a cut: what remains waits for the next launch
 REJECTED_PREFIX = "reflection-rejected/"
 
@@ -103,6 +103,7 @@ class LaunchOptions(Struct, frozen=True):
     launch_line: int | None = None  # default: the log's end now (the chunks of a launch share it)
     model: str | None = None  # `reflect --model`: this run's reflection model
     base_url: str | None = None
+    review_provider: Provider | None = None  # default: the settings' reviewModel, if any
     max_chunks: int = MAX_CHUNKS  # 1 after a turn in the foreground: the turn is not held
 
 
@@ -435,6 +436,7 @@ def _run(run: _Run, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
         record, final, states, agent_result, format_timestamp(clock.now()), duration
     ).with_updates(
         reasons=final.reasons,
+        review=tuple(verdict.to_json() for verdict in final.review),
         citations=_citations(provenance),
         cited_lines=_cited_lines(provenance),
     )
@@ -493,15 +495,19 @@ def _cited_lines(provenance: RunProvenance) -> dict[str, dict[str, list[str]]]:
 def _gate_input(run: _Run, slices: list[Slice], provenance: RunProvenance) -> GateInput:
     texts: list[str] = []
     ids: set[str] = set()
+    messages: list[dict[str, Any]] = []
     for piece in slices:
         for message in load_payload(piece.payload.path)["messages"]:
             texts.append(str(message.get("content", "")))
             if isinstance(message.get("id"), str):
                 ids.add(message["id"])
+            if piece.payload.mode != "replay":  # a replay is context, not this run's evidence
+                messages.append(message)
     return GateInput(
         transcript=texts,
         slice_ids=frozenset(ids),
         citations=provenance.citations,
+        messages=messages,
         limits=GateLimits.for_window(
             run.primary_window,
             run.settings.system_budget_percent,
@@ -523,6 +529,7 @@ def _execute(
         )
         agent_result = _run_agent(run, worktree, slices, provenance)
         error = agent_result.error
+        gate = _gate_input(run, slices, provenance)
         final = finalise_worktree(
             run.parent,
             worktree,
@@ -531,8 +538,9 @@ def _execute(
             else f"reflection model {run.provider.handle}: {error}",
             merge=run.settings.merge,
             review=_reviewer(run) if run.settings.merge == "explicit" else None,
-            gate=_gate_input(run, slices, provenance),
+            gate=gate,
             refusals=agent_result.refusals,
+            second_look=_second_look(run, gate),
         )
         if final.status == "rejected":
             run.parent.run("branch", "-f", rejected_branch(run.run_id), worktree.branch)
@@ -542,6 +550,26 @@ def _execute(
         if worktree is not None:
             remove_worktree(run.parent, worktree)
     return final, agent_result
+
+
+def _second_look(run: _Run, gate: GateInput) -> SecondLook | None:
+    """The review model's verdicts on the hunks, when one is set and it is not the mock."""
+    provider = run.options.review_provider
+    if provider is None:
+        model = run.settings.review_model
+        if not model or model == "mock":
+            return None
+        base_url = run.settings.review_base_url or None
+        provider = side_agent_provider(run.world, run.agent, model, base_url)
+    if provider.handle == "mock":
+        return None
+    reviewer = provider
+
+    def look(worktree: Worktree) -> ReviewOutcome:
+        hunks = collect_hunks(run.parent, worktree.base, worktree.branch, gate)
+        return review_hunks(reviewer, hunks, run.world.clock)
+
+    return look
 
 
 def _manifest(run: _Run, slices: list[Slice]) -> str:

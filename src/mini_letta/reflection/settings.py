@@ -48,6 +48,8 @@ KEYS = (
     "baseUrl",
     "systemBudgetPercent",
     "fileBudgetPercent",
+    "reviewModel",
+    "reviewBaseUrl",
     "keepRuns",
     "keepRunDays",
 )
@@ -63,6 +65,8 @@ class ReflectionSettingsJson(TypedDict, total=False):
     baseUrl: str
     systemBudgetPercent: int
     fileBudgetPercent: int
+    reviewModel: str
+    reviewBaseUrl: str
     keepRuns: int
     keepRunDays: int
 
@@ -79,6 +83,8 @@ class ReflectionSettings(Struct, frozen=True):
     # in it) may take after a reflection run.
     system_budget_percent: int = 25
     file_budget_percent: int = 10
+    review_model: str = ""  # a second model that reads each hunk the gate let through; "" = none
+    review_base_url: str = ""
     # Run records (and their transcripts) kept: the newest `keep_runs`, none older than
     # `keep_run_days`; a run awaiting a decision and each conversation's last consumed run stay.
     keep_runs: int = 200
@@ -95,6 +101,8 @@ class ReflectionSettings(Struct, frozen=True):
             "baseUrl": self.base_url,
             "systemBudgetPercent": self.system_budget_percent,
             "fileBudgetPercent": self.file_budget_percent,
+            "reviewModel": self.review_model,
+            "reviewBaseUrl": self.review_base_url,
             "keepRuns": self.keep_runs,
             "keepRunDays": self.keep_run_days,
         }
@@ -134,6 +142,8 @@ def layer_settings(layers: Sequence[Layer]) -> ReflectionSettings:
         base_url=str(values["baseUrl"]),
         system_budget_percent=int(values["systemBudgetPercent"]),
         file_budget_percent=int(values["fileBudgetPercent"]),
+        review_model=str(values["reviewModel"]),
+        review_base_url=str(values["reviewBaseUrl"]),
         keep_runs=int(values["keepRuns"]),
         keep_run_days=int(values["keepRunDays"]),
     )
@@ -163,9 +173,9 @@ def validate_value(key: str, value: object) -> object:
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 100:
             raise InvalidValueError(f"{key} {value!r} is not allowed (allowed: 1 to 100)")
         return value
-    if key == "model":
+    if key in ("model", "reviewModel"):
         if not isinstance(value, str):
-            raise InvalidValueError(f"model {value!r} is not allowed (allowed: a model handle)")
+            raise InvalidValueError(f"{key} {value!r} is not allowed (allowed: a model handle)")
         if value.strip():
             from mini_letta.errors import UnknownModelError
             from mini_letta.llm.handles import parse_handle
@@ -173,11 +183,11 @@ def validate_value(key: str, value: object) -> object:
             try:
                 parse_handle(value.strip())
             except UnknownModelError as exc:
-                raise InvalidValueError(f"model: {exc}") from exc
+                raise InvalidValueError(f"{key}: {exc}") from exc
         return value.strip()
-    if key == "baseUrl":
+    if key in ("baseUrl", "reviewBaseUrl"):
         if not isinstance(value, str):
-            raise InvalidValueError(f"baseUrl {value!r} is not allowed (allowed: a URL)")
+            raise InvalidValueError(f"{key} {value!r} is not allowed (allowed: a URL)")
         return value.strip()
     if key == "mergeInstructions":
         if not isinstance(value, str):
@@ -195,6 +205,8 @@ def build_settings_patch(
     memory_sync: str | None = None,
     model: str | None = None,
     base_url: str | None = None,
+    review_model: str | None = None,
+    review_base_url: str | None = None,
 ) -> dict[str, Any]:
     """The camelCase changes requested by `sleeptime` flags, validated (exit 2 when not)."""
     patch: dict[str, Any] = {}
@@ -228,6 +240,11 @@ def build_settings_patch(
         patch["baseUrl"] = None  # a server belongs to the model it was given with
     if base_url is not None:
         patch["baseUrl"] = base_url.strip()
+    if review_model is not None:
+        patch["reviewModel"] = validate_value("reviewModel", review_model)
+        patch["reviewBaseUrl"] = None
+    if review_base_url is not None:
+        patch["reviewBaseUrl"] = review_base_url.strip()
     return patch
 
 

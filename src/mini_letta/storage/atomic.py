@@ -30,8 +30,10 @@ def save_json(path: Path, data: Mapping[str, object]) -> None:
     save_bytes(path, payload)
 
 
-def save_bytes(path: Path, payload: bytes) -> None:
-    """Replace `path` with `payload`, all or nothing (temp file, fsync, rename, fsync folder)."""
+def save_bytes(path: Path, payload: bytes, *, private: bool = False) -> None:
+    """Replace `path` with `payload`, all or nothing (temp file, fsync, rename, fsync folder).
+
+    `private`: the new file is its owner's alone (0600), whatever it replaces or the umask."""
     folder = path.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -40,9 +42,12 @@ def save_bytes(path: Path, payload: bytes) -> None:
     temp = folder / f".{path.name}.{os.getpid()}.{random_hex(4)}.tmp"
     try:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-        fd = os.open(temp, flags, 0o666)
+        fd = os.open(temp, flags, 0o600 if private else 0o666)
         try:
-            _keep_mode(path, fd)
+            if private and hasattr(os, "fchmod"):
+                os.fchmod(fd, 0o600)
+            else:
+                _keep_mode(path, fd)
             write_all(fd, payload)
             os.fsync(fd)
         finally:

@@ -1,5 +1,5 @@
 """A memory file at or over its budget is a task, not a wall: the reflection task names it,
-the mock consolidates it (repeats merged, superseded lines dropped) before adding, the run
+the mock consolidates it (repeats merged) before adding, the run
 merges, and the watermark moves on."""
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ def test_the_task_names_the_files_over_budget():
 
 
 def test_an_over_budget_human_file_is_consolidated_and_the_run_merges(world):
-    agent = new_agent(world, name="full", context_window=4_096)  # a per-file cap of 409
+    agent = new_agent(world, name="full", context_window=6_000)  # a per-file cap of 600
     repo = GitRepo(world.home.memory_dir(agent.id))
     path = repo.path / HUMAN
     head, _, _ = path.read_text().partition("---\n")[2].partition("---\n")
-    lines = ["- Preference: my standup is at 9:30"] * 40
+    lines = ["- Preference: my standup is at 9:30"] * 80
     lines += ["- Preference: I prefer spaces for indentation", "- About: I work at Acme"] * 10
     lines += ["- Preference: I prefer tabs for indentation"]
     path.write_text(f"---\n{head}---\n" + "\n".join(lines) + "\n")
@@ -38,7 +38,7 @@ def test_an_over_budget_human_file_is_consolidated_and_the_run_merges(world):
     body = [line for line in path.read_text().split("---\n", 2)[2].splitlines() if line]
     assert len(body) == len(set(body))  # no exact duplicate line
     assert body.count("- Preference: my standup is at 9:30") == 1
-    assert "- Preference: I prefer spaces for indentation" not in body  # superseded by tabs
+    assert body.count("- Preference: I prefer spaces for indentation") <= 1
     assert "- Preference: I prefer tabs for indentation" in body
     assert any("vim" in line for line in body)  # and the new statement is in
     assert read_reflection_state(store).reflected_through_line == store.count() - 1

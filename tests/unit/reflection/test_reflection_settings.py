@@ -32,6 +32,8 @@ def test_defaults_are_the_chapters():
         "baseUrl": "",
         "systemBudgetPercent": 25,
         "fileBudgetPercent": 10,
+        "reviewModel": "",
+        "reviewBaseUrl": "",
         "keepRuns": 200,
         "keepRunDays": 30,
     }

@@ -16,6 +16,7 @@ COMMANDS: dict[str, str] = {
     "mcp": "mini_letta.cli.commands.mcp:mcp_cmd",
     "sleeptime": "mini_letta.cli.commands.sleeptime:sleeptime",
     "status": "mini_letta.cli.commands.status:status",
+    "palace": "mini_letta.cli.commands.palace:palace",
     "reflect": "mini_letta.cli.commands.reflect:reflect",
     "dream": "mini_letta.cli.commands.reflect:dream",
     "reflections": "mini_letta.cli.commands.reflections:reflections",

@@ -110,6 +110,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/reflections", "[show RUN-ID]", "past reflection runs, or one run's diff", mem.reflections_cmd),  # noqa: E501
     SlashCommand("/undo", "[RUN-ID|REV]", "revert the last memory change, or a reflection run", mem.undo_cmd),  # noqa: E501
     SlashCommand("/status", "", "the agent, memory, reflection and this conversation", mem.status_cmd),  # noqa: E501
+    SlashCommand("/palace", "[--open] [-o FILE]", "write the memory palace page (and open it)", mem.palace_cmd),  # noqa: E501
     SlashCommand("/permissions", "[MODE]", "show or change this session's permission mode", ses.permissions_cmd, _modes),  # noqa: E501
     SlashCommand("/exit", "", "leave (Ctrl-D works too)", _exit),
 )  # fmt: skip

@@ -100,3 +100,17 @@ def sleeptime_cmd(state: SlashState, args: str) -> None:
     if "--agent" not in argv:
         argv += ["--agent", state.session.agent.id]
     run_click(sleeptime, argv, "/sleeptime")
+
+
+def palace_cmd(state: SlashState, args: str) -> None:
+    """`/palace [--open] [-o FILE]`: as `mini-letta palace` for the session's agent."""
+    from mini_letta.cli.commands.palace import palace
+
+    argv = split_args(args)
+    if argv is None:
+        return
+    if "--serve" in argv:
+        echo_wrapped("mini-letta: /palace cannot --serve inside the session; run "
+                     "`mini-letta palace --serve` in another terminal", err=True)  # fmt: skip
+        return
+    run_click(palace, [*argv, "--agent", state.session.agent.id], "/palace")

@@ -12,6 +12,7 @@ from mini_letta.cli.options import agent_option
 from mini_letta.cli.terminal import current_terminal, echo
 
 if TYPE_CHECKING:
+    from mini_letta.palace.doctor_state import DoctorCount
     from mini_letta.reflection.api import AgentHealth
 
 
@@ -31,15 +32,49 @@ def status(agent: str | None, fmt: str) -> None:
     record = resolve_agent(world, agent, check_memory=False)
     settings = load_settings(world.home, world.cwd, record)
     current = current_conversation_id(world.cwd, record.id)
+    from mini_letta.palace.doctor_state import load_doctor_count
     from mini_letta.sync.state import files_needing_review
 
     health = gather_health(world.home, record, settings, world.clock, current)
     review = files_needing_review(world.home, record.id, world.clock)
+    doctor = load_doctor_count(world.home, record.id)
     if fmt == "json":
-        echo(json.dumps(health_json(health, review), ensure_ascii=False, indent=2))
+        data = {**health_json(health, review), "doctor": doctor_json(health, doctor)}
+        echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
-        for line in wrap_lines(health_lines(health, review), current_terminal().columns(), 12):
+        lines = [*health_lines(health, review), doctor_line(health, doctor)]
+        for line in wrap_lines(lines, current_terminal().columns(), 12):
             echo(line)
+
+
+def _doctor_current(health: AgentHealth, doctor: DoctorCount) -> bool:
+    """The count describes memory as it is: the same commit, and no edit since."""
+    return doctor.head == health.memory.head and doctor.clean and health.memory.clean
+
+
+def doctor_json(health: AgentHealth, doctor: DoctorCount | None) -> dict[str, Any] | None:
+    """The last `memory doctor`'s count (status never runs the audit itself: it would load the
+    secret scanner); `current` says whether memory is still what it looked at."""
+    if doctor is None:
+        return None
+    return {"counts": doctor.counts, "total": doctor.total, "head": doctor.head,
+            "checkedAt": doctor.checked_at, "current": _doctor_current(health, doctor)}  # fmt: skip
+
+
+def doctor_line(health: AgentHealth, doctor: DoctorCount | None) -> str:
+    if doctor is None:
+        return "doctor      not run yet (`mini-letta memory doctor`)"
+    counts = doctor.counts
+    found = (
+        f"{doctor.total} finding(s): {counts.get('severe', 0)} severe, "
+        f"{counts.get('warning', 0)} warning(s), {counts.get('info', 0)} info"
+    )
+    if _doctor_current(health, doctor):
+        return f"doctor      {found} (`mini-letta memory doctor` lists them)"
+    return (
+        f"doctor      {found} at {(doctor.head or 'no commits')[:7]}; memory has changed since "
+        "(`mini-letta memory doctor` checks again)"
+    )
 
 
 def health_json(health: AgentHealth, review: tuple[str, ...]) -> dict[str, Any]:

@@ -1,0 +1,137 @@
+"""The palace page in a real browser (headless Chromium): the tree, a line's provenance popover,
+the timeline and the charts are drawn, and the page makes no network request (Chromium's own
+network log, checked against a control page that does make one). Skipped, saying why, where
+Chromium is not installed or cannot start."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from mini_letta.palace.gather import PalaceInput
+from mini_letta.palace.page import build_palace, save_palace
+from support.palace_kit import HUMAN, LIMITS, build_story
+
+FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--disable-default-apps", "--disable-extensions", "--mute-audio",
+]  # fmt: skip
+NETWORK_SCHEMES = ("http:", "https:", "ws:", "wss:", "ftp:")
+
+
+def _chromium() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        pytest.skip("headless Chromium is not installed (Debian: apt-get install chromium)")
+    return found
+
+
+def _run(browser: str, profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    try:
+        proc = subprocess.run(
+            [browser, *FLAGS, f"--user-data-dir={profile}", *args],
+            capture_output=True, text=True, timeout=50,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        pytest.skip(f"Chromium cannot run here: {exc}")
+    if proc.returncode != 0:
+        pytest.skip(f"Chromium cannot run here (exit {proc.returncode}): {proc.stderr[-300:]}")
+    return proc
+
+
+def _requested(netlog: Path) -> list[str]:
+    """Every URL a page asked the network stack for, from Chromium's NetLog: the jobs started
+    on behalf of a document (the browser's own background fetches, such as its clock check,
+    have no origin: `initiator` "not an origin")."""
+    text = netlog.read_text(encoding="utf-8", errors="replace").rstrip().rstrip(",")
+    if not text.endswith("}"):
+        text += "]}"  # a log cut at exit lacks its closing brackets
+    log = json.loads(text)
+    start = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
+    return [
+        str(event["params"].get("url"))
+        for event in log.get("events", [])
+        if event.get("type") == start
+        and event.get("phase") != 2  # an END event carries no request
+        and "url" in event.get("params", {})
+        and event["params"].get("initiator") != "not an origin"
+    ]
+
+
+@pytest.fixture
+def palace_file(world, tmp_path):
+    story = build_story(world)
+    page = build_palace(PalaceInput(world.home, story.agent, LIMITS, 8192, world.clock))
+    target = tmp_path / "palace.html"
+    save_palace(target, page.html)
+    return target, story
+
+
+def test_the_page_draws_in_chromium_and_requests_nothing(palace_file, tmp_path):
+    browser = _chromium()
+    target, story = palace_file
+    netlog = tmp_path / "net.json"
+    url = f"{target.as_uri()}#file={HUMAN}:4"
+    dom = _run(browser, tmp_path / "profile-1", f"--log-net-log={netlog}",
+               "--net-log-capture-mode=Everything", "--dump-dom", url).stdout  # fmt: skip
+    assert len(re.findall(r'<a class="file[^"]*" data-path=', dom)) == 3  # the tree
+    popover = re.search(r"<div id=\"popover\" class=\"on\"[^>]*>(.*?)</div></div>", dom, re.S)
+    assert popover is not None, "no provenance popover"
+    assert f"Written by reflection run {story.runs['first']}" in popover.group(0)
+    assert "I switched to decaf this year" in dom
+    assert len(re.findall(r'<details class="run" id="run-', dom)) == 4  # the timeline
+    points = re.findall(r'<polyline points="([^"]+)"[^>]*class="series"', dom)
+    assert len(points) == 3 and all(p.strip() for p in points)  # the charts
+    assert netlog.exists()
+    assert [u for u in _requested(netlog) if u.startswith(NETWORK_SCHEMES)] == []
+
+    shot = tmp_path / "palace.png"
+    _run(browser, tmp_path / "profile-2", "--window-size=1400,900", f"--screenshot={shot}", url)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
+
+
+class _Recorder(BaseHTTPRequestHandler):
+    seen: list[str] = []
+
+    def do_GET(self) -> None:  # noqa: N802
+        type(self).seen.append(self.path)
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        return
+
+
+def test_the_network_check_sees_a_request_and_the_pages_policy_blocks_it(palace_file, tmp_path):
+    browser = _chromium()
+    target, _ = palace_file
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    beacon = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        control = tmp_path / "control.html"
+        control.write_text(f'<html><body><img src="{beacon}/control.png"></body></html>')
+        netlog = tmp_path / "control.json"
+        _run(browser, tmp_path / "p3", f"--log-net-log={netlog}", "--dump-dom", control.as_uri())
+        assert any(u.startswith(beacon) for u in _requested(netlog))  # the check can see one
+
+        hostile = tmp_path / "hostile.html"
+        injected = f'<img src="{beacon}/palace.png"><script>fetch("{beacon}/fetch")</script>'
+        hostile.write_text(
+            target.read_text(encoding="utf-8").replace("<body>", "<body>" + injected)
+        )
+        netlog = tmp_path / "hostile.json"
+        _run(browser, tmp_path / "p4", f"--log-net-log={netlog}", "--dump-dom", hostile.as_uri())
+        assert not any(u.startswith(beacon) for u in _requested(netlog))  # the CSP held
+        assert not [p for p in _Recorder.seen if p != "/control.png"]
+    finally:
+        server.shutdown()
+        server.server_close()
