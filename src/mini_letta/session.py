@@ -19,6 +19,7 @@ from mini_letta.llm.base import close_provider
 from mini_letta.loop.events import TurnEvent, TurnResult
 from mini_letta.loop.setup import TurnOptions, TurnSetup, build_turn_setup
 from mini_letta.loop.turn import run_turn
+from mini_letta.reflection.memory_budget import with_memory_budget
 from mini_letta.reflection.session import AutoReflection, Mode, SpawnRequest, choose_mode
 from mini_letta.settings import Settings, read_settings
 from mini_letta.structs import Struct
@@ -84,7 +85,8 @@ class Session:
         self.store: ConversationStore = resolve_conversation(
             world, self.agent, conversation, new=new, settings=files
         )
-        self.setup: TurnSetup = build_turn_setup(world, self.agent, self.store, self.options, files)
+        setup = build_turn_setup(world, self.agent, self.store, self.options, files)
+        self.setup: TurnSetup = with_memory_budget(world, self.agent, setup)
         try:
             mode: Mode = "foreground"
             if spawn is not None:

@@ -7,6 +7,7 @@ per new statement with one `memory` call per model call (skipping what memory al
 replacing the line a statement contradicts, or the empty-memory placeholder), and commits once.
 Statements about the project rather than the person ("in this repo …", "这个仓库 …") go to
 `system/project.md` instead, read first and created when missing.
+A file the task marks over its budget is consolidated first (llm/mock_consolidation.py).
 Requests, questions, small talk and one-off plans are skipped. Each call decides only from the
 request, like a model.
 """
@@ -21,6 +22,7 @@ from typing import Any
 from mini_letta.conversations.messages import Message, ToolCall
 from mini_letta.errors import MiniLettaError
 from mini_letta.llm.base import ModelRequest, ModelResponse
+from mini_letta.llm.mock_consolidation import consolidation_edit, files_to_consolidate
 from mini_letta.memory.layout import DEFAULT_HUMAN
 from mini_letta.memory.layout import HUMAN_FILE as HUMAN
 from mini_letta.structs import Struct, replace
@@ -198,7 +200,17 @@ def respond_reflection(request: ModelRequest) -> ModelResponse:
     if project and PROJECT_FILE not in reads:
         return _call(len(history), "memory_read", {"path": PROJECT_FILE})
     personal = [statement for statement in statements if not is_project_fact(statement)]
-    plan = plan_human_edits(_body(reads[HUMAN].content), personal)
+    body = _body(reads[HUMAN].content)
+    plan = []
+    if HUMAN in files_to_consolidate(task):  # an over-budget file: make room first
+        tidy = consolidation_edit(HUMAN, body, lambda line: _topic(_line_text(line)), _normal)
+        occasion = next((m.get("id") for m in _transcript(task) if m.get("id")), None)
+        if tidy is not None and occasion:  # the gate wants a changed line to cite the slice
+            tidy["evidence"] = [occasion]
+        if tidy is not None:
+            plan.append(tidy)
+            body = tidy["new_str"]
+    plan += plan_human_edits(body, personal)
     if project:
         found = reads[PROJECT_FILE]
         plan += plan_project_edits(None if found.is_error else _body(found.content), project)

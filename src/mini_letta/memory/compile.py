@@ -2,12 +2,13 @@
 
 Order (deterministic, locale-independent): base prompt, `<self>` from system/persona.md, every
 other system/**.md inlined (folders as nested sections, each file with its description), the
-external memory as a tree with descriptions, the skills block the caller renders (from the
-frontmatter of skills/<name>/SKILL.md this module hands out with the section), then a short
-metadata block. Uncommitted edits are invisible. `PromptCompiler` owns the cache (in memory and,
-optionally, a JSON file keyed by sha), so an unchanged memory costs one HEAD lookup per call. It
-compiles HEAD or any given commit: a conversation keeps the commit its prompt was compiled from
-(context/prompt_pin.py), so its prompt stays byte-identical while memory moves on.
+external memory as a tree with descriptions (bounded: memory/listing.py), the skills block
+the caller renders (from the frontmatter of skills/<name>/SKILL.md this module hands out with the
+section), then a short metadata block. Uncommitted edits are invisible. `PromptCompiler` owns the
+cache (in memory and, optionally, a JSON file keyed by sha), so an unchanged memory costs one HEAD
+lookup per call. It compiles HEAD or any given commit: a conversation keeps the commit its prompt
+was compiled from (context/prompt_pin.py), so its prompt stays byte-identical while memory moves
+on.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from mini_letta.structs import Struct, field
 
 CACHE_SCHEMA_VERSION = 1
 _SKILL_HEAD_BYTES = 8192  # a skill's frontmatter is far shorter; the body is loaded on demand
-_RENDER_VERSION = 3  # bump when the section format changes, so disk caches are rebuilt
+_RENDER_VERSION = 4  # bump when the section format changes, so disk caches are rebuilt
 
 Metadata = Mapping[str, str] | Callable[[], Mapping[str, str]]
 
@@ -83,7 +84,10 @@ def build_memory_section(blobs: Mapping[str, bytes]) -> str:
     if system.files or system.folders:
         sections.append(f"<system_memory>\n{_render_folder(system)}</system_memory>")
     if external:
-        tree = "\n".join(render_tree_lines([(e.path, e.description) for e in external]))
+        from mini_letta.memory.listing import render_bounded_tree
+
+        listed = [(e.path, e.description) for e in external]
+        tree = render_bounded_tree(listed, render_tree_lines)
         sections.append(f"<external_memory>\n{tree}\n</external_memory>")
     return "\n\n".join(sections)
 

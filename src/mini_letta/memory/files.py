@@ -38,10 +38,9 @@ def read_memory_bytes(root: Path, rel: str, limit: int = MAX_FILE_BYTES) -> byte
     return read_plain_bytes(Path(root) / rel, rel, limit)
 
 
-def read_plain_bytes(
-    target: Path, name: str, limit: int = MAX_FILE_BYTES, kind: str = "memory files"
-) -> bytes:
-    """`read_memory_bytes` for any path (`name` is how errors call it, `kind` what it holds)."""
+def open_plain(target: Path, name: str, kind: str = "memory files") -> int:
+    """A descriptor open for reading on `target`, a regular file and never a link's target
+    (FrontmatterError otherwise, naming `name`); the caller closes it."""
     if target.is_symlink():  # O_NOFOLLOW covers the race; this names the common case
         raise FrontmatterError(name, _LINK)
     try:
@@ -54,10 +53,19 @@ def read_plain_bytes(
         if exc.errno in (errno.EISDIR, errno.ENOTDIR) and target.is_dir():
             raise FrontmatterError(name, "is a folder, not a memory file") from exc
         raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise FrontmatterError(name, f"is not a regular file; {kind} are plain text")
+    return fd
+
+
+def read_plain_bytes(
+    target: Path, name: str, limit: int = MAX_FILE_BYTES, kind: str = "memory files"
+) -> bytes:
+    """`read_memory_bytes` for any path (`name` is how errors call it, `kind` what it holds)."""
+    fd = open_plain(target, name, kind)
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise FrontmatterError(name, f"is not a regular file; {kind} are plain text")
         if info.st_size > limit:
             raise FrontmatterError(name, f"is {info.st_size} bytes, past the limit of {limit}")
         chunks: list[bytes] = []

@@ -46,6 +46,10 @@ _CONFIG = (
     "core.autocrlf=false",
     "core.quotepath=false",
     "init.defaultBranch=main",
+    # Packed in the foreground (no detached child outliving the command) and sooner than
+    # git's 6,700 loose objects: months of small commits stay a few packs.
+    "gc.autoDetach=false",
+    "gc.auto=1000",
 )
 # Remote operations (sync) also read the user's config; these keep their results predictable.
 _REMOTE_CONFIG = ("merge.conflictStyle=diff3", "push.default=nothing")

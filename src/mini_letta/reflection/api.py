@@ -10,6 +10,11 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # not `typing`'s: this module stays free to import
 if TYPE_CHECKING:
+    from mini_letta.reflection.backlog import BacklogPlan as BacklogPlan
+    from mini_letta.reflection.backlog import BacklogProgress as BacklogProgress
+    from mini_letta.reflection.backlog import BacklogResult as BacklogResult
+    from mini_letta.reflection.backlog import plan_backlog as plan_backlog
+    from mini_letta.reflection.backlog import reflect_backlog as reflect_backlog
     from mini_letta.reflection.budget_notice import changed_paths as changed_paths
     from mini_letta.reflection.budget_notice import over_budget_notices as over_budget_notices
     from mini_letta.reflection.decide import accept_rejected_run as accept
@@ -59,6 +64,7 @@ if TYPE_CHECKING:
     from mini_letta.reflection.trigger import BackgroundLaunch as BackgroundLaunch
     from mini_letta.reflection.trigger import PostTurnOutcome as PostTurnOutcome
     from mini_letta.reflection.undo import undo_reflection_run as undo
+    from mini_letta.reflection.upkeep import with_dead_runs_interrupted as with_dead_runs
 
 # face name -> (the module that owns it, its name there)
 FACE: dict[str, tuple[str, str]] = {
@@ -72,6 +78,12 @@ FACE: dict[str, tuple[str, str]] = {
     "accept": ("decide", "accept_rejected_run"),
     "discard": ("decide", "discard_rejected_run"),
     "list_runs": ("records", "scan_run_records"),
+    "with_dead_runs": ("upkeep", "with_dead_runs_interrupted"),
+    "plan_backlog": ("backlog", "plan_backlog"),
+    "reflect_backlog": ("backlog", "reflect_backlog"),
+    "BacklogPlan": ("backlog", "BacklogPlan"),
+    "BacklogProgress": ("backlog", "BacklogProgress"),
+    "BacklogResult": ("backlog", "BacklogResult"),
     "load_run": ("records", "load_run_record"),
     "RunRecord": ("records", "RunRecord"),
     "is_run_id": ("records", "is_run_id"),
@@ -113,6 +125,9 @@ FACE: dict[str, tuple[str, str]] = {
 }
 __all__ = [  # PostTurnOutcome is for annotations only
     "AgentHealth",
+    "BacklogPlan",
+    "BacklogProgress",
+    "BacklogResult",
     "BackgroundLaunch",
     "LaunchOptions",
     "Mode",
@@ -148,11 +163,13 @@ __all__ = [  # PostTurnOutcome is for annotations only
     "load_settings",
     "load_settings_layers",
     "load_suite",
+    "plan_backlog",
     "post_automatic_outcome",
     "over_budget_notices",
     "post_outcome",
     "preview",
     "render_gate_report",
+    "reflect_backlog",
     "render_settings_json",
     "render_table",
     "save_settings",
@@ -161,6 +178,7 @@ __all__ = [  # PostTurnOutcome is for annotations only
     "undo",
     "went_wrong",
     "why_line",
+    "with_dead_runs",
 ]
 
 

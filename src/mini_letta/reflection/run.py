@@ -80,7 +80,8 @@ from mini_letta.reflection.settlement import (
 )
 from mini_letta.reflection.task import build_reflection_task, reflection_system_prompt
 from mini_letta.reflection.tools import RunProvenance, reflection_tools
-from mini_letta.reflection.watermark import read_reflection_state
+from mini_letta.reflection.upkeep import files_over_budget, tidy_after_run
+from mini_letta.reflection.watermark import backlog_messages, read_reflection_state
 from mini_letta.reflection.worktree import (
     Worktree,
     check_memory_repo,
@@ -110,6 +111,7 @@ class LaunchOptions(Struct, frozen=True):
     model: str | None = None  # `reflect --model`: this run's reflection model
     base_url: str | None = None
     review_provider: Provider | None = None  # default: the settings' reviewModel, if any
+    max_chunks: int = MAX_CHUNKS  # 1 after a turn in the foreground: the turn is not held
 
 
 class _Run(Struct, frozen=True):
@@ -150,10 +152,12 @@ def _in_chunks(
     *,
     multi: bool,
 ) -> ReflectionOutcome:
-    outcome = _launch(world, agent, stores, options, bounds, multi=multi)
+    outcome = _launch_redone(world, agent, stores, options, bounds, multi=multi)
     chunks, commits = 1, outcome.commit_count
-    while chunks < MAX_CHUNKS and _rest_waits(world, agent, outcome, stores, bounds):
-        outcome = _launch(world, agent, stores, options, bounds, multi=multi)
+    while _rest_waits(world, agent, outcome, stores, bounds):
+        if chunks >= options.max_chunks:
+            return _with_rest_waiting(outcome, stores, chunks, commits)
+        outcome = _launch_redone(world, agent, stores, options, bounds, multi=multi)
         chunks, commits = chunks + 1, commits + outcome.commit_count
     if chunks == 1:
         return outcome
@@ -161,6 +165,47 @@ def _in_chunks(
         outcome,
         commit_count=commits,
         message=f"Reflected in {chunks} chunks ({commits} commit(s)); last: {outcome.message}",
+    )
+
+
+def _launch_redone(
+    world: World,
+    agent: AgentRecord,
+    stores: list[ConversationStore],
+    options: LaunchOptions,
+    bounds: Mapping[str, int],
+    *,
+    multi: bool,
+) -> ReflectionOutcome:
+    """A launch; one whose merge met a newer memory edit (a `remember` while it ran) is run
+    again at once on the memory that won: the watermark did not move, so it is the same slice."""
+    outcome = _launch(world, agent, stores, options, bounds, multi=multi)
+    if outcome.status != "merge_conflict":
+        return outcome
+    redone = _launch(world, agent, stores, options, bounds, multi=multi)
+    if not redone.launched:
+        return outcome
+    return replace(
+        redone,
+        message=f"Redone on the newer memory after a merge conflict: {redone.message}",
+    )
+
+
+def _with_rest_waiting(
+    outcome: ReflectionOutcome, stores: list[ConversationStore], chunks: int, commits: int
+) -> ReflectionOutcome:
+    """The launch stopped at its bound with more to reflect on: say how much, and how to go on."""
+    left = sum(backlog_messages(store) for store in stores)
+    done = (
+        outcome.message
+        if chunks == 1
+        else f"Reflected {chunks} chunks ({commits} commit(s)); last: {outcome.message}"
+    )
+    return replace(
+        outcome,
+        commit_count=commits,
+        message=f"{done} {left} message(s) still wait: `mini-letta reflect --all` reflects them "
+        "now, else each reflection after a turn takes the next slice.",
     )
 
 
@@ -212,7 +257,7 @@ def preview_reflection(
     settings = load_reflection_settings(world.home, world.cwd, agent)
     provider = reflection_provider(world, agent, settings, LaunchOptions())
     close_provider(provider)  # only its window and name are read
-    memory = _compiler(world, agent).memory_section()
+    memory = memory_compiler(world, agent).memory_section()
     budget = run_budget(provider, memory, LaunchOptions())
     name = "preview-" + new_run_id(world.clock.now())
     return build_payload(store, state, name=name, clock=world.clock, max_tokens=budget.chunk)
@@ -234,7 +279,7 @@ def run_budget(provider: Provider, memory: str, options: LaunchOptions) -> Refle
     return budget
 
 
-def _compiler(world: World, agent: AgentRecord) -> PromptCompiler:
+def memory_compiler(world: World, agent: AgentRecord) -> PromptCompiler:
     return PromptCompiler(world.home.memory_dir(agent.id), world.home.prompt_cache_file(agent.id))
 
 
@@ -309,7 +354,7 @@ def _launch(
         close_provider(primary)  # only its window is read
         provider = reflection_provider(world, agent, settings, options)
         try:
-            compiler = _compiler(world, agent)
+            compiler = memory_compiler(world, agent)
             budget = run_budget(provider, compiler.memory_section(), options)
             slices = _build_slices(world, stores, run_id, budget.chunk, bounds, replay=multi)
             if not slices:
@@ -328,7 +373,9 @@ def _launch(
                 compiler,
                 primary.context_window,
             )
-            return _run(run, slices, multi=multi)
+            outcome = _run(run, slices, multi=multi)
+            tidy_after_run(world.home, agent.id, settings, parent, world.clock)
+            return outcome
         finally:
             if options.provider is None:  # built here: its connections go now, not at exit
                 close_provider(provider)
@@ -559,7 +606,9 @@ def _run_agent(
     memory = run.compiler.memory_section(worktree.base)  # what the worktree checked out
     skills = render_memory_skill_list(run.compiler.memory_skills(worktree.base))
     memory = f"{memory}\n\n{skills}" if skills else memory
-    task = build_reflection_task(payloads, memory, run.options.instruction)
+    limits = _gate_input(run, slices, provenance).limits
+    over = files_over_budget(worktree.path, limits.file_tokens)
+    task = build_reflection_task(payloads, memory, run.options.instruction, over)
     context = ToolContext(
         cwd=worktree.path,
         clock=run.world.clock,

@@ -50,6 +50,8 @@ KEYS = (
     "fileBudgetPercent",
     "reviewModel",
     "reviewBaseUrl",
+    "keepRuns",
+    "keepRunDays",
 )
 
 
@@ -65,6 +67,8 @@ class ReflectionSettingsJson(TypedDict, total=False):
     fileBudgetPercent: int
     reviewModel: str
     reviewBaseUrl: str
+    keepRuns: int
+    keepRunDays: int
 
 
 class ReflectionSettings(Struct, frozen=True):
@@ -81,6 +85,10 @@ class ReflectionSettings(Struct, frozen=True):
     file_budget_percent: int = 10
     review_model: str = ""  # a second model that reads each hunk the gate let through; "" = none
     review_base_url: str = ""
+    # Run records (and their transcripts) kept: the newest `keep_runs`, none older than
+    # `keep_run_days`; a run awaiting a decision and each conversation's last consumed run stay.
+    keep_runs: int = 200
+    keep_run_days: int = 30
 
     def to_json(self) -> ReflectionSettingsJson:
         return {
@@ -95,6 +103,8 @@ class ReflectionSettings(Struct, frozen=True):
             "fileBudgetPercent": self.file_budget_percent,
             "reviewModel": self.review_model,
             "reviewBaseUrl": self.review_base_url,
+            "keepRuns": self.keep_runs,
+            "keepRunDays": self.keep_run_days,
         }
 
 
@@ -134,6 +144,8 @@ def layer_settings(layers: Sequence[Layer]) -> ReflectionSettings:
         file_budget_percent=int(values["fileBudgetPercent"]),
         review_model=str(values["reviewModel"]),
         review_base_url=str(values["reviewBaseUrl"]),
+        keep_runs=int(values["keepRuns"]),
+        keep_run_days=int(values["keepRunDays"]),
     )
 
 
@@ -164,9 +176,9 @@ def validate_value(key: str, value: object) -> object:
                 f"{key} {value!r} is not allowed (allowed: {', '.join(choices)})"
             )
         return value
-    if key == "stepCount":
+    if key in ("stepCount", "keepRuns", "keepRunDays"):
         if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-            raise InvalidValueError(f"stepCount {value!r} is not allowed (allowed: an integer > 0)")
+            raise InvalidValueError(f"{key} {value!r} is not allowed (allowed: an integer > 0)")
         return value
     if key in ("systemBudgetPercent", "fileBudgetPercent"):
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 100:

@@ -126,5 +126,5 @@ def maybe_reflect_after_turn(
     if launch is None:
         from mini_letta.reflection.launcher import launch_automatic  # the run: only when due
 
-        return launch_automatic(world, agent, store, decision.trigger)
+        return launch_automatic(world, agent, store, decision.trigger, foreground=True)
     return launch(decision.trigger)

@@ -54,6 +54,7 @@ class ToolContext(Struct, frozen=True):
     environ: Mapping[str, str] = field(default_factory=dict)  # the caller's (World's), for Bash
     skill_dirs: tuple[Path, ...] = ()  # the discovered skills' folders: readable, never written
     skills: Catalog | None = None  # the session's skills, for the Skill tool
+    memory_file_cap: Callable[[], int] | None = None  # the memory tool's per-file token cap
 
 
 class Tool(Protocol):

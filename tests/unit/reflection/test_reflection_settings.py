@@ -34,6 +34,8 @@ def test_defaults_are_the_chapters():
         "fileBudgetPercent": 10,
         "reviewModel": "",
         "reviewBaseUrl": "",
+        "keepRuns": 200,
+        "keepRunDays": 30,
     }
 
 

@@ -144,6 +144,8 @@ def health_json(health: AgentHealth, review: tuple[str, ...]) -> dict[str, Any]:
                 "consecutiveFailures": c.consecutive_failures,
                 "lastStatus": c.last_status,
                 "nextRetryAt": c.next_retry_at,
+                "backlogMessages": c.backlog_messages,
+                "backlogSlices": c.backlog_slices,
             }
             for c in health.conversations
         ],
@@ -184,6 +186,10 @@ def health_lines(health: AgentHealth, review: tuple[str, ...]) -> list[str]:
         parts = [f"{c.messages} messages", f"{steps} step(s) since reflection"]
         if settings.trigger == "step-count":
             parts[-1] += f" (reflects at {c.steps_needed})"
+        if c.backlog_messages:
+            parts.append(
+                f"{c.backlog_messages} unreflected message(s), about {c.backlog_slices} slice(s)"
+            )
         if c.consecutive_failures:
             parts.append(f"{c.consecutive_failures} failure(s) in a row")
         if c.next_retry_at:
