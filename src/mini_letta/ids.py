@@ -2,7 +2,8 @@
 
 A message id is `msg-<ms since epoch, 12 hex><16 random hex>`: it sorts by creation time across
 processes, and the random part makes a collision between two writers in the same millisecond
-vanishingly unlikely. Run ids are `YYYYMMDDHHMMSS-<8 hex>` in UTC, so they sort by start time.
+vanishingly unlikely. Run ids are `YYYYMMDDHHMMSS-<8 hex>` in UTC whose hex starts with the milliseconds (3 hex
+digits, then 5 random), so they sort by start time even when two runs start in one second.
 """
 
 from __future__ import annotations
@@ -41,4 +42,5 @@ def new_message_id(moment: datetime) -> str:
 
 
 def new_run_id(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y%m%d%H%M%S") + "-" + random_hex(4)
+    utc = moment.astimezone(UTC)
+    return f"{utc:%Y%m%d%H%M%S}-{utc.microsecond // 1000:03x}{random_hex(3)[:5]}"

@@ -28,15 +28,11 @@ from mini_letta.reflection.grounding import (
 )
 from mini_letta.reflection.hunks import FileDiff, Hunk
 from mini_letta.reflection.protected import categories, change_gap
+from mini_letta.skills.validate import DANGEROUS_COMMAND
 from mini_letta.structs import Struct
 
 PLACEHOLDERS = frozenset(
     text.strip() for text in (DEFAULT_HUMAN, DEFAULT_PERSONA) for text in text.splitlines()
-)
-_DANGER = re.compile(
-    r"(?:curl|wget)\b[^|\n]{0,300}\|\s*(?:sudo\s+)?(?:ba|z|k|fi)?sh\b|\brm\s+-[a-z]*[rf][a-z]*\s+\S+"
-    r"|\bchmod\s+(?:-R\s+)?777\b|\bmkfs\b|\bdd\s+if=|:\(\)\s*\{|\bsudo\s+\S+|>\s*/dev/sd",
-    re.IGNORECASE,
 )
 _SPACES = re.compile(r"\s+")
 _MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
@@ -109,7 +105,7 @@ class _Checker:
                 return [
                     f"{diff.path}: {_short(text)} is not supported by {where} ({gap} not found)"
                 ]
-            danger = _DANGER.search(text)
+            danger = DANGEROUS_COMMAND.search(text)
             if danger and not self._said_verbatim(danger.group(0), ids):
                 return [f"{diff.path}: {_short(text)} runs a command the user never gave"]
         return []

@@ -24,6 +24,14 @@ MAX_BODY_TOKENS = 5_000  # the standard's recommendation for a SKILL.md body
 _SKILL_PATH = re.compile(r"skills/([^/]+)/SKILL\.md")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _INLINE = re.compile(r"`([^`\n]+)`")
+# A command that does harm whatever the words around it: a download piped into a shell, a
+# forced delete, world-writable permissions, raw disk writes, a fork bomb, sudo. The gate holds
+# any such text, in prose as in code, to what the user said verbatim.
+DANGEROUS_COMMAND = re.compile(
+    r"(?:curl|wget)\b[^|\n]{0,300}\|\s*(?:sudo\s+)?(?:ba|z|k|fi)?sh\b|\brm\s+-[a-z]*[rf][a-z]*\s+\S+"
+    r"|\bchmod\s+(?:-R\s+)?777\b|\bmkfs\b|\bdd\s+if=|:\(\)\s*\{|\bsudo\s+\S+|>\s*/dev/sd",
+    re.IGNORECASE,
+)
 _LEARNED_BY = "mini-letta-learned-by"
 _RUN_ID = "mini-letta-run-id"
 
@@ -83,7 +91,8 @@ def _command_reasons(path: str, text: str, added: Sequence[str], evidence: str) 
 
 
 def skill_commands(text: str) -> list[str]:
-    """The commands a skill's text names: fenced code lines, and inline code with a space."""
+    """The commands a skill's text names: fenced code lines, inline code with a space, and a
+    dangerous command (`DANGEROUS_COMMAND`) written in prose."""
     found: list[str] = []
     fenced = False
     for line in text.split("\n"):
@@ -96,6 +105,9 @@ def skill_commands(text: str) -> list[str]:
                 found.append(command)
             continue
         found += [span.strip() for span in _INLINE.findall(line) if " " in span.strip()]
+        danger = DANGEROUS_COMMAND.search(_INLINE.sub("", line))
+        if danger:
+            found.append(danger.group(0).strip())
     return found
 
 
