@@ -2,8 +2,9 @@
 
 A message id is `msg-<ms since epoch, 12 hex><16 random hex>`: it sorts by creation time across
 processes, and the random part makes a collision between two writers in the same millisecond
-vanishingly unlikely. Run ids are `YYYYMMDDHHMMSS-<8 hex>` in UTC whose hex starts with the milliseconds (3 hex
-digits, then 5 random), so they sort by start time even when two runs start in one second.
+vanishingly unlikely. Run ids are `YYYYMMDDHHMMSS-<8 hex>` in UTC whose hex starts with the
+milliseconds (3 hex digits, then 5 random), so they sort by start time even when two runs start
+in one second.
 """
 
 from __future__ import annotations
