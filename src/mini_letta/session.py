@@ -164,7 +164,7 @@ class AutoSync:
         self.agent_id = agent_id
         self.spawn = spawn
         agent = load_agent(world.home, agent_id)
-        settings = load_reflection_settings(world.home, world.cwd, agent)
+        settings = load_reflection_settings(world.home, world.project_dir, agent)
         self.enabled = settings.memory_sync == "after-merge"
         self.head = self._head() if self.enabled else None
 

@@ -15,8 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from mini_letta.errors import CorruptFileError
-from mini_letta.home import Home, lock_file_for, project_settings_file
-from mini_letta.storage.atomic import load_json, save_json
+from mini_letta.home import (
+    Home,
+    ensure_dir,
+    lock_file_for,
+    project_folder,
+    project_gitignore_file,
+    project_settings_file,
+)
+from mini_letta.storage.atomic import load_json, save_bytes, save_json
 from mini_letta.storage.locks import exclusive_lock
 
 SCHEMA_VERSION = 1
@@ -71,7 +78,18 @@ def update_project_settings(
         load_project_settings(project_dir)  # validate the shape before changing it
         return change(data)
 
+    ensure_project_folder(project_dir)
     return _update(project_settings_file(project_dir), checked)
+
+
+def ensure_project_folder(project_dir: Path) -> None:
+    """Make the project's `.mini-letta/`, with its own `.gitignore` (`*`) when it is new: the
+    folder holds this machine's choices and is never meant to be committed."""
+    folder = project_folder(project_dir)
+    if folder.is_dir():
+        return
+    ensure_dir(folder)
+    save_bytes(project_gitignore_file(project_dir), b"*\n")
 
 
 def project_agent_settings(project: Mapping[str, Any], agent_id: str) -> dict[str, Any]:

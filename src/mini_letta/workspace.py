@@ -6,11 +6,16 @@ picks by id or name, else the project's last agent (if that was deleted: the one
 the project used, when there is exactly one). Only a chat creates an agent when there is none
 (besides `agents create`); a command that reads never does. `--conversation` picks one,
 `--new` starts one, else the agent's current one in this project.
+
+The project is not always the working directory: from a subfolder it is the nearest enclosing
+folder with a `.mini-letta/`, else the git work tree's top, else the working directory itself
+(`find_project`), so what an agent learns follows the user around the project.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from enum import Enum
 from pathlib import Path
 
 from mini_letta import log
@@ -25,7 +30,7 @@ from mini_letta.clock import Clock
 from mini_letta.conversations.registry import create_conversation, open_conversation
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import NoAgentError, NotFoundError
-from mini_letta.home import Home
+from mini_letta.home import Home, git_marker, project_folder
 from mini_letta.llm.handles import parse_handle
 from mini_letta.settings import (
     current_agent_id,
@@ -44,6 +49,60 @@ class World(Struct, frozen=True):
     cwd: Path
     environ: Mapping[str, str]
     clock: Clock
+    project: Path | None = None  # None: the working directory is the project
+
+    @property
+    def project_dir(self) -> Path:
+        """Where the project's settings live (`.mini-letta/`); tools still work in `cwd`."""
+        return self.cwd if self.project is None else self.project
+
+
+class ProjectReason(Enum):
+    """Why a folder is the project, as `status` says it."""
+
+    MARKER = "it has .mini-letta/"
+    GIT = "the top of the git work tree"
+    CWD = "the current folder (no .mini-letta/ or git work tree above it)"
+
+
+class ProjectRoot(Struct, frozen=True):
+    dir: Path
+    reason: ProjectReason
+
+
+def find_project(cwd: Path, home: Home, environ: Mapping[str, str]) -> ProjectRoot:
+    """The project `cwd` belongs to: the nearest enclosing folder with a `.mini-letta/` (the
+    home folder's own is not one), else the nearest git work tree's top, else `cwd`.
+
+    As for git, the walk never goes up into a folder named in GIT_CEILING_DIRECTORIES, so a
+    test or a shared machine can fence it in."""
+    start = Path(cwd).absolute()
+    raw = environ.get("GIT_CEILING_DIRECTORIES", "")
+    fences = {Path(entry).absolute() for entry in raw.split(":") if entry.strip()}
+    home_root = home.root.absolute()
+    git_top: Path | None = None
+    for folder in (start, *start.parents):
+        if folder != start and folder in fences:
+            break
+        marker = project_folder(folder)
+        if marker.is_dir() and not _is_home(marker, home_root):
+            return ProjectRoot(dir=folder, reason=ProjectReason.MARKER)
+        if git_top is None and git_marker(folder).exists():
+            git_top = folder
+    if git_top is not None:
+        return ProjectRoot(dir=git_top, reason=ProjectReason.GIT)
+    return ProjectRoot(dir=start, reason=ProjectReason.CWD)
+
+
+def _is_home(marker: Path, home_root: Path) -> bool:
+    """`~/.mini-letta` is the default home, not a project's folder: a home has `agents/`."""
+    try:
+        if marker.resolve() == home_root.resolve():
+            return True
+    except OSError:
+        return False
+    probe = Home(marker)
+    return probe.agents_dir.is_dir() or probe.settings_file.is_file()
 
 
 class ModelSettings(Struct, frozen=True):
@@ -76,7 +135,7 @@ def new_agent(
     ensure_git_available(world.environ.get("PATH"))  # so is a machine without git
     extra = settings or ModelSettings()
     spec = NewAgent(
-        name=name or unique_agent_name(world.home, world.cwd.name),
+        name=name or unique_agent_name(world.home, world.project_dir.name),
         model=handle,
         system=base_system_prompt(),
         context_window=context_window,
@@ -129,7 +188,7 @@ def resolve_agent(world: World, agent_ref: str | None, *, check_memory: bool = T
     agent's lost or broken memory is an error; inspection commands go without."""
     found = find_project_agent(world, agent_ref)
     if found is None:
-        raise NoAgentError()
+        raise NoAgentError(world.project_dir)
     if check_memory:
         check_agent_memory(world.home, found)
     return found
@@ -142,8 +201,11 @@ def resolve_or_create_agent(world: World, agent_ref: str | None) -> AgentRecord:
     if found is not None:
         check_agent_memory(world.home, found)
         return found
+    from mini_letta.settings import ensure_project_folder
+
+    ensure_project_folder(world.project_dir)  # an unwritable project fails before the agent
     agent = new_agent(world)
-    remember_current(world.cwd, agent.id, "")
+    remember_current(world.project_dir, agent.id, "")
     return agent
 
 
@@ -151,7 +213,7 @@ def find_project_agent(world: World, agent_ref: str | None) -> AgentRecord | Non
     """`--agent`'s agent, else the project's; None when the project has none yet."""
     if agent_ref:
         return find_agent(world.home, agent_ref)
-    last = current_agent_id(world.cwd)
+    last = current_agent_id(world.project_dir)
     if last is None:
         return None
     try:
@@ -166,7 +228,7 @@ def _remaining_project_agent(world: World, deleted: str) -> AgentRecord | None:
     Several candidates are an error asking to pick: guessing would send a user's messages
     to an agent they did not mean. None when the project has no other agent left.
     """
-    used = load_project_settings(world.cwd).get("agents")
+    used = load_project_settings(world.project_dir).get("agents")
     remaining: list[AgentRecord] = []
     for agent_id in used if isinstance(used, dict) else {}:
         if agent_id == deleted or not isinstance(agent_id, str):
@@ -202,11 +264,11 @@ def resolve_conversation(
     elif conversation_id:
         store = open_conversation(world.home, agent.id, conversation_id)
     else:
-        current = current_conversation_id(world.cwd, agent.id)
+        current = current_conversation_id(world.project_dir, agent.id)
         candidate = ConversationStore(agent.id, current, world.home) if current else None
         if candidate is not None and candidate.exists():
             store = candidate
         else:
             store = create_conversation(world.home, agent.id, world.clock)
-    remember_current(world.cwd, agent.id, store.conversation_id)
+    remember_current(world.project_dir, agent.id, store.conversation_id)
     return store

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-NO_AGENT = "no agent yet; run `mini-letta chat` or `mini-letta agents create`"
+NO_AGENT = "no agent yet for the project at {}; run `mini-letta chat` or `mini-letta agents create`"
 
 
 def _agent_ids(cli) -> list[str]:
@@ -25,10 +25,10 @@ def _agent_ids(cli) -> list[str]:
     ],
     ids=["memory-path", "agents-show", "conversations-list", "reflections-list", "set", "compact"],
 )
-def test_a_read_in_a_fresh_project_creates_no_agent(cli, args):
+def test_a_read_in_a_fresh_project_creates_no_agent(cli, project, args):
     result = cli(*args)
     assert result.code == 1, result.stderr
-    assert result.stderr.strip() == f"mini-letta: {NO_AGENT}"
+    assert result.stderr.strip() == f"mini-letta: {NO_AGENT.format(project)}"
     assert _agent_ids(cli) == []
 
 

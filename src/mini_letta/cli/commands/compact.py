@@ -82,7 +82,7 @@ def conversation_setup(
     world = current_world()
     record = resolve_agent(world, agent)
     if conversation is None:
-        conversation = current_conversation_id(world.cwd, record.id)
+        conversation = current_conversation_id(world.project_dir, record.id)
         if conversation is None:
             raise NotFoundError(
                 f"agent {record.name} has no current conversation here; pass --conversation ID"

@@ -43,7 +43,7 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
     if not found and not damaged:
         echo("No conversations yet.")
         return
-    current = current_conversation_id(world.cwd, record.id)
+    current = current_conversation_id(world.project_dir, record.id)
     width = current_terminal().columns()
     for conv in found:
         count = ConversationStore(record.id, conv.id, world.home).count()

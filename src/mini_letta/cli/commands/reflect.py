@@ -127,6 +127,6 @@ def _conversations(
     if ids:
         unique = list(dict.fromkeys(i.strip() for i in ids))
         return [open_conversation(world.home, agent_id, i) for i in unique]
-    current = current_conversation_id(world.cwd, agent_id)
+    current = current_conversation_id(world.project_dir, agent_id)
     store = ConversationStore(agent_id, current, world.home) if current else None
     return [store] if store is not None and store.exists() else []

@@ -26,12 +26,13 @@ def status(agent: str | None, fmt: str) -> None:
     from mini_letta.cli.world import current_world
     from mini_letta.reflection.api import gather_health, load_settings
     from mini_letta.settings import current_conversation_id
-    from mini_letta.workspace import resolve_agent
+    from mini_letta.workspace import find_project, resolve_agent
 
     world = current_world()
+    project = find_project(world.cwd, world.home, world.environ)
     record = resolve_agent(world, agent, check_memory=False)
-    settings = load_settings(world.home, world.cwd, record)
-    current = current_conversation_id(world.cwd, record.id)
+    settings = load_settings(world.home, world.project_dir, record)
+    current = current_conversation_id(world.project_dir, record.id)
     from mini_letta.palace.doctor_state import load_doctor_count
     from mini_letta.sync.state import files_needing_review
 
@@ -39,10 +40,18 @@ def status(agent: str | None, fmt: str) -> None:
     review = files_needing_review(world.home, record.id, world.clock)
     doctor = load_doctor_count(world.home, record.id)
     if fmt == "json":
-        data = {**health_json(health, review), "doctor": doctor_json(health, doctor)}
+        data = {
+            **health_json(health, review),
+            "doctor": doctor_json(health, doctor),
+            "project": {"path": str(project.dir), "reason": project.reason.name.lower()},
+        }
         echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
-        lines = [*health_lines(health, review), doctor_line(health, doctor)]
+        lines = [
+            f"project     {project.dir} ({project.reason.value})",
+            *health_lines(health, review),
+            doctor_line(health, doctor),
+        ]
         for line in wrap_lines(lines, current_terminal().columns(), 12):
             echo(line)
 
