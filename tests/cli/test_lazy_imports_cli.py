@@ -44,6 +44,8 @@ NEVER = (
     "mini_letta.llm.mock_summary",
     "mini_letta.memory.secrets",
     "mini_letta.memory.secret_patterns",
+    "mini_letta.memory.secret_values",
+    "mini_letta.memory.secret_eval",
     "mini_letta.memory.edits",
     "mini_letta.context.compaction",
     "mini_letta.context.summariser",

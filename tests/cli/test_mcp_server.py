@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from support.cli import cli_env
+from support.secrets import SURFACE_SECRETS
 
 pytest.importorskip("mcp")
 
@@ -54,6 +55,10 @@ def test_every_tool_and_resource_through_the_official_client(cli, home, project)
         found["edit"] = await client.call_tool("memory_edit", edit)
         secret = {**create, "path": "notes.md", "content": "key sk-proj-" + "a1B2" * 12}
         found["secret"] = await client.call_tool("memory_create", {**secret, "reason": "oops"})
+        found["pasted"] = [
+            await client.call_tool("memory_create", {**secret, "content": text, "reason": "x"})
+            for text in SURFACE_SECRETS
+        ]
         found["missing"] = await client.call_tool("memory_read", {"path": "nope.md"})
         resources = (await client.list_resources()).resources
         found["resources"] = sorted(str(r.uri) for r in resources)
@@ -72,6 +77,7 @@ def test_every_tool_and_resource_through_the_official_client(cli, home, project)
     assert not found["edit"].is_error
     assert found["secret"].is_error and "secret" in _text(found["secret"]).lower()
     assert "a1B2a1B2" not in _text(found["secret"])
+    assert all(r.is_error and "secret" in _text(r).lower() for r in found["pasted"])
     assert found["missing"].is_error and "does not exist" in _text(found["missing"])
     assert found["resources"] == ["memory://system/human.md", "memory://system/persona.md"]
     assert "- 我喜欢用 vim" in found["resource"]

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from support.secrets import SURFACE_SECRETS
+
 HUMAN = "system/human.md"
 
 
@@ -187,8 +189,12 @@ def test_memory_edit_validates_and_commits(cli, tmp_path):
     [
         ("no frontmatter\n", "missing frontmatter"),
         ("---\ndescription: x\n---\nsk-proj-abc123DEF456ghi789JKL012mno\n", "OpenAI API key"),
+        *(
+            (f"---\ndescription: x\n---\n{text}\n", "looks like a secret")
+            for text in SURFACE_SECRETS
+        ),
     ],
-    ids=["invalid", "secret"],
+    ids=["invalid", "secret", *(f"pasted-{n}" for n in range(len(SURFACE_SECRETS)))],
 )
 def test_memory_edit_refuses_and_keeps_memory(cli, tmp_path, text, needle):
     root = _memory_dir(cli)

@@ -49,6 +49,10 @@ _PREFIXED = {
 }
 NEEDLES = [next((s.removeprefix(p) for p in _PREFIXED if s.startswith(p)), s) for s in SECRETS]
 NEEDLES = [n if not n.startswith("postgres://") else "S3cretPassw0rd" for n in NEEDLES]
+# A key block cut off before its END line: its body must go too, not only its header.
+_KEY_BODY = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"
+SECRETS.append(f"-----BEGIN OPENSSH PRIVATE KEY-----\n{_KEY_BODY}\nQyNTUxOQAAACDnY2xv6sZBrFz0")
+NEEDLES.append(_KEY_BODY)
 
 
 def new_store(home: Home, clock, agent_id: str = AGENT) -> ConversationStore:

@@ -3,23 +3,26 @@
 `find_secret` is the write gate and `redact_secrets` cleans text that is shown or sent
 elsewhere; both run one scan over the table in `secret_patterns`. The scan is linear in its
 input, whatever the text: a pattern's literal anchors are found with `str.find`, its shape runs
-only at an anchor and inside a window of at most `WINDOW` characters, and a block's closing
-line (a private key's END) is searched for by one cursor that never moves back. Where two
-matches overlap, the earlier table entry wins.
+only at an anchor and inside a window of at most `WINDOW` characters after it and `LOOKBACK`
+before it, and a match that fills its window (a long key block) is continued once, so one
+pattern's matches never cover a character twice. Where two matches overlap, the earlier table
+entry wins.
 """
 
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 from mini_letta.errors import SecretDetectedError
-from mini_letta.memory.secret_patterns import PATTERNS, WINDOW, SecretPattern
+from mini_letta.memory.secret_patterns import LOOKBACK, PATTERNS, WINDOW, SecretPattern, compiled
 from mini_letta.structs import Struct
 
 Observer = Callable[[int, int], None]  # (start, end) of each window a shape is matched in
+Shaped = Callable[[int, int, int], None]  # (pattern index, start, end) of each shape match
 _Text = TypeVar("_Text", str, bytes)
 _TOKEN_TAIL = re.compile(r"[^\s\"'`,;]*+")
 
@@ -30,24 +33,25 @@ class SecretMatch(Struct, frozen=True):
     end: int
 
 
-def scan_secrets(text: str, observe: Observer | None = None) -> list[SecretMatch]:
-    """Every credential in `text`, in order; `observe` sees each window the scan examines."""
+def scan_secrets(
+    text: str, observe: Observer | None = None, shaped: Shaped | None = None
+) -> list[SecretMatch]:
+    """Every credential in `text`, in order. `observe` sees each window the scan examines and
+    `shaped` each span a shape matched, before its value is judged (how linear it is)."""
     taken = _Taken()
     ascii_text = text.encode("ascii", "replace")  # one byte per character: positions carry over
     folded = ascii_text.lower()
-    for pattern in PATTERNS:
+    for index, pattern in enumerate(PATTERNS):
+        report = None if shaped is None else functools.partial(shaped, index)
         positions = _anchor_positions(text, ascii_text, folded, pattern)
-        closer = _Closer(text, *pattern.closing, observe) if pattern.closing else None
         covered = 0  # this pattern's last match ends here; anchors inside it are skipped
         for position in positions:
             if position < covered:
                 continue
-            found = _match_at(text, pattern, position, observe)
+            found = _match_at(text, pattern, position, observe, report)
             if found is None:
                 continue
             start, end = found
-            if closer is not None:
-                end = closer.after(end) or end
             covered = end
             taken.add(pattern.kind, start, end)
     return taken.matches()
@@ -76,55 +80,46 @@ def _find_all(haystack: _Text, needle: _Text) -> list[int]:
 
 
 def _match_at(
-    text: str, pattern: SecretPattern, position: int, observe: Observer | None
+    text: str,
+    pattern: SecretPattern,
+    position: int,
+    observe: Observer | None,
+    shaped: Observer | None = None,
 ) -> tuple[int, int] | None:
     end = min(len(text), position + WINDOW)
     if observe is not None:
-        observe(position, end)
-    match = pattern.shape.match(text, position, end)
+        observe(max(0, position - LOOKBACK), end)
+    if pattern.locate is not None:
+        return pattern.locate(text, position, end)
+    match = compiled(pattern.shape).match(text, position, end)
     if match is None:
         return None
-    value = match.group(pattern.group)
-    if pattern.check is not None and not pattern.check(value):
+    start = _lead_start(text, position, pattern) if pattern.lead else position
+    if start is None:  # the shape first: it fails fastest where the anchor is common
         return None
-    start, stop = match.span(pattern.group)
+    if shaped is not None:
+        shaped(start, match.end())
+    if pattern.check is not None and not pattern.check(match):
+        return None
+    if pattern.group:
+        start, stop = match.span(pattern.group)
+    else:
+        stop = match.end()
     if stop == end < len(text):  # a credential longer than the window: redact all of it
-        stop = _TOKEN_TAIL.match(text, stop).end()  # type: ignore[union-attr]
+        tail = compiled(pattern.tail) if pattern.tail else _TOKEN_TAIL
+        stop = tail.match(text, stop).end()  # type: ignore[union-attr]
     return start, stop
 
 
-class _Closer:
-    """The first closing line at or after a position, for positions that only grow.
-
-    Remembers how far it has searched, so all the headers of one scan cost one pass.
-    """
-
-    def __init__(
-        self, text: str, anchor: str, shape: re.Pattern[str], observe: Observer | None
-    ) -> None:
-        self.text = text
-        self.anchor = anchor
-        self.shape = shape
-        self.observe = observe
-        self.searched = 0
-        self.last: tuple[int, int] | None = None  # (start, end) of the last closing found
-
-    def after(self, position: int) -> int | None:
-        if self.last is not None and self.last[0] >= position:
-            return self.last[1]
-        index = self.text.find(self.anchor, max(position, self.searched))
-        while index != -1:
-            self.searched = index + 1
-            end = min(len(self.text), index + WINDOW)
-            if self.observe is not None:
-                self.observe(index, end)
-            match = self.shape.match(self.text, index, end)
-            if match is not None:
-                self.last = match.span()
-                return self.last[1]
-            index = self.text.find(self.anchor, index + 1)
-        self.searched = len(self.text)
-        return None
+def _lead_start(text: str, position: int, pattern: SecretPattern) -> int | None:
+    """Where a match that begins `lead_count` lead characters before its anchor starts, or
+    None when the run of lead characters there is shorter or longer."""
+    least, most = pattern.lead_count
+    start = position
+    floor = max(0, position - most - 1)
+    while start > floor and text[start - 1] in pattern.lead:
+        start -= 1
+    return start if least <= position - start <= most else None
 
 
 class _Taken:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mini_letta.memory.secrets import find_secret, kind_slug, redact_secrets
-from support.secrets import NOT_SECRETS, PLANTED_SECRETS
+from support.secrets import NOT_PASTED_SECRETS, NOT_SECRETS, PASTED_SECRETS, PLANTED_SECRETS
 
 SRC = Path(__file__).resolve().parents[3] / "src"
 
@@ -40,6 +40,58 @@ def test_secrets_redact_leaves_nothing_findable(text, kind):
 def test_secrets_ordinary_text_passes(text):
     assert find_secret(text) is None
     assert redact_secrets(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [(t, k) for _, t, k in PASTED_SECRETS],
+    ids=[i for i, _, _ in PASTED_SECRETS],
+)
+def test_secrets_what_people_paste_is_found_named_and_redacted(text, kind):
+    assert find_secret(f"note: {text}\nend") == kind
+    redacted = redact_secrets(text)
+    assert f"<redacted:{kind_slug(kind)}>" in redacted
+    assert find_secret(redacted) is None
+
+
+@pytest.mark.parametrize(
+    "text", [t for _, t in NOT_PASTED_SECRETS], ids=[i for i, _ in NOT_PASTED_SECRETS]
+)
+def test_secrets_text_about_credentials_passes(text):
+    assert find_secret(text) is None
+
+
+def test_secrets_card_redaction_covers_the_number_expiry_and_code():
+    text = "pay with 4111 1111 1111 1111 exp 04/28 cvv 123 please"
+    assert redact_secrets(text) == "pay with <redacted:payment-card> please"
+
+
+BODY = ["MIIEpAIBAAKCAQEAz3k8Vq2Lx9Pm4Nb7Cc1Dd5Ee0Ff3Gg6Hh9Ii2Jj5Kk8Ll1Mm4N", "b7Oo0Pp3Qq6Rr9Ss2Tt"]
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(BODY),
+        "-----BEGIN OPENSSH PRIVATE KEY-----\r\n" + "\r\n".join(BODY) + "\r\n",
+        "-----BEGIN PRIVATE KEY-----\\n" + "\\n".join(BODY),  # inside a JSON string
+        "-----BEGIN PRIVATE KEY----- " + " ".join(BODY),  # newlines flattened to spaces
+        "-----BEGIN ENCRYPTED PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n\n" + "\n".join(BODY),
+        "  -----BEGIN EC PRIVATE KEY-----\n    " + "\n    ".join(BODY),  # indented YAML
+    ],
+    ids=["pem", "crlf", "json-escaped", "flattened", "encrypted-headers", "indented"],
+)
+def test_secrets_key_block_without_end_is_redacted_to_the_end_of_its_body(block):
+    redacted = redact_secrets(f"here is my key\n{block}\n\nthanks, that was all")
+    assert not any(part in redacted for part in (BODY[0][:20], BODY[1]))
+    assert redacted.startswith("here is my key\n") and redacted.endswith("that was all")
+
+
+def test_secrets_key_block_with_end_is_redacted_whole_and_only_itself():
+    block = (
+        "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(BODY) + "\n-----END RSA PRIVATE KEY-----"
+    )
+    assert redact_secrets(f"a\n{block}\nb") == "a\n<redacted:private-key>\nb"
 
 
 def test_secrets_first_kind_is_the_earliest():

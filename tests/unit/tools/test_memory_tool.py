@@ -14,7 +14,7 @@ from mini_letta.tools.base import ToolContext, ToolInputError, Toolset, execute_
 from mini_letta.tools.memory_tool import MemoryTool
 from support.clock import FakeClock
 from support.memory import block_commits, git_state, tree_bytes, write_file
-from support.secrets import PLANTED_SECRETS
+from support.secrets import PLANTED_SECRETS, SURFACE_SECRETS
 
 HUMAN = "system/human.md"
 
@@ -195,3 +195,16 @@ def test_memory_tool_secret_gate(ctx, memory_repo, text):
     assert secret.encode() not in objects
     everything = b"".join(p.read_bytes() for p in root.rglob("*") if p.is_file())
     assert secret.encode() not in everything
+
+
+@pytest.mark.parametrize("text", SURFACE_SECRETS)
+def test_memory_tool_refuses_what_people_paste(ctx, memory_repo, text):
+    root = memory_repo.path
+    before = (tree_bytes(root), git_state(root))
+    for args in (
+        {"command": "create", "path": "k.md", "description": "keys", "content": text},
+        {"command": "str_replace", "path": HUMAN, "old_str": "Nothing yet", "new_str": text},
+    ):
+        with pytest.raises(SecretDetectedError):
+            _call(ctx, reason="store it", **args)
+    assert (tree_bytes(root), git_state(root)) == before

@@ -65,7 +65,7 @@ def test_bash_environment_allow_list_keeps_named_variables(project, clock):
 
 def test_tool_output_is_redacted_by_shape_and_by_credential_value(ctx, project):
     (project / "notes.txt").write_text(
-        f"key {OPENAI_KEY}\nthe db password hunter2hunter2 and plainwordsonly\n"
+        f"key {OPENAI_KEY}\nfor the db use hunter2hunter2 and plainwordsonly\n"
     )
     for name, args in [("Bash", {"command": "cat notes.txt"}), ("Read", {"path": "notes.txt"})]:
         content = call_tool(name, args, ctx).content
