@@ -78,7 +78,7 @@ class Session:
     ) -> None:
         self.world = world
         self.options = options or TurnOptions()
-        self.agent: AgentRecord = resolve_or_create_agent(world, agent)
+        self.agent: AgentRecord = resolve_or_create_agent(world, agent, model=self.options.model)
         self.store: ConversationStore = resolve_conversation(
             world, self.agent, conversation, new=new
         )

@@ -25,6 +25,7 @@ from mini_letta.home import (
 )
 from mini_letta.storage.atomic import load_json, save_bytes, save_json
 from mini_letta.storage.locks import exclusive_lock
+from mini_letta.structs import Struct
 
 SCHEMA_VERSION = 1
 DEFAULT_MODEL = "mock"
@@ -49,6 +50,51 @@ def default_model(home: Home, environ: Mapping[str, str]) -> str:
     if value is not None and not isinstance(value, str):
         raise CorruptFileError(home.settings_file, "defaultModel must be a string")
     return value or DEFAULT_MODEL
+
+
+class ModelChoice(Struct, frozen=True):
+    """A new agent's model: `reason` says why when it was picked rather than configured."""
+
+    handle: str
+    base_url: str | None = None
+    reason: str | None = None
+
+
+# A key in the environment picks its provider for new agents, in this order.
+_KEYED_MODELS = (
+    ("ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"),
+    ("OPENAI_API_KEY", "openai/gpt-4o"),
+)
+OLLAMA_MODEL = "ollama/llama3.2"
+
+
+def new_agent_model(home: Home, environ: Mapping[str, str]) -> ModelChoice:
+    """The configured default model, else a real provider whose key (or OLLAMA_HOST) is in
+    `environ`, else the offline mock."""
+    configured = environ.get("MINI_LETTA_MODEL", "").strip()
+    if configured or load_global_settings(home).get("defaultModel") is not None:
+        return ModelChoice(default_model(home, environ))
+    for key, handle in _KEYED_MODELS:
+        if environ.get(key, "").strip():
+            return ModelChoice(handle, reason=f"{key} is set")
+    host = environ.get("OLLAMA_HOST", "").strip()
+    if host:
+        url = host if "://" in host else f"http://{host}"
+        return ModelChoice(OLLAMA_MODEL, base_url=url, reason=f"OLLAMA_HOST is {host}")
+    return ModelChoice(DEFAULT_MODEL, reason="no model key is set")
+
+
+def first_mock_agent(home: Home) -> bool:
+    """True once per home: the first agent that fell back to the mock (then recorded)."""
+    first = False
+
+    def mark(data: dict[str, Any]) -> dict[str, Any]:
+        nonlocal first
+        first = not data.get("mockHintShown")
+        return {**data, "mockHintShown": True}
+
+    update_global_settings(home, mark)
+    return first
 
 
 def bash_env_allow(home: Home) -> frozenset[str]:

@@ -33,10 +33,12 @@ from mini_letta.errors import NoAgentError, NotFoundError
 from mini_letta.home import Home, git_marker, project_folder
 from mini_letta.llm.handles import parse_handle
 from mini_letta.settings import (
+    ModelChoice,
     current_agent_id,
     current_conversation_id,
-    default_model,
+    first_mock_agent,
     load_project_settings,
+    new_agent_model,
     remember_current,
 )
 from mini_letta.structs import Struct
@@ -130,7 +132,9 @@ def new_agent(
     """Create an agent and its memory: a new one, or a clone of `memory_remote` (shared memory)."""
     from mini_letta.memory.repo import ensure_git_available
 
-    handle = model or default_model(world.home, world.environ)
+    choice = ModelChoice(model) if model else new_agent_model(world.home, world.environ)
+    handle = choice.handle
+    base_url = base_url or choice.base_url
     parse_handle(handle)  # an unknown handle is refused before anything is created
     ensure_git_available(world.environ.get("PATH"))  # so is a machine without git
     extra = settings or ModelSettings()
@@ -148,7 +152,24 @@ def new_agent(
     if memory_remote is not None:
         _join_shared_memory(world, agent, memory_remote)
     _create_agent_memory(world.home, agent)
+    _announce_model(world.home, agent, choice)
     return agent
+
+
+def _announce_model(home: Home, agent: AgentRecord, choice: ModelChoice) -> None:
+    """Say which model a new agent got when it was picked for it; the offline mock's hint on
+    how to choose a real one is said once per home, to a person at a terminal (a script's
+    output stays as it was)."""
+    if choice.reason is None:
+        return
+    if choice.handle != "mock":
+        log.notice("new agent %s uses %s (%s)", agent.name, choice.handle, choice.reason)
+    elif log.to_a_person() and first_mock_agent(home):
+        log.notice(
+            "new agent %s uses the offline mock model; for a real one set ANTHROPIC_API_KEY, "
+            "OPENAI_API_KEY or OLLAMA_HOST, or pass --model (`mini-letta models` lists them)",
+            agent.name,
+        )
 
 
 def _join_shared_memory(world: World, agent: AgentRecord, url: str) -> None:
@@ -194,9 +215,11 @@ def resolve_agent(world: World, agent_ref: str | None, *, check_memory: bool = T
     return found
 
 
-def resolve_or_create_agent(world: World, agent_ref: str | None) -> AgentRecord:
-    """The agent a chat uses: as `resolve_agent`, but a project without one gets a new agent
-    on the default model (a run's --model is that run's, not the new agent's)."""
+def resolve_or_create_agent(
+    world: World, agent_ref: str | None, *, model: str | None = None
+) -> AgentRecord:
+    """The agent a chat uses: as `resolve_agent`, but a project without one gets a new agent,
+    on `model` (the creating chat's --model) else the default one."""
     found = find_project_agent(world, agent_ref)
     if found is not None:
         check_agent_memory(world.home, found)
@@ -204,7 +227,7 @@ def resolve_or_create_agent(world: World, agent_ref: str | None) -> AgentRecord:
     from mini_letta.settings import ensure_project_folder
 
     ensure_project_folder(world.project_dir)  # an unwritable project fails before the agent
-    agent = new_agent(world)
+    agent = new_agent(world, model=model)
     remember_current(world.project_dir, agent.id, "")
     return agent
 

@@ -68,14 +68,16 @@ def test_a_deleted_only_agent_is_replaced_by_the_next_chat_not_by_a_read(cli):
     assert len(_agent_ids(cli)) == 1
 
 
-def test_chat_model_flag_is_not_saved_into_the_first_agent(cli, project):
+def test_the_model_of_the_chat_that_creates_the_agent_is_the_agents(cli, project):
     (project / "s.json").write_text('["scripted"]')
     first = cli("chat", "-p", "hi", "--model", "script:s.json")
-    assert first.code == 0 and first.stdout == "scripted\n"
+    assert first.code == 0 and first.stdout == "scripted\n", first.stderr
     (agent,) = json.loads(cli("agents", "list", "--json").stdout)
-    assert agent["model"] == "mock"
-    later = cli("chat", "-p", "again")
-    assert later.code == 0 and later.stdout.startswith("（mock）"), later.stderr
+    assert agent["model"] == "script:s.json"
+    once = cli("chat", "-p", "a run of its own", "--model", "mock")  # that run's, not the agent's
+    assert once.code == 0 and once.stdout.startswith("（mock）"), once.stderr
+    later = cli("chat", "-p", "again")  # the agent's own model: the script, replayed afresh
+    assert later.code == 0 and later.stdout == "scripted\n", later.stderr
 
 
 def test_agents_create_and_set_store_the_model(cli):
