@@ -25,6 +25,7 @@ OPTIONS = ["-p", "--prompt", "--agent", "--conversation", "--output-format", "--
 OTHERS = [
     "--new", "--recompile", "--background-reflection", "--model", "mock", "-h", "--help", "--",
     "--output-format=json", "-phi", "--prom", "--input-format", "stream-json", "chat", "3",
+    "-c", "--continue", "-r", "--resume",
 ]  # fmt: skip
 # An option with a value (often one it refuses), or any other word alone.
 UNITS = st.one_of(
@@ -45,6 +46,7 @@ def _click_args(argv: list[str]) -> ChatArgs | None:
         args.prompt is None
         or not args.prompt.strip()
         or (args.new and args.conversation)
+        or (args.continue_last and (args.new or args.conversation))
         or args.input_format != "text"
     )
     return None if refused else args
