@@ -34,3 +34,30 @@ def test_continue_excludes_new_in_one_line(cli):
     assert result.code == 2 and len(result.stderr.strip().splitlines()) == 1
     assert "-c/--continue" in result.stderr
     assert cli("-r", "conv-nope", "-p", "x").code == 1
+
+
+def test_json_carries_the_fields_claude_p_scripts_read(cli, project):
+    data = _json(cli("-p", "hi", "--output-format", "json"))
+    assert (data["type"], data["subtype"], data["is_error"]) == ("result", "success", False)
+    assert data["session_id"] == data["conversationId"]
+    assert data["num_turns"] == data["steps"] == 1
+    assert data["duration_ms"] == data["durationMs"] and "usage" in data
+    assert data["result"] == "（mock）我听到了：hi"
+
+
+def test_stream_json_starts_with_claudes_init_event(cli, project):
+    result = cli("-p", "hi", "--output-format", "stream-json")
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    first, last = events[0], events[-1]
+    assert (first["type"], first["subtype"]) == ("system", "init")
+    assert first["session_id"] == first["conversationId"] == last["session_id"]
+    assert first["cwd"] == str(project) and first["tools"] == ["memory"]
+    assert first["model"] == "mock" and last["subtype"] == "success"
+
+
+def test_a_failed_turn_is_an_error_result(cli, project):
+    (project / "s.json").write_text('[{"error": "auth", "message": "bad key"}]')
+    result = cli("-p", "hi", "--model", "script:s.json", "--output-format", "json")
+    data = json.loads(result.stdout)
+    assert result.code == 1
+    assert (data["subtype"], data["is_error"]) == ("error_during_execution", True)
