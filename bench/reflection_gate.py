@@ -1,5 +1,6 @@
 """What the memory gate adds to a reflection run on a large memory: 1,000 files, a 400-message
-transcript, a run that edits three files (one rewrite with evidence, two additions).
+transcript (half of it the user's words, which the grounding checks read), a run that edits
+three files (one rewrite with evidence, two additions), all grounded so every check runs.
 
 Usage: python bench/reflection_gate.py [--files N] [--messages N] [--runs N]
 Prints the median of `check_gate` (one git diff, the checkout's files read, the checks) and of
@@ -34,7 +35,8 @@ def main() -> None:
         base = repo.head_sha()
         repo.run("switch", "-q", "-c", "reflection/bench")
         human = root / "system/human.md"
-        human.write_text(human.read_text().replace("Nothing yet", "- Name: Ada") + "- Likes tea\n")
+        placeholder = "Nothing yet; I have not got to know this person."
+        human.write_text(human.read_text().replace(placeholder, "- Name: Ada") + "- Likes tea\n")
         note = root / "system/area0/topic0/note0.md"
         note.write_text(note.read_text().replace("option 0", "option 3", 1))
         (root / "projects/bench.md").parent.mkdir(parents=True, exist_ok=True)
@@ -43,11 +45,19 @@ def main() -> None:
         repo.run("commit", "-q", "-m", "reflection: bench")
         tip = repo.head_sha()  # left checked out, as the run's worktree is
         transcript = [f"{i} {SENTENCE} " * 3 for i in range(options.messages)]
+        transcript[1] = "My name is Ada and I like tea; we use pnpm, and now I prefer option 3."
+        messages = [
+            {"id": f"msg-{i}", "role": ("user", "assistant")[i % 2], "content": text}
+            for i, text in enumerate(transcript)
+        ]
+        messages[1]["role"] = "user"
+        note = "system/area0/topic0/note0.md"
         facts = GateInput(
             transcript=transcript,
-            slice_ids=frozenset({"msg-1"}),
-            citations=(Citation("system/area0/topic0/note0.md", ("msg-1",)),),
+            slice_ids=frozenset(m["id"] for m in messages),
+            citations=(Citation(note, ("msg-1",), ("- fact 0: the user prefers option 3.",), ()),),
             limits=GateLimits.for_window(200_000),
+            messages=messages,
         )
         reasons = check_gate(repo, base, tip, root, facts)
         gate = median_ms(lambda: check_gate(repo, base, tip, root, facts), options.runs)

@@ -11,7 +11,7 @@ MiniLettaError (exit 1)        one line naming the file/flag/variable, and the f
 ├─ ProviderError               UnknownModelError, MissingKeyError, AuthError, QuotaError,
 │                              BadRequestError, TransientError, ContextOverflowError,
 │                              UnreachableError
-└─ ReflectionError             LeaseHeldError, MergeConflictError
+└─ ReflectionError             LeaseHeldError
 
 Exceptions carry context as attributes and have no side effects. Only `cli/main.py` turns them
 into exit codes and printed lines.
@@ -180,8 +180,4 @@ class ReflectionError(MiniLettaError):
 
 
 class LeaseHeldError(ReflectionError):
-    pass
-
-
-class MergeConflictError(ReflectionError):
     pass

@@ -192,6 +192,11 @@ def memory_lock_file(memory_dir: Path) -> Path:
     return memory_dir.with_name(memory_dir.name + ".lock")
 
 
+def memory_journal_file(memory_dir: Path) -> Path:
+    """The edit being written: `agents/<id>/memory` -> `agents/<id>/memory-edit.json`."""
+    return memory_dir.with_name(memory_dir.name + "-edit.json")
+
+
 def git_lock_files(git_dir: Path) -> list[Path]:
     """The lock files a running git holds in `git_dir` (a killed git leaves them behind):
     `index.lock`, `HEAD.lock`, `packed-refs.lock` and the like, and a ref's `refs/…/*.lock`."""
@@ -221,6 +226,27 @@ def lock_file_for(path: Path) -> Path:
 def index_file_for(log: Path) -> Path:
     """The sidecar byte-offset index of an append-only log."""
     return log.with_name(log.name + ".idx")
+
+
+SKILLS_DIR_NAME = "skills"  # inside the memory repo: skills/<name>/SKILL.md
+# Where other tools keep skills, in a project and in the user's home (agentskills.io, then
+# Claude Code's), in precedence order.
+SKILL_FOLDERS: tuple[str, ...] = (".agents/skills", ".claude/skills")
+
+
+def memory_skills_dir(memory_dir: Path) -> Path:
+    return memory_dir / SKILLS_DIR_NAME
+
+
+def skill_folders(base: Path) -> tuple[tuple[str, Path], ...]:
+    """(label, folder) of each place a project (or a user's home) keeps skills."""
+    return tuple((label, base.joinpath(*label.split("/"))) for label in SKILL_FOLDERS)
+
+
+def user_home_dir(environ: Mapping[str, str]) -> Path | None:
+    """The user's home folder from the given environment (no default: tests pass their own)."""
+    home = environ.get("HOME", "").strip()
+    return Path(home) if home else None
 
 
 def project_folder(project_dir: Path) -> Path:

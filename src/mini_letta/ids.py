@@ -2,7 +2,7 @@
 
 A message id is `msg-<ms since epoch, 12 hex><16 random hex>`: it sorts by creation time across
 processes, and the random part makes a collision between two writers in the same millisecond
-vanishingly unlikely. Run ids follow the chapter: `YYYYMMDDHHMMSS-<8 hex>` in UTC.
+vanishingly unlikely. Run ids are `YYYYMMDDHHMMSS-<8 hex>` in UTC, so they sort by start time.
 """
 
 from __future__ import annotations

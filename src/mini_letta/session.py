@@ -19,7 +19,9 @@ from mini_letta.llm.base import close_provider
 from mini_letta.loop.events import TurnEvent, TurnResult
 from mini_letta.loop.setup import TurnOptions, TurnSetup, build_turn_setup
 from mini_letta.loop.turn import run_turn
+from mini_letta.reflection.memory_budget import with_memory_budget
 from mini_letta.reflection.session import AutoReflection, Mode, SpawnRequest, choose_mode
+from mini_letta.settings import Settings, read_settings
 from mini_letta.structs import Struct
 from mini_letta.workspace import World, resolve_conversation, resolve_or_create_agent
 
@@ -78,19 +80,28 @@ class Session:
     ) -> None:
         self.world = world
         self.options = options or TurnOptions()
-        self.agent: AgentRecord = resolve_or_create_agent(world, agent, model=self.options.model)
+        # once, for everything decided at open
+        files = read_settings(world.home, world.project_dir)
+        self.agent: AgentRecord = resolve_or_create_agent(
+            world, agent, files, model=self.options.model
+        )
         self.store: ConversationStore = resolve_conversation(
-            world, self.agent, conversation, new=new
+            world, self.agent, conversation, new=new, settings=files
         )
-        self.setup: TurnSetup = build_turn_setup(world, self.agent, self.store, self.options)
-        mode: Mode = "foreground"
-        if spawn is not None:
-            mode = reflection or choose_mode(world)
-        self._sink = on_reflection
-        self.reflection = AutoReflection(
-            world, self.agent.id, self.store, sink=self._deliver, mode=mode, spawn=spawn
-        )
-        self.sync = AutoSync(world, self.agent.id, spawn)
+        setup = build_turn_setup(world, self.agent, self.store, self.options, files)
+        self.setup: TurnSetup = with_memory_budget(world, self.agent, setup)
+        try:
+            mode: Mode = "foreground"
+            if spawn is not None:
+                mode = reflection or choose_mode(world, files=files)
+            self._sink = on_reflection
+            self.reflection = AutoReflection(
+                world, self.agent.id, self.store, sink=self._deliver, mode=mode, spawn=spawn
+            )
+            self.sync = AutoSync(world, self.agent, spawn, files)
+        except BaseException:  # a session that never opened still releases its model client
+            self.close()
+            raise
 
     def __enter__(self) -> Session:
         return self
@@ -155,16 +166,18 @@ class AutoSync:
     """
 
     def __init__(
-        self, world: World, agent_id: str, spawn: Callable[[SyncRequest], int] | None
+        self,
+        world: World,
+        agent: AgentRecord,
+        spawn: Callable[[SyncRequest], int] | None,
+        files: Settings | None = None,
     ) -> None:
-        from mini_letta.agents.registry import load_agent
         from mini_letta.reflection.settings import load_reflection_settings
 
         self.world = world
-        self.agent_id = agent_id
+        self.agent_id = agent.id
         self.spawn = spawn
-        agent = load_agent(world.home, agent_id)
-        settings = load_reflection_settings(world.home, world.project_dir, agent)
+        settings = load_reflection_settings(world.home, world.project_dir, agent, files)
         self.enabled = settings.memory_sync == "after-merge"
         self.head = self._head() if self.enabled else None
 

@@ -31,6 +31,98 @@ SCHEMA_VERSION = 1
 DEFAULT_MODEL = "mock"
 
 
+class Setting(Struct, frozen=True):
+    """One effective value and where it came from: `default`, an environment variable
+    (`$MINI_LETTA_MODEL`) or the file that set it."""
+
+    key: str
+    value: object
+    source: str
+
+
+class Settings(Struct, frozen=True):
+    """settings.json and this project's settings.local.json as a command read them, once.
+
+    Values are checked when asked for (a bad one is a CorruptFileError naming the file), so
+    a command that never asks for a value never fails on it. Writers (`remember_current`,
+    `update_*_settings`) read the file again under its lock; a command reads a new snapshot
+    when it needs to see its own writes."""
+
+    global_file: Path
+    local_file: Path
+    global_data: Mapping[str, Any]
+    local_data: Mapping[str, Any]
+
+    def default_model(self, environ: Mapping[str, str]) -> str:
+        """The model for a new agent: MINI_LETTA_MODEL, else `defaultModel`, else mock."""
+        return self._default_model(environ)[0]
+
+    def _default_model(self, environ: Mapping[str, str]) -> tuple[str, str]:
+        configured = environ.get("MINI_LETTA_MODEL", "").strip()
+        if configured:
+            return configured, "$MINI_LETTA_MODEL"
+        value = self.global_data.get("defaultModel")
+        if value is not None and not isinstance(value, str):
+            raise CorruptFileError(self.global_file, "defaultModel must be a string")
+        return (value, str(self.global_file)) if value else (DEFAULT_MODEL, "default")
+
+    def bash_env_allow(self) -> frozenset[str]:
+        """`bashEnvAllow`: credential variables the Bash tool may still see."""
+        value = self.global_data.get("bashEnvAllow", [])
+        if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+            raise CorruptFileError(
+                self.global_file, "bashEnvAllow must be a list of environment variable names"
+            )
+        return frozenset(value)
+
+    def current_agent_id(self) -> str | None:
+        """The agent this project used last, or None (a fresh project, or a blank entry)."""
+        return self._optional_id(self.local_data, "lastAgentId")
+
+    def current_conversation_id(self, agent_id: str) -> str | None:
+        """The agent's current conversation in this project, or None when it has none yet."""
+        return self._optional_id(self.agent_entry(agent_id), "conversationId")
+
+    def agent_entry(self, agent_id: str) -> dict[str, Any]:
+        """The project's entry for one agent (its conversation, its reflection overrides)."""
+        return dict(self.local_data.get("agents", {}).get(agent_id, {}))
+
+    def used_agent_ids(self) -> list[str]:
+        """Every agent this project has used, in the order it first used them."""
+        return [agent_id for agent_id in self.local_data.get("agents", {}) if agent_id]
+
+    def origins(self, environ: Mapping[str, str]) -> list[Setting]:
+        """The command-wide settings with their sources (reflection's are in its own module)."""
+        allow = self.bash_env_allow()
+        last = self.current_agent_id()
+        return [
+            Setting("defaultModel", *self._default_model(environ)),
+            Setting(
+                "bashEnvAllow",
+                sorted(allow),
+                str(self.global_file) if "bashEnvAllow" in self.global_data else "default",
+            ),
+            Setting("lastAgentId", last, "default" if last is None else str(self.local_file)),
+        ]
+
+    def _optional_id(self, data: Mapping[str, Any], key: str) -> str | None:
+        value = data.get(key)
+        if value is not None and not isinstance(value, str):
+            raise CorruptFileError(self.local_file, f"{key} must be a string")
+        return value or None
+
+
+def read_settings(home: Home, project_dir: Path) -> Settings:
+    """Both settings files, each read once (a missing file is an empty one)."""
+    local_file = project_settings_file(project_dir)
+    return Settings(
+        global_file=home.settings_file,
+        local_file=local_file,
+        global_data=load_global_settings(home),
+        local_data=_checked_project(load_json(local_file) or {}, local_file),
+    )
+
+
 def load_global_settings(home: Home) -> dict[str, Any]:
     return load_json(home.settings_file) or {}
 
@@ -41,15 +133,33 @@ def update_global_settings(
     return _update(home.settings_file, change)
 
 
-def default_model(home: Home, environ: Mapping[str, str]) -> str:
-    """The model for a new agent: MINI_LETTA_MODEL, else settings.json defaultModel, else mock."""
-    configured = environ.get("MINI_LETTA_MODEL", "").strip()
-    if configured:
-        return configured
-    value = load_global_settings(home).get("defaultModel")
-    if value is not None and not isinstance(value, str):
-        raise CorruptFileError(home.settings_file, "defaultModel must be a string")
-    return value or DEFAULT_MODEL
+def _checked_project(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    agents = data.get("agents", {})
+    if not isinstance(agents, dict) or not all(isinstance(v, dict) for v in agents.values()):
+        raise CorruptFileError(path, "agents must be an object of objects")
+    return data
+
+
+def update_project_settings(
+    project_dir: Path, change: Callable[[dict[str, Any]], dict[str, Any]]
+) -> dict[str, Any]:
+    path = project_settings_file(project_dir)
+
+    def checked(data: dict[str, Any]) -> dict[str, Any]:
+        return change(_checked_project(data, path))  # the shape is checked before a change
+
+    ensure_project_folder(project_dir)
+    return _update(path, checked)
+
+
+def ensure_project_folder(project_dir: Path) -> None:
+    """Make the project's `.mini-letta/`, with its own `.gitignore` (`*`) when it is new: the
+    folder holds this machine's choices and is never meant to be committed."""
+    folder = project_folder(project_dir)
+    if folder.is_dir():
+        return
+    ensure_dir(folder)
+    save_bytes(project_gitignore_file(project_dir), b"*\n")
 
 
 class ModelChoice(Struct, frozen=True):
@@ -68,15 +178,16 @@ _KEYED_MODELS = (
 OLLAMA_MODEL = "ollama/llama3.2"
 
 
-def new_agent_model(home: Home, environ: Mapping[str, str]) -> ModelChoice:
+def new_agent_model(settings: Settings, environ: Mapping[str, str]) -> ModelChoice:
     """The configured default model, else a real provider whose key (or OLLAMA_HOST) is in
     `environ`, else the offline mock."""
+    handle = settings.default_model(environ)
     configured = environ.get("MINI_LETTA_MODEL", "").strip()
-    if configured or load_global_settings(home).get("defaultModel") is not None:
-        return ModelChoice(default_model(home, environ))
-    for key, handle in _KEYED_MODELS:
+    if configured or settings.global_data.get("defaultModel") is not None:
+        return ModelChoice(handle)
+    for key, keyed in _KEYED_MODELS:
         if environ.get(key, "").strip():
-            return ModelChoice(handle, reason=f"{key} is set")
+            return ModelChoice(keyed, reason=f"{key} is set")
     host = environ.get("OLLAMA_HOST", "").strip()
     if host:
         url = host if "://" in host else f"http://{host}"
@@ -95,70 +206,6 @@ def first_mock_agent(home: Home) -> bool:
 
     update_global_settings(home, mark)
     return first
-
-
-def bash_env_allow(home: Home) -> frozenset[str]:
-    """settings.json `bashEnvAllow`: credential variables the Bash tool may still see."""
-    value = load_global_settings(home).get("bashEnvAllow", [])
-    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
-        raise CorruptFileError(
-            home.settings_file, "bashEnvAllow must be a list of environment variable names"
-        )
-    return frozenset(value)
-
-
-def load_project_settings(project_dir: Path) -> dict[str, Any]:
-    data = load_json(project_settings_file(project_dir)) or {}
-    agents = data.get("agents", {})
-    if not isinstance(agents, dict) or not all(isinstance(v, dict) for v in agents.values()):
-        raise CorruptFileError(
-            project_settings_file(project_dir), "agents must be an object of objects"
-        )
-    return data
-
-
-def update_project_settings(
-    project_dir: Path, change: Callable[[dict[str, Any]], dict[str, Any]]
-) -> dict[str, Any]:
-    def checked(data: dict[str, Any]) -> dict[str, Any]:
-        load_project_settings(project_dir)  # validate the shape before changing it
-        return change(data)
-
-    ensure_project_folder(project_dir)
-    return _update(project_settings_file(project_dir), checked)
-
-
-def ensure_project_folder(project_dir: Path) -> None:
-    """Make the project's `.mini-letta/`, with its own `.gitignore` (`*`) when it is new: the
-    folder holds this machine's choices and is never meant to be committed."""
-    folder = project_folder(project_dir)
-    if folder.is_dir():
-        return
-    ensure_dir(folder)
-    save_bytes(project_gitignore_file(project_dir), b"*\n")
-
-
-def project_agent_settings(project: Mapping[str, Any], agent_id: str) -> dict[str, Any]:
-    entry = project.get("agents", {}).get(agent_id, {})
-    return dict(entry)
-
-
-def current_agent_id(project_dir: Path) -> str | None:
-    """The agent this project used last, or None (a fresh project, or a blank entry)."""
-    return _optional_id(load_project_settings(project_dir), "lastAgentId", project_dir)
-
-
-def current_conversation_id(project_dir: Path, agent_id: str) -> str | None:
-    """The agent's current conversation in this project, or None when it has none yet."""
-    entry = project_agent_settings(load_project_settings(project_dir), agent_id)
-    return _optional_id(entry, "conversationId", project_dir)
-
-
-def _optional_id(data: Mapping[str, Any], key: str, project_dir: Path) -> str | None:
-    value = data.get(key)
-    if value is not None and not isinstance(value, str):
-        raise CorruptFileError(project_settings_file(project_dir), f"{key} must be a string")
-    return value or None
 
 
 def remember_current(project_dir: Path, agent_id: str, conversation_id: str) -> None:

@@ -34,11 +34,10 @@ from mini_letta.home import Home, git_marker, project_folder
 from mini_letta.llm.handles import parse_handle
 from mini_letta.settings import (
     ModelChoice,
-    current_agent_id,
-    current_conversation_id,
+    Settings,
     first_mock_agent,
-    load_project_settings,
     new_agent_model,
+    read_settings,
     remember_current,
 )
 from mini_letta.structs import Struct
@@ -132,7 +131,11 @@ def new_agent(
     """Create an agent and its memory: a new one, or a clone of `memory_remote` (shared memory)."""
     from mini_letta.memory.repo import ensure_git_available
 
-    choice = ModelChoice(model) if model else new_agent_model(world.home, world.environ)
+    choice = (
+        ModelChoice(model)
+        if model
+        else new_agent_model(read_settings(world.home, world.project_dir), world.environ)
+    )
     handle = choice.handle
     base_url = base_url or choice.base_url
     parse_handle(handle)  # an unknown handle is refused before anything is created
@@ -203,11 +206,18 @@ def check_agent_memory(home: Home, agent: AgentRecord) -> None:
     require_memory(home.memory_dir(agent.id), agent.name)
 
 
-def resolve_agent(world: World, agent_ref: str | None, *, check_memory: bool = True) -> AgentRecord:
+def resolve_agent(
+    world: World,
+    agent_ref: str | None,
+    *,
+    check_memory: bool = True,
+    settings: Settings | None = None,
+) -> AgentRecord:
     """The agent a command acts on; never creates one (NoAgentError when there is none). With
     `check_memory` (commands that read or write memory: compact, reflect, memory ...), an
-    agent's lost or broken memory is an error; inspection commands go without."""
-    found = find_project_agent(world, agent_ref)
+    agent's lost or broken memory is an error; inspection commands go without. `settings`:
+    the command's snapshot of the settings files (read here when not given)."""
+    found = find_project_agent(world, agent_ref, settings)
     if found is None:
         raise NoAgentError(world.project_dir)
     if check_memory:
@@ -216,11 +226,15 @@ def resolve_agent(world: World, agent_ref: str | None, *, check_memory: bool = T
 
 
 def resolve_or_create_agent(
-    world: World, agent_ref: str | None, *, model: str | None = None
+    world: World,
+    agent_ref: str | None,
+    settings: Settings | None = None,
+    *,
+    model: str | None = None,
 ) -> AgentRecord:
     """The agent a chat uses: as `resolve_agent`, but a project without one gets a new agent,
     on `model` (the creating chat's --model) else the default one."""
-    found = find_project_agent(world, agent_ref)
+    found = find_project_agent(world, agent_ref, settings)
     if found is not None:
         check_agent_memory(world.home, found)
         return found
@@ -232,29 +246,31 @@ def resolve_or_create_agent(
     return agent
 
 
-def find_project_agent(world: World, agent_ref: str | None) -> AgentRecord | None:
+def find_project_agent(
+    world: World, agent_ref: str | None, settings: Settings | None = None
+) -> AgentRecord | None:
     """`--agent`'s agent, else the project's; None when the project has none yet."""
     if agent_ref:
         return find_agent(world.home, agent_ref)
-    last = current_agent_id(world.project_dir)
+    settings = settings or read_settings(world.home, world.project_dir)
+    last = settings.current_agent_id()
     if last is None:
         return None
     try:
         return find_agent(world.home, last)
     except NotFoundError:
-        return _remaining_project_agent(world, last)
+        return _remaining_project_agent(world, last, settings)
 
 
-def _remaining_project_agent(world: World, deleted: str) -> AgentRecord | None:
+def _remaining_project_agent(world: World, deleted: str, settings: Settings) -> AgentRecord | None:
     """The project's current agent is gone: its one other agent, if it has exactly one.
 
     Several candidates are an error asking to pick: guessing would send a user's messages
     to an agent they did not mean. None when the project has no other agent left.
     """
-    used = load_project_settings(world.project_dir).get("agents")
     remaining: list[AgentRecord] = []
-    for agent_id in used if isinstance(used, dict) else {}:
-        if agent_id == deleted or not isinstance(agent_id, str):
+    for agent_id in settings.used_agent_ids():
+        if agent_id == deleted:
             continue
         try:
             remaining.append(find_agent(world.home, agent_id))
@@ -279,7 +295,12 @@ def _remaining_project_agent(world: World, deleted: str) -> AgentRecord | None:
 
 
 def resolve_conversation(
-    world: World, agent: AgentRecord, conversation_id: str | None, *, new: bool = False
+    world: World,
+    agent: AgentRecord,
+    conversation_id: str | None,
+    *,
+    new: bool = False,
+    settings: Settings | None = None,
 ) -> ConversationStore:
     """The conversation to continue, made current in this project."""
     if new:
@@ -287,7 +308,8 @@ def resolve_conversation(
     elif conversation_id:
         store = open_conversation(world.home, agent.id, conversation_id)
     else:
-        current = current_conversation_id(world.project_dir, agent.id)
+        settings = settings or read_settings(world.home, world.project_dir)
+        current = settings.current_conversation_id(agent.id)
         candidate = ConversationStore(agent.id, current, world.home) if current else None
         if candidate is not None and candidate.exists():
             store = candidate

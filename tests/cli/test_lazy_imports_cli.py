@@ -34,6 +34,7 @@ NEVER = (
     *SDKS,
     *TERMINAL_UI,
     "filelock",
+    "pathspec",  # only when Grep or Glob lists a project with an ignore file
     "mini_letta.reflection.run",
     "mini_letta.reflection.agent",
     "mini_letta.reflection.finalise",
@@ -78,11 +79,11 @@ NOT_IN_A_TURN = (
 )
 
 
-def _probe(home: Path, cwd: Path, *args: str) -> list[str]:
+def _probe(home: Path, cwd: Path, *args: str, env: dict[str, str] | None = None) -> list[str]:
     proc = subprocess.run(
         [sys.executable, "-c", PROBE, *args],
         cwd=cwd,
-        env=cli_env(home),
+        env=cli_env(home, env),
         capture_output=True,
         text=True,
         timeout=60,
@@ -142,3 +143,28 @@ def test_a_turn_after_a_compaction_loads_no_compaction_machinery(cli, home, proj
     assert cli("chat", "-p", "the turn that reflects on the compaction").code == 0
     loaded = _probe(home.root, project, "chat", "-p", "after the summary")
     assert _found(loaded, NEVER) == []
+
+
+def test_context_on_a_real_model_agent_loads_no_sdk(cli, home, project):
+    """`context` only needs the model's window, so neither SDK is imported nor a client made."""
+    for model in ("openai/gpt-4o", "anthropic/claude-sonnet-4-5"):
+        name = model.partition("/")[0]
+        assert cli("agents", "create", "--name", name, "--model", model).code == 0
+        assert cli("chat", "-p", "hi", "--agent", name, "--model", "mock").code == 0
+        keys = {"OPENAI_API_KEY": "sk-test-dummy", "ANTHROPIC_API_KEY": "sk-ant-test-dummy"}
+        loaded = _probe(home.root, project, "context", "--agent", name, env=keys)
+        assert _found(loaded, SDKS) == [], model
+
+
+def test_a_real_models_turn_without_skills_loads_no_skills_machinery(cli, home, project):
+    script = project / "replies.json"
+    script.write_text('["hi"]')
+    assert cli("chat", "-p", "hello", "--model", f"script:{script}").code == 0
+    loaded = _probe(home.root, project, "chat", "-p", "again", "--model", f"script:{script}")
+    assert _found(loaded, ("mini_letta.skills", "mini_letta.tools.skill_tool")) == []
+    (project / ".claude" / "skills" / "fmt").mkdir(parents=True)
+    (project / ".claude" / "skills" / "fmt" / "SKILL.md").write_text(
+        "---\nname: fmt\ndescription: Format.\n---\n"
+    )
+    loaded = _probe(home.root, project, "chat", "-p", "again", "--model", f"script:{script}")
+    assert "mini_letta.skills.discover" in loaded and "yaml" not in loaded

@@ -85,3 +85,33 @@ def test_every_tool_and_resource_through_the_official_client(cli, home, project)
     assert log[:2] == ["cargo now", "alpha"]
     assert "uses cargo" in (memory / "projects" / "alpha.md").read_text(encoding="utf-8")
     assert not (memory / "notes.md").exists()
+
+
+def test_the_readme_claude_desktop_config_serves_the_named_agent(cli, home, project, tmp_path):
+    """The README's config, as Claude Desktop runs it: another working folder, the agent by
+    name, the home from MINI_LETTA_HOME (the command is this checkout's)."""
+    import json
+    import re
+
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = re.search(r'```json\n(\{\n  "mcpServers".*?)```', readme, re.S)
+    assert block is not None
+    server = json.loads(block.group(1))["mcpServers"]["mini-letta"]
+    assert Path(server["command"]).is_absolute() and server["args"][:2] == ["mcp", "--agent"]
+    agent = server["args"][2]
+    assert cli("agents", "create", "--name", agent).code == 0
+    elsewhere = tmp_path / "not-the-project"
+    elsewhere.mkdir()
+    env = cli_env(home.root, {**server["env"], "MINI_LETTA_HOME": str(home.root)})
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "mini_letta", *server["args"]], env=env, cwd=elsewhere
+    )
+
+    async def listing() -> str:
+        async with Client(params, read_timeout_seconds=30) as client:
+            return _text(await client.call_tool("memory_list", {}))
+
+    assert "system/human.md" in asyncio.run(asyncio.wait_for(listing(), 60))

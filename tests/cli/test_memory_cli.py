@@ -288,3 +288,17 @@ def test_plain_commands_do_not_import_yaml(cli, args):
         )  # fmt: skip
         assert proc.returncode == 0, proc.stderr
         assert "HEAVY=\n" in proc.stderr, proc.stderr
+
+
+def test_a_hand_edit_past_the_budget_is_told_at_once(cli, tmp_path):
+    _memory_dir(cli)
+    big = "---\ndescription: The user\n---\n" + "".join(
+        f"- fact {n}: something the person said about their week and plans\n" for n in range(80)
+    )  # ~1,300 tokens; the mock's window of 8,192 gives a file 819
+    result = cli("memory", "edit", HUMAN, env=_editor(tmp_path, big))
+    assert result.code == 0 and result.stdout.startswith("committed ")
+    assert "warning: system/human.md is ~" in result.stderr
+    assert "past the per-file cap of 819" in result.stderr
+    small = "---\ndescription: The user\n---\n- Sam\n"
+    again = cli("memory", "edit", HUMAN, env=_editor(tmp_path, small))
+    assert again.code == 0 and "warning" not in again.stderr

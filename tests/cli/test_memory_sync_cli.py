@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from mini_letta.agents.registry import load_agent
 from mini_letta.cli.background import spawn_job
 from mini_letta.memory.remote import memory_remote_repo, set_remote
 from mini_letta.reflection.settings import save_reflection_settings
@@ -94,7 +95,7 @@ def test_after_merge_syncs_in_the_background_when_memory_moves(home, project, cl
         workers.append(spawn_job(world, job))
         return workers[-1].pid
 
-    session = AutoSync(world, agent.id, spawn)
+    session = AutoSync(world, load_agent(world.home, agent.id), spawn)  # as saved just now
     assert session.after_turn() is None  # nothing moved
     args = {"command": "insert", "path": "system/human.md", "content": "- likes tabs"}
     apply_and_commit(memory, "insert", args, "remember tabs")

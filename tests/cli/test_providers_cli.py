@@ -132,6 +132,27 @@ def test_agents_set_changes_the_model(cli, scripted_server):
     assert scripted_server.requests[0].body["model"] == "llama3.2"
 
 
+def test_a_new_provider_gets_its_own_url_unless_one_is_given(cli, scripted_server):
+    """`agents set --model` to another provider drops the old server's URL (requests would
+    go there); the same provider keeps it, and a given --base-url always wins."""
+    created = ["agents", "create", "--name", "a1", "--model", "vllm/qwen"]
+    assert cli(*created, "--base-url", scripted_server.url).code == 0
+
+    def base_url() -> str | None:
+        return json.loads(cli("agents", "show", "--json").stdout).get("baseUrl")
+
+    same = cli("agents", "set", "--model", "vllm/qwen2")
+    assert same.code == 0 and base_url() == scripted_server.url
+    scripted_server.queue(openai_stream("still vllm"))
+    assert cli("chat", "-p", "hi").stdout == "still vllm\n"
+    moved = cli("agents", "set", "--model", "ollama/llama3.2")
+    assert moved.code == 0, moved.stderr
+    assert base_url() is None  # ollama's own default, http://localhost:11434/v1
+    assert "ollama's default URL" in moved.stdout
+    given = cli("agents", "set", "--model", "lmstudio/m", "--base-url", scripted_server.url)
+    assert given.code == 0 and base_url() == scripted_server.url
+
+
 def test_tools_flag_and_context_window(cli, scripted_server):
     scripted_server.queue(openai_stream("no tools"))
     result = cli(

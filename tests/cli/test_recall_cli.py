@@ -154,3 +154,18 @@ def test_a_scripted_model_cites_what_conversation_search_found(cli, project):
     assert not found.get("isError") and imported["conversationId"] in found["content"]
     assert "2025-05-01T10:00:00.000Z user] 我更喜欢用 tabs **缩进**" in found["content"]
     assert memory["content"] == "No memory lines match 'tabs'."
+
+
+def test_import_with_reflect_reflects_the_whole_conversation(cli, project):
+    path = project / "long.jsonl"
+    records = []
+    for n in range(40):
+        records.append({"role": "user", "content": f"step {n} of the migration, slowly " * 8})
+        records.append({"role": "assistant", "content": "ok"})
+    records.append({"role": "user", "content": "我更喜欢用 tabs 缩进"})
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records) + "\n")
+    result = cli("import", str(path), "--reflect")
+    assert result.code == 0, result.stderr
+    assert "Imported 81 message(s)" in result.stdout
+    assert "☾ slice 1 (" in result.stderr and "0 left" in result.stderr
+    assert "tabs" in cli("memory", "show", "system/human.md").stdout

@@ -124,7 +124,9 @@ def test_dry_run_prints_the_slice_and_the_payload_and_runs_nothing(cli, home):
     cli("chat", "-p", "我更喜欢用 tabs 缩进")
     result = cli("reflect", "--dry-run")
     assert result.code == 0 and result.stderr == ""
-    slice_line, payload_line = result.stdout.splitlines()
+    slice_line, payload_line, plan_line = result.stdout.splitlines()
+    assert "2 message(s) to reflect on in 1 slice(s)" in plan_line
+    assert "no price is known for mock" in plan_line
     assert (
         slice_line.startswith("conversation conv-")
         and "lines 0-1, 2 message(s), 1 step(s)" in slice_line

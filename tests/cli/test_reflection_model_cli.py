@@ -47,17 +47,17 @@ def _agent_id(cli):
 
 def test_sleeptime_model_is_used_and_reflect_model_overrides_it(cli, tmp_path, home):
     assert cli("chat", "-p", "I prefer tea").code == 0
-    stored = _remembering(tmp_path, "stored.json", "- Drinks tea (stored model)")
+    stored = _remembering(tmp_path, "stored.json", "- Prefers tea")
     shown = cli("sleeptime", "--model", stored)
     assert shown.code == 0 and json.loads(shown.stdout)["model"] == stored
     first = cli("reflect")
     assert first.code == 0, first.stderr
-    assert "- Drinks tea (stored model)" in cli("memory", "show", HUMAN).stdout
+    assert "- Prefers tea" in cli("memory", "show", HUMAN).stdout
     assert cli("chat", "-p", "I prefer green tea").code == 0
-    once = _remembering(tmp_path, "once.json", "- Drinks green tea (this run only)")
+    once = _remembering(tmp_path, "once.json", "- Prefers green tea")
     second = cli("reflect", "--model", once)
     assert second.code == 0, second.stderr
-    assert "(this run only)" in cli("memory", "show", HUMAN).stdout
+    assert "- Prefers green tea" in cli("memory", "show", HUMAN).stdout
     models = [r.model for r in list_run_records(Home(home.root), _agent_id(cli))]
     assert sorted(models) == sorted([once, stored])  # run ids of one second sort at random
     assert json.loads(cli("sleeptime").stdout)["model"] == stored

@@ -55,6 +55,7 @@ def build_story(world) -> Story:
 
     decaf = add_turn(store, clock, "I switched to decaf this year", answer="noted")
     messages["decaf"] = decaf[0].id
+    add_turn(store, clock, "and I like quiet mornings", answer="noted")  # the gate grounds it
     first = _run(world, agent, store, [
         _insert("- Drinks decaf", decaf[0].id),
         _insert("- Likes quiet mornings"),

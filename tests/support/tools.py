@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ CODING_TOOLS = ("Read", "Write", "Edit", "Bash", "Grep", "Glob")
 
 def make_context(cwd: Path, clock: Any, **fields: Any) -> ToolContext:
     fields.setdefault("permission_mode", "bypassPermissions")
+    fields.setdefault("environ", dict(os.environ))  # what a CLI run would pass (PATH for Bash)
     return ToolContext(cwd=cwd, clock=clock, **fields)
 
 

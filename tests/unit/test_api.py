@@ -9,7 +9,7 @@ import pytest
 
 import mini_letta
 from mini_letta import api
-from mini_letta.settings import current_agent_id
+from mini_letta.settings import read_settings
 
 
 def test_the_package_hands_out_the_public_names_and_no_others():
@@ -35,7 +35,7 @@ def test_open_world_defaults_to_this_process():
 def test_create_agent_makes_the_projects_agent_with_its_reflection_settings(home, project, clock):
     world = api.World(home=home, cwd=project, environ={"PATH": os.environ["PATH"]}, clock=clock)
     agent = api.create_agent(world, name="librarian", reflection={"trigger": "off"})
-    assert current_agent_id(project) == agent.id
+    assert read_settings(home, project).current_agent_id() == agent.id
     assert agent.name == "librarian"
     with api.Session(world) as session:
         assert session.agent.id == agent.id

@@ -16,7 +16,7 @@ from mini_letta.reflection.session import SpawnRequest
 from mini_letta.reflection.settings import save_reflection_settings
 from mini_letta.reflection.trigger import BackgroundLaunch
 from mini_letta.session import AfterTurn, PostTurnJob, ReflectionSink, Session, SyncRequest
-from mini_letta.settings import current_conversation_id, remember_current
+from mini_letta.settings import read_settings, remember_current
 from mini_letta.workspace import World, new_agent
 
 EVERY_TURN = {"trigger": "step-count", "stepCount": 1}
@@ -49,7 +49,10 @@ def test_a_turn_yields_its_events_then_its_result_then_after_turn(world):
     assert events[-2].text == "（mock）我听到了：hello"
     logged = [e.message.role for e in events if isinstance(e, MessageEvent)]
     assert logged == ["user", "assistant"]
-    assert current_conversation_id(world.cwd, session.agent.id) == session.store.conversation_id
+    assert (
+        read_settings(world.home, world.cwd).current_conversation_id(session.agent.id)
+        == session.store.conversation_id
+    )
 
 
 def test_a_session_continues_the_projects_conversation_or_starts_one(world):

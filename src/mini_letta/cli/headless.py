@@ -90,6 +90,13 @@ class ChatSession:
         self.agent = self.session.agent
         self.store = self.session.store
         self.setup: TurnSetup = self.session.setup
+        try:
+            self._start(request, out, err)
+        except BaseException:  # a session that never started still releases its model client
+            self.close()
+            raise
+
+    def _start(self, request: SessionRequest, out: TextIO | None, err: TextIO | None) -> None:
         tty = out is not None and out.isatty()
         self.renderer = Renderer(
             request.output_format, out, err, stream_text=tty, answer=request.answer_view

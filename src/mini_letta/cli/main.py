@@ -32,7 +32,15 @@ def main(argv: list[str] | None = None, terminal: Terminal | None = None) -> int
         return 0
     from mini_letta.cli.terminal import Terminal, running_on
 
-    terminal = terminal or Terminal.of_process()
+    if terminal is None:
+        try:
+            terminal = Terminal.of_process()
+        except FileNotFoundError:  # the working directory was deleted under the shell
+            if sys.stderr is not None:
+                sys.stderr.write(
+                    "mini-letta: the current directory no longer exists; cd to one that does\n"
+                )
+            return 1
     from mini_letta.log import warnings_to
 
     with running_on(terminal), warnings_to(terminal.stderr):

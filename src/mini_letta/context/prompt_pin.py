@@ -17,7 +17,7 @@ recompiles instead; a recompile folds them in and drops them.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.store import ConversationStore
@@ -25,7 +25,9 @@ from mini_letta.errors import GitError
 from mini_letta.memory.compile import PromptCompiler, render_memory_update
 from mini_letta.structs import Struct
 
-PIN_KEY = "systemPrompt"
+if TYPE_CHECKING:
+    from mini_letta.skills.prompt import SkillsPrompt
+
 UPDATE_ID_PREFIX = "memory-update-"
 RecompileReason = Literal["new conversation", "memory changed", "requested", "compaction"]
 BeginTurn = RecompileReason | Literal["memory update"]
@@ -87,8 +89,10 @@ class PinnedPrompt:
         store: ConversationStore,
         compiler: PromptCompiler,
         memory_dir: Path,
+        skills: SkillsPrompt | None = None,
     ) -> None:
         self.base = base
+        self.skills = skills  # the session's skills block (memory's at the pinned commit)
         self.agent_id = agent_id
         self.store = store
         self.compiler = compiler
@@ -214,17 +218,19 @@ class PinnedPrompt:
                 "memory commit": commit[:12] or "(none yet)",
             }
 
-        return self.compiler.compile(self.base, metadata, commit)
+        skills = ""
+        if self.skills is not None:
+            skills = self.skills.block(self.compiler.memory_skills(commit))
+        return self.compiler.compile(self.base, metadata, commit, skills)
 
     def _load(self) -> Pin | None:
         self._loaded = True
         if not self.store.exists():
             return None
-        return Pin.from_json(self.store.load_record().extra.get(PIN_KEY))
+        return Pin.from_json(self.store.load_record().system_prompt)
 
     def _save(self, pin: Pin) -> None:
         record = self.store.load_record()
-        if Pin.from_json(record.extra.get(PIN_KEY)) != pin:
-            extra = {**record.extra, PIN_KEY: pin.to_json()}
-            self.store.save_record(record.with_updates(extra=extra))
+        if Pin.from_json(record.system_prompt) != pin:
+            self.store.save_record(record.with_updates(system_prompt=pin.to_json()))
         self._pin, self._loaded = pin, True

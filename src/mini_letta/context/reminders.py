@@ -16,7 +16,6 @@ from mini_letta.conversations.messages import Message
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.structs import Struct
 
-REMINDERS_KEY = "reminders"
 REMINDER_ID_PREFIX = "reminder-"
 
 
@@ -46,7 +45,7 @@ class WithReminder(Struct, frozen=True):
 
 
 def recorded_carrier(view: ContextView) -> str | None:
-    entry = view.record.extra.get(REMINDERS_KEY)
+    entry = view.record.reminders
     if isinstance(entry, dict) and isinstance(entry.get("messageId"), str):
         return str(entry["messageId"])
     return None
@@ -73,5 +72,4 @@ def attach_reminder(view: ContextView, text: str) -> WithReminder:
 def save_reminder_carrier(store: ConversationStore, carrier_id: str) -> None:
     """Record which message carries the reminder (caller holds the conversation lock)."""
     record = store.load_record()
-    extra = {**record.extra, REMINDERS_KEY: {"messageId": carrier_id}}
-    store.save_record(record.with_updates(extra=extra))
+    store.save_record(record.with_updates(reminders={"messageId": carrier_id}))

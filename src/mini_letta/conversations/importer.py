@@ -56,7 +56,7 @@ def import_conversation(
         title=source.title or _default_title(source),
         created_at=messages[0].created_at,
         updated_at=max(message.created_at for message in messages),
-        extra={"importedFrom": {"format": source.transcript.format, "file": source.file_name}},
+        imported_from={"format": source.transcript.format, "file": source.file_name},
     )
     files = home.conversation_files(agent_id, conversation_id)
     staging = ensure_dir(home.import_staging_dir(agent_id)) / conversation_id
@@ -78,6 +78,8 @@ def import_conversation(
 
 
 def _default_title(source: ImportSource) -> str:
+    from mini_letta.memory.secrets import redact_secrets
+
     first_user = next((m for m in source.transcript.messages if m.role == "user"), None)
-    text = " ".join(first_user.content.split()) if first_user else Path(source.file_name).stem
-    return text[:TITLE_LIMIT]
+    text = first_user.content if first_user else Path(source.file_name).stem
+    return " ".join(redact_secrets(text).split())[:TITLE_LIMIT]

@@ -22,7 +22,6 @@ from mini_letta.storage.jsonl import JsonlLog
 from mini_letta.storage.locks import exclusive_lock
 
 TURN_LOCK_TIMEOUT = 300.0
-USAGE_TOTALS_KEY = "usageTotals"  # in conversation.json
 
 
 class ConversationStore:
@@ -129,15 +128,17 @@ class ConversationStore:
     def total_usage(self) -> tuple[Usage, int]:
         """Token counts of every model call in the conversation, and how many calls reported
         them: conversation.json `usageTotals` (kept by the turn loop), else summed from the log."""
-        kept = _usage_totals(self.load_record().extra)
+        kept = _usage_totals(self.load_record().usage_totals)
         return kept if kept is not None else self._usage_from_log()
 
-    def with_turn_usage(self, extra: dict[str, Any], usage: Usage, calls: int) -> dict[str, Any]:
-        """`extra` with a finished turn's usage added to `usageTotals`. A conversation from
-        before the totals were kept is summed from its log once (the log already holds the turn)."""
-        kept = _usage_totals(extra)
+    def with_turn_usage(
+        self, totals: dict[str, Any] | None, usage: Usage, calls: int
+    ) -> dict[str, Any]:
+        """`usageTotals` with a finished turn's usage added. A conversation from before the
+        totals were kept is summed from its log once (the log already holds the turn)."""
+        kept = _usage_totals(totals)
         total, count = (kept[0] + usage, kept[1] + calls) if kept else self._usage_from_log()
-        return {**extra, USAGE_TOTALS_KEY: {**total.to_json(), "modelCalls": count}}
+        return {**total.to_json(), "modelCalls": count}
 
     def _usage_from_log(self) -> tuple[Usage, int]:
         total, calls = Usage(), 0
@@ -164,8 +165,7 @@ class ConversationStore:
         )
 
 
-def _usage_totals(extra: dict[str, Any]) -> tuple[Usage, int] | None:
-    data = extra.get(USAGE_TOTALS_KEY)
+def _usage_totals(data: dict[str, Any] | None) -> tuple[Usage, int] | None:
     if not isinstance(data, dict) or not isinstance(data.get("modelCalls"), int):
         return None
     try:

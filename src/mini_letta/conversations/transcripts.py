@@ -38,6 +38,9 @@ class TranscriptError(MiniLettaError):
     """The file is not a transcript of the expected format; the message names the line."""
 
 
+MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024  # far past any real session; read into memory whole
+
+
 class ImportedMessage(Struct, frozen=True):
     role: Literal["user", "assistant"]
     content: str
@@ -51,12 +54,18 @@ class Transcript(Struct, frozen=True):
 
 def load_transcript(path: Path, fmt: str = "auto") -> Transcript:
     """Read and parse the whole file; a TranscriptError names the file and line."""
-    try:
-        text = path.read_text(encoding="utf-8")
+    from mini_letta.errors import FrontmatterError
+    from mini_letta.memory.files import read_plain_bytes
+
+    try:  # a regular file (never a FIFO or a device), refused by its size before it is read
+        raw = read_plain_bytes(path.resolve(), str(path), MAX_TRANSCRIPT_BYTES, "transcripts")
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise TranscriptError(f"{path}: no such file") from None
     except UnicodeDecodeError as exc:
         raise TranscriptError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except FrontmatterError as exc:
+        raise TranscriptError(str(exc)) from None
     except OSError as exc:
         raise TranscriptError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     records = list(_records(path, text))
@@ -85,6 +94,8 @@ def _records(path: Path, text: str) -> Iterator[Record]:
             value = json.loads(line)
         except ValueError as exc:
             raise TranscriptError(f"{path} line {number}: not valid JSON ({exc})") from None
+        except RecursionError:
+            raise TranscriptError(f"{path} line {number}: JSON nested too deeply") from None
         if not isinstance(value, dict):
             raise TranscriptError(f"{path} line {number}: expected a JSON object")
         yield number, value
@@ -231,7 +242,7 @@ def _codex_item(
 def summarise_tool_call(name: str, arguments: object) -> str:
     """One line: `[tool call] name {arguments…}`, arguments cut to a short preview."""
     if isinstance(arguments, str):
-        with contextlib.suppress(ValueError):
+        with contextlib.suppress(ValueError, RecursionError):
             arguments = json.loads(arguments)
     preview = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
     preview = " ".join(str(preview).split())
@@ -243,9 +254,12 @@ def summarise_tool_call(name: str, arguments: object) -> str:
 def _time(value: str, where: str) -> datetime:
     try:
         moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        moment.astimezone(UTC)  # an offset can carry year 1 or 9999 out of range
+    except (ValueError, OverflowError):
         raise TranscriptError(f"{where}: {value!r} is not an ISO 8601 time") from None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return moment
 
 
 _READERS: dict[TranscriptFormat, Callable[[Path, list[Record]], Iterator[ImportedMessage]]] = {

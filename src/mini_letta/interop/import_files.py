@@ -17,7 +17,12 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
 from mini_letta.errors import FrontmatterError, MemfsError, NotFoundError, SecretDetectedError
-from mini_letta.memory.frontmatter import MemoryFile, parse_memory_file, render_memory_file
+from mini_letta.memory.frontmatter import (
+    MemoryFile,
+    decode_memory_bytes,
+    parse_memory_file,
+    render_memory_file,
+)
 from mini_letta.memory.layout import HUMAN_FILE
 from mini_letta.memory.secrets import find_secret
 from mini_letta.structs import Struct
@@ -59,8 +64,29 @@ def find_sources(paths: Sequence[Path], user_home: Path) -> list[Source]:
             files = [path]
         else:
             raise NotFoundError(f"{given} does not exist")
-        found += [Source(file, _is_personal(file, user_home)) for file in files]
+        for file in files:
+            personal = _is_personal(file, user_home)
+            _confine(file, user_home if personal else _project_dir(file))
+            found.append(Source(file, personal))
     return list({source.path: source for source in found}.values())
+
+
+def _confine(file: Path, folder: Path) -> None:
+    """A source (even through a link) must be a file inside its own project (or, for a
+    personal file, the user's home): a link elsewhere would import what nobody chose."""
+    if not file.resolve().is_relative_to(folder.resolve()):
+        raise MemfsError(
+            f"{file} is a link to a file outside {folder}; nothing was imported (import the "
+            "file it points at by its own path)"
+        )
+
+
+def read_source(path: Path, name: str) -> str:
+    """A source's text: a regular file (the link resolved), within the memory tool's size
+    limit, UTF-8 without NUL bytes, read without ever blocking on a FIFO or a device."""
+    from mini_letta.memory.files import read_plain_bytes
+
+    return decode_memory_bytes(read_plain_bytes(path.resolve(), name), name)
 
 
 def plan_import(sources: Iterable[Source]) -> list[ImportedFile]:
@@ -94,6 +120,7 @@ def apply_sections(current: str, imported: Sequence[ImportedFile]) -> str:
         else:
             text = text + ("" if text.endswith("\n") else "\n") + "\n" + section
     parse_memory_file(text, HUMAN)
+    _check_size(text, HUMAN)
     return text
 
 
@@ -186,7 +213,7 @@ def _project_file(source: Source, body: str) -> str:
     extra: dict[str, object] = {}
     if source.path.suffix == ".mdc":
         try:
-            rule = parse_memory_file(source.path.read_text(encoding="utf-8"), source.path.name)
+            rule = parse_memory_file(read_source(source.path, source.path.name), source.path.name)
         except FrontmatterError:
             rule = None
         if rule is not None:
@@ -197,7 +224,18 @@ def _project_file(source: Source, body: str) -> str:
         body += "\n"
     text = render_memory_file(MemoryFile(description, body, False, extra))
     parse_memory_file(text, _target(source))
+    _check_size(text, _label(source))
     return text
+
+
+def _check_size(text: str, label: str) -> None:
+    from mini_letta.memory.files import MAX_FILE_CHARS
+
+    if len(text) > MAX_FILE_CHARS:
+        raise MemfsError(
+            f"{label} would be {len(text)} characters in memory, past the limit of "
+            f"{MAX_FILE_CHARS}; nothing was imported"
+        )
 
 
 def _expand_imports(path: Path, *, text: str | None = None) -> str:
@@ -207,7 +245,7 @@ def _expand_imports(path: Path, *, text: str | None = None) -> str:
     folder; deeper than IMPORT_DEPTH, outside, missing or already included: left as written.
     """
     root = _project_dir(path).resolve()
-    main = path.read_text(encoding="utf-8", errors="replace") if text is None else text
+    main = read_source(path, path.name) if text is None else text
     seen = {path.resolve()}
     sections: list[str] = []
     pending = [(path.resolve().parent, main, 1)]
@@ -220,8 +258,8 @@ def _expand_imports(path: Path, *, text: str | None = None) -> str:
             if target in seen or not target.is_file() or not target.is_relative_to(root):
                 continue
             seen.add(target)
-            imported = target.read_text(encoding="utf-8", errors="replace")
             rel = PurePosixPath(target.relative_to(root).as_posix())
+            imported = read_source(target, f"@{rel}")
             sections.append(f"\n## Imported from @{rel}\n\n{imported.strip()}\n")
             pending.append((target.parent, imported, depth + 1))
     return main.rstrip("\n") + "\n" + "".join(sections)

@@ -79,16 +79,19 @@ def _add_tools(server: MCPServer, home: Home, agent_id: str) -> None:
     @tool(description="Search the memory files (BM25; Chinese and English): path:line: text.")
     @_refusals_as_tool_errors
     def memory_search(query: str, limit: int = 20) -> str:
+        from mini_letta.memory.secrets import redact_secrets
         from mini_letta.search.recall import Recall
 
         hits = Recall(home, agent_id).search_memory(query, max(1, min(limit, SEARCH_LIMIT)))
-        return "\n".join(f"{h.path}:{h.line}: {h.text}" for h in hits) or "no matches"
+        lines = (f"{h.path}:{h.line}: {redact_secrets(h.text)}" for h in hits)
+        return "\n".join(lines) or "no matches"
 
     @tool(description="Create a memory file; `reason` becomes the commit message.")
     @_refusals_as_tool_errors
     def memory_create(path: str, description: str, content: str, reason: str) -> str:
         args = {"path": path, "description": description, "content": content}
-        return _edit(memory_dir, "create", args, reason)
+        done = _edit(memory_dir, "create", args, reason)
+        return _with_budget_notice(home, agent_id, done, [path])
 
     @tool(
         description=(
@@ -117,7 +120,9 @@ def _add_tools(server: MCPServer, home: Home, agent_id: str) -> None:
             "new_path": new_path,
             "description": description,
         }
-        return _edit(memory_dir, command, {k: v for k, v in given.items() if v is not None}, reason)
+        args = {k: v for k, v in given.items() if v is not None}
+        done = _edit(memory_dir, command, args, reason)
+        return _with_budget_notice(home, agent_id, done, [new_path or path])
 
 
 def _edit(memory_dir: Path, command: str, args: dict[str, Any], reason: str) -> str:
@@ -128,7 +133,28 @@ def _edit(memory_dir: Path, command: str, args: dict[str, Any], reason: str) -> 
         raise MemoryEditError(f"unknown command {command!r} (allowed: {', '.join(_EDIT_COMMANDS)})")
     if not reason.strip():
         raise MemoryEditError("'reason' must say why (it becomes the commit message)")
+    path = args.get("path")
+    if command in ("delete", "rename") and isinstance(path, str) and _is_system(path):
+        raise MemoryEditError(
+            f"memory {command}: {path.strip()} is a system/ file, which is never deleted or "
+            "moved from outside (only its owner, by hand: `mini-letta memory edit`)"
+        )
     return apply_and_commit(memory_dir, command, {"command": command, **args}, reason.strip())
+
+
+def _with_budget_notice(home: Home, agent_id: str, result: str, paths: list[str]) -> str:
+    """The edit's result, and a warning when it left memory over its budget."""
+    from mini_letta.agents.registry import load_agent
+    from mini_letta.reflection.budget_notice import over_budget_notices
+
+    agent = load_agent(home, agent_id)
+    no_project = home.root  # an MCP client's project is not ours: home and agent settings only
+    notices = over_budget_notices(home, no_project, agent, paths)
+    return "\n".join([result, *(f"warning: {notice}" for notice in notices)])
+
+
+def _is_system(path: str) -> bool:
+    return path.strip().lstrip("./").startswith("system/")
 
 
 _EDIT_COMMANDS = ("create", "str_replace", "insert", "delete", "rename", "update_description")

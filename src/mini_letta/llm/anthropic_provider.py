@@ -9,9 +9,10 @@ every SDK or transport exception is mapped to our kinds here.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
@@ -98,7 +99,8 @@ def build_anthropic_request(config: AnthropicConfig, request: ModelRequest) -> d
     marker: dict[str, Any] = {"type": "ephemeral"}
     if config.cache_ttl != DEFAULT_CACHE_TTL:
         marker["ttl"] = config.cache_ttl
-    messages = _wire_messages(normalize_history(request.messages))
+    declared = {tool.name for tool in request.tools}
+    messages = _wire_messages(normalize_history(request.messages, declared))
     body: dict[str, Any] = {
         "model": config.model,
         "max_tokens": request.max_output_tokens or config.max_output_tokens,
@@ -120,6 +122,25 @@ def build_anthropic_request(config: AnthropicConfig, request: ModelRequest) -> d
     if temperature is not None:
         body["temperature"] = temperature
     return body
+
+
+def sdk_arguments(create: Callable[..., Any], body: dict[str, Any]) -> dict[str, Any]:
+    """`body` as keyword arguments of the installed SDK's `Messages.create`: a field the SDK
+    does not name (newer SDKs dropped `temperature`) travels in `extra_body`, as the API
+    still reads it, rather than failing every call with a TypeError."""
+    known = _parameters(getattr(create, "__func__", create))
+    extra = {key: value for key, value in body.items() if key not in known}
+    if not extra:
+        return body
+    kept = {key: value for key, value in body.items() if key in known}
+    return {**kept, "extra_body": extra}
+
+
+@functools.lru_cache(maxsize=4)
+def _parameters(create: Callable[..., Any]) -> frozenset[str]:
+    import inspect
+
+    return frozenset(inspect.signature(create).parameters)
 
 
 def _wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
@@ -168,9 +189,27 @@ def _safe_id(call_id: str) -> str:
 
 
 class AnthropicProvider(SdkProvider):
-    def __init__(self, config: AnthropicConfig, client: Any, sdk: Any) -> None:
-        super().__init__(config.handle, config.context_window, client, sdk, sdk.AnthropicError)
+    base_error = "AnthropicError"
+
+    def __init__(self, config: AnthropicConfig) -> None:
+        super().__init__(config.handle, config.context_window)
         self.config = config
+
+    def _connect(self) -> tuple[Any, Any]:
+        try:
+            import anthropic
+        except ImportError as exc:  # pragma: no cover - a broken install
+            raise ProviderError(
+                f"{self.handle} needs the anthropic package (pip install anthropic)"
+            ) from exc
+        http = transport_of(anthropic)
+        client = anthropic.Anthropic(
+            api_key=self.config.api_key,
+            base_url=self.config.base_url,
+            max_retries=0,
+            timeout=http.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT),
+        )
+        return client, anthropic
 
     def _build(self, request: ModelRequest) -> dict[str, Any]:
         return build_anthropic_request(self.config, request)
@@ -180,7 +219,8 @@ class AnthropicProvider(SdkProvider):
         stop: str | None = None
         tools: dict[int, list[str]] = {}  # block index -> [id, name, json fragments...]
         saw_call = False
-        with self._client.messages.create(**body, stream=True) as events:
+        create = self._client.messages.create
+        with create(**sdk_arguments(create, body), stream=True) as events:
             for event in events:
                 kind = event.type
                 if kind == "message_start":
@@ -206,7 +246,8 @@ class AnthropicProvider(SdkProvider):
         yield StopEvent(_stop_reason(stop, saw_call))
 
     def _complete(self, body: dict[str, Any]) -> Iterator[ModelEvent]:
-        message = self._client.messages.create(**body)
+        create = self._client.messages.create
+        message = create(**sdk_arguments(create, body))
         saw_call = False
         for block in message.content:
             if block.type == "text" and block.text:
@@ -265,17 +306,4 @@ def _error_body(body: object) -> dict[str, Any]:
 
 def build_anthropic_provider(handle: ModelHandle, options: ProviderOptions) -> Provider:
     config = resolve_anthropic_config(handle, options)
-    try:
-        import anthropic
-    except ImportError as exc:  # pragma: no cover - a broken install
-        raise ProviderError(
-            f"{handle.raw} needs the anthropic package (pip install anthropic)"
-        ) from exc
-    http = transport_of(anthropic)
-    client = anthropic.Anthropic(
-        api_key=config.api_key,
-        base_url=config.base_url,
-        max_retries=0,
-        timeout=http.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT),
-    )
-    return with_retries(AnthropicProvider(config, client, anthropic), options.clock)
+    return with_retries(AnthropicProvider(config), options.clock)

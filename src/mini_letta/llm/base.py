@@ -74,6 +74,19 @@ def close_provider(provider: Provider) -> None:
         provider.close()
 
 
+class ProviderInUse:
+    """`with ProviderInUse(provider):` closes it when the block ends, however it ends."""
+
+    def __init__(self, provider: Provider) -> None:
+        self.provider = provider
+
+    def __enter__(self) -> Provider:
+        return self.provider
+
+    def __exit__(self, *exc: object) -> None:
+        close_provider(self.provider)
+
+
 class ModelResponse(Struct, frozen=True):
     text: str
     tool_calls: tuple[ToolCall, ...]

@@ -66,9 +66,15 @@ def normalize_base_url(url: str, what: str, default_path: str = "") -> str:
     from urllib.parse import urlsplit  # here, not at import: it pulls in ipaddress
 
     text = url.strip().rstrip("/")
-    parts = urlsplit(text)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    try:
+        parts = urlsplit(text)
+        port = parts.port  # a port that is not a number raises here
+    except ValueError:  # `http://[::1` and the like
+        raise InvalidValueError(f"{what} {url!r} is not an http:// or https:// URL") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
         raise InvalidValueError(f"{what} {url!r} is not an http:// or https:// URL")
+    if port is None and parts.netloc.endswith(":"):
+        raise InvalidValueError(f"{what} {url!r} has an empty port (say :8000, or leave it out)")
     return text if parts.path else text + default_path
 
 

@@ -14,20 +14,28 @@ its purpose (chat, reflection, merge review, summary), is built from this.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
-from mini_letta.conversations.messages import Message
+from mini_letta.conversations.messages import Message, ToolCall
 from mini_letta.structs import replace
 
 MISSING_RESULT = "No result was recorded for this call (the turn was interrupted)."
 SUMMARY_PREFIX = "Summary of the earlier conversation:\n"
 
 
-def normalize_history(messages: Iterable[Message]) -> list[Message]:
+def normalize_history(
+    messages: Iterable[Message], declared: Collection[str] | None = None
+) -> list[Message]:
+    """The history to send (see the module doc). With `declared` (the request's tool names), a
+    call to a tool the request does not declare, or with arguments that are not a JSON object,
+    is not replayed as a call: it becomes a line of its assistant message, with its result."""
+    listed = list(messages)
+    if declared is not None:
+        listed = _unreplayable_as_text(listed, set(declared))
     out: list[Message] = []
     answered: set[str] = set()
     open_calls: dict[str, Message] = {}
-    for message in messages:
+    for message in listed:
         if message.role == "tool":
             if message.tool_call_id in open_calls and message.tool_call_id not in answered:
                 answered.add(message.tool_call_id)
@@ -47,6 +55,42 @@ def normalize_history(messages: Iterable[Message]) -> list[Message]:
     while out and out[-1].role == "assistant" and not out[-1].tool_calls:
         out.pop()
     return _one_per_role_turn(out)
+
+
+def _unreplayable_as_text(messages: list[Message], declared: set[str]) -> list[Message]:
+    """Calls an API would reject (an undeclared tool name, arguments that are not an object)
+    as text: `(call NAME ARGS: RESULT)` in the assistant message; their results are dropped."""
+    results = {m.tool_call_id: m.content for m in messages if m.role == "tool" and m.tool_call_id}
+    dropped: set[str] = set()
+    out: list[Message] = []
+    for message in messages:
+        if message.role == "tool" and message.tool_call_id in dropped:
+            continue
+        if message.role != "assistant" or not message.tool_calls:
+            out.append(message)
+            continue
+        bad = [c for c in message.tool_calls if c.name not in declared or not _is_object(c)]
+        if not bad:
+            out.append(message)
+            continue
+        dropped.update(call.id for call in bad)
+        notes = [
+            f"(called {call.name} with {' '.join(call.arguments.split())[:200]!r}: "
+            f"{' '.join(results.get(call.id, MISSING_RESULT).split())[:300]})"
+            for call in bad
+        ]
+        content = "\n".join(part for part in (message.content, *notes) if part.strip())
+        kept = tuple(call for call in message.tool_calls if call not in bad)
+        out.append(replace(message, content=content, tool_calls=kept))
+    return out
+
+
+def _is_object(call: ToolCall) -> bool:
+    try:
+        value = json.loads(call.arguments) if call.arguments.strip() else {}
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(value, dict)
 
 
 def _one_per_role_turn(messages: list[Message]) -> list[Message]:

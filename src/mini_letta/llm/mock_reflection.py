@@ -7,6 +7,7 @@ per new statement with one `memory` call per model call (skipping what memory al
 replacing the line a statement contradicts, or the empty-memory placeholder), and commits once.
 Statements about the project rather than the person ("in this repo …", "这个仓库 …") go to
 `system/project.md` instead, read first and created when missing.
+A file the task marks over its budget is consolidated first (llm/mock_consolidation.py).
 Requests, questions, small talk and one-off plans are skipped. Each call decides only from the
 request, like a model.
 """
@@ -21,6 +22,7 @@ from typing import Any
 from mini_letta.conversations.messages import Message, ToolCall
 from mini_letta.errors import MiniLettaError
 from mini_letta.llm.base import ModelRequest, ModelResponse
+from mini_letta.llm.mock_consolidation import consolidation_edit, files_to_consolidate
 from mini_letta.memory.layout import DEFAULT_HUMAN
 from mini_letta.memory.layout import HUMAN_FILE as HUMAN
 from mini_letta.structs import Struct, replace
@@ -76,7 +78,8 @@ _RELATIVE = {"今天": 0, "昨天": -1, "today": 0, "yesterday": -1}
 _RELATIVE_RE = re.compile(r"(?:今天|昨天|\btoday\b|\byesterday\b)[，,\s]*", _I)
 _NEGATION = re.compile(
     r"(?:不用|不要|别用|而不是|\bnot\b|\bno\b|\binstead of\b|\brather than\b"
-    r"|\bover\b)\s*$",
+    r"|\bover\b|\bno longer (?:use|like|prefer)|\bstopped using|\bswitched from|\breplaced"
+    r"|不再用|不再|从)\s*$",
     _I,
 )
 _GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
@@ -120,9 +123,11 @@ def plan_human_edits(body: str, statements: list[Statement]) -> list[dict[str, A
     lines = [line for line in body.split("\n") if line.strip()]
     edits: list[dict[str, Any]] = []
     for statement in statements:
-        if _known(lines, statement):
+        target = switched_line(lines, statement)
+        if target is None and (_known(lines, statement) or restated(lines, statement)):
             continue
-        target = _contradicted(lines, statement)
+        if target is None:
+            target = _contradicted(lines, statement)
         if target is None and PLACEHOLDER in lines:
             target = lines.index(PLACEHOLDER)
         new = statement.line()
@@ -195,7 +200,17 @@ def respond_reflection(request: ModelRequest) -> ModelResponse:
     if project and PROJECT_FILE not in reads:
         return _call(len(history), "memory_read", {"path": PROJECT_FILE})
     personal = [statement for statement in statements if not is_project_fact(statement)]
-    plan = plan_human_edits(_body(reads[HUMAN].content), personal)
+    body = _body(reads[HUMAN].content)
+    plan = []
+    if HUMAN in files_to_consolidate(task):  # an over-budget file: make room first
+        tidy = consolidation_edit(HUMAN, body, lambda line: _topic(_line_text(line)), _normal)
+        occasion = next((m.get("id") for m in _transcript(task) if m.get("id")), None)
+        if tidy is not None and occasion:  # the gate wants a changed line to cite the slice
+            tidy["evidence"] = [occasion]
+        if tidy is not None:
+            plan.append(tidy)
+            body = tidy["new_str"]
+    plan += plan_human_edits(body, personal)
     if project:
         found = reads[PROJECT_FILE]
         plan += plan_project_edits(None if found.is_error else _body(found.content), project)
@@ -233,6 +248,8 @@ def _classify(sentence: str, created_at: str | None) -> Statement | None:
     corrected = _CORRECTION.match(text)
     core = text[corrected.end() :].strip() if corrected else text
     label = next((name for name, pattern in _KINDS if pattern.search(core)), None)
+    if label is None and parse_switch(core) is not None:
+        label = "Preference"
     if label is None and corrected and len(core) >= 4:
         label = "Correction"
     if label is None or _EPHEMERAL.search(core) or _DEMONSTRATIVE.search(core):
@@ -300,6 +317,84 @@ def _line_text(line: str) -> str:
 
 def _normal(text: str) -> str:
     return re.sub(r"[\W_]+", "", text.lower())
+
+
+# ----- one-sentence contradictions and restatements ---------------------------------------------
+
+_CHOICE = r"([A-Za-z][A-Za-z0-9_.+#-]*(?: [A-Z][A-Za-z0-9_.+#-]*)?|[\u4e00-\u9fff]{1,6}?)"
+_SWITCHES = (
+    re.compile(
+        rf"\b(?:switched|moved|changed|migrated|went)\s+(?:over\s+)?from\s+{_CHOICE}\s+to\s+"
+        rf"{_CHOICE}",
+        _I,
+    ),
+    re.compile(
+        rf"\b(?:no longer|don't|do not|stopped|quit)\s+(?:use|using|like|drink|prefer)\s+"
+        rf"{_CHOICE}\b.*?\b(?:prefer|use|using|like|switched to|moved to|now)\s+{_CHOICE}",
+        _I,
+    ),
+    re.compile(rf"\breplaced\s+{_CHOICE}\s+with\s+{_CHOICE}", _I),
+    re.compile(
+        rf"(?:不再|不)(?:用|喝|吃|使用)\s*{_CHOICE}\s*了?[，,、\s]*(?:改用|换成|改成|改喝|改吃|现在用)"
+        rf"\s*{_CHOICE}(?![\w\u4e00-\u9fff])"
+    ),
+    re.compile(
+        rf"从\s*{_CHOICE}\s*(?:换成|换到|改成|改为|转到|迁移到)了?\s*{_CHOICE}"
+        rf"(?![\w\u4e00-\u9fff])"
+    ),
+)
+_PREFERENCE_WORDS = re.compile(
+    r"\b(?:i|i'm|i am|really|still|do|also|prefer|prefers|like|likes|love|use|using|always)\b"
+    r"|我|还是|更|喜欢|偏好|习惯|用|也|一直",
+    _I,
+)
+
+
+def parse_switch(text: str) -> tuple[str, str] | None:
+    """(old, new) when one sentence names both the choice given up and the one taken:
+    "I no longer use npm, I prefer pnpm", "switched from X to Y", 不再用X，改用Y, 从X换成了Y."""
+    for pattern in _SWITCHES:
+        found = pattern.search(text)
+        if found:
+            old, new = found.group(1).strip(), found.group(2).strip()
+            if old and new and old.lower() != new.lower():
+                return old, new
+    return None
+
+
+def switched_line(lines: list[str], statement: Statement) -> int | None:
+    """The line a one-sentence contradiction replaces: it names the old choice, not the new."""
+    pair = parse_switch(statement.text)
+    if pair is None:
+        return None
+    old, new = pair
+    for index, line in enumerate(lines):
+        if _names(line, old) and not _names(line, new):
+            return index
+    return None
+
+
+def restated(lines: list[str], statement: Statement) -> bool:
+    """A preference said again in other words: everything it says is already in one line."""
+    if statement.topic is not None or parse_switch(statement.text) is not None:
+        return False
+    words = _content_words(statement.text)
+    return bool(words) and any(words <= _content_words(_line_text(line)) for line in lines)
+
+
+def _content_words(text: str) -> set[str]:
+    bare = _PREFERENCE_WORDS.sub(" ", text.lower())
+    words = set(re.findall(r"[a-z0-9][\w.+#-]*", bare))
+    for run in re.findall(r"[\u4e00-\u9fff]+", bare):
+        words |= {run[i : i + 2] for i in range(len(run) - 1)} or {run}
+    return words
+
+
+def _names(line: str, choice: str) -> bool:
+    if re.fullmatch(r"[\u4e00-\u9fff]+", choice):
+        return choice in line
+    edge = "A-Za-z0-9_-"
+    return re.search(rf"(?<![{edge}]){re.escape(choice)}(?![{edge}])", line, _I) is not None
 
 
 # ----- the request -----------------------------------------------------------------------------

@@ -97,7 +97,8 @@ def build_openai_request(config: OpenAIConfig, request: ModelRequest) -> dict[st
     messages: list[dict[str, Any]] = []
     if request.system:
         messages.append({"role": "system", "content": request.system})
-    messages += [_wire_message(message) for message in normalize_history(request.messages)]
+    declared = {tool.name for tool in request.tools}
+    messages += [_wire_message(m) for m in normalize_history(request.messages, declared)]
     body: dict[str, Any] = {"model": config.model, "messages": messages}
     if request.tools:
         body["tools"] = [
@@ -146,9 +147,27 @@ def _wire_message(message: Message) -> dict[str, Any]:
 
 
 class OpenAIProvider(SdkProvider):
-    def __init__(self, config: OpenAIConfig, client: Any, sdk: Any) -> None:
-        super().__init__(config.handle, config.context_window, client, sdk, sdk.OpenAIError)
+    base_error = "OpenAIError"
+
+    def __init__(self, config: OpenAIConfig) -> None:
+        super().__init__(config.handle, config.context_window)
         self.config = config
+
+    def _connect(self) -> tuple[Any, Any]:
+        try:
+            import openai
+        except ImportError as exc:  # pragma: no cover - a broken install
+            raise ProviderError(
+                f"{self.handle} needs the openai package (pip install openai)"
+            ) from exc
+        http = transport_of(openai)
+        client = openai.OpenAI(
+            api_key=self.config.api_key,
+            base_url=self.config.base_url,
+            max_retries=0,
+            timeout=http.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT),
+        )
+        return client, openai
 
     def _build(self, request: ModelRequest) -> dict[str, Any]:
         return build_openai_request(self.config, request)
@@ -272,15 +291,4 @@ def _error_type(body: object) -> str:
 def build_openai_provider(handle: ModelHandle, options: ProviderOptions) -> Provider:
     """Registry factory for openai/ and the local presets (ollama, llamacpp, lmstudio, vllm)."""
     config = resolve_openai_config(handle, options)
-    try:
-        import openai
-    except ImportError as exc:  # pragma: no cover - a broken install
-        raise ProviderError(f"{handle.raw} needs the openai package (pip install openai)") from exc
-    http = transport_of(openai)
-    client = openai.OpenAI(
-        api_key=config.api_key,
-        base_url=config.base_url,
-        max_retries=0,
-        timeout=http.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT),
-    )
-    return with_retries(OpenAIProvider(config, client, openai), options.clock)
+    return with_retries(OpenAIProvider(config), options.clock)

@@ -1,7 +1,6 @@
-"""Provider name -> factory, imported on first use so the mock path never loads an SDK.
-
-The table is immutable; each factory takes the parsed handle and `ProviderOptions` and returns
-a `Provider`. Adding a provider means one row here and one module.
+"""Build a provider from its handle: the factory named in llm/handles.py `PROVIDERS`, imported
+on first use so the mock path never loads an SDK. Each factory takes the parsed handle and
+`ProviderOptions` and returns a `Provider`.
 """
 
 from __future__ import annotations
@@ -17,21 +16,8 @@ __all__ = ["CacheTtl", "ProviderOptions", "build_provider"]
 
 from mini_letta.agents.records import CacheTtl
 from mini_letta.clock import Clock, SystemClock
-from mini_letta.errors import UnknownModelError
 from mini_letta.llm.base import Provider
-from mini_letta.llm.handles import ModelHandle, parse_handle
-
-_OPENAI = "mini_letta.llm.openai_provider:build_openai_provider"
-_FACTORIES: Mapping[str, str] = {
-    "mock": "mini_letta.llm.mock:build_mock_provider",
-    "script": "mini_letta.llm.script:build_script_provider",
-    "openai": _OPENAI,
-    "ollama": _OPENAI,
-    "llamacpp": _OPENAI,
-    "lmstudio": _OPENAI,
-    "vllm": _OPENAI,
-    "anthropic": "mini_letta.llm.anthropic_provider:build_anthropic_provider",
-}
+from mini_letta.llm.handles import PROVIDERS, ModelHandle, parse_handle
 
 
 class ProviderOptions(Struct, frozen=True):
@@ -47,12 +33,6 @@ class ProviderOptions(Struct, frozen=True):
 
 def build_provider(handle: str | ModelHandle, options: ProviderOptions) -> Provider:
     parsed = parse_handle(handle) if isinstance(handle, str) else handle
-    target = _FACTORIES.get(parsed.provider)
-    if target is None:
-        available = ", ".join(sorted(_FACTORIES))
-        raise UnknownModelError(
-            f"provider {parsed.provider!r} is not available in this build (available: {available})"
-        )
-    module_name, _, attr = target.partition(":")
+    module_name, _, attr = PROVIDERS[parsed.provider].partition(":")
     factory = getattr(importlib.import_module(module_name), attr)
     return cast(Provider, factory(parsed, options))

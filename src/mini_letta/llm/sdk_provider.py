@@ -3,6 +3,11 @@
 A subclass builds the wire body, streams chat turns, answers other purposes (summary,
 reflection, merge) with one non-streamed call, and maps an SDK exception to our kinds. This
 class owns the order: build, dispatch on purpose, catch only the SDK's own exceptions.
+
+The SDK is imported and its client made at the first request, not when the provider is built:
+what only reads the model's window (`context`, `conversations show`, a reflection's budget)
+never pays the SDK's import (about a second on a busy machine). `close()` releases the
+client's connection pool; whoever built the provider closes it when done.
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ from __future__ import annotations
 import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 from mini_letta.errors import ProviderError
 from mini_letta.llm.base import ModelEvent, ModelRequest
@@ -18,30 +23,55 @@ from mini_letta.llm.failures import transport_of
 
 
 class SdkProvider(ABC):
-    def __init__(
-        self, handle: str, context_window: int, client: Any, sdk: Any, base_error: type
-    ) -> None:
+    base_error: ClassVar[str]  # the SDK's root exception class, e.g. "OpenAIError"
+
+    def __init__(self, handle: str, context_window: int) -> None:
         self.handle = handle
         self.context_window = context_window
-        self._client = client
-        self._sdk = sdk
-        # The SDK client pools connections; release them when the provider is dropped (or
-        # closed), so no socket is left for the garbage collector to complain about.
-        self._release = weakref.finalize(self, client.close)
-        self._errors: tuple[type[BaseException], ...] = (base_error, transport_of(sdk).HTTPError)
+        self._connection: tuple[Any, Any] | None = None  # (client, sdk module) once connected
+        self._release: weakref.finalize[..., Any] | None = None
+
+    @property
+    def _client(self) -> Any:
+        return self._connected()[0]
+
+    @property
+    def _sdk(self) -> Any:
+        return self._connected()[1]
+
+    def _connected(self) -> tuple[Any, Any]:
+        if self._connection is None:
+            client, sdk = self._connect()
+            self._connection = (client, sdk)
+            # Closed by `close()`; if an embedding program forgets, the pool is still released
+            # when the provider is dropped rather than at some later collection.
+            self._release = weakref.finalize(self, client.close)
+        return self._connection
 
     def close(self) -> None:
-        self._release()
+        """Release the client's connections; a later request connects again."""
+        if self._release is not None:
+            self._release()
+        self._connection = self._release = None
 
     def stream(self, request: ModelRequest) -> Iterator[ModelEvent]:
         body = self._build(request)
+        sdk = self._sdk
+        errors: tuple[type[BaseException], ...] = (
+            getattr(sdk, self.base_error),
+            transport_of(sdk).HTTPError,
+        )
         try:
             if request.purpose == "chat":
                 yield from self._stream(body)
             else:
                 yield from self._complete(body)
-        except self._errors as exc:
+        except errors as exc:
             raise self._map_error(exc) from exc
+
+    @abstractmethod
+    def _connect(self) -> tuple[Any, Any]:
+        """Import the SDK and make its client: (client, sdk module)."""
 
     @abstractmethod
     def _build(self, request: ModelRequest) -> dict[str, Any]: ...

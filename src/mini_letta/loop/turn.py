@@ -227,8 +227,7 @@ def _touch_record(
     if title is not None and not record.title:
         changes["title"] = make_title(title)
     if last_turn is not None:
-        extra = {**record.extra, "lastTurn": last_turn}
+        changes["last_turn"] = last_turn
         if usage is not None:
-            extra = setup.store.with_turn_usage(extra, *usage)
-        changes["extra"] = extra
+            changes["usage_totals"] = setup.store.with_turn_usage(record.usage_totals, *usage)
     setup.store.save_record(record.with_updates(**changes))

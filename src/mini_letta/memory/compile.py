@@ -2,11 +2,13 @@
 
 Order (deterministic, locale-independent): base prompt, `<self>` from system/persona.md, every
 other system/**.md inlined (folders as nested sections, each file with its description), the
-external memory as a tree with descriptions, the skills (skills/<name>/SKILL.md), then a short
-metadata block. Uncommitted edits are invisible. `PromptCompiler` owns the cache (in memory and,
-optionally, a JSON file keyed by sha), so an unchanged memory costs one HEAD lookup per call. It
-compiles HEAD or any given commit: a conversation keeps the commit its prompt was compiled from
-(context/prompt_pin.py), so its prompt stays byte-identical while memory moves on.
+external memory as a tree with descriptions (bounded: memory/listing.py), the skills block
+the caller renders (from the frontmatter of skills/<name>/SKILL.md this module hands out with the
+section), then a short metadata block. Uncommitted edits are invisible. `PromptCompiler` owns the
+cache (in memory and, optionally, a JSON file keyed by sha), so an unchanged memory costs one HEAD
+lookup per call. It compiles HEAD or any given commit: a conversation keeps the commit its prompt
+was compiled from (context/prompt_pin.py), so its prompt stays byte-identical while memory moves
+on.
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
 
 from mini_letta.errors import CorruptFileError, FrontmatterError, GitError, StorageError
+from mini_letta.home import SKILLS_DIR_NAME as SKILLS
 from mini_letta.memory.layout import PERSONA_FILE as PERSONA
 from mini_letta.memory.repo import GitRepo
 from mini_letta.structs import Struct, field
 
 CACHE_SCHEMA_VERSION = 1
-_RENDER_VERSION = 1  # bump when the section format changes, so disk caches are rebuilt
+_SKILL_HEAD_BYTES = 8192  # a skill's frontmatter is far shorter; the body is loaded on demand
+_RENDER_VERSION = 4  # bump when the section format changes, so disk caches are rebuilt
 
 Metadata = Mapping[str, str] | Callable[[], Mapping[str, str]]
 
@@ -46,10 +50,12 @@ def render_memory_section(repo_path: Path) -> str:
     return build_memory_section(repo.read_blobs("HEAD"))
 
 
-def assemble_prompt(base: str, section: str, metadata: Mapping[str, str]) -> str:
+def assemble_prompt(base: str, section: str, metadata: Mapping[str, str], skills: str = "") -> str:
     parts = [base.strip()]
     if section:
         parts.append(section)
+    if skills:
+        parts.append(skills)
     if metadata:
         lines = "\n".join(f"- {key}: {value}" for key, value in metadata.items())
         parts.append(f"<memory_metadata>\n{lines}\n</memory_metadata>")
@@ -61,19 +67,15 @@ def build_memory_section(blobs: Mapping[str, bytes]) -> str:
     persona: _Entry | None = None
     system = _Folder()
     external: list[_Entry] = []
-    skills: list[tuple[str, str, str]] = []
     for path in sorted(blobs, key=_sort_key):
-        if not path.endswith(".md"):
-            continue
+        if not path.endswith(".md") or path.startswith(f"{SKILLS}/"):
+            continue  # skills are listed by the skills block, from memory_skill_texts
         entry = _entry(path, blobs[path])
         parts = path.split("/")
         if path == PERSONA:
             persona = entry
         elif parts[0] == "system":
             _insert(system, parts[1:], entry)
-        elif parts[0] == "skills":
-            if len(parts) == 3 and parts[2] == "SKILL.md":
-                skills.append((parts[1], entry.description, path))
         else:
             external.append(entry)
     sections: list[str] = []
@@ -82,12 +84,24 @@ def build_memory_section(blobs: Mapping[str, bytes]) -> str:
     if system.files or system.folders:
         sections.append(f"<system_memory>\n{_render_folder(system)}</system_memory>")
     if external:
-        tree = "\n".join(render_tree_lines([(e.path, e.description) for e in external]))
+        from mini_letta.memory.listing import render_bounded_tree
+
+        listed = [(e.path, e.description) for e in external]
+        tree = render_bounded_tree(listed, render_tree_lines)
         sections.append(f"<external_memory>\n{tree}\n</external_memory>")
-    if skills:
-        lines = "\n".join(f"- {name}: {desc} ({path})" for name, desc, path in skills)
-        sections.append(f"<available_skills>\n{lines}\n</available_skills>")
     return "\n\n".join(sections)
+
+
+def memory_skill_texts(blobs: Mapping[str, bytes]) -> tuple[tuple[str, str], ...]:
+    """(path, frontmatter text) of every skills/<name>/SKILL.md: what the prompt lists."""
+    found: list[tuple[str, str]] = []
+    for path in sorted(blobs, key=_sort_key):
+        parts = path.split("/")
+        if len(parts) == 3 and parts[0] == SKILLS and parts[2] == "SKILL.md":
+            text = blobs[path][:_SKILL_HEAD_BYTES].decode("utf-8", "replace")
+            end = text.find("\n---", 3)
+            found.append((path, text if end < 0 else text[: end + 4] + "\n"))
+    return tuple(found)
 
 
 UPDATE_NOTE = (
@@ -111,7 +125,14 @@ def render_memory_update(
         return ""
     parts = [f'<memory_update commit="{commit[:12]}">\n{UPDATE_NOTE}']
     if changed:
-        parts.append(build_memory_section(changed))
+        section = build_memory_section(changed)
+        if section:
+            parts.append(section)
+        skills = sorted(p.split("/")[1] for p, _ in memory_skill_texts(changed))
+        if skills:
+            parts.append(
+                "Skills added or changed in memory (skills/<name>/SKILL.md): " + ", ".join(skills)
+            )
     if removed:
         parts.append("Removed: " + ", ".join(removed))
     return "\n\n".join(parts) + "\n</memory_update>"
@@ -130,7 +151,8 @@ class PromptCompiler:
         self.cache_file = cache_file
         self._section_key: str | None = None
         self._section = ""
-        self._prompt_key: tuple[str, str] | None = None
+        self._skills: tuple[tuple[str, str], ...] = ()
+        self._prompt_key: tuple[str, str, str] | None = None
         self._prompt = ""
         self.compiles = 0  # how many times the memory was actually rendered (for tests/bench)
 
@@ -142,28 +164,37 @@ class PromptCompiler:
         head = self.head() if head is None else head
         if head == self._section_key:
             return self._section
-        section = self._load_cached(head)
-        if section is None:
-            section = build_memory_section(self.repo.read_blobs(head)) if head else ""
+        cached = self._load_cached(head)
+        if cached is None:
+            blobs = self.repo.read_blobs(head) if head else {}
+            cached = _redacted(build_memory_section(blobs)), memory_skill_texts(blobs)
             self.compiles += 1
-            self._save_cached(head, section)
-        self._section_key, self._section = head, section
-        return section
+            self._save_cached(head, *cached)
+        self._section_key, (self._section, self._skills) = head, cached
+        return self._section
 
-    def compile(self, base: str, metadata: Metadata, commit: str | None = None) -> str:
-        """The prompt at `commit` (default HEAD); GitError when that commit cannot be read."""
+    def memory_skills(self, head: str | None = None) -> tuple[tuple[str, str], ...]:
+        """(path, frontmatter) of the memory's skills at `head`, read with the section."""
+        self.memory_section(head)
+        return self._skills
+
+    def compile(
+        self, base: str, metadata: Metadata, commit: str | None = None, skills: str = ""
+    ) -> str:
+        """The prompt at `commit` (default HEAD) with the skills block the caller rendered;
+        GitError when that commit cannot be read."""
         head = self.head() if commit is None else commit
-        key = (head, base)
+        key = (head, base, skills)
         if key == self._prompt_key:
             if not callable(metadata):
-                return assemble_prompt(base, self._section, metadata)
+                return assemble_prompt(base, self._section, metadata, skills)
             return self._prompt
         section = self.memory_section(head)
         meta = metadata() if callable(metadata) else metadata
-        self._prompt_key, self._prompt = key, assemble_prompt(base, section, meta)
+        self._prompt_key, self._prompt = key, assemble_prompt(base, section, meta, skills)
         return self._prompt
 
-    def _load_cached(self, head: str) -> str | None:
+    def _load_cached(self, head: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
         if self.cache_file is None or not head:
             return None
         from mini_letta.storage.atomic import load_json
@@ -174,10 +205,17 @@ class PromptCompiler:
             return None  # a cache: rebuild it rather than fail the turn
         if not data or data.get("head") != head or data.get("renderVersion") != _RENDER_VERSION:
             return None
-        section = data.get("memory")
-        return section if isinstance(section, str) else None
+        section, skills = data.get("memory"), data.get("skills", [])
+        if not isinstance(section, str) or not isinstance(skills, list):
+            return None
+        pairs = tuple(
+            (str(item[0]), str(item[1]))
+            for item in skills
+            if isinstance(item, list) and len(item) == 2
+        )
+        return section, pairs
 
-    def _save_cached(self, head: str, section: str) -> None:
+    def _save_cached(self, head: str, section: str, skills: tuple[tuple[str, str], ...]) -> None:
         if self.cache_file is None or not head:
             return
         from mini_letta.storage.atomic import save_json
@@ -187,10 +225,19 @@ class PromptCompiler:
             "renderVersion": _RENDER_VERSION,
             "head": head,
             "memory": section,
+            "skills": [list(pair) for pair in skills],
         }
         # The prompt is correct without its cache; the next compile simply tries again.
         with contextlib.suppress(StorageError):
             save_json(self.cache_file, record)
+
+
+def _redacted(section: str) -> str:
+    """The section with any credential redacted: memory refuses them on every way in, but a
+    file committed by hand outside mini-letta would otherwise reach the provider and the cache."""
+    from mini_letta.memory.secrets import redact_secrets  # only when memory is rendered
+
+    return redact_secrets(section)
 
 
 def _require_repo(repo: GitRepo) -> None:

@@ -7,7 +7,6 @@ tool and leave memory exactly as before when they are refused or fail.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,7 +17,9 @@ from mini_letta.memory.edits import (
     restore_snapshot,
     write_memory_plan,
 )
-from mini_letta.memory.frontmatter import decode_memory_bytes, parse_memory_file
+from mini_letta.memory.files import memory_file_paths, read_memory_text
+from mini_letta.memory.frontmatter import parse_memory_file
+from mini_letta.memory.layout import skill_of_bundled_file
 from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.repo import GitRepo, lock_memory
 from mini_letta.memory.secrets import find_secret, iter_secrets, refuse_secret, secret_values
@@ -168,14 +169,11 @@ def validate_memory(memory_dir: Path) -> tuple[int, list[Problem]]:
     """(files checked, problems) for the working tree: frontmatter, skill layout, secrets."""
     checked = 0
     problems: list[Problem] = []
-    for folder, dirs, files in os.walk(memory_dir):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(files):
-            rel = (Path(folder) / name).relative_to(memory_dir).as_posix()
-            if not name.endswith(".md"):
-                continue
-            checked += 1
-            problems += _file_problems(memory_dir, rel)
+    for rel in memory_file_paths(memory_dir):
+        if skill_of_bundled_file(rel) is not None:
+            continue
+        checked += 1
+        problems += _file_problems(memory_dir, rel)
     return checked, sorted(problems, key=lambda p: p.path)
 
 
@@ -220,13 +218,27 @@ def write_and_commit(
 
     The caller holds the memory lock and has checked that the touched paths are clean.
     """
-    outcome = write_memory_plan(memory_dir, plan)
+    from mini_letta.memory.journal import begin_edit, end_edit
+
+    before = {path: _file_bytes(memory_dir / path) for path in plan.touched}
+    begin_edit(memory_dir, message, before, plan.writes)  # settled by the next writer if we die
     try:
-        sha = GitRepo(memory_dir).commit_paths(outcome.touched, message)
-    except BaseException:
-        restore_snapshot(memory_dir, outcome.snapshot)
-        raise
+        outcome = write_memory_plan(memory_dir, plan)  # puts the files back itself on failure
+        try:
+            sha = GitRepo(memory_dir).commit_paths(outcome.touched, message)
+        except BaseException:
+            restore_snapshot(memory_dir, outcome.snapshot)
+            raise
+    finally:
+        end_edit(memory_dir)
     return outcome, sha
+
+
+def _file_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
 
 
 _TEMPLATE = "---\ndescription: \n---\n"
@@ -252,8 +264,10 @@ def _file_problems(memory_dir: Path, rel: str) -> list[Problem]:
     if parts[0] == "skills" and len(parts) == 2:
         return [Problem(rel, "skills are folders: use skills/<name>/SKILL.md")]
     try:
-        text = decode_memory_bytes((memory_dir / rel).read_bytes(), rel)
+        text = read_memory_text(memory_dir, rel)
         parse_memory_file(text, rel)
+    except FileNotFoundError:
+        return []  # gone since the walk listed it
     except FrontmatterError as exc:
         return [Problem(rel, str(exc).removeprefix(f"{rel}: "))]
     kind = find_secret(text)

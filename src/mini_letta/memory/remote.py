@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from mini_letta.errors import GitError, InvalidValueError, MemfsError
+from mini_letta.errors import InvalidValueError, MemfsError
+from mini_letta.memory.incoming import describe_refusal, incoming_problems
 from mini_letta.memory.repo import GitRepo, ensure_git_available
 
 REMOTE = "origin"
@@ -51,12 +52,54 @@ def check_remote_url(url: str, cwd: Path) -> str:
     return os.path.normpath(cwd / Path(text).expanduser())
 
 
+# The receive side of a push to this machine runs here, as this user: none of the remote
+# repository's programs may run there (hooks, fsmonitor, alternates, an automatic gc), and it
+# never updates a working tree.
+_RECEIVE_CONFIG = (
+    "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "core.alternateRefsCommand=",
+    "receive.denyCurrentBranch=refuse",
+    "receive.autogc=false",
+)
+
+
 def push_options(url: str) -> tuple[str, ...]:
-    """Extra `git push` options for `url`. A remote on this machine runs its receive side here,
-    as this user, with its own hooks: those are turned off like every repository program."""
-    if url.startswith("file://") or ("://" not in url and not _SCP_LIKE.match(url)):
-        return ("--receive-pack=git -c core.hooksPath=/dev/null receive-pack",)
+    """Extra `git push` options for `url`: for a remote on this machine, a receive side that
+    runs none of the remote repository's programs (`_RECEIVE_CONFIG`)."""
+    if local_remote_path(url) is not None:
+        config = " ".join(f"-c {item}" for item in _RECEIVE_CONFIG)
+        return (f"--receive-pack=git {config} receive-pack",)
     return ()
+
+
+def local_remote_path(url: str) -> Path | None:
+    """The folder a remote on this machine lives in (a path or a file:// URL), else None."""
+    if url.startswith("file://"):
+        return Path(urlsplit(url).path)
+    if "://" in url or _SCP_LIKE.match(url):
+        return None
+    return Path(url)
+
+
+def refuse_non_bare_remote(repo: GitRepo, url: str) -> None:
+    """A remote on this machine must be a bare repository: pushing to one with a working tree
+    can check files out there, and checking out runs that repository's filters and fsmonitor."""
+    path = local_remote_path(url)
+    if path is None or not path.exists():
+        return
+    config = path / "config"
+    bare = False
+    if not (path / ".git").exists() and config.is_file():
+        code, _ = repo.try_run("config", "--file", str(config), "--get", "core.worktree")
+        said = repo.run("config", "--file", str(config), "--get", "core.bare", check=False)
+        bare = code != 0 and said.strip().lower() in ("true", "yes", "on", "1", "")
+    if not bare:
+        raise MemfsError(
+            f"the remote {path} is not a bare repository, and pushing to one with a working "
+            f"tree can run its programs; make a bare copy (`git clone --bare {path} "
+            f"{path}.git`) and use it (`mini-letta memory remote set {path}.git`)"
+        )
 
 
 def memory_remote_repo(memory_dir: Path, environ: Mapping[str, str] | None = None) -> GitRepo:
@@ -108,9 +151,12 @@ def clone_memory(url: str, memory_dir: Path, environ: Mapping[str, str] | None =
         if empty != 0:
             shutil.rmtree(staging, ignore_errors=True)
             return False
+        problems = incoming_problems(clone, None, f"refs/remotes/{REMOTE}/{BRANCH}")
+        if problems:
+            raise MemfsError(describe_refusal(problems))
         clone.run("checkout", "-q", "-B", BRANCH, f"refs/remotes/{REMOTE}/{BRANCH}")
         clone.run("branch", "-q", f"--set-upstream-to={REMOTE}/{BRANCH}", BRANCH)
-    except GitError:
+    except MemfsError:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     staging.rename(memory_dir)

@@ -28,7 +28,7 @@ from mini_letta.gitsafe import (
     safe_git_env,
     user_transport_config,
 )
-from mini_letta.home import memory_lock_file
+from mini_letta.home import memory_journal_file, memory_lock_file
 from mini_letta.storage.locks import exclusive_lock
 
 if TYPE_CHECKING:
@@ -46,10 +46,15 @@ _CONFIG = (
     "core.autocrlf=false",
     "core.quotepath=false",
     "init.defaultBranch=main",
+    # Packed in the foreground (no detached child outliving the command) and sooner than
+    # git's 6,700 loose objects: months of small commits stay a few packs.
+    "gc.autoDetach=false",
+    "gc.auto=1000",
 )
 # Remote operations (sync) also read the user's config; these keep their results predictable.
 _REMOTE_CONFIG = ("merge.conflictStyle=diff3", "push.default=nothing")
 _SUBMODULE = "160000"  # a gitlink's mode: its sha is a commit of another repository
+_SYMLINK = "120000"  # a symbolic link's mode: its blob is where the link points
 # Plumbing that never runs a filter or merge driver, so needs no look at the repo's drivers.
 _NO_DRIVER_COMMANDS = frozenset(
     {"rev-parse", "symbolic-ref", "ls-tree", "cat-file", "log", "ls-files", "config", "init"}
@@ -61,12 +66,17 @@ def lock_memory(memory_dir: Path, *, timeout: float = MEMORY_LOCK_TIMEOUT) -> It
     """The lock every memory writer holds (the memory tool, `memory edit`/`undo`, a merge).
 
     Once it is held, the lock files a killed git left are cleared (memory/git_locks.py
-    has the rule). Raises LockTimeoutError when another process keeps it for `timeout` seconds.
+    has the rule) and an edit whose writer was stopped is settled (memory/journal.py).
+    Raises LockTimeoutError when another process keeps it for `timeout` seconds.
     """
     from mini_letta.memory.git_locks import clear_stale_git_locks
 
     with exclusive_lock(memory_lock_file(memory_dir), timeout=timeout, what="memory"):
         clear_stale_git_locks(memory_dir)
+        if memory_journal_file(memory_dir).exists():  # a writer was stopped mid-edit
+            from mini_letta.memory.journal import settle_interrupted_edit
+
+            settle_interrupted_edit(memory_dir, GitRepo(memory_dir))
         yield
 
 
@@ -347,14 +357,20 @@ class GitRepo:
             if not item:
                 continue
             meta, _, path = item.partition("\t")
-            _mode, kind, sha = meta.split()
-            if kind == "blob":
+            mode, kind, sha = meta.split()
+            if kind == "blob" and mode != _SYMLINK:  # a link is not a memory file
                 entries.append((path, sha))
         if not entries:
             return {}
-        request = "".join(f"{sha}\n" for _, sha in entries).encode("ascii")
-        output = self.run_bytes("cat-file", "--batch", "--buffer", stdin=request)
-        return dict(zip((path for path, _ in entries), _parse_batch(output), strict=True))
+        contents = self.read_objects([sha for _, sha in entries])
+        return dict(zip((path for path, _ in entries), contents, strict=True))
+
+    def read_objects(self, shas: Sequence[str]) -> list[bytes]:
+        """The contents of objects by sha, in order, with one git process."""
+        if not shas:
+            return []
+        request = "".join(f"{sha}\n" for sha in shas).encode("ascii")
+        return _parse_batch(self.run_bytes("cat-file", "--batch", "--buffer", stdin=request))
 
     def read_changed_blobs(self, old: str, new: str) -> tuple[dict[str, bytes], dict[str, bytes]]:
         """The files that differ between two commits, as (at `old`, at `new`): a file added has

@@ -10,11 +10,11 @@ removed afterwards; the message log is kept.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock, format_timestamp
-from mini_letta.conversations.messages import Usage
+from mini_letta.conversations.messages import Message, Usage
 from mini_letta.conversations.records import ConversationRecord
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.home import Home, ensure_dir
@@ -23,14 +23,14 @@ from mini_letta.loop.events import MessageEvent, TurnResult
 from mini_letta.loop.setup import TurnSetup
 from mini_letta.loop.turn import run_turn
 from mini_letta.storage.locks import exclusive_lock
-from mini_letta.structs import Struct
+from mini_letta.structs import Struct, replace
 from mini_letta.tools.base import ToolContext, Toolset
 
 DEFAULT_REFLECTION_STEPS = 24
-# Tool results that mean the agent tried what it must not: a tool it does not have, or a
-# secret into memory. A run that changed nothing after one of these failed rather than
-# finding nothing worth keeping, so its slice is offered again.
-_REFUSALS = ("UnknownTool: ", "SecretDetectedError: ")
+# Tool results that mean the agent tried what it must not: a tool it does not have, a secret
+# into memory, a write to a path that is not memory's. A run with one of these failed, whatever
+# it did after, so its slice is offered again.
+_REFUSALS = ("UnknownTool: ", "SecretDetectedError: ", "OutsideMemoryError: ")
 
 
 class RunTranscript(ConversationStore):
@@ -42,6 +42,12 @@ class RunTranscript(ConversationStore):
 
     def lock(self, timeout: float = 30.0) -> contextlib.AbstractContextManager[None]:
         return exclusive_lock(self.files.lock, timeout=timeout, what=self.conversation_id)
+
+    def append(self, messages: Message | Sequence[Message]) -> list[int]:
+        """Append with credentials redacted: a run's transcript is kept for review, and what
+        the reflection agent wrote into a tool call's arguments is no safer than its text."""
+        batch = [messages] if isinstance(messages, Message) else list(messages)
+        return super().append([redacted_message(message) for message in batch])
 
     def start(self, clock: Clock) -> None:
         ensure_dir(self.dir)
@@ -56,6 +62,20 @@ class RunTranscript(ConversationStore):
         for path in (self.files.record, self.files.lock, self.log.lock_path):
             with contextlib.suppress(OSError):
                 path.unlink()
+
+
+def redacted_message(message: Message) -> Message:
+    """`message` with the scanner's matches redacted from its text and tool-call arguments."""
+    from mini_letta.memory.secrets import redact_secrets
+    from mini_letta.reflection.payload import redact_arguments
+
+    calls = tuple(
+        replace(call, arguments=redact_arguments(call.arguments)) for call in message.tool_calls
+    )
+    content = redact_secrets(message.content)
+    if content == message.content and calls == message.tool_calls:
+        return message
+    return replace(message, content=content, tool_calls=calls)
 
 
 class SideAgentSpec(Struct, frozen=True):

@@ -9,21 +9,36 @@ offered again. Either way the record keeps the gate's reasons.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
+
 from mini_letta.clock import Clock
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import ReflectionError
-from mini_letta.home import Home
-from mini_letta.memory.repo import GitRepo
+from mini_letta.home import Home, lock_file_for
+from mini_letta.memory.repo import GitRepo, lock_memory
 from mini_letta.reflection.finalise import merge_branch
 from mini_letta.reflection.records import RunRecord, SliceInfo, load_run_record, save_run_record
 from mini_letta.reflection.run import rejected_branch
 from mini_letta.reflection.settlement import settle_conversation
 from mini_letta.reflection.watermark import ReflectionState, Watermark
 from mini_letta.reflection.worktree import Worktree, check_memory_repo
+from mini_letta.storage.locks import exclusive_lock
 
 
 def accept_rejected_run(home: Home, agent_id: str, run_id: str, clock: Clock) -> RunRecord:
     """Merge a rejected run anyway; returns its updated record."""
+    with _deciding(home, agent_id, run_id):
+        return _accept(home, agent_id, run_id, clock)
+
+
+def _deciding(home: Home, agent_id: str, run_id: str) -> AbstractContextManager[None]:
+    """One decision per run at a time: a second accept or discard waits, then finds the run
+    decided (the record is read again inside) instead of both reporting success."""
+    record = lock_file_for(home.reflection_record_file(agent_id, run_id))
+    return exclusive_lock(record, what=f"reflection run {run_id}")
+
+
+def _accept(home: Home, agent_id: str, run_id: str, clock: Clock) -> RunRecord:
     record, parent, branch = _pending(home, agent_id, run_id)
     problem = check_memory_repo(parent)
     if problem is not None:
@@ -60,11 +75,13 @@ def accept_rejected_run(home: Home, agent_id: str, run_id: str, clock: Clock) ->
 
 def discard_rejected_run(home: Home, agent_id: str, run_id: str) -> RunRecord:
     """Drop a rejected run's branch; its messages will be reflected on again."""
-    record, parent, branch = _pending(home, agent_id, run_id)
-    parent.returncode("branch", "-D", branch)
-    discarded = record.with_updates(decision="discarded", branch=None)
-    save_run_record(home, discarded)
-    return discarded
+    with _deciding(home, agent_id, run_id):
+        record, parent, branch = _pending(home, agent_id, run_id)
+        with lock_memory(parent.path):
+            parent.returncode("branch", "-D", branch)
+        discarded = record.with_updates(decision="discarded", branch=None)
+        save_run_record(home, discarded)
+        return discarded
 
 
 def _pending(home: Home, agent_id: str, run_id: str) -> tuple[RunRecord, GitRepo, str]:

@@ -13,12 +13,15 @@ A suite file (JSON, or YAML when the name ends in .yaml/.yml) holds a list of ca
 
 `at` defaults to a minute after the previous message; a user message with no assistant reply
 after it gets "OK.". Checks compare case-insensitively against the text of every memory file
-under `in` (a file or a folder such as `system/`; default: all of memory).
+under `in` (a file or a folder such as `system/`; default: all of memory), as whole words:
+`npm` is not found inside `pnpm` nor `vim` inside `neovim`. Chinese is written without spaces,
+so where a check begins or ends with a CJK character that end matches anywhere.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime, timedelta
 from importlib import resources
 from pathlib import Path
@@ -48,15 +51,12 @@ class Check(Struct, frozen=True):
     text: str
     where: str = ""  # a memory file or folder; "" is all of memory
 
-    def describe(self) -> str:
-        place = f" in {self.where}" if self.where else ""
-        return f"{self.kind} {self.text!r}{place}"
-
     def failure(self, files: dict[str, str]) -> str | None:
         """What is wrong with `files` (memory path -> text), or None when the check holds."""
-        needle = self.text.lower()
-        scope = {path: text.lower() for path, text in files.items() if _under(path, self.where)}
-        hits = {path: text.count(needle) for path, text in scope.items() if needle in text}
+        term = _term(self.text)
+        scope = {path: text for path, text in files.items() if _under(path, self.where)}
+        counts = {path: len(term.findall(text)) for path, text in scope.items()}
+        hits = {path: count for path, count in counts.items() if count}
         place = self.where.strip("/") or "memory"
         if self.kind == "contains" and not hits:
             return f"{self.text!r} is missing from {place}"
@@ -65,6 +65,17 @@ class Check(Struct, frozen=True):
         if self.kind == "atMostOnce" and sum(hits.values()) > 1:
             return f"{self.text!r} appears {sum(hits.values())} times in {place}"
         return None
+
+
+def _term(text: str) -> re.Pattern[str]:
+    """`text` as a case-insensitive whole-word pattern: an end that is a Latin letter or a
+    digit may not touch another one (a plain escaped needle: linear in the memory's size)."""
+    before = r"(?<![a-z0-9])" if _WORDLIKE.match(text[:1]) else ""
+    after = r"(?![a-z0-9])" if _WORDLIKE.match(text[-1:]) else ""
+    return re.compile(before + re.escape(text) + after, re.IGNORECASE)
+
+
+_WORDLIKE = re.compile(r"[A-Za-z0-9]")
 
 
 class EvalCase(Struct, frozen=True):

@@ -1,11 +1,13 @@
 """Finalising a reflection worktree: classify it, merge it, in exact order.
 
-The checks run in this order and the first match decides: worktree dirty → `dirty_uncommitted`;
-the agent failed → `failed`; no commits → `failed` when the harness refused the agent
-something (an unknown tool, a secret), else `no_changes`; parent dirty → `parent_dirty`; then
-the memory gate (`gate.py`) names reasons → `rejected` (the branch is the caller's to keep); then
-`merge=explicit` → the primary agent reviews and merges (the harness verifies the branch is in
-main, whatever the agent said) or `merge=auto` → `git merge`, `merge_conflict` after an abort.
+The checks run in this order and the first match decides: the harness refused the agent
+something (an unknown tool, a secret, a path outside memory) → `failed`, whatever it did after;
+worktree dirty → `dirty_uncommitted`; the agent failed → `failed`; no commits → `no_changes`;
+parent dirty → `parent_dirty`; then the memory gate (`gate.py`) names reasons → `rejected`
+(the branch is the caller's to keep); then the review model, when one is set, rejects a hunk
+→ `rejected` (`hunk_review.py`); then `merge=explicit` → the primary agent reviews and
+merges (the harness verifies the branch is in main, whatever the agent said) or
+`merge=auto` → `git merge`, `merge_conflict` after an abort.
 Nothing here removes the worktree: the caller always does, in a `finally`.
 """
 
@@ -17,6 +19,7 @@ from mini_letta.errors import SecretDetectedError
 from mini_letta.memory.repo import GitRepo, lock_memory
 from mini_letta.memory.secrets import refuse_secret
 from mini_letta.reflection.gate import GateInput, check_gate
+from mini_letta.reflection.hunk_review import ReviewOutcome, Verdict
 from mini_letta.reflection.outcome import Status, status_message
 from mini_letta.reflection.settings import MergeMode
 from mini_letta.reflection.worktree import (
@@ -25,7 +28,7 @@ from mini_letta.reflection.worktree import (
     commits_ahead,
     is_merged,
 )
-from mini_letta.structs import Struct
+from mini_letta.structs import Struct, replace
 
 
 class MergeAttempt(Struct, frozen=True):
@@ -44,6 +47,7 @@ class ReviewReport(Struct, frozen=True):
 
 
 Reviewer = Callable[[Worktree, int], ReviewReport]
+SecondLook = Callable[[Worktree], ReviewOutcome]  # the review model's verdicts on the hunks
 MERGE_LOCK_TIMEOUT = 60.0
 
 
@@ -53,6 +57,7 @@ class Finalised(Struct, frozen=True):
     commit_count: int = 0
     merge_commit: str | None = None
     reasons: tuple[str, ...] = ()  # the gate's, for `rejected`
+    review: tuple[Verdict, ...] = ()  # the review model's verdicts, when one read the hunks
 
 
 def finalise_worktree(
@@ -64,8 +69,12 @@ def finalise_worktree(
     review: Reviewer | None = None,
     gate: GateInput | None = None,
     refusals: tuple[str, ...] = (),
+    second_look: SecondLook | None = None,
 ) -> Finalised:
     """Classify and, where allowed, merge; `agent_error` is None when the agent succeeded."""
+    if refusals:
+        detail = f"the reflection agent tried what it must not: {refusals[0]}"
+        return _done("failed", detail=detail)
     dirty = worktree.repo.changed_paths()
     if dirty:
         return _done("dirty_uncommitted", detail=_paths(dirty))
@@ -73,17 +82,30 @@ def finalise_worktree(
         return _done("failed", detail=agent_error)
     commits = commits_ahead(parent, worktree)
     if commits == 0:
-        if refusals:
-            detail = f"the reflection agent changed nothing after a refusal: {refusals[0]}"
-            return _done("failed", detail=detail)
         return _done("no_changes")
-    parent_changes = parent.changed_paths()
+    with lock_memory(parent.path, timeout=MERGE_LOCK_TIMEOUT):  # not mid-way through an edit
+        parent_changes = parent.changed_paths()
     if parent_changes:
         return _done("parent_dirty", commits=commits, detail=_paths(parent_changes))
     if gate is not None:
         reasons = check_gate(parent, worktree.base, worktree.branch, worktree.path, gate)
         if reasons:
             return Finalised("rejected", "; ".join(reasons), commits, reasons=tuple(reasons))
+    verdicts: tuple[Verdict, ...] = ()
+    if second_look is not None:
+        looked = second_look(worktree)
+        verdicts = looked.verdicts
+        if looked.reasons:
+            return Finalised(
+                "rejected", "; ".join(looked.reasons), commits, None, tuple(looked.reasons),
+                verdicts,
+            )  # fmt: skip
+    return replace(_merge(parent, worktree, commits, merge, review), review=verdicts)
+
+
+def _merge(
+    parent: GitRepo, worktree: Worktree, commits: int, merge: MergeMode, review: Reviewer | None
+) -> Finalised:
     if merge == "explicit":
         if review is None:
             raise RuntimeError("merge=explicit needs a reviewer")

@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # the run machinery is loaded by a launch, not by a look at t
 SCHEMA_VERSION = 1
 MAX_DRAINED = 8  # runs one drain may start: a bound, should launches keep arriving
 COUNTED_SKIPS = ("parent_dirty", "memory_not_ready", "error")
+FOREGROUND_CHUNKS = 1  # slices a triggered reflection reflects in the turn's own process
 
 
 class QueuedLaunch(Struct, frozen=True):
@@ -93,17 +94,22 @@ def launch_automatic(
     store: ConversationStore,
     trigger: AutoTrigger,
     options: LaunchOptions | None = None,
+    *,
+    foreground: bool = False,
 ) -> ReflectionOutcome | Queued:
     """Run a triggered reflection now, or queue it when another run holds the lease.
 
     Call it inside `drained_after`, so the queue is drained afterwards in either case.
-    `options` (models, budgets) is for tests and benches; its trigger is replaced.
+    `options` (models, budgets) is for tests and benches; its trigger is replaced. In the
+    `foreground` (after a turn, in the turn's process) it reflects one slice at most: the
+    rest of a backlog is left for the next turns or `reflect --all`, never a held prompt.
     """
     from mini_letta.reflection.run import LaunchOptions
 
-    outcome = _launch_once(
-        world, agent, store, replace(options or LaunchOptions(), trigger=trigger)
-    )
+    options = replace(options or LaunchOptions(), trigger=trigger)
+    if foreground:
+        options = replace(options, max_chunks=FOREGROUND_CHUNKS)
+    outcome = _launch_once(world, agent, store, options)
     if outcome.skip_reason != "busy":
         return outcome
     entry = QueuedLaunch(

@@ -18,20 +18,16 @@ import re
 import socket
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mini_letta import log
 from mini_letta.clock import Clock, format_timestamp
-from mini_letta.errors import CorruptFileError, LeaseHeldError, UnwritableError
+from mini_letta.errors import CorruptFileError, LeaseHeldError, LockTimeoutError, UnwritableError
 from mini_letta.home import Home, lock_file_for
 from mini_letta.storage.atomic import load_json, quarantine_file, save_json
 from mini_letta.storage.fields import optional_int, require_str
-from mini_letta.storage.locks import exclusive_lock
+from mini_letta.storage.locks import HeldLock, exclusive_lock, hold_lock, lock_is_held
 from mini_letta.structs import Struct, replace
-
-if TYPE_CHECKING:
-    from filelock import FileLock
-
 
 SCHEMA_VERSION = 1
 DEFAULT_TTL = timedelta(minutes=30)
@@ -88,7 +84,7 @@ class ReflectionLease:
         agent_id: str,
         holder: LeaseHolder,
         reaped: LeaseHolder | None,
-        alive: FileLock,
+        alive: HeldLock,
     ) -> None:
         self.home = home
         self.agent_id = agent_id
@@ -197,31 +193,18 @@ def _is_alive(home: Home, agent_id: str, holder: LeaseHolder, now: datetime) -> 
     path = home.reflection_holder_lock(agent_id, holder.run_id)
     if not path.exists():
         return False
-    from filelock import FileLock, Timeout
-
-    probe = FileLock(path, thread_local=False, fallback_to_soft=False)
     try:
-        probe.acquire(timeout=0)
-    except Timeout:
-        return True
-    except OSError:
+        return lock_is_held(path)
+    except UnwritableError:
         return True  # cannot tell: trust the expiry rather than steal a live lease
-    probe.release()
-    return False
 
 
-def _hold(path: Path) -> FileLock:
+def _hold(path: Path) -> HeldLock:
     """Take the holder's flock for the life of the lease (a fresh file per run)."""
-    from filelock import FileLock, Timeout
-
-    lock = FileLock(path, thread_local=False, fallback_to_soft=False)
     try:
-        lock.acquire(timeout=0)
-    except Timeout as exc:  # only a holder of the same run id could have it
+        return hold_lock(path, what=f"reflection run {path.name}")
+    except LockTimeoutError as exc:  # only a holder of the same run id could have it
         raise LeaseHeldError(f"reflection run {path.name} is already running") from exc
-    except OSError as exc:
-        raise UnwritableError(path, exc.strerror or str(exc)) from exc
-    return lock
 
 
 def _read(home: Home, agent_id: str, clock: Clock) -> LeaseHolder | None:

@@ -28,6 +28,32 @@ AutoTrigger = Literal["step-count", "compaction-event"]
 SkipReason = Literal["no_payload", "parent_dirty", "busy", "memory_not_ready", "error"]
 STATUSES: tuple[str, ...] = get_args(Status)
 SKIP_REASONS: tuple[str, ...] = get_args(SkipReason)
+
+
+def outcome_json(
+    message: str,
+    trigger: RunTrigger,
+    conversation_id: str | None,
+    *,
+    kind: dict[str, bool],
+    status: Status | None = None,
+    skip_reason: SkipReason | None = None,
+    run_id: str | None = None,
+) -> dict[str, Any]:
+    """The one JSON shape of every launch's outcome (a run, a skip, a queued or a detached
+    launch): `kind` is `launched` and the flag that says which, the fields after it are common
+    to all; a kind's own fields follow."""
+    return {
+        **kind,
+        "status": status,
+        "skipReason": skip_reason,
+        "message": message,
+        "runId": run_id,
+        "trigger": trigger,
+        "conversationId": conversation_id,
+    }
+
+
 RUN_TRIGGERS: tuple[str, ...] = get_args(RunTrigger)
 CONSUMING: tuple[Status, ...] = ("merged", "no_changes")
 
@@ -119,13 +145,15 @@ class ReflectionOutcome(Struct, frozen=True):
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "launched": self.launched,
-            "status": self.status,
-            "skipReason": self.skip_reason,
-            "message": self.message,
-            "runId": self.run_id,
-            "trigger": self.trigger,
-            "conversationId": self.conversation_id,
+            **outcome_json(
+                self.message,
+                self.trigger,
+                self.conversation_id,
+                kind={"launched": self.launched},
+                status=self.status,
+                skip_reason=self.skip_reason,
+                run_id=self.run_id,
+            ),
             "commitCount": self.commit_count,
             "mergeCommit": self.merge_commit,
             "payloadPath": self.payload_path,
@@ -177,13 +205,9 @@ class Queued(Struct, frozen=True):
     message: str
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "launched": False,
-            "queued": True,
-            "status": None,
-            "skipReason": None,
-            "message": self.message,
-            "runId": None,
-            "trigger": self.trigger,
-            "conversationId": self.conversation_id,
-        }
+        return outcome_json(
+            self.message,
+            self.trigger,
+            self.conversation_id,
+            kind={"launched": False, "queued": True},
+        )

@@ -227,7 +227,7 @@ def normalise_message(message: Message) -> dict[str, Any] | None:
             {
                 "id": call.id,
                 "name": call.name,
-                "arguments": truncate_middle(redact_secrets(call.arguments), TOOL_ARGS_CAP),
+                "arguments": truncate_middle(redact_arguments(call.arguments), TOOL_ARGS_CAP),
             }
             for call in message.tool_calls
         ]
@@ -365,3 +365,27 @@ def _payload_json(store: ConversationStore, payload: Payload, created_at: str) -
         "truncated": payload.truncated,
         "messages": list(payload.messages),
     }
+
+
+def redact_arguments(arguments: str) -> str:
+    """A tool call's JSON arguments with credentials redacted inside each string value, where
+    JSON escapes the quotes around a value, which hides it from a scan of the raw text."""
+    redacted = redact_secrets(arguments)
+    try:
+        parsed = json.loads(redacted)
+    except (ValueError, RecursionError):
+        return redacted
+    cleaned = _redact_values(parsed)
+    return redacted if cleaned == parsed else json.dumps(cleaned, ensure_ascii=False)
+
+
+def _redact_values(value: Any, depth: int = 0) -> Any:
+    if isinstance(value, str):
+        return redact_secrets(value)
+    if depth > 50:
+        return value
+    if isinstance(value, list):
+        return [_redact_values(item, depth + 1) for item in value]
+    if isinstance(value, dict):
+        return {key: _redact_values(item, depth + 1) for key, item in value.items()}
+    return value

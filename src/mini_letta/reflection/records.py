@@ -98,6 +98,7 @@ class RunRecord(Struct, frozen=True):
     steps: int = 0
     error: str | None = None
     reasons: tuple[str, ...] = ()  # the memory gate's, when it rejected the run
+    review: tuple[dict[str, Any], ...] = ()  # the review model's verdict on each hunk
     citations: dict[str, list[str]] = field(default_factory=dict)  # path -> cited message ids
     cited_lines: dict[str, dict[str, list[str]]] = field(
         default_factory=dict
@@ -134,6 +135,7 @@ class RunRecord(Struct, frozen=True):
             "steps": self.steps,
             "error": self.error,
             "reasons": list(self.reasons),
+            "review": list(self.review),
             "citations": self.citations,
             "citedLines": self.cited_lines,
             "decision": self.decision,
@@ -173,6 +175,7 @@ class RunRecord(Struct, frozen=True):
                 steps=optional_int(data, "steps", minimum=0) or 0,
                 error=optional_str(data, "error"),
                 reasons=_strings(data.get("reasons")),
+                review=_verdicts(data.get("review")),
                 citations={
                     str(path): list(_strings(ids))
                     for path, ids in (optional_dict(data, "citations") or {}).items()
@@ -191,6 +194,14 @@ class RunRecord(Struct, frozen=True):
             )
         except ValueError as exc:
             raise CorruptFileError(path, f"not a run record ({exc})") from exc
+
+
+def _verdicts(value: Any) -> tuple[dict[str, Any], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+        raise ValueError("review must be a list of objects")
+    return tuple(dict(item) for item in value)
 
 
 def _strings(value: Any) -> tuple[str, ...]:

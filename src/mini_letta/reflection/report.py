@@ -32,6 +32,11 @@ def describe_run(home: Home, record: RunRecord) -> str:
     if record.decision:
         lines.append(f"decision:     {record.decision} by a person")
     lines += [f"rejected:     {reason}" for reason in record.reasons]
+    lines += [
+        f"review:       hunk {v.get('hunk')} of {v.get('path')}: {v.get('decision')} — "
+        f"{v.get('reason')}"
+        for v in record.review
+    ]
     for path, ids in sorted(record.citations.items()):
         lines.append(f"evidence:     {path} cites {', '.join(ids)}")
     for piece in record.slices:
@@ -44,11 +49,37 @@ def describe_run(home: Home, record: RunRecord) -> str:
             + (f", about {piece.tokens} tokens)" if piece.tokens else ")"),
             f"payload:      {payload}",
         ]
+    lines += _skill_lines(home, record)
     transcript = home.reflection_transcript_file(record.agent_id, record.run_id, "messages")
     lines.append(f"transcript:   {transcript if transcript.exists() else '-'}")
     lines.append("")
     lines.append(_diff(home, record))
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+_SKILL_VERBS = {"A": "created", "M": "changed", "D": "removed"}
+
+
+def _skill_lines(home: Home, record: RunRecord) -> list[str]:
+    """One line per skill the run created, changed or removed (their diff is in the diff)."""
+    tip = record.branch if record.status == "rejected" else record.merge_commit
+    if record.status not in ("rejected", "merged") or not tip or not record.parent_head_before:
+        return []
+    repo = GitRepo(home.memory_dir(record.agent_id))
+    try:
+        listing = repo.run(
+            "diff", "--name-status", "--no-renames", record.parent_head_before, tip, "--", "skills"
+        )
+    except GitError:
+        return []
+    lines: list[str] = []
+    for row in listing.splitlines():
+        status, _, path = row.partition("\t")
+        parts = path.split("/")
+        if len(parts) == 3 and parts[2] == "SKILL.md":
+            verb = _SKILL_VERBS.get(status[:1], "changed")
+            lines.append(f"skill:        {verb} {parts[1]} ({path})")
+    return lines
 
 
 def _diff(home: Home, record: RunRecord) -> str:

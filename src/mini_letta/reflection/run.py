@@ -14,16 +14,17 @@ User-caused failures inside the run become a `failed` outcome; an interrupt clea
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import format_timestamp
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import MiniLettaError, ReflectionError
 from mini_letta.ids import new_run_id
-from mini_letta.llm.base import Provider
+from mini_letta.llm.base import Provider, close_provider
 from mini_letta.loop.setup import TurnOptions, build_agent_provider, build_system_prompt
 from mini_letta.memory.compile import PromptCompiler
-from mini_letta.memory.repo import GitRepo
+from mini_letta.memory.repo import GitRepo, lock_memory
 from mini_letta.reflection.agent import (
     DEFAULT_REFLECTION_STEPS,
     RunTranscript,
@@ -36,8 +37,16 @@ from mini_letta.reflection.budget import (
     ReflectionBudget,
     reflection_budget,
 )
-from mini_letta.reflection.finalise import Finalised, Reviewer, finalise_worktree
+from mini_letta.reflection.budget_notice import SMALL_WINDOW
+from mini_letta.reflection.finalise import (
+    Finalised,
+    Reviewer,
+    ReviewReport,
+    SecondLook,
+    finalise_worktree,
+)
 from mini_letta.reflection.gate import GateInput, GateLimits
+from mini_letta.reflection.hunk_review import ReviewOutcome, collect_hunks, review_hunks
 from mini_letta.reflection.lease import LeaseBusyError, ReflectionLease, acquire_lease
 from mini_letta.reflection.outcome import (
     CONSUMING,
@@ -71,7 +80,8 @@ from mini_letta.reflection.settlement import (
 )
 from mini_letta.reflection.task import build_reflection_task, reflection_system_prompt
 from mini_letta.reflection.tools import RunProvenance, reflection_tools
-from mini_letta.reflection.watermark import read_reflection_state
+from mini_letta.reflection.upkeep import files_over_budget, tidy_after_run
+from mini_letta.reflection.watermark import backlog_messages, read_reflection_state
 from mini_letta.reflection.worktree import (
     Worktree,
     check_memory_repo,
@@ -79,14 +89,12 @@ from mini_letta.reflection.worktree import (
     create_worktree,
     remove_worktree,
 )
+from mini_letta.skills.prompt import render_memory_skill_list
 from mini_letta.structs import Struct, replace
 from mini_letta.tools.base import ToolContext, Toolset
 from mini_letta.workspace import World
 
-# The smallest window that holds a reflection (prompt, tools, a small memory, the reserve for
-# the agent's steps and a few hundred tokens of transcript, `budget.py`); a local server's
-# real limit is usually at least this.
-MIN_SIDE_WINDOW = 4_096
+MIN_SIDE_WINDOW = SMALL_WINDOW  # a local server's real limit is usually at least this
 MAX_CHUNKS = 100  # a bound on one launch, not a cut: what remains waits for the next launch
 REJECTED_PREFIX = "reflection-rejected/"
 
@@ -102,6 +110,8 @@ class LaunchOptions(Struct, frozen=True):
     launch_line: int | None = None  # default: the log's end now (the chunks of a launch share it)
     model: str | None = None  # `reflect --model`: this run's reflection model
     base_url: str | None = None
+    review_provider: Provider | None = None  # default: the settings' reviewModel, if any
+    max_chunks: int = MAX_CHUNKS  # 1 after a turn in the foreground: the turn is not held
 
 
 class _Run(Struct, frozen=True):
@@ -142,10 +152,12 @@ def _in_chunks(
     *,
     multi: bool,
 ) -> ReflectionOutcome:
-    outcome = _launch(world, agent, stores, options, bounds, multi=multi)
+    outcome = _launch_redone(world, agent, stores, options, bounds, multi=multi)
     chunks, commits = 1, outcome.commit_count
-    while chunks < MAX_CHUNKS and _rest_waits(world, agent, outcome, stores, bounds):
-        outcome = _launch(world, agent, stores, options, bounds, multi=multi)
+    while _rest_waits(world, agent, outcome, stores, bounds):
+        if chunks >= options.max_chunks:
+            return _with_rest_waiting(outcome, stores, chunks, commits)
+        outcome = _launch_redone(world, agent, stores, options, bounds, multi=multi)
         chunks, commits = chunks + 1, commits + outcome.commit_count
     if chunks == 1:
         return outcome
@@ -153,6 +165,47 @@ def _in_chunks(
         outcome,
         commit_count=commits,
         message=f"Reflected in {chunks} chunks ({commits} commit(s)); last: {outcome.message}",
+    )
+
+
+def _launch_redone(
+    world: World,
+    agent: AgentRecord,
+    stores: list[ConversationStore],
+    options: LaunchOptions,
+    bounds: Mapping[str, int],
+    *,
+    multi: bool,
+) -> ReflectionOutcome:
+    """A launch; one whose merge met a newer memory edit (a `remember` while it ran) is run
+    again at once on the memory that won: the watermark did not move, so it is the same slice."""
+    outcome = _launch(world, agent, stores, options, bounds, multi=multi)
+    if outcome.status != "merge_conflict":
+        return outcome
+    redone = _launch(world, agent, stores, options, bounds, multi=multi)
+    if not redone.launched:
+        return outcome
+    return replace(
+        redone,
+        message=f"Redone on the newer memory after a merge conflict: {redone.message}",
+    )
+
+
+def _with_rest_waiting(
+    outcome: ReflectionOutcome, stores: list[ConversationStore], chunks: int, commits: int
+) -> ReflectionOutcome:
+    """The launch stopped at its bound with more to reflect on: say how much, and how to go on."""
+    left = sum(backlog_messages(store) for store in stores)
+    done = (
+        outcome.message
+        if chunks == 1
+        else f"Reflected {chunks} chunks ({commits} commit(s)); last: {outcome.message}"
+    )
+    return replace(
+        outcome,
+        commit_count=commits,
+        message=f"{done} {left} message(s) still wait: `mini-letta reflect --all` reflects them "
+        "now, else each reflection after a turn takes the next slice.",
     )
 
 
@@ -203,7 +256,8 @@ def preview_reflection(
     state = read_reflection_state(store, clock=world.clock)
     settings = load_reflection_settings(world.home, world.project_dir, agent)
     provider = reflection_provider(world, agent, settings, LaunchOptions())
-    memory = _compiler(world, agent).memory_section()
+    close_provider(provider)  # only its window and name are read
+    memory = memory_compiler(world, agent).memory_section()
     budget = run_budget(provider, memory, LaunchOptions())
     name = "preview-" + new_run_id(world.clock.now())
     return build_payload(store, state, name=name, clock=world.clock, max_tokens=budget.chunk)
@@ -225,7 +279,7 @@ def run_budget(provider: Provider, memory: str, options: LaunchOptions) -> Refle
     return budget
 
 
-def _compiler(world: World, agent: AgentRecord) -> PromptCompiler:
+def memory_compiler(world: World, agent: AgentRecord) -> PromptCompiler:
     return PromptCompiler(world.home.memory_dir(agent.id), world.home.prompt_cache_file(agent.id))
 
 
@@ -289,7 +343,8 @@ def _launch(
         if problem is not None:
             return _skip(options, "memory_not_ready", stores, problem)
         clean_stale_worktrees(parent, world.home.memory_worktrees_dir(agent.id))
-        changes = parent.changed_paths()
+        with lock_memory(parent.path):  # an edit being committed is not a dirty memory
+            changes = parent.changed_paths()
         if changes:
             return _skip(options, "parent_dirty", stores, ", ".join(changes[:3]))
         for store in stores:
@@ -297,27 +352,34 @@ def _launch(
         project = world.project_dir
         settings = options.settings or load_reflection_settings(world.home, project, agent)
         primary = side_agent_provider(world, agent)
+        close_provider(primary)  # only its window is read
         provider = reflection_provider(world, agent, settings, options)
-        compiler = _compiler(world, agent)
-        budget = run_budget(provider, compiler.memory_section(), options)
-        slices = _build_slices(world, stores, run_id, budget.chunk, bounds, replay=multi)
-        if not slices:
-            return _skip(options, "no_payload", stores)
-        run = _Run(
-            world,
-            agent,
-            stores[0],
-            options,
-            settings,
-            provider,
-            parent,
-            run_id,
-            lease,
-            budget,
-            compiler,
-            primary.context_window,
-        )
-        return _run(run, slices, multi=multi)
+        try:
+            compiler = memory_compiler(world, agent)
+            budget = run_budget(provider, compiler.memory_section(), options)
+            slices = _build_slices(world, stores, run_id, budget.chunk, bounds, replay=multi)
+            if not slices:
+                return _skip(options, "no_payload", stores)
+            run = _Run(
+                world,
+                agent,
+                stores[0],
+                options,
+                settings,
+                provider,
+                parent,
+                run_id,
+                lease,
+                budget,
+                compiler,
+                primary.context_window,
+            )
+            outcome = _run(run, slices, multi=multi)
+            tidy_after_run(world.home, agent.id, settings, parent, world.clock)
+            return outcome
+        finally:
+            if options.provider is None:  # built here: its connections go now, not at exit
+                close_provider(provider)
 
 
 def _build_slices(
@@ -377,7 +439,7 @@ def _run(run: _Run, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
     save_run_record(run.world.home, record)
     payload_path = _manifest(run, slices) if multi else str(slices[0].payload.path)
     mark_started(slices, clock)
-    provenance = RunProvenance(trailers=provenance_trailers(run.run_id, slices))
+    provenance = RunProvenance(trailers=provenance_trailers(run.run_id, slices), run_id=run.run_id)
     try:
         final, agent_result = _execute(run, slices, provenance)
     except BaseException:
@@ -389,6 +451,7 @@ def _run(run: _Run, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
         record, final, states, agent_result, format_timestamp(clock.now()), duration
     ).with_updates(
         reasons=final.reasons,
+        review=tuple(verdict.to_json() for verdict in final.review),
         citations=_citations(provenance),
         cited_lines=_cited_lines(provenance),
     )
@@ -447,15 +510,19 @@ def _cited_lines(provenance: RunProvenance) -> dict[str, dict[str, list[str]]]:
 def _gate_input(run: _Run, slices: list[Slice], provenance: RunProvenance) -> GateInput:
     texts: list[str] = []
     ids: set[str] = set()
+    messages: list[dict[str, Any]] = []
     for piece in slices:
         for message in load_payload(piece.payload.path)["messages"]:
             texts.append(str(message.get("content", "")))
             if isinstance(message.get("id"), str):
                 ids.add(message["id"])
+            if piece.payload.mode != "replay":  # a replay is context, not this run's evidence
+                messages.append(message)
     return GateInput(
         transcript=texts,
         slice_ids=frozenset(ids),
         citations=provenance.citations,
+        messages=messages,
         limits=GateLimits.for_window(
             run.primary_window,
             run.settings.system_budget_percent,
@@ -477,6 +544,7 @@ def _execute(
         )
         agent_result = _run_agent(run, worktree, slices, provenance)
         error = agent_result.error
+        gate = _gate_input(run, slices, provenance)
         final = finalise_worktree(
             run.parent,
             worktree,
@@ -485,8 +553,9 @@ def _execute(
             else f"reflection model {run.provider.handle}: {error}",
             merge=run.settings.merge,
             review=_reviewer(run) if run.settings.merge == "explicit" else None,
-            gate=_gate_input(run, slices, provenance),
+            gate=gate,
             refusals=agent_result.refusals,
+            second_look=_second_look(run, gate),
         )
         if final.status == "rejected":
             run.parent.run("branch", "-f", rejected_branch(run.run_id), worktree.branch)
@@ -496,6 +565,26 @@ def _execute(
         if worktree is not None:
             remove_worktree(run.parent, worktree)
     return final, agent_result
+
+
+def _second_look(run: _Run, gate: GateInput) -> SecondLook | None:
+    """The review model's verdicts on the hunks, when one is set and it is not the mock."""
+    provider = run.options.review_provider
+    if provider is None:
+        model = run.settings.review_model
+        if not model or model == "mock":
+            return None
+        base_url = run.settings.review_base_url or None
+        provider = side_agent_provider(run.world, run.agent, model, base_url)
+    if provider.handle == "mock":
+        return None
+    reviewer = provider
+
+    def look(worktree: Worktree) -> ReviewOutcome:
+        hunks = collect_hunks(run.parent, worktree.base, worktree.branch, gate)
+        return review_hunks(reviewer, hunks, run.world.clock)
+
+    return look
 
 
 def _manifest(run: _Run, slices: list[Slice]) -> str:
@@ -516,13 +605,18 @@ def _run_agent(
 ) -> SideAgentResult:
     payloads = [load_payload(piece.payload.path) for piece in slices]
     memory = run.compiler.memory_section(worktree.base)  # what the worktree checked out
-    task = build_reflection_task(payloads, memory, run.options.instruction)
+    skills = render_memory_skill_list(run.compiler.memory_skills(worktree.base))
+    memory = f"{memory}\n\n{skills}" if skills else memory
+    limits = _gate_input(run, slices, provenance).limits
+    over = files_over_budget(worktree.path, limits.file_tokens)
+    task = build_reflection_task(payloads, memory, run.options.instruction, over)
     context = ToolContext(
         cwd=worktree.path,
         clock=run.world.clock,
         agent_id=run.agent.id,
         memory_dir=worktree.path,
-        extra={"environ": run.world.environ, "home": run.world.home},
+        home=run.world.home,
+        environ=run.world.environ,
     )
     spec = SideAgentSpec(
         purpose="reflection",
@@ -540,7 +634,21 @@ def _run_agent(
 
 
 def _reviewer(run: _Run) -> Reviewer:
-    provider = run.options.merge_provider or side_agent_provider(run.world, run.agent)
+    if run.options.merge_provider is not None:
+        return _review_with(run, run.options.merge_provider)
+    provider = side_agent_provider(run.world, run.agent)
+    review = _review_with(run, provider)
+
+    def review_and_close(worktree: Worktree, commits: int) -> ReviewReport:
+        try:
+            return review(worktree, commits)
+        finally:
+            close_provider(provider)
+
+    return review_and_close
+
+
+def _review_with(run: _Run, provider: Provider) -> Reviewer:
     setup = ReviewSetup(
         home=run.world.home,
         agent=run.agent,

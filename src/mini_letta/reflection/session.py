@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from mini_letta.conversations.store import ConversationStore
     from mini_letta.reflection.outcome import AutoTrigger, ReflectionOutcome, RunTrigger
     from mini_letta.reflection.trigger import PostTurnOutcome
+    from mini_letta.settings import Settings
     from mini_letta.workspace import World
 
 
@@ -45,7 +46,13 @@ Spawner = Callable[[SpawnRequest], int]  # starts the process, returns its pid
 OutcomeSink = Callable[["PostTurnOutcome | ReflectionOutcome"], None]
 
 
-def choose_mode(world: World, *, background: bool = False, watched: bool = False) -> Mode:
+def choose_mode(
+    world: World,
+    *,
+    background: bool = False,
+    watched: bool = False,
+    files: Settings | None = None,
+) -> Mode:
     """watched beats background (asked for, or settings.json `reflectionMode`) beats foreground."""
     if watched:
         return "watched"
@@ -53,7 +60,8 @@ def choose_mode(world: World, *, background: bool = False, watched: bool = False
         return "background"
     from mini_letta.reflection.settings import load_reflection_mode
 
-    return "background" if load_reflection_mode(world.home) == "background" else "foreground"
+    mode = load_reflection_mode(world.home, files)
+    return "background" if mode == "background" else "foreground"
 
 
 class AutoReflection:

@@ -21,9 +21,9 @@ from mini_letta.errors import ConfigError, InvalidValueError, NoAgentError
 from mini_letta.home import Home, project_settings_file
 from mini_letta.settings import (
     SCHEMA_VERSION,
+    Settings,
     load_global_settings,
-    load_project_settings,
-    project_agent_settings,
+    read_settings,
     update_global_settings,
     update_project_settings,
 )
@@ -48,6 +48,10 @@ KEYS = (
     "baseUrl",
     "systemBudgetPercent",
     "fileBudgetPercent",
+    "reviewModel",
+    "reviewBaseUrl",
+    "keepRuns",
+    "keepRunDays",
 )
 
 
@@ -61,6 +65,10 @@ class ReflectionSettingsJson(TypedDict, total=False):
     baseUrl: str
     systemBudgetPercent: int
     fileBudgetPercent: int
+    reviewModel: str
+    reviewBaseUrl: str
+    keepRuns: int
+    keepRunDays: int
 
 
 class ReflectionSettings(Struct, frozen=True):
@@ -75,6 +83,12 @@ class ReflectionSettings(Struct, frozen=True):
     # in it) may take after a reflection run.
     system_budget_percent: int = 25
     file_budget_percent: int = 10
+    review_model: str = ""  # a second model that reads each hunk the gate let through; "" = none
+    review_base_url: str = ""
+    # Run records (and their transcripts) kept: the newest `keep_runs`, none older than
+    # `keep_run_days`; a run awaiting a decision and each conversation's last consumed run stay.
+    keep_runs: int = 200
+    keep_run_days: int = 30
 
     def to_json(self) -> ReflectionSettingsJson:
         return {
@@ -87,6 +101,10 @@ class ReflectionSettings(Struct, frozen=True):
             "baseUrl": self.base_url,
             "systemBudgetPercent": self.system_budget_percent,
             "fileBudgetPercent": self.file_budget_percent,
+            "reviewModel": self.review_model,
+            "reviewBaseUrl": self.review_base_url,
+            "keepRuns": self.keep_runs,
+            "keepRunDays": self.keep_run_days,
         }
 
 
@@ -124,7 +142,22 @@ def layer_settings(layers: Sequence[Layer]) -> ReflectionSettings:
         base_url=str(values["baseUrl"]),
         system_budget_percent=int(values["systemBudgetPercent"]),
         file_budget_percent=int(values["fileBudgetPercent"]),
+        review_model=str(values["reviewModel"]),
+        review_base_url=str(values["reviewBaseUrl"]),
+        keep_runs=int(values["keepRuns"]),
+        keep_run_days=int(values["keepRunDays"]),
     )
+
+
+def layer_sources(layers: Sequence[Layer]) -> dict[str, str]:
+    """Where each key's effective value comes from: the highest layer that sets it (a `null`
+    there means the default), else `default`."""
+    sources = dict.fromkeys(KEYS, "default")
+    for source, layer in layers:
+        for key in KEYS:
+            if layer is not None and key in layer:
+                sources[key] = "default" if layer[key] is None else source
+    return sources
 
 
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -143,17 +176,17 @@ def validate_value(key: str, value: object) -> object:
                 f"{key} {value!r} is not allowed (allowed: {', '.join(choices)})"
             )
         return value
-    if key == "stepCount":
+    if key in ("stepCount", "keepRuns", "keepRunDays"):
         if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-            raise InvalidValueError(f"stepCount {value!r} is not allowed (allowed: an integer > 0)")
+            raise InvalidValueError(f"{key} {value!r} is not allowed (allowed: an integer > 0)")
         return value
     if key in ("systemBudgetPercent", "fileBudgetPercent"):
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 100:
             raise InvalidValueError(f"{key} {value!r} is not allowed (allowed: 1 to 100)")
         return value
-    if key == "model":
+    if key in ("model", "reviewModel"):
         if not isinstance(value, str):
-            raise InvalidValueError(f"model {value!r} is not allowed (allowed: a model handle)")
+            raise InvalidValueError(f"{key} {value!r} is not allowed (allowed: a model handle)")
         if value.strip():
             from mini_letta.errors import UnknownModelError
             from mini_letta.llm.handles import parse_handle
@@ -161,11 +194,11 @@ def validate_value(key: str, value: object) -> object:
             try:
                 parse_handle(value.strip())
             except UnknownModelError as exc:
-                raise InvalidValueError(f"model: {exc}") from exc
+                raise InvalidValueError(f"{key}: {exc}") from exc
         return value.strip()
-    if key == "baseUrl":
+    if key in ("baseUrl", "reviewBaseUrl"):
         if not isinstance(value, str):
-            raise InvalidValueError(f"baseUrl {value!r} is not allowed (allowed: a URL)")
+            raise InvalidValueError(f"{key} {value!r} is not allowed (allowed: a URL)")
         return value.strip()
     if key == "mergeInstructions":
         if not isinstance(value, str):
@@ -183,6 +216,8 @@ def build_settings_patch(
     memory_sync: str | None = None,
     model: str | None = None,
     base_url: str | None = None,
+    review_model: str | None = None,
+    review_base_url: str | None = None,
 ) -> dict[str, Any]:
     """The camelCase changes requested by `sleeptime` flags, validated (exit 2 when not)."""
     patch: dict[str, Any] = {}
@@ -216,6 +251,11 @@ def build_settings_patch(
         patch["baseUrl"] = None  # a server belongs to the model it was given with
     if base_url is not None:
         patch["baseUrl"] = base_url.strip()
+    if review_model is not None:
+        patch["reviewModel"] = validate_value("reviewModel", review_model)
+        patch["reviewBaseUrl"] = None
+    if review_base_url is not None:
+        patch["reviewBaseUrl"] = review_base_url.strip()
     return patch
 
 
@@ -233,15 +273,18 @@ def render_settings_json(settings: ReflectionSettings) -> str:
 # ----- the files -----------------------------------------------------------------------------
 
 
-def load_settings_layers(home: Home, project_dir: Path, agent: AgentRecord | None) -> list[Layer]:
+def load_settings_layers(
+    home: Home, project_dir: Path, agent: AgentRecord | None, files: Settings | None = None
+) -> list[Layer]:
     """The three stored layers for `agent`, lowest first (not validated yet); without an agent
-    (a project before its first chat) only the global one."""
-    global_layer = _as_layer(load_global_settings(home).get("reflection"), home.settings_file)
+    (a project before its first chat) only the global one. `files`: the command's snapshot of
+    the settings files (read here when not given)."""
+    files = files or read_settings(home, project_dir)
+    global_layer = _as_layer(files.global_data.get("reflection"), home.settings_file)
     if agent is None:
         return [(str(home.settings_file), global_layer)]
-    project = load_project_settings(project_dir)
     local_path = project_settings_file(project_dir)
-    local_layer = _as_layer(project_agent_settings(project, agent.id).get("reflection"), local_path)
+    local_layer = _as_layer(files.agent_entry(agent.id).get("reflection"), local_path)
     return [
         (str(home.settings_file), global_layer),
         (str(home.agent_file(agent.id)), agent.reflection),
@@ -250,9 +293,9 @@ def load_settings_layers(home: Home, project_dir: Path, agent: AgentRecord | Non
 
 
 def load_reflection_settings(
-    home: Home, project_dir: Path, agent: AgentRecord | None
+    home: Home, project_dir: Path, agent: AgentRecord | None, files: Settings | None = None
 ) -> ReflectionSettings:
-    return layer_settings(load_settings_layers(home, project_dir, agent))
+    return layer_settings(load_settings_layers(home, project_dir, agent, files))
 
 
 def is_auto_reflection_enabled(platform: str, environ: Mapping[str, str]) -> bool:
@@ -262,9 +305,10 @@ def is_auto_reflection_enabled(platform: str, environ: Mapping[str, str]) -> boo
     return environ.get("MINI_LETTA_ENABLE_WINDOWS_AUTO_REFLECTION", "").strip() == "1"
 
 
-def load_reflection_mode(home: Home) -> ReflectionMode:
+def load_reflection_mode(home: Home, files: Settings | None = None) -> ReflectionMode:
     """Where a triggered reflection of `chat -p` runs: global settings.json `reflectionMode`."""
-    value = load_global_settings(home).get("reflectionMode")
+    data = files.global_data if files is not None else load_global_settings(home)
+    value = data.get("reflectionMode")
     if value is None:
         return "foreground"
     if value not in REFLECTION_MODES:

@@ -23,11 +23,15 @@ from mini_letta.reflection.watermark import (
     advance_watermark,
     count_steps,
     locate_watermark,
-    steps_since_last_reflection,
     update_reflection_state,
-    with_step_counters,
+    with_carried_counters,
 )
 from mini_letta.structs import Struct, replace
+
+# Lines past the new watermark a settlement counts steps on (twice its slice when that is
+# more): the counters catch up with a backlog as it is reflected, each settlement reading
+# about its slice, and cover a conversation with no backlog to its end.
+COUNT_AHEAD = 512
 
 
 class Slice(Struct, frozen=True):
@@ -95,10 +99,11 @@ def settle_conversation(
     counted from the log, or added to when `resumed` (the slice's start line and its steps)
     finds the watermark where that slice began."""
     now = format_timestamp(clock.now())
+    span = 0 if end is None or resumed is None else end.line + 1 - resumed[0]
 
     def change(state: ReflectionState) -> ReflectionState:
+        current = locate_watermark(store, state)
         if end is not None:
-            current = locate_watermark(store, state)
             if resumed and current.line == resumed[0] - 1 and not current.lost:
                 reflected = state.reflected_completed_steps + resumed[1]
             else:  # the watermark moved or was lost meanwhile: count instead of adding
@@ -110,7 +115,9 @@ def settle_conversation(
         else:
             state = replace(state, consecutive_failures=state.consecutive_failures + 1)
         state = replace(state, last_reflection_status=status)
-        return with_step_counters(state, steps_since_last_reflection(store, state))
+        mark = locate_watermark(store, state)
+        reach = mark.line + 1 + max(COUNT_AHEAD, 2 * span)
+        return with_carried_counters(store, state, mark, reach=reach)
 
     return update_reflection_state(store, change, clock=clock)
 

@@ -25,9 +25,13 @@ def merge_review_prompt() -> str:
 
 
 def build_reflection_task(
-    payloads: Sequence[Mapping[str, Any]], memory: str, instruction: str | None
+    payloads: Sequence[Mapping[str, Any]],
+    memory: str,
+    instruction: str | None,
+    over_budget: Sequence[tuple[str, int, int]] = (),
 ) -> str:
-    """The reflection agent's first message: notes, the memory section, then each transcript."""
+    """The reflection agent's first message: notes, the memory section, the files to
+    consolidate (path, tokens, cap: at or over their budget), then each transcript."""
     parts = [
         "Review this transcript and update memory."
         if len(payloads) == 1
@@ -41,8 +45,23 @@ def build_reflection_task(
     if instruction and instruction.strip():
         parts.append(f"Additional instruction from the user: {instruction.strip()}")
     parts.append(f"<memory>\n{memory.strip()}\n</memory>")
+    if over_budget:
+        parts.append(_consolidation_note(over_budget))
     parts.extend(_transcript(payload) for payload in payloads)
     return "\n\n".join(parts)
+
+
+def _consolidation_note(over_budget: Sequence[tuple[str, int, int]]) -> str:
+    files = "\n".join(
+        f'<consolidate path="{path}" tokens="{tokens}" cap="{cap}"/>'
+        for path, tokens, cap in over_budget
+    )
+    return (
+        "These files are at or over their size budget. Consolidate each one first, in place: "
+        "merge lines that say the same thing, replace lines a newer one supersedes, and move "
+        "detail into a linked file outside system/. A change that grows one is refused; one "
+        f"that shrinks it is accepted.\n{files}"
+    )
 
 
 def _transcript(payload: Mapping[str, Any]) -> str:

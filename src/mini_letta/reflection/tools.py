@@ -13,8 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from mini_letta.errors import MemoryEditError, MiniLettaError
 from mini_letta.llm.base import ToolSpec
 from mini_letta.memory.edits import COMMANDS, apply_memory_edit, list_memory_tree, read_memory_file
+from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.repo import GitRepo
 from mini_letta.memory.secrets import refuse_secret
 from mini_letta.reflection.gate import Citation
@@ -32,11 +34,16 @@ from mini_letta.tools.recall import ConversationSearchTool, MemorySearchTool
 _STR = {"type": "string"}
 
 
+class OutsideMemoryError(MemoryEditError):
+    """An edit named a path that is not a memory path (`..`, absolute, hidden, not .md)."""
+
+
 class RunProvenance(Struct):
     """What one run's tools share: the commit trailers, and the citations its edits made."""
 
     trailers: tuple[str, ...] = ()
     citations: list[Citation] = field(default_factory=list)
+    run_id: str = ""  # stamped into the metadata of a skill the run writes
 
 
 def evidence_ids(args: dict[str, Any]) -> tuple[str, ...]:
@@ -116,14 +123,61 @@ class MemoryEditTool:
         command = require_str(args, "command")
         evidence = evidence_ids(args)
         rest = {key: value for key, value in args.items() if key not in ("command", "evidence")}
+        path = str(args.get("path", "")).strip()
+        for key in ("path", "new_path"):
+            if key == "path" or args.get(key) is not None:
+                _check_path(_root(ctx), args.get(key), key)
+        before = _current_text(_root(ctx), path) if command in ("delete", "rename") else ""
         outcome = apply_memory_edit(_root(ctx), command, rest)
+        _stamp_skills(_root(ctx), args, self.provenance.run_id)
         if evidence:
-            paths = {str(args.get("path", "")).strip(), str(args.get("new_path") or "").strip()}
-            text = args.get("new_str") or args.get("content") or ""
-            lines = tuple(line.strip() for line in str(text).split("\n") if line.strip())
-            for path in sorted(p for p in paths if p):
-                self.provenance.citations.append(Citation(path, evidence, lines))
+            self.provenance.citations += _citations(command, args, evidence, before)
         return ToolResult(outcome.message)
+
+
+def _stamp_skills(root: Path, args: dict[str, Any], run_id: str) -> None:
+    """A skill the run wrote carries its name and, in `metadata`, this run's id."""
+    from mini_letta.skills.learned import is_skill_path, stamp_learned_skill
+
+    for key in ("path", "new_path"):
+        rel = str(args.get(key) or "").strip()
+        if run_id and is_skill_path(rel):
+            stamp_learned_skill(root, rel, run_id)
+
+
+def _check_path(root: Path, path: object, name: str) -> None:
+    try:
+        resolve_memory_path(root, path, name)
+    except MemoryEditError as exc:
+        raise OutsideMemoryError(str(exc)) from exc
+
+
+def _lines(text: object) -> tuple[str, ...]:
+    return tuple(line.strip() for line in str(text or "").split("\n") if line.strip())
+
+
+def _current_text(root: Path, path: str) -> str:
+    try:
+        return read_memory_file(root, path)
+    except MiniLettaError:
+        return ""  # the edit itself will say what is wrong with the path
+
+
+def _citations(
+    command: str, args: dict[str, Any], evidence: tuple[str, ...], before: str
+) -> list[Citation]:
+    """What one cited edit wrote and removed, per path: the gate matches lines against both,
+    so an uncited change beside a cited one in the same file is still uncited."""
+    path = str(args.get("path", "")).strip()
+    if command == "rename":
+        moved = _lines(before)
+        new_path = str(args.get("new_path") or "").strip()
+        return [Citation(path, evidence, (), moved), Citation(new_path, evidence, moved, ())]
+    if command == "delete":
+        return [Citation(path, evidence, (), _lines(before))]
+    written = _lines(args.get("new_str") or args.get("content"))
+    removed = _lines(args.get("old_str")) if command == "str_replace" else ()
+    return [Citation(path, evidence, written, removed)]
 
 
 class MemoryCommitTool:

@@ -1,4 +1,4 @@
-"""The post-turn decision (chapter 14.3 and 14.5): reflect after this turn, or not.
+"""The post-turn decision: reflect after this turn, or not.
 
 Only a turn that ended with `end_turn` counts: after any other turn nothing changes, and a
 compaction flag it raised waits for the next turn that does. Then, in order: (1) a pending
@@ -59,17 +59,11 @@ class BackgroundLaunch(Struct, frozen=True):
         return f"Running in the background (pid {self.pid}); the next command shows its outcome."
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "launched": True,
-            "background": True,
-            "status": None,
-            "skipReason": None,
-            "message": self.message,
-            "runId": None,
-            "trigger": self.trigger,
-            "conversationId": self.conversation_id,
-            "pid": self.pid,
-        }
+        from mini_letta.reflection.outcome import outcome_json
+
+        kind = {"launched": True, "background": True}
+        data = outcome_json(self.message, self.trigger, self.conversation_id, kind=kind)
+        return {**data, "pid": self.pid}
 
 
 if TYPE_CHECKING:
@@ -132,5 +126,5 @@ def maybe_reflect_after_turn(
     if launch is None:
         from mini_letta.reflection.launcher import launch_automatic  # the run: only when due
 
-        return launch_automatic(world, agent, store, decision.trigger)
+        return launch_automatic(world, agent, store, decision.trigger, foreground=True)
     return launch(decision.trigger)

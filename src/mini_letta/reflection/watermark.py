@@ -1,4 +1,4 @@
-"""The reflection watermark: `reflection-state.json` per conversation (chapter 14.4).
+"""The reflection watermark: `reflection-state.json` per conversation.
 
 The watermark is a message id with its line beside it, so finding it is one indexed read (the id
 is checked at that line; a search by id is the fallback; an id the log no longer has means
@@ -7,11 +7,14 @@ only through `advance_watermark`. Writes are atomic and read-modify-write under 
 A corrupt state file is moved aside and rebuilt from the run records, which hold each run's
 `watermarkAfter`; when they cannot tell, it is a clear error rather than a silent reset.
 Costs: locating the watermark is O(1); counting steps walks only the messages after it and stops
-early at `limit`, so the post-turn check costs O(stepCount) however long the conversation is.
+early at `limit`, so the post-turn check costs O(stepCount) however long the conversation is;
+the state's step counters are carried (`countedLines`), so settling a slice reads about that
+slice whatever the backlog behind it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from typing import Any, TypedDict
 
@@ -40,6 +43,7 @@ class ReflectionStateJson(TypedDict):
     lastReflectionSucceededAt: str | None
     lastReflectionStatus: str | None
     consecutiveFailures: int
+    countedLines: int | None
 
 
 class ReflectionState(Struct, frozen=True):
@@ -52,6 +56,9 @@ class ReflectionState(Struct, frozen=True):
     last_reflection_succeeded_at: str | None = None
     last_reflection_status: str | None = None
     consecutive_failures: int = 0
+    # The log lines `total_completed_steps` covers: a settlement counts only the lines after
+    # them, so the counters are carried, not recounted from the whole log.
+    counted_lines: int | None = None
 
     def to_json(self) -> ReflectionStateJson:
         return {
@@ -65,6 +72,7 @@ class ReflectionState(Struct, frozen=True):
             "lastReflectionSucceededAt": self.last_reflection_succeeded_at,
             "lastReflectionStatus": self.last_reflection_status,
             "consecutiveFailures": self.consecutive_failures,
+            "countedLines": self.counted_lines,
         }
 
     @classmethod
@@ -85,6 +93,7 @@ class ReflectionState(Struct, frozen=True):
             last_reflection_succeeded_at=optional_str(data, "lastReflectionSucceededAt"),
             last_reflection_status=optional_str(data, "lastReflectionStatus"),
             consecutive_failures=optional_int(data, "consecutiveFailures", minimum=0) or 0,
+            counted_lines=optional_int(data, "countedLines", minimum=0),
         )
 
 
@@ -163,6 +172,39 @@ def with_step_counters(state: ReflectionState, steps_since: int) -> ReflectionSt
         state,
         total_completed_steps=state.reflected_completed_steps + steps_since,
         steps_since_last_successful_reflection=steps_since,
+        counted_lines=None,
+    )
+
+
+def with_carried_counters(
+    store: ConversationStore, state: ReflectionState, watermark: Watermark, *, reach: int
+) -> ReflectionState:
+    """The three step counters after a settlement, carried rather than recounted.
+
+    They cover the log's lines [0, countedLines); a settlement counts on from there to `reach`
+    (at least the line after the watermark, at most the log's end), so settling a slice reads
+    about that slice: the caller's reach is a little past the slice, so a backlog is counted as
+    it is reflected, and once caught up a settlement reads only the lines appended since. A
+    state that carries no count (an older file, an undo), or one the log no longer matches,
+    starts again from line 0.
+    """
+    end = store.count()
+    counted, total = state.counted_lines, state.total_completed_steps
+    if watermark.lost:
+        state = replace(state, reflected_completed_steps=0)
+    if counted is None or counted > end or watermark.lost:
+        counted, total = 0, 0
+    stop = min(end, max(counted, reach, watermark.line + 1))
+    total += count_steps(store, counted, stop)
+    since = total - state.reflected_completed_steps
+    if since < 0:  # reflected steps from an older file that the log disagrees with
+        since = count_steps(store, watermark.line + 1, stop)
+        state = replace(state, reflected_completed_steps=total - since)
+    return replace(
+        state,
+        total_completed_steps=total,
+        steps_since_last_successful_reflection=since,
+        counted_lines=stop,
     )
 
 
@@ -219,6 +261,23 @@ def unreflected_messages(
     return UnreflectedMessages(store, locate_watermark(store, state), stop_line)
 
 
+def backlog_messages(
+    store: ConversationStore, state: ReflectionState | None = None, *, stop_line: int | None = None
+) -> int:
+    """Messages after the watermark, up to `stop_line` (default the log's end); O(1): the
+    watermark's line and the log's length."""
+    state = state if state is not None else read_reflection_state(store)
+    end = store.count() if stop_line is None else stop_line
+    return max(0, end - locate_watermark(store, state).line - 1)
+
+
+def estimate_slices(messages: int, chunk_tokens: int, tokens_per_message: float) -> int:
+    """Slices for `messages` at an average size; 0 for none, else at least 1."""
+    if messages <= 0:
+        return 0
+    return max(1, math.ceil(messages * tokens_per_message / max(1, chunk_tokens)))
+
+
 def steps_since_last_reflection(
     store: ConversationStore,
     state: ReflectionState | None = None,
@@ -243,8 +302,15 @@ def count_steps(
     *,
     limit: int | None = None,
 ) -> int:
-    """Assistant messages on lines [start_line, stop_line), counted from the end backwards."""
+    """Assistant messages on lines [start_line, stop_line): read forwards over just those lines,
+    or, with a `limit`, backwards from the end, stopping once `limit` are found."""
     steps = 0
+    if limit is None:
+        for line, message in store.iter_from(max(0, start_line)):
+            if stop_line is not None and line >= stop_line:
+                break
+            steps += message.role == "assistant"
+        return steps
     for line, message in store.iter_reverse():
         if line < start_line:
             break

@@ -13,8 +13,9 @@ from __future__ import annotations
 import hashlib
 import math
 import sqlite3
+import time
 from array import array
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Protocol, TypeVar
 
 from mini_letta import log
@@ -24,7 +25,10 @@ from mini_letta.settings import load_global_settings
 from mini_letta.structs import Struct
 
 RRF_K = 60  # the usual reciprocal-rank-fusion constant: damps the weight of the very top ranks
-TIMEOUT = 30.0
+DEADLINE = 30.0  # seconds for one whole embeddings request, however the server drips
+MAX_DIMENSIONS = 16_384  # the largest embedding models give 3,072 to 8,192
+_BYTES_PER_NUMBER = 32  # "-0.0123456789012345678e-05, " with room to spare
+_BODY_SLACK = 64 * 1024
 
 H = TypeVar("H")
 
@@ -37,26 +41,82 @@ class Embedder(Protocol):
 
 
 class OpenAIEmbedder(Struct, frozen=True):
-    """Embeddings from any OpenAI-compatible server through the official SDK."""
+    """Embeddings from any OpenAI-compatible server through the official SDK.
+
+    The SDK's timeout is per read, so a server sending a byte every few seconds could hold a
+    search for minutes: the body is read in chunks against one total `deadline`, at most
+    `MAX_DIMENSIONS` numbers' worth of bytes per text, and every vector is checked (finite
+    numbers, one dimension, not too long) before anything is cached.
+    """
 
     base_url: str
     model: str
     api_key: str
+    deadline: float = DEADLINE
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         import openai
 
         client = openai.OpenAI(
-            base_url=self.base_url, api_key=self.api_key, max_retries=0, timeout=TIMEOUT
+            base_url=self.base_url, api_key=self.api_key, max_retries=0, timeout=self.deadline
         )
+        stop_at = time.monotonic() + self.deadline
+        limit = _BODY_SLACK + len(texts) * MAX_DIMENSIONS * _BYTES_PER_NUMBER
         try:
-            response = client.embeddings.create(model=self.model, input=list(texts))
+            with client.embeddings.with_streaming_response.create(
+                model=self.model, input=list(texts), encoding_format="float"
+            ) as response:
+                body = _read_within(response.iter_bytes(), stop_at, limit, self.base_url)
         except openai.OpenAIError as exc:
             raise ProviderError(f"embeddings at {self.base_url}: {_one_line(exc)}") from exc
         finally:
             client.close()
-        ordered = sorted(response.data, key=lambda item: item.index)
-        return [list(item.embedding) for item in ordered]
+        return parse_vectors(body, len(texts))
+
+
+def _read_within(chunks: Iterator[bytes], stop_at: float, limit: int, where: str) -> bytes:
+    parts: list[bytes] = []
+    size = 0
+    for chunk in chunks:
+        parts.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            raise ProviderError(f"embeddings at {where}: the answer is larger than {limit} bytes")
+        if time.monotonic() > stop_at:
+            raise ProviderError(f"embeddings at {where}: no full answer within the deadline")
+    return b"".join(parts)
+
+
+def parse_vectors(body: bytes, count: int) -> list[list[float]]:
+    """The `count` vectors of an embeddings answer, in input order; ValueError unless each is
+    a list of finite numbers, all of one dimension of at most `MAX_DIMENSIONS`."""
+    import json
+
+    try:
+        answer = json.loads(body) if body.strip().startswith(b"{") else None
+    except RecursionError:
+        raise ValueError("the embeddings answer is nested too deeply") from None
+    data = answer.get("data") if isinstance(answer, dict) else None
+    if not isinstance(data, list) or len(data) != count:
+        raise ValueError(f"asked for {count} embeddings, got an answer without them")
+    vectors: list[list[float]] = []
+    for item in sorted(data, key=lambda entry: _index(entry)):
+        vector = item.get("embedding")
+        if not isinstance(vector, list) or not 0 < len(vector) <= MAX_DIMENSIONS:
+            raise ValueError(f"an embedding must be 1 to {MAX_DIMENSIONS} numbers")
+        if not all(type(x) in (int, float) and math.isfinite(x) for x in vector):
+            raise ValueError("an embedding holds something other than finite numbers")
+        vectors.append([float(x) for x in vector])
+    if len({len(vector) for vector in vectors}) > 1:
+        raise ValueError("the embeddings differ in dimension")
+    return vectors
+
+
+def _index(entry: object) -> int:
+    index = entry.get("index") if isinstance(entry, dict) else None
+    if not isinstance(index, int):
+        raise ValueError("an embedding without its index")
+    return index
 
 
 def load_embedder(home: Home, environ: Mapping[str, str]) -> OpenAIEmbedder | None:
@@ -124,6 +184,9 @@ def _vectors(conn: sqlite3.Connection, embedder: Embedder, texts: list[str]) -> 
         fresh = embedder.embed(list(first.values()))
         if len(fresh) != len(wanted):
             raise ValueError(f"asked for {len(wanted)} embeddings, got {len(fresh)}")
+        dimensions = {len(v) for v in fresh} | {len(v) for v in cached.values()}
+        if len(dimensions) > 1:  # another model under the same name, or a confused server
+            raise ValueError("the embeddings differ in dimension from the cached ones")
         for key, vector in zip(wanted, fresh, strict=True):
             cached[key] = vector
             conn.execute(

@@ -82,11 +82,11 @@ def parse_time_bound(text: str, *, end: bool, what: str) -> str:
             moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
             if moment.tzinfo is None:
                 moment = moment.replace(tzinfo=UTC)
-    except ValueError:
+        return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    except (ValueError, OverflowError):  # an end date of 9999-12-31, or an offset past year 1
         raise InvalidValueError(
             f"{what} {text!r} is not a date (use YYYY-MM-DD or an ISO 8601 time)"
         ) from None
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def find_messages(
@@ -105,7 +105,7 @@ def find_messages(
 def _without_common_terms(conn: sqlite3.Connection, query: ParsedQuery) -> str:
     """The loose expression without terms found in over COMMON_SHARE of the messages (我们,
     什么, the, is): their BM25 weight is next to nothing, yet OR-ing them makes FTS5 rank most
-    of the index. The rarest MIN_LOOSE terms are kept whatever their frequency."""
+    of the index. The rarest MIN_LOOSE terms the index holds are kept whatever their frequency."""
     if len(query.loose) <= MIN_LOOSE:
         return query.any_term
     tokens = [token for token, _ in query.loose]
@@ -114,7 +114,11 @@ def _without_common_terms(conn: sqlite3.Connection, query: ParsedQuery) -> str:
         conn.execute(f"SELECT term, doc FROM messages_vocab WHERE term IN ({marks})", tokens)
     )
     total = conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0
-    by_rarity = sorted(query.loose, key=lambda pair: frequency.get(pair[0], 0))
+    # a term in no message matches nothing: it must not take the place of one that does
+    present = [pair for pair in query.loose if frequency.get(pair[0], 0) > 0]
+    if not present:
+        return query.any_term
+    by_rarity = sorted(present, key=lambda pair: frequency[pair[0]])
     kept = [
         unit
         for rank, (token, unit) in enumerate(by_rarity)

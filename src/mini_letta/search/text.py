@@ -93,8 +93,14 @@ def build_snippet(
     text: str, words: tuple[str, ...], width: int = 160, marks: tuple[str, str] = ("**", "**")
 ) -> str:
     """A one-line excerpt around the first query word found, each found word between `marks`
-    (matching works on the NFKC/casefolded form, which keeps CJK and ASCII lengths)."""
-    flat = " ".join(text.split())
+    (matching works on the NFKC/casefolded form, which keeps CJK and ASCII lengths).
+
+    Credentials are redacted first, on the whole text: marks put inside one (`PRIVATE **KEY**`)
+    would hide it from the scanner, and a cut could leave half of one.
+    """
+    from mini_letta.memory.secrets import redact_secrets
+
+    flat = " ".join(redact_secrets(text).split())
     folded = normalise(flat)
     if len(folded) != len(flat):  # NFKC changed lengths (ligatures...): match on the fold
         flat = folded

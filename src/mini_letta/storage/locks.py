@@ -1,5 +1,8 @@
 """Cross-process exclusive locks on a lock file: `flock` on POSIX (filelock on Windows).
 
+The one lock implementation: `exclusive_lock` for a block of code, `hold_lock` for a lock kept
+until released (a reflection lease's "this holder lives" lock), `lock_is_held` to probe one.
+
 Invariants: a lock dies with its holder (the kernel drops a flock when the process exits, even
 on SIGKILL), so there is no stale-lock cleanup. Locks are re-entrant per thread for the same
 path; other threads and other processes are excluded (each thread locks its own open file
@@ -61,6 +64,36 @@ def exclusive_lock(path: Path, *, timeout: float = 30.0, what: str = "this file"
         if hold.depth == 0:
             del held[key]
             hold.release()
+
+
+class HeldLock:
+    """A lock held until `release()` or until the process ends, whichever comes first."""
+
+    __slots__ = ("_release",)
+
+    def __init__(self, release: Callable[[], None]) -> None:
+        self._release: Callable[[], None] | None = release
+
+    def release(self) -> None:
+        release, self._release = self._release, None
+        if release is not None:
+            release()
+
+
+def hold_lock(path: Path, *, what: str = "this file") -> HeldLock:
+    """Take `path`'s lock now, not waiting: LockTimeoutError when someone holds it."""
+    return HeldLock(_acquire(path, 0, what))
+
+
+def lock_is_held(path: Path) -> bool:
+    """Whether someone (another process, or another hold in this one) holds `path`'s lock:
+    a probe takes it and lets it go at once."""
+    try:
+        release = _acquire(path, 0, str(path))
+    except LockTimeoutError:
+        return True
+    release()
+    return False
 
 
 def _acquire(path: Path, timeout: float, what: str) -> Callable[[], None]:

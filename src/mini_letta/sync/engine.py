@@ -20,12 +20,14 @@ from collections.abc import Mapping
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import GitError, MemfsError, MiniLettaError
 from mini_letta.home import Home
+from mini_letta.memory.incoming import describe_refusal, incoming_problems
 from mini_letta.memory.remote import (
     BRANCH,
     REMOTE,
     get_remote,
     memory_remote_repo,
     push_options,
+    refuse_non_bare_remote,
 )
 from mini_letta.memory.repo import GitRepo, lock_memory
 from mini_letta.structs import Struct, replace
@@ -87,6 +89,7 @@ def sync_memory(
             raise SyncError(
                 "this memory has no remote; set one with `mini-letta memory remote set URL`"
             )
+        refuse_non_bare_remote(repo, url)
         run_id = f"sync-{clock.now().strftime('%Y%m%d%H%M%S')}-{os.getpid():x}"
         with (
             acquire_lease(home, agent_id, run_id, clock),
@@ -170,8 +173,13 @@ def _sync(repo: GitRepo, url: str, clock: Clock, move: _Mover) -> SyncOutcome:
     pulled, merged = 0, False
     conflicts: tuple[str, ...] = ()
     for _ in range(PUSH_ATTEMPTS):
+        before = _tracking_sha(repo)
         _fetch(repo)
-        step = _integrate(repo, clock, move)
+        try:
+            step = _integrate(repo, clock, move)
+        except _Refused as refused:
+            _forget_fetched(repo, before)
+            raise SyncError(describe_refusal(refused.problems)) from None
         pulled += step.pulled
         merged = merged or step.merged
         conflicts = (*conflicts, *step.needs_review)
@@ -194,11 +202,37 @@ def _integrate(repo: GitRepo, clock: Clock, move: _Mover) -> SyncOutcome:
         return SyncOutcome(head, 0, False, False, ())
     count = int(repo.run("rev-list", "--count", f"{head}..{remote}").strip() or 0)
     if _is_ancestor(repo, head, remote):
+        _check_incoming(repo, head, remote)
         move(repo, remote)
         return SyncOutcome(remote, count, False, False, ())
+    _check_incoming(repo, head, remote)  # what the remote wrote, before any merge of it
     commit, conflicts = _merge_commit(repo, head, remote, clock)
+    _check_incoming(repo, head, commit)  # and what the merge made of both sides
     move(repo, commit)
     return SyncOutcome(commit, count, False, True, conflicts)
+
+
+class _Refused(Exception):
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+def _check_incoming(repo: GitRepo, head: str, target: str) -> None:
+    problems = incoming_problems(repo, head, target)
+    if problems:
+        raise _Refused(problems)
+
+
+def _forget_fetched(repo: GitRepo, before: str | None) -> None:
+    """Put the tracking branch back and drop the refused objects, so nothing the remote sent
+    (a credential in a file or a message) stays in memory's repository."""
+    if before is None:
+        repo.run("update-ref", "-d", _TRACKING)
+    else:
+        repo.run("update-ref", _TRACKING, before)
+    repo.run("reflog", "expire", "--expire=now", "--expire-unreachable=now", _TRACKING)
+    repo.run("gc", "-q", "--prune=now")
 
 
 def _merge_commit(

@@ -9,19 +9,22 @@ and caps every result at `ctx.output_cap`. Only KeyboardInterrupt escapes.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, Protocol, cast
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from mini_letta.clock import Clock
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.errors import MiniLettaError
+from mini_letta.home import Home
 from mini_letta.llm.base import ToolSpec
 from mini_letta.structs import Struct, field
 from mini_letta.tools.output import cap_text
 from mini_letta.tools.permissions import PermissionMode, Refusal, decide
 from mini_letta.tools.schema import argument_problem
+
+if TYPE_CHECKING:
+    from mini_letta.skills.discover import Catalog
 
 ToolKind = Literal["read", "edit", "execute", "memory"]
 Approver = Callable[[ToolCall, str], bool]
@@ -41,20 +44,17 @@ class ToolContext(Struct, frozen=True):
     clock: Clock
     agent_id: str = ""
     memory_dir: Path | None = None
-    home_dir: Path | None = None  # mini-letta's home folder: the file tools never change it
+    home: Home | None = None  # mini-letta's home: recall reads it, the file tools never change it
     permission_mode: PermissionMode = "default"
     allowed_tools: frozenset[str] = frozenset()
     disallowed_tools: frozenset[str] = frozenset()
     approve: Approver | None = None
     output_cap: int = 30_000
     bash_env_allow: frozenset[str] = frozenset()  # credential variables Bash may still see
-    extra: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def environ(self) -> Mapping[str, str]:
-        """The environment tools start from: the caller's (`extra["environ"]`), else ours."""
-        given = self.extra.get("environ")
-        return os.environ if given is None else cast(Mapping[str, str], given)
+    environ: Mapping[str, str] = field(default_factory=dict)  # the caller's (World's), for Bash
+    skill_dirs: tuple[Path, ...] = ()  # the discovered skills' folders: readable, never written
+    skills: Catalog | None = None  # the session's skills, for the Skill tool
+    memory_file_cap: Callable[[], int] | None = None  # the memory tool's per-file token cap
 
 
 class Tool(Protocol):
@@ -142,6 +142,8 @@ def describe_call(name: str, args: Mapping[str, Any]) -> str:
     """One line for an approval prompt: the command, or the path and what happens to it."""
     if isinstance(args.get("command"), str):
         return f"{name}: {args['command']}"
+    if isinstance(args.get("name"), str) and len(args) == 1:  # Skill: the skill loaded
+        return f"{name} {args['name']}"
     path = args.get("path")
     if isinstance(path, str):
         if isinstance(args.get("content"), str):

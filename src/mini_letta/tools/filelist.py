@@ -1,11 +1,14 @@
 """The files under a folder as the user sees their project: .gitignore'd files left out.
 
-Pure Python, never `git`: a project's git config is writable by the model (and by whoever made
-the repository), and git runs programs it names (`core.fsmonitor` on `git ls-files`). A small
-matcher reads `.git/info/exclude` and the .gitignore files from the repository's top down to
-each folder (globs, `**`, `/`-anchoring, trailing `/` for folders, `!` to re-include); unlike
-git, a tracked file that matches an ignore rule is left out too. `.git` is always skipped,
-symlinked folders are not entered, and the walk stops after `MAX_FILES`.
+Never `git`: a project's git config is writable by the model (and by whoever made the
+repository), and git runs programs it names (`core.fsmonitor` on `git ls-files`). The rules are
+`.git/info/exclude` and the .gitignore files from the repository's top down to each folder,
+each file matched by `pathspec`'s `GitIgnoreSpec` (git's wildmatch: `**`, `/`-anchoring, a
+trailing `/` for folders, `!` to re-include, escapes; braces are literal, as in git), a deeper
+file's match winning. Unlike git, a tracked file that matches an ignore rule is left out too,
+and the user's global excludes file is not read. `.git` is always skipped, symlinked folders
+are not entered, an ignored folder is not entered (so nothing under it comes back, as in git),
+and the walk stops after `MAX_FILES`. `glob_to_regex` is the Glob tool's pattern language.
 """
 
 from __future__ import annotations
@@ -14,8 +17,12 @@ import os
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mini_letta.structs import Struct
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 MAX_FILES = 50_000
 
@@ -78,7 +85,7 @@ def _repository_top(root: Path) -> Path | None:
     return None
 
 
-def _outer_rules(top: Path, lead: str) -> list[_Rule]:
+def _outer_rules(top: Path, lead: str) -> list[_Rules]:
     """The repository's exclude file and the .gitignore files above the walk's root."""
     rules = _parse_gitignore(_read_text(top / ".git" / "info" / "exclude"), "")
     folder = ""
@@ -95,46 +102,37 @@ def _read_text(path: Path) -> str:
         return ""
 
 
-class _Rule(Struct, frozen=True):
-    base: str  # the folder of the .gitignore, relative to the walk root ('' at the root)
-    regex: re.Pattern[str]
-    negate: bool
-    dir_only: bool
+class _Rules(Struct, frozen=True):
+    """One ignore file's patterns; `base` is its folder relative to the repository top."""
+
+    base: str
+    spec: GitIgnoreSpec  # imported when a project has an ignore file
 
 
-def _parse_gitignore(text: str, base: str) -> list[_Rule]:
-    rules = []
-    for line in text.splitlines():
-        line = line.rstrip()
-        if not line or line.startswith("#"):
-            continue
-        negate = line.startswith("!")
-        line = line[1:] if negate else line
-        dir_only = line.endswith("/")
-        line = line.rstrip("/")
-        if not line:
-            continue
-        anchored = "/" in line
-        line = line.lstrip("/")
-        pattern = line if anchored else "**/" + line
-        rules.append(_Rule(base, glob_to_regex(pattern), negate, dir_only))
-    return rules
+def _parse_gitignore(text: str, base: str) -> list[_Rules]:
+    lines = text.splitlines()
+    if not any(line.strip() and not line.startswith("#") for line in lines):
+        return []
+    from pathspec import GitIgnoreSpec
+
+    return [_Rules(base, GitIgnoreSpec.from_lines(lines))]
 
 
-def _ignored(rel: str, is_dir: bool, rules: list[_Rule]) -> bool:
+def _ignored(rel: str, is_dir: bool, rules: list[_Rules]) -> bool:
+    """Git's answer for `rel` (a path from the repository top): the last file that matches it
+    decides, and within a file its last matching pattern."""
     ignored = False
     for rule in rules:
-        if rule.dir_only and not is_dir:
-            continue
         if rule.base and not rel.startswith(rule.base + "/"):
             continue
         local = rel[len(rule.base) + 1 :] if rule.base else rel
-        if rule.regex.match(local):
-            ignored = not rule.negate
+        decision = rule.spec.check_file(local + "/" if is_dir else local).include
+        if decision is not None:
+            ignored = decision
     return ignored
 
 
-def _walk(root: Path, lead: str, outer: list[_Rule]) -> FileList:
+def _walk(root: Path, lead: str, outer: list[_Rules]) -> FileList:
     """Walk `root`; rules match paths relative to the repository top (`lead` + '/' + rel)."""
     found: list[str] = []
     rules = list(outer)

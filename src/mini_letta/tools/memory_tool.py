@@ -1,18 +1,26 @@
 """The `memory` tool: the agent reads and edits its own memory files, one commit per change.
 
 A change is planned and validated first (memory/edits.py), refused if a path it touches has
-uncommitted changes, then written and committed with the call's `reason` as the message, all
-under the repo's lock (`agents/<id>/memory.lock`) so two processes take turns. If the commit
-fails (a held ref lock, a full disk), the files are put back: memory is exactly as before.
+uncommitted changes, if it adds a line its file already has (the model is told it is already
+known), or if it grows a `system/` file past its per-file cap (the memory gate's own budget,
+passed in as `extra["memory_file_cap"]`, so a file the chat fills is one reflection can still
+consolidate rather than a wall), then written and committed with the call's `reason` as the
+message, all under the repo's lock (`agents/<id>/memory.lock`) so two processes take turns. If
+the commit fails (a held ref lock, a full disk), the files are put back: memory is as before.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mini_letta.llm.base import ToolSpec
 from mini_letta.tools.base import ToolContext, ToolInputError, ToolKind, ToolResult, require_str
+
+if TYPE_CHECKING:
+    from mini_letta.memory.edits import MemoryEditPlan
 
 _COMMANDS = ["view", "create", "str_replace", "insert", "delete", "rename", "update_description"]
 
@@ -53,11 +61,21 @@ class MemoryTool:
         reason = require_str(args, "reason").strip()
         if not reason:
             raise ToolInputError("'reason' must say why (it becomes the commit message)")
-        return ToolResult(apply_and_commit(ctx.memory_dir, command, args, reason))
+        return ToolResult(
+            apply_and_commit(ctx.memory_dir, command, args, reason, file_cap=ctx.memory_file_cap)
+        )
 
 
-def apply_and_commit(memory_dir: Path, command: str, args: dict[str, Any], reason: str) -> str:
-    """Validate, write and commit one edit under the repo lock; returns the result line."""
+def apply_and_commit(
+    memory_dir: Path,
+    command: str,
+    args: dict[str, Any],
+    reason: str,
+    *,
+    file_cap: Callable[[], int] | None = None,
+) -> str:
+    """Validate, write and commit one edit under the repo lock; returns the result line.
+    `file_cap` gives the per-file token cap of `system/` files (None: no cap)."""
     from mini_letta.errors import MemoryEditError
     from mini_letta.memory.edits import plan_memory_edit
     from mini_letta.memory.history import write_and_commit
@@ -71,6 +89,7 @@ def apply_and_commit(memory_dir: Path, command: str, args: dict[str, Any], reaso
     with lock_memory(memory_dir):
         _refuse_unfinished_git(memory_dir)
         plan = plan_memory_edit(memory_dir, command, args)
+        refuse_known_or_oversized(memory_dir, plan, file_cap)
         dirty = repo.changed_paths(plan.touched)
         if dirty:
             raise MemoryEditError(
@@ -81,6 +100,51 @@ def apply_and_commit(memory_dir: Path, command: str, args: dict[str, Any], reaso
     if sha is None:  # the plan refused no-op edits, so only an outside change gets here
         return f"{outcome.message}; nothing to commit"
     return f"{outcome.message} (committed {sha[:7]})"
+
+
+def refuse_known_or_oversized(
+    memory_dir: Path, plan: MemoryEditPlan, file_cap: Callable[[], int] | None
+) -> None:
+    """Raise MemoryEditError for an edit that adds a line its file already has, or that grows
+    a `system/` file past `file_cap()` tokens (a change that shrinks one always passes)."""
+    from mini_letta.errors import MemoryEditError
+
+    for path, data in sorted(plan.writes.items()):
+        old_text = _text_of(memory_dir / path)
+        new_text = data.decode("utf-8", errors="replace")
+        known = _repeated_line(old_text, new_text)
+        if known is not None:
+            raise MemoryEditError(
+                f"{path} already has the line {known!r}: it is already known, nothing to add"
+            )
+        if file_cap is None or not path.startswith("system/"):
+            continue
+        from mini_letta.llm.tokens import estimate_tokens
+
+        cap, after = file_cap(), estimate_tokens(new_text)
+        if after > cap and after > estimate_tokens(old_text):
+            raise MemoryEditError(
+                f"{path} would grow to ~{after} tokens, past its cap of {cap}: consolidate it "
+                "first (merge repeated lines, replace what changed, move detail into a file "
+                "outside system/ and link it), or keep this in a file outside system/"
+            )
+
+
+def _text_of(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return ""
+
+
+def _repeated_line(old: str, new: str) -> str | None:
+    """A non-blank line the edit adds (one more copy than before) that the file already had."""
+    before = Counter(line.strip() for line in old.splitlines())
+    after = Counter(line.strip() for line in new.splitlines())
+    for line, count in after.items():
+        if line and line != "---" and before[line] and count > before[line]:
+            return line
+    return None
 
 
 def _refuse_unfinished_git(memory_dir: Path) -> None:

@@ -1,4 +1,6 @@
-"""Where the file tools may go: the working directory and the agent's memory, nothing else.
+"""Where the file tools may go: the working directory, the agent's memory and the folders of
+the skills found for this session (read-only, so a skill's bundled files can be read), nothing
+else.
 
 A path is resolved against the working directory with symlinks followed, and only then checked,
 so `../x`, `~/x`, an absolute path or a symlink pointing outside are all refused the same way.
@@ -20,7 +22,7 @@ from mini_letta.home import PROJECT_DIR_NAME
 from mini_letta.structs import Struct
 from mini_letta.tools.base import ToolContext, ToolInputError
 
-Area = Literal["cwd", "memory"]
+Area = Literal["cwd", "memory", "skill"]
 
 # Folder names the file tools never write into. Compared case-folded, without the trailing dots
 # and spaces Windows drops, plus git's NTFS short name, since a case-insensitive filesystem
@@ -49,13 +51,15 @@ class Confinement(Struct, frozen=True):
     cwd: Path
     memory: Path | None
     home: Path | None
+    skills: tuple[Path, ...] = ()
 
     @classmethod
     def of(cls, ctx: ToolContext) -> Confinement:
         return cls(
             ctx.cwd.resolve(),
             ctx.memory_dir.resolve() if ctx.memory_dir is not None else None,
-            ctx.home_dir.resolve() if ctx.home_dir is not None else None,
+            ctx.home.root.resolve() if ctx.home is not None else None,
+            tuple(folder.resolve() for folder in ctx.skill_dirs),
         )
 
     def area(self, real: Path | str) -> Area | None:
@@ -64,6 +68,8 @@ class Confinement(Struct, frozen=True):
             return "memory"
         if _inside(real, self.cwd):
             return "cwd"
+        if any(_inside(real, folder) for folder in self.skills):
+            return "skill"
         return None
 
     def check(self, raw: str, lexical: Path, real: Path, *, for_edit: bool = False) -> Path:
@@ -74,10 +80,17 @@ class Confinement(Struct, frozen=True):
                 f"{raw} is in the agent's memory; change memory with the memory tool, "
                 "which validates and commits"
             )
+        if area == "skill" and for_edit:
+            raise PathRefusedError(f"{raw} is part of a skill, which the file tools only read")
         if area is None:
+            places = (
+                "the agent's memory and the skills' folders"
+                if self.skills
+                else ("the agent's memory")
+            )
             raise PathRefusedError(
-                f"{raw} resolves to {real}, outside the working directory ({self.cwd}) and the "
-                "agent's memory; only files there can be used"
+                f"{raw} resolves to {real}, outside the working directory ({self.cwd}) and "
+                f"{places}; only files there can be used"
             )
         if for_edit:
             self._check_writable(raw, lexical, real)

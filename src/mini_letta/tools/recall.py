@@ -2,13 +2,12 @@
 
 Both search the agent's index (search/recall.py), which catches up with new messages and memory
 commits first. Each hit names its message id and time (or memory path and line) so the model
-can cite it. The home folder comes through `ToolContext.extra["home"]`; the environment (for an
-embeddings key) through `extra["environ"]`.
+can cite it. The home folder and the environment (for an embeddings key) come through the
+`ToolContext`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from mini_letta.llm.base import ToolSpec
@@ -59,16 +58,13 @@ MEMORY_SEARCH = ToolSpec(
 def _recall(ctx: ToolContext) -> Recall:
     """The agent's Recall; the search modules (and sqlite3) load on the first search, so a
     turn that never searches does not pay for them."""
-    from mini_letta.home import Home
     from mini_letta.search.embeddings import load_embedder
     from mini_letta.search.recall import Recall
 
-    home = ctx.extra.get("home")
-    if not isinstance(home, Home) or not ctx.agent_id:
+    home = ctx.home
+    if home is None or not ctx.agent_id:
         raise ToolInputError("search is not available in this run (no agent home)")
-    environ = ctx.extra.get("environ")
-    embedder = load_embedder(home, environ if isinstance(environ, Mapping) else {})
-    return Recall(home, ctx.agent_id, embedder)
+    return Recall(home, ctx.agent_id, load_embedder(home, ctx.environ))
 
 
 def _limit(args: dict[str, Any]) -> int:
@@ -134,8 +130,16 @@ class MemorySearchTool:
         if not hits:
             return ToolResult(f"No memory lines match {query!r}.")
         lines = [f"{len(hits)} memory line(s) for {query!r}, best first:"]
-        lines += [f"- {hit.path}:{hit.line}: {hit.text.strip()[:SNIPPET]}" for hit in hits]
+        lines += [f"- {hit.path}:{hit.line}: {memory_line(hit.text)}" for hit in hits]
         return ToolResult("\n".join(lines))
+
+
+def memory_line(text: str) -> str:
+    """A memory line as a search shows it: redacted before it is cut, so no part of a
+    credential (say, planted by hand) is shown."""
+    from mini_letta.memory.secrets import redact_secrets
+
+    return redact_secrets(text.strip())[:SNIPPET]
 
 
 def _words(query: str) -> tuple[str, ...]:

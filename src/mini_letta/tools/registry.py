@@ -26,6 +26,7 @@ TOOL_CLASSES: Mapping[str, str] = {
     "memory": "mini_letta.tools.memory_tool:MemoryTool",
     "conversation_search": "mini_letta.tools.recall:ConversationSearchTool",
     "memory_search": "mini_letta.tools.recall:MemorySearchTool",
+    "Skill": "mini_letta.tools.skill_tool:SkillTool",  # only when the session has skills
 }
 ALL_TOOLS: tuple[str, ...] = tuple(TOOL_CLASSES)
 MOCK_TOOLS: tuple[str, ...] = ("memory",)

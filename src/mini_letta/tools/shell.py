@@ -110,6 +110,8 @@ def run_command(
     except BaseException:  # Ctrl-C: the command must not outlive us
         _kill_group(proc)
         proc.wait()
+        reader.join(DRAIN_TIMEOUT)
+        proc.stdout.close()
         raise
     reader.join(DRAIN_TIMEOUT)
     if reader.is_alive():  # a background child still holds the pipe: stop it too

@@ -4,7 +4,7 @@ import pytest
 
 from mini_letta.agents.registry import find_agent, list_agents, rename_agent
 from mini_letta.errors import CorruptFileError, InvalidValueError, NotFoundError
-from mini_letta.settings import load_project_settings
+from mini_letta.settings import read_settings
 from mini_letta.workspace import (
     new_agent,
     resolve_agent,
@@ -17,7 +17,7 @@ def test_first_use_creates_the_project_agent_and_remembers_it(world):
     agent = resolve_or_create_agent(world, None)
     assert agent.name == "project" and agent.model == "mock"
     assert resolve_or_create_agent(world, None).id == agent.id
-    assert load_project_settings(world.cwd)["lastAgentId"] == agent.id
+    assert read_settings(world.home, world.cwd).local_data["lastAgentId"] == agent.id
 
 
 def test_names_are_unique_and_found(world, clock):

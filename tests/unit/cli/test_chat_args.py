@@ -113,6 +113,6 @@ def test_a_turn_prints_the_same_either_way(cli):
     assert plain.code == through_click.code == 0
     assert plain.stderr == through_click.stderr
     first, second = json.loads(plain.stdout), json.loads(through_click.stdout)
-    for varying in ("conversationId", "durationMs"):
-        assert first.pop(varying) != second.pop(varying) or varying == "durationMs"
+    for varying in ("conversationId", "session_id", "durationMs", "duration_ms"):
+        assert first.pop(varying) != second.pop(varying) or varying.startswith("duration")
     assert first == second  # the same agent, answer, steps, usage and reflection

@@ -126,3 +126,65 @@ def test_export_puts_system_files_first_then_the_rest_and_round_trips(memory_rep
     back = read_memory_file(memory_repo.path, "projects/other/agents.md")
     assert "Use pnpm." in back
     assert import_into_memory(memory_repo.path, [exported], tmp_path / "user").sha is None
+
+
+@pytest.mark.parametrize("name", ["CLAUDE.md", "AGENTS.md", ".cursor/rules/x.mdc"])
+def test_a_source_linked_outside_its_project_is_refused(memory_repo, tmp_path, name):
+    from mini_letta.errors import MemfsError
+
+    outside = _write(tmp_path / "private" / "plan.md", "outside secret plan\n")
+    project = tmp_path / "proj"
+    link = project / name
+    link.parent.mkdir(parents=True)
+    link.symlink_to(outside)
+    with pytest.raises(MemfsError, match="outside"):
+        import_into_memory(memory_repo.path, [project], tmp_path / "user")
+    assert len(_log(memory_repo.path)) == 1
+    assert "outside secret plan" not in repr(
+        subprocess.run(
+            ["git", "-C", str(memory_repo.path), "log", "-p", "--all"], capture_output=True
+        ).stdout
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        (b"# big\n" + b"rule\n" * 1_000_000, "past the limit"),
+        (b"\0" * 10_000, "NUL"),
+        (bytes(range(128, 256)) * 40, "UTF-8"),
+    ],
+    ids=["5-MB", "nul-bytes", "binary"],
+)
+def test_a_source_past_the_memory_tool_s_checks_is_refused(memory_repo, tmp_path, data, problem):
+    from mini_letta.errors import MemfsError
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "CLAUDE.md").write_bytes(data)
+    with pytest.raises(MemfsError, match=problem):
+        import_into_memory(memory_repo.path, [project], tmp_path / "user")
+    assert len(_log(memory_repo.path)) == 1
+
+
+@pytest.mark.timeout(20)
+def test_a_fifo_source_is_refused_without_reading(memory_repo, tmp_path):
+    import os
+
+    from mini_letta.errors import MemfsError
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    os.mkfifo(project / "AGENTS.md")
+    with pytest.raises((MemfsError, NotFoundError), match="AGENTS.md"):
+        import_into_memory(memory_repo.path, [project / "AGENTS.md"], tmp_path / "user")
+
+
+def test_an_import_of_a_binary_file_is_refused(memory_repo, tmp_path):
+    from mini_letta.errors import MemfsError
+
+    project = tmp_path / "proj"
+    _write(project / "CLAUDE.md", "Rules: @blob.md\n")
+    (project / "blob.md").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0")
+    with pytest.raises(MemfsError, match="blob.md"):
+        import_into_memory(memory_repo.path, [project], tmp_path / "user")

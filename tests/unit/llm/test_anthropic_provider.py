@@ -283,3 +283,25 @@ def test_the_scripted_server_refuses_what_the_api_would():
     late = {"system": [marked], "messages": [{"role": "user", "content": [hour]}]}
     assert "1h breakpoint after a 5m" in breakpoint_problem(late)
     assert breakpoint_problem({"system": [hour], "messages": [{"content": [marked]}]}) is None
+
+
+@pytest.mark.parametrize("purpose", ["chat", "summary"])
+def test_a_temperature_reaches_the_api_whatever_the_installed_sdk_accepts(
+    scripted_server, clock, purpose
+):
+    """The installed SDK's `Messages.create` may not name `temperature`; it is sent anyway (as
+    an extra body field) instead of failing every turn with a TypeError."""
+    built = build_provider(
+        "anthropic/claude-sonnet-4-5",
+        ProviderOptions(
+            environ=KEY_ENV, base_url=scripted_server.url, clock=clock, temperature=0.3
+        ),
+    )
+    try:
+        reply = anthropic_stream("ok") if purpose == "chat" else anthropic_message("ok")
+        scripted_server.queue(reply)
+        response = collect(built.stream(_request(purpose=purpose)))
+    finally:
+        close_provider(built)
+    assert response.text == "ok"
+    assert scripted_server.requests[-1].body["temperature"] == 0.3

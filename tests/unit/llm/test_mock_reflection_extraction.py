@@ -256,3 +256,33 @@ def test_project_facts_create_the_project_file_then_are_appended_once():
         {"command": "insert", "path": PROJECT_FILE, "content": found[1].line()}
     ]
     assert plan_project_edits(body + found[1].line() + "\n", found) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "text", "old", "new"),
+    [
+        ("- Preference: I use npm", "I no longer use npm, I prefer pnpm", "npm", "pnpm"),
+        ("- Editor: VS Code", "I switched from VS Code to Zed", "VS Code", "Zed"),
+        ("- Preference: 我喜欢用vim写代码", "我不再用vim，改用emacs", "vim", "emacs"),
+        ("- 编辑器：PyCharm", "我从 PyCharm 换成了 VS Code", "PyCharm", "VS Code"),
+        ("- Tracker: Jira", "We replaced Jira with Linear", "Jira", "Linear"),
+    ],
+    ids=["no-longer-prefer", "switched-from-to", "不再用-改用", "从-换成了", "replaced-with"],
+)
+def test_a_one_sentence_contradiction_replaces_the_old_line(body, text, old, new):
+    (edit,) = plan_human_edits(body, extract_statements(text, AT))
+    assert edit["command"] == "str_replace" and edit["old_str"] == body
+    assert new in edit["new_str"]
+
+
+@pytest.mark.parametrize(
+    ("body", "text"),
+    [
+        ("- Preference: I prefer dark mode", "I really like dark mode"),
+        ("- Preference: 我喜欢喝绿茶", "我还是喜欢喝绿茶"),
+        ("- Preference: I no longer use npm, I prefer pnpm", "I prefer pnpm"),
+    ],
+    ids=["en", "zh", "after-a-switch"],
+)
+def test_a_restated_preference_is_already_known(body, text):
+    assert plan_human_edits(body, extract_statements(text, AT)) == []

@@ -91,11 +91,27 @@ def test_openai_request_carries_system_tools_and_tool_history(provider, scripted
     assert body["messages"][0] == {"role": "system", "content": "You are terse."}
     assert body["messages"][1] == {"role": "user", "content": "read it"}
     assistant = body["messages"][2]
-    assert assistant["content"] is None
-    assert [c["function"]["arguments"] for c in assistant["tool_calls"]] == ['{"path": "a"}', "{}"]
+    # a call whose arguments are not JSON is told as text with its result, never replayed as {}
+    assert assistant["content"].startswith("(called Read with '{bad'")
+    assert [c["function"]["arguments"] for c in assistant["tool_calls"]] == ['{"path": "a"}']
     assert body["messages"][3] == {"role": "tool", "tool_call_id": "c1", "content": "file body"}
-    # the unanswered call gets a stub result so the API accepts the history
-    assert body["messages"][4]["tool_call_id"] == "c2"
+    assert len(body["messages"]) == 4
+
+
+def test_a_call_to_an_undeclared_tool_is_never_replayed_as_a_call(provider, scripted_server):
+    scripted_server.queue(openai_stream("ok"))
+    history = (
+        _user("do it", "m1"),
+        Message("m2", "assistant", "", "t", tool_calls=(ToolCall("c9", "Frobnicate", "{}"),)),
+        Message("m3", "tool", "UnknownTool: no tool named 'Frobnicate'", "t", tool_call_id="c9"),
+        _user("and now?", "m4"),
+    )
+    collect(provider.stream(_request(*history)))
+    body = scripted_server.requests[-1].body
+    names = [c["function"]["name"] for m in body["messages"] for c in m.get("tool_calls") or []]
+    assert "Frobnicate" not in names
+    assert all(m["role"] != "tool" for m in body["messages"])
+    assert "(called Frobnicate with '{}': UnknownTool" in body["messages"][2]["content"]
     assert body["tools"] == [
         {
             "type": "function",

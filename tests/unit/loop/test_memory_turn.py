@@ -85,7 +85,7 @@ def test_memory_own_edit_keeps_the_prompt_byte_identical(world):
     assert [tool.name for tool in provider.requests[0].tools] == ["memory"]
     assert world.home.prompt_cache_file(agent.id).exists()
     assert setup.pinned is not None and setup.pinned.is_pending()
-    pin = setup.store.load_record().extra["systemPrompt"]
+    pin = setup.store.load_record().system_prompt
     assert pin["memoryCommit"] != pin["seenCommit"] == setup.pinned.head()
 
 
@@ -137,7 +137,7 @@ def test_memory_changed_by_someone_else_rides_with_the_next_user_message(world):
     assert "persona" not in update  # only what changed
     assert fourth[: len(third)] == third
     assert sum("<memory_update" in m.content for m in fourth) == 1
-    pin = setup.store.load_record().extra["systemPrompt"]
+    pin = setup.store.load_record().system_prompt
     assert pin["seenCommit"] == setup.pinned.head() != pin["memoryCommit"]
 
 
@@ -153,7 +153,7 @@ def test_memory_updates_fold_into_the_prompt_at_the_next_recompile(world):
     last = provider.requests[-1]
     assert "- owl" in last.system
     assert not any("<memory_update" in m.content for m in last.messages)
-    assert "updates" not in setup.store.load_record().extra["systemPrompt"]
+    assert "updates" not in setup.store.load_record().system_prompt
 
 
 def test_memory_updates_that_outweigh_the_memory_recompile_instead(world):
@@ -203,7 +203,7 @@ def test_memory_compaction_recompiles_the_prompt(world):
     assert len(set(systems)) == 2
     last = provider.chat_requests()[-1].messages
     assert not any("<memory_update" in m.content for m in last)
-    assert "updates" not in setup.store.load_record().extra["systemPrompt"]
+    assert "updates" not in setup.store.load_record().system_prompt
 
 
 def test_usage_totals_are_kept_per_turn_and_summed_from_the_log_when_missing(world):
@@ -216,10 +216,9 @@ def test_usage_totals_are_kept_per_turn_and_summed_from_the_log_when_missing(wor
     _turn(setup)
     assert setup.store.total_usage() == (Usage(200, 10, 80, 0), 2)
     record = setup.store.load_record()
-    assert record.extra["usageTotals"]["cacheReadTokens"] == 80
-    extra = {k: v for k, v in record.extra.items() if k != "usageTotals"}  # an older record
-    setup.store.save_record(record.with_updates(extra=extra))
+    assert record.usage_totals["cacheReadTokens"] == 80
+    setup.store.save_record(record.with_updates(usage_totals=None))  # an older record
     assert setup.store.total_usage() == (Usage(200, 10, 80, 0), 2)  # from the log
     _turn(setup)
-    assert setup.store.load_record().extra["usageTotals"]["modelCalls"] == 3
+    assert setup.store.load_record().usage_totals["modelCalls"] == 3
     assert setup.store.total_usage() == (Usage(300, 15, 170, 0), 3)

@@ -132,7 +132,7 @@ def test_max_steps_stops_a_looping_model(world):
     assert result.stop_reason == "max_steps" and result.steps == 3
     assistants = [m for m in store.all() if m.role == "assistant"]
     assert assistants[-1].stop_reason == "max_steps"
-    assert store.load_record().extra["lastTurn"]["stopReason"] == "max_steps"
+    assert store.load_record().last_turn["stopReason"] == "max_steps"
 
 
 def test_provider_error_ends_turn_with_error(world):
@@ -140,7 +140,7 @@ def test_provider_error_ends_turn_with_error(world):
     result = list(run_turn(setup, "hello"))[-1]
     assert result.stop_reason == "error" and "503" in (result.error or "")
     assert [m.role for m in store.all()] == ["user"]
-    assert store.load_record().extra["lastTurn"]["stopReason"] == "error"
+    assert store.load_record().last_turn["stopReason"] == "error"
 
 
 def test_interrupt_keeps_user_message_and_partial_text(world):
@@ -161,7 +161,7 @@ def test_interrupt_keeps_user_message_and_partial_text(world):
         ("assistant", "half an ans"),
     ]
     assert messages[1].stop_reason == "interrupted"
-    assert store.load_record().extra["lastTurn"]["stopReason"] == "interrupted"
+    assert store.load_record().last_turn["stopReason"] == "interrupted"
     # The lock was released: another turn in the same conversation runs.
     _, again = _setup(world, ScriptedProvider([[TextDelta("ok"), StopEvent("end_turn")]]))
     assert list(run_turn(again, "again"))[-1].stop_reason == "end_turn"

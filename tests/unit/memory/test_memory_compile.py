@@ -78,10 +78,6 @@ deep
 └── win.md — Windows file
 </external_memory>
 
-<available_skills>
-- git-flow: Git flow (skills/git-flow/SKILL.md)
-</available_skills>
-
 <memory_metadata>
 - agent id: agent-1
 - conversation id: conv-1
@@ -96,6 +92,14 @@ META = {"agent id": "agent-1", "conversation id": "conv-1", "stored messages": "
 
 def test_compile_golden(rich_repo):
     assert _compile_now("BASE PROMPT\n", rich_repo.path, META) == GOLDEN
+
+
+def test_skills_leave_the_section_and_come_out_as_their_frontmatter(rich_repo):
+    compiler = PromptCompiler(rich_repo.path)
+    assert "git-flow" not in compiler.memory_section()
+    assert compiler.memory_skills() == (
+        ("skills/git-flow/SKILL.md", "---\nname: git-flow\ndescription: Git flow\n---\n"),
+    )
 
 
 def test_compile_is_deterministic_and_contains_the_memory_section(rich_repo):

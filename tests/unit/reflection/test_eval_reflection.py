@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -66,7 +67,7 @@ def test_a_user_suite_shows_what_was_wrong_and_the_score(cli, tmp_path):
     suite = tmp_path / "mine.yaml"
     suite.write_text(USER_SUITE, encoding="utf-8")
     result = cli("eval", "reflection", "--suite", str(suite))
-    assert result.code == 0, result.stderr
+    assert result.code == 1, result.stderr  # a case failed: scripts and CI see it
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["case", "mock"]
     assert lines[1].split() == ["keeps-pnpm", "PASS"]
@@ -85,7 +86,7 @@ def test_models_side_by_side(cli, tmp_path):
         "eval", "reflection", "--suite", str(suite), "--model", "mock",
         "--model", f"script:{silent}", "--output-format", "json",
     )  # fmt: skip
-    assert result.code == 0, result.stderr
+    assert result.code == 1, result.stderr
     data = json.loads(result.stdout)
     assert data["models"] == ["mock", f"script:{silent}"]
     assert data["scores"]["mock"]["passed"] == 1
@@ -130,6 +131,31 @@ def test_checks_look_in_a_file_or_a_folder():
         "'tabs' appears 2 times in project"
     )
     assert Check("absent", "tabs", "sys").failure(files) is None  # a prefix is not a folder
+
+
+def test_checks_match_whole_words_so_npm_is_not_found_in_pnpm():
+    files = {"system/human.md": "- From now on we use pnpm (not npm-style scripts)."}
+    assert Check("absent", "npm", "").failure({"a.md": "we use pnpm"}) is None
+    assert Check("absent", "npm", "").failure(files) is not None  # "npm-style": a word
+    assert Check("contains", "pnpm", "").failure(files) is None
+    assert Check("absent", "vim", "").failure({"a.md": "switched to neovim"}) is None
+    assert Check("atMostOnce", "tabs", "").failure({"a.md": "tabs, not tabsy"}) is None
+    assert Check("contains", "tab", "").failure({"a.md": "tabs"}) is not None
+    assert Check("contains", "make check", "").failure({"a.md": "run `make check`."}) is None
+    # CJK is written without spaces: there a check is a plain substring
+    assert Check("contains", "空格", "").failure({"a.md": "我用空格缩进"}) is None
+    assert Check("absent", "今天", "").failure({"a.md": "今天"}) is not None
+
+
+def test_the_readme_suite_example_passes_on_the_mock(cli, tmp_path):
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    example = re.search(r"```yaml\n(cases:\n.*?)```", readme, re.S)
+    assert example is not None
+    suite = tmp_path / "readme.yaml"
+    suite.write_text(example.group(1), encoding="utf-8")
+    result = cli("eval", "reflection", "--suite", str(suite))
+    assert result.code == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines()[-1] == "score mock: 1/1 (100%)"
 
 
 def test_a_folder_of_suites(tmp_path):

@@ -115,7 +115,7 @@ def test_a_rewrite_citing_its_message_merges_and_the_citation_is_recorded(
         "evidence": [turn[0].id],
     }
     outcome = _launch(world, agent, store, _agent(edit))
-    assert outcome.status == "merged"
+    assert outcome.status == "merged", outcome.message
     record = load_run_record(world.home, agent.id, outcome.run_id)
     assert record.citations == {HUMAN: [turn[0].id]}
 
@@ -167,13 +167,14 @@ def test_a_duplicate_line_is_rejected_after_normalisation(world, agent, store, p
 
 
 def test_system_past_its_budget_is_rejected(world, agent, store, parent):
-    _chat(world, store, "remember a lot")
-    head = parent.head_sha()
     content = "\n".join(f"- fact number {n} about the user" for n in range(40))
-    provider = _agent({"command": "insert", "path": HUMAN, "content": content})
+    ((said, *_),) = _chat(world, store, f"remember these:\n{content}")
+    head = parent.head_sha()
+    edit = {"command": "insert", "path": HUMAN, "content": content, "evidence": [said.id]}
+    provider = _agent(edit)
     world_agent = agent.with_updates(context_window=8_192)  # budget: 2,048 tokens
     outcome = _launch(world, world_agent, store, provider)
-    assert outcome.status == "merged"  # fits
+    assert outcome.status == "merged", outcome.message  # fits
     _chat(world, store, "and more")
     head = parent.head_sha()
     big = "\n".join(f"- another long fact number {n} about the user's habits" for n in range(150))
@@ -295,7 +296,8 @@ def test_the_gate_lets_plain_additions_through(parent):
         parent, {"notes/project.md": "---\ndescription: p\n---\n- uses pnpm\n"}
     )
     limits = GateLimits.for_window(128_000)
-    assert check_gate(parent, base, tip, parent.path, _facts(limits=limits)) == []
+    said = [{"id": "msg-1", "role": "user", "content": "this project uses pnpm"}]
+    assert check_gate(parent, base, tip, parent.path, _facts(limits=limits, messages=said)) == []
 
 
 def test_the_mock_cites_evidence_when_it_replaces_a_contradicted_line(world, agent, store):
@@ -387,3 +389,160 @@ def test_other_misbehaviour_changes_no_memory(
 def test_the_budgets_follow_the_settings_percentages():
     assert GateLimits.for_window(100_000) == GateLimits(25_000, 10_000)
     assert GateLimits.for_window(100_000, 40, 5) == GateLimits(40_000, 5_000)
+
+
+def test_a_file_over_budget_may_shrink_but_not_grow(world, agent, store, parent):
+    human = parent.path / HUMAN
+    filler = "".join(f"- note {n}: the person keeps a long list of notes\n" for n in range(90))
+    human.write_text(
+        human.read_text().replace("Nothing yet; I have not got to know this person.\n", "") + filler
+    )
+    git(parent.path, "commit", "-qam", "a hand edit past the cap")
+    small = agent.with_updates(context_window=8_192)  # the per-file cap: 819 tokens
+    (turn,) = _chat(world, store, "I like tea; and drop note 3, it is wrong")
+    grow = _launch(world, small, store, _agent({"command": "insert", "path": HUMAN,
+                                                "content": "- Likes tea"}))  # fmt: skip
+    assert grow.status == "rejected" and "past the per-file cap of 819" in grow.message
+    old = "- note 3: the person keeps a long list of notes\n"
+    edit = {"command": "str_replace", "path": HUMAN, "old_str": old, "new_str": "",
+            "evidence": [turn[0].id]}  # fmt: skip
+    shrink = _launch(world, small, store, _agent(edit))
+    assert shrink.status == "merged", shrink.message
+
+
+def test_the_same_line_in_two_files_is_not_a_duplicate(world, agent, store, parent):
+    (parent.path / "projects").mkdir()
+    (parent.path / "projects/alpha.md").write_text("---\ndescription: A\n---\n- Language: Python\n")
+    git(parent.path, "add", "-A")
+    git(parent.path, "commit", "-qm", "alpha")
+    (turn,) = _chat(world, store, "project beta is written in Python too")
+    edit = {"command": "create", "path": "projects/beta.md", "description": "B",
+            "content": "- Language: Python", "evidence": [turn[0].id]}  # fmt: skip
+    assert _launch(world, agent, store, _agent(edit)).status == "merged"
+    (again,) = _chat(world, store, "beta: remember it is Python")
+    twice = {"command": "insert", "path": "projects/beta.md", "content": "- language: python!",
+             "evidence": [again[0].id]}  # fmt: skip
+    outcome = _launch(world, agent, store, _agent(twice))
+    assert outcome.status == "rejected" and "duplicates what memory already says" in outcome.message
+
+
+def test_an_edit_outside_memory_fails_the_run_even_after_a_good_edit(world, agent, store, parent):
+    (turn,) = _chat(world, store, "I like tea")
+    head = parent.head_sha()
+    good = {"command": "insert", "path": HUMAN, "content": "- Likes tea", "evidence": [turn[0].id]}
+    escape = {"command": "create", "path": "../escape.md", "description": "x", "content": "- x"}
+    outcome = _launch(world, agent, store, _agent(good, escape))
+    assert outcome.status == "failed" and "paths stay inside memory" in outcome.message
+    assert parent.head_sha() == head
+    assert read_reflection_state(store).reflected_through_message_id is None
+    assert not (parent.path.parent / "escape.md").exists()
+
+
+def test_a_secret_in_the_commit_message_fails_the_run_and_says_why(world, agent, store, parent):
+    (turn,) = _chat(world, store, "I like tea")
+    edit = {"command": "insert", "path": HUMAN, "content": "- Likes tea", "evidence": [turn[0].id]}
+    steps = [
+        respond("", tool_call("memory", 1, **edit)),
+        respond("", tool_call("memory_commit", 2, message=f"reflection: {SECRETS[0]}")),
+        respond("done"),
+    ]
+    outcome = _launch(world, agent, store, ScriptedProvider(steps))
+    assert outcome.status == "failed" and "looks like a secret" in outcome.message
+    assert SECRETS[0] not in outcome.message
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "gone", "kept"),
+    [
+        ("I prefer npm", "I no longer use npm, I prefer pnpm", "I prefer npm", "pnpm"),
+        ("我喜欢用vim写代码", "我不再用vim，改用emacs", "我喜欢用vim写代码", "emacs"),
+    ],
+    ids=["en", "zh"],
+)
+def test_the_mock_replaces_a_line_one_sentence_contradicts_and_the_gate_merges_it(
+    world, agent, store, first, then, gone, kept
+):
+    from mini_letta.llm.mock import MockProvider
+
+    _chat(world, store, first)
+    assert _launch(world, agent, store, MockProvider()).status == "merged"
+    _chat(world, store, then)
+    outcome = _launch(world, agent, store, MockProvider())
+    assert outcome.status == "merged", outcome.message
+    text = (world.home.memory_dir(agent.id) / HUMAN).read_text()
+    assert kept in text and f"- Preference: {gone}\n" not in text
+    _chat(world, store, then)
+    again = _launch(world, agent, store, MockProvider())  # said again: already known
+    assert again.status == "no_changes", again.message
+
+
+def test_accept_and_discard_at_once_decide_once_and_the_record_matches_memory(
+    world, agent, store, parent
+):
+    import threading
+
+    _chat(world, store, "I had a peanut snack and it was fine")
+    edit = {"command": "str_replace", "path": HUMAN, "old_str": FACT, "new_str": "- No allergy"}
+    outcome = _launch(world, agent, store, _agent(edit))
+    assert outcome.status == "rejected"
+    results: dict[str, object] = {}
+    start = threading.Barrier(2, timeout=10)
+
+    def decide(name, fn, *args):
+        start.wait()
+        try:
+            results[name] = fn(world.home, agent.id, outcome.run_id, *args)
+        except ReflectionError as exc:
+            results[name] = exc
+
+    threads = [
+        threading.Thread(target=decide, args=("accept", accept_rejected_run, world.clock)),
+        threading.Thread(target=decide, args=("discard", discard_rejected_run)),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    won = [name for name, result in results.items() if not isinstance(result, Exception)]
+    assert len(won) == 1, results
+    record = load_run_record(world.home, agent.id, outcome.run_id)
+    merged = "- No allergy" in (parent.path / HUMAN).read_text()
+    assert record.decision == ("accepted" if merged else "discarded")
+
+
+def test_a_reflection_waits_for_an_edit_being_committed_instead_of_skipping(
+    world, agent, store, parent
+):
+    import threading
+    import time
+
+    from mini_letta.memory.repo import lock_memory
+
+    _chat(world, store, "I prefer tabs")
+    lease = world.home.agent_dir(agent.id) / "reflection.lease"
+    done = threading.Event()
+
+    def concurrent_edit():  # as the memory tool or MCP does: write, commit, under the lock
+        with lock_memory(parent.path):
+            human = parent.path / HUMAN
+            human.write_text(human.read_text() + "- Editor: vim\n")
+            deadline = time.monotonic() + 10
+            while not lease.exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(0.1)
+            git(parent.path, "commit", "-qam", "an edit from elsewhere")
+        done.set()
+
+    editor = threading.Thread(target=concurrent_edit)
+    editor.start()
+    try:
+        outcome = _launch(
+            world,
+            agent,
+            store,
+            _agent({"command": "insert", "path": HUMAN, "content": "- Indent: tabs"}),
+        )
+    finally:
+        editor.join(timeout=30)
+    assert done.is_set()
+    assert outcome.status == "merged", outcome.message

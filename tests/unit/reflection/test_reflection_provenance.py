@@ -28,6 +28,7 @@ def _reflect(world, agent, store, *edits):
 @pytest.fixture
 def reflected(world, agent, store):
     turn = add_turn(store, world.clock, "I switched to decaf this year", answer="noted")
+    add_turn(store, world.clock, "and I like quiet mornings", answer="noted")
     outcome = _reflect(
         world,
         agent,

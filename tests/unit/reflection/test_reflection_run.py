@@ -198,7 +198,7 @@ def test_memory_changed_during_the_run_is_parent_dirty(world, agent, store, pare
     assert (parent.path / "draft.md").read_text() == "typed while it ran"
 
 
-def test_both_sides_editing_one_line_is_a_merge_conflict(world, agent, store, parent):
+def test_a_merge_conflict_is_redone_on_the_memory_that_won(world, agent, store, parent):
     _chat(store, world.clock, *CHAPTER)
 
     def primary_edits_the_same_line():
@@ -208,10 +208,13 @@ def test_both_sides_editing_one_line_is_a_merge_conflict(world, agent, store, pa
 
     provider = SideEffectProvider(MockProvider(), {1: primary_edits_the_same_line})
     outcome = _launch(world, agent, store, provider=provider)
-    assert outcome.status == "merge_conflict" and HUMAN in outcome.message
-    assert "The user is called Li" in (parent.path / HUMAN).read_text()
+    assert outcome.status == "merged" and outcome.message.startswith("Redone on the newer")
+    human = (parent.path / HUMAN).read_text()
+    assert "The user is called Li" in human and "tabs" in human  # both edits kept
+    statuses = sorted(r.status for r in list_run_records(world.home, agent.id))
+    assert statuses == ["merge_conflict", "merged"]
     assert not parent.is_dirty() and _leftovers(world, agent, parent) == ([], [])
-    assert _offered_again(world, agent, store)
+    assert not _offered_again(world, agent, store)
 
 
 def test_explicit_merge_done_by_the_primary_agent(world, agent, store, parent):

@@ -17,7 +17,7 @@ from mini_letta.reflection.settings import (
     render_settings_json,
     save_reflection_settings,
 )
-from mini_letta.settings import load_global_settings, load_project_settings
+from mini_letta.settings import load_global_settings, read_settings
 from mini_letta.workspace import new_agent
 
 
@@ -32,6 +32,10 @@ def test_defaults_are_the_chapters():
         "baseUrl": "",
         "systemBudgetPercent": 25,
         "fileBudgetPercent": 10,
+        "reviewModel": "",
+        "reviewBaseUrl": "",
+        "keepRuns": 200,
+        "keepRunDays": 30,
     }
 
 
@@ -162,7 +166,7 @@ def test_save_global_and_local_layers(world):
     save_reflection_settings(world.home, world.cwd, agent, {"stepCount": 40}, "global")
     save_reflection_settings(world.home, world.cwd, agent, {"trigger": "off"}, "local")
     assert load_global_settings(world.home)["reflection"] == {"stepCount": 40}
-    local = load_project_settings(world.cwd)["agents"][agent.id]["reflection"]
+    local = read_settings(world.home, world.cwd).local_data["agents"][agent.id]["reflection"]
     assert local == {"trigger": "off"}
     assert load_reflection_settings(world.home, world.cwd, agent) == ReflectionSettings("off", 40)
 

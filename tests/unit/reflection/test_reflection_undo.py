@@ -57,7 +57,7 @@ def test_undo_rewinds_to_the_earlier_watermark_not_to_nothing(world, setup):
 
 def test_undo_of_a_fast_forward_with_two_commits_reverts_both(world, setup):
     agent, store, parent = setup
-    add_turn(store, world.clock, "anything")
+    add_turn(store, world.clock, "remember one, and then two")
     human = "system/human.md"
     steps = [
         respond("", tool_call("memory", 1, command="insert", path=human, content="- one")),

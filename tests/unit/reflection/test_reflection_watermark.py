@@ -52,6 +52,7 @@ def test_state_file_has_exactly_the_spec_fields(home, clock):
         "lastReflectionSucceededAt",
         "lastReflectionStatus",
         "consecutiveFailures",
+        "countedLines",  # the log lines the total covers, so settlements carry the count
     }
     assert read_reflection_state(store) == ReflectionState()
 

@@ -93,3 +93,72 @@ def test_settings_configure_the_embedder(world):
     world.home.settings_file.write_text(json.dumps({"embeddings": {"model": "m"}}))
     with pytest.raises(ConfigError, match="needs baseUrl and model"):
         load_embedder(world.home, {})
+
+
+class _Drip:
+    """An HTTP server that sends its headers, then one byte of a JSON body every 0.05 s."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(4)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+
+    def _serve(self) -> None:
+        conn, _ = self.sock.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n")
+            conn.sendall(b"Content-Length: 100000\r\n\r\n")
+            while not self.stop.wait(0.05):
+                try:
+                    conn.sendall(b" ")
+                except OSError:
+                    return
+
+    def close(self) -> None:
+        self.stop.set()
+        self.sock.close()
+
+
+@pytest.mark.timeout(20)
+def test_a_server_that_drips_bytes_is_given_up_on_at_the_deadline(world, agent, three, caplog):
+    drip = _Drip()
+    try:
+        embedder = OpenAIEmbedder(drip.url, "test-embed", "sk-test", deadline=0.5)
+        hits = Recall(world.home, agent.id, embedder).search_messages("pnpm", MessageFilter())
+    finally:
+        drip.close()
+    assert [hit.message_id for hit in hits] == three  # BM25 order, the search still answers
+    assert "deadline" in caplog.text
+
+
+@pytest.mark.parametrize(
+    "vectors",
+    [
+        ([1, 0], [0, 1], [1, 0, 0], [1, 0.5]),  # one of another dimension
+        ([1, 0], [float("nan"), 1], [1, 0.1], [1, 0.5]),
+        ([1, 0], [float("inf"), 1], [1, 0.1], [1, 0.5]),
+        ([0.5] * 20_000, [0.5] * 20_000, [0.5] * 20_000, [0.5] * 20_000),  # oversized
+        ([1, 0], ["1", 0], [1, 0.1], [1, 0.5]),
+    ],
+    ids=["dimension", "nan", "inf", "oversized", "string"],
+)
+def test_bad_vectors_are_refused_and_never_cached(world, agent, three, scripted_server, vectors):
+    embedder = OpenAIEmbedder(scripted_server.url + "/v1", "test-embed", "sk-test")
+    scripted_server.queue(embeddings(*vectors))
+    recall = Recall(world.home, agent.id, embedder)
+    assert [hit.message_id for hit in recall.search_messages("pnpm", MessageFilter())] == three
+    scripted_server.queue(embeddings([1, 0], [0, 1], [1, 0.1], [1, 0.5]))
+    recall.search_messages("pnpm", MessageFilter())
+    assert len(scripted_server.requests) == 2  # nothing was cached from the bad answer
+    assert len(scripted_server.requests[1].body["input"]) == 4

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -186,7 +187,7 @@ def test_an_index_of_an_older_schema_is_rebuilt(recall, world, agent, chat):
     _, msgs = chat
     recall.refresh()
     path = world.home.search_index_file(agent.id)
-    with sqlite3.connect(path) as conn:
+    with contextlib.closing(sqlite3.connect(path)) as conn, conn:  # closed, after a commit
         conn.execute(
             "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION - 1),)
         )
@@ -255,5 +256,20 @@ def test_two_refreshes_at_once_index_each_message_once(world, agent, new_convers
     for thread in threads:
         thread.join(timeout=30)
     assert not errors
-    with sqlite3.connect(world.home.search_index_file(agent.id)) as conn:
+    with contextlib.closing(sqlite3.connect(world.home.search_index_file(agent.id))) as conn:
         assert conn.execute("SELECT count(*) FROM messages").fetchone()[0] == 200
+
+
+def test_the_loose_tier_keeps_the_words_the_index_holds(recall, new_conversation):
+    """`vim AND OR NOT pnpm` on a small index: and/or/not are in no message, so they must not
+    take the places of vim and pnpm among the rarest terms the loose tier keeps."""
+    store = new_conversation()
+    wanted = say(store, "user", "I use vim for editing")
+    other = say(store, "user", "pnpm is the package manager here")
+    say(store, "assistant", "noted: vim, pnpm")
+    for n in range(3):
+        say(store, "user", f"unrelated chatter number {n}")
+    found = {
+        hit.message_id for hit in recall.search_messages("vim AND OR NOT pnpm", MessageFilter())
+    }
+    assert {wanted, other} <= found

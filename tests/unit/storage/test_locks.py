@@ -15,14 +15,14 @@ import pytest
 
 import mini_letta
 from mini_letta.errors import LockTimeoutError
-from mini_letta.storage.locks import exclusive_lock
+from mini_letta.storage.locks import exclusive_lock, hold_lock, lock_is_held
 
 SRC = Path(mini_letta.__file__).resolve().parents[1]
 
 HOLDER = """
 import sys
 from pathlib import Path
-from mini_letta.storage.locks import exclusive_lock
+from mini_letta.storage.locks import exclusive_lock, hold_lock, lock_is_held
 with exclusive_lock(Path(sys.argv[1])):
     print("locked", flush=True)
     sys.stdin.read()  # hold until killed
@@ -122,3 +122,23 @@ def test_lock_creates_its_parent_folder(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "er" / "x.lock"
     with exclusive_lock(path):
         assert path.parent.is_dir()
+
+
+def test_a_held_lock_lasts_until_released_and_a_probe_sees_it(tmp_path: Path) -> None:
+    path = tmp_path / "run.held"
+    held = hold_lock(path, what="run 1")
+    assert lock_is_held(path)  # a probe from this process sees the hold, as another would
+    with pytest.raises(LockTimeoutError, match="run 1"):
+        hold_lock(path, what="run 1")
+    held.release()
+    held.release()  # a second release is nothing
+    assert not lock_is_held(path)
+
+
+def test_a_probe_sees_another_processes_lock_until_it_dies(tmp_path: Path) -> None:
+    path = tmp_path / "run.held"
+    with lock_held_by_child(path) as child:
+        assert lock_is_held(path)
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+        assert not lock_is_held(path)

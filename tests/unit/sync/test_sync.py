@@ -7,18 +7,14 @@ remote's branch only ever moves forward (no force-push); failures are recorded a
 from __future__ import annotations
 
 import os
-import subprocess
-from pathlib import Path
 
 import pytest
 
 from mini_letta.errors import InvalidValueError
-from mini_letta.home import Home
-from mini_letta.memory.edits import read_memory_file
 from mini_letta.memory.remote import check_remote_url, memory_remote_repo, set_remote
 from mini_letta.structs import replace
 from mini_letta.sync.conflicts import REVIEW_HEADING
-from mini_letta.sync.engine import SyncError, sync_memory
+from mini_letta.sync.engine import SyncError
 from mini_letta.sync.state import (
     files_needing_review,
     load_sync_state,
@@ -26,86 +22,13 @@ from mini_letta.sync.state import (
     take_unreported_error,
 )
 from mini_letta.tools.memory_tool import apply_and_commit
-from mini_letta.workspace import World, new_agent
-
-
-class Machine:
-    def __init__(self, root: Path, clock, remote: Path, *, join: bool) -> None:
-        project = root / "project"
-        project.mkdir(parents=True)
-        self.world = World(home=Home(root / "home"), cwd=project, environ={}, clock=clock)
-        self.agent = new_agent(self.world, memory_remote=str(remote) if join else None)
-        if not join:
-            set_remote(memory_remote_repo(self.memory), str(remote))
-
-    @property
-    def memory(self) -> Path:
-        return self.world.home.memory_dir(self.agent.id)
-
-    def remember(self, path: str, text: str) -> None:
-        args = {"command": "insert", "path": path, "content": text}
-        apply_and_commit(self.memory, "insert", args, f"remember {text}")
-
-    def create(self, path: str, body: str) -> None:
-        args = {"command": "create", "path": path, "description": "notes", "content": body}
-        apply_and_commit(self.memory, "create", args, f"create {path}")
-
-    def replace(self, path: str, old: str, new: str) -> None:
-        args = {"command": "str_replace", "path": path, "old_str": old, "new_str": new}
-        apply_and_commit(self.memory, "str_replace", args, "change")
-
-    def sync(self):
-        return sync_memory(self.world.home, self.agent.id, self.world.clock)
-
-    def read(self, path: str) -> str:
-        return read_memory_file(self.memory, path)
-
-
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
-    ).stdout.strip()
-
-
-@pytest.fixture
-def remote(tmp_path: Path) -> Path:
-    path = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", str(path)], check=True)
-    return path
-
-
-class RemoteHistory:
-    """Records the remote's `main` after every sync; each value must descend from the last."""
-
-    def __init__(self, remote: Path) -> None:
-        self.remote = remote
-        self.seen: list[str] = []
-
-    def check(self) -> None:
-        head = _git(self.remote, "rev-parse", "refs/heads/main")
-        if self.seen:
-            older = self.seen[-1]
-            code = subprocess.run(
-                ["git", "-C", str(self.remote), "merge-base", "--is-ancestor", older, head]
-            ).returncode
-            assert code == 0, f"the remote moved backwards: {older[:7]} -> {head[:7]}"
-        self.seen.append(head)
-
-
-@pytest.fixture
-def machines(tmp_path: Path, clock, remote: Path):
-    first = Machine(tmp_path / "desk", clock, remote, join=False)
-    history = RemoteHistory(remote)
-    first.sync()
-    history.check()
-    second = Machine(tmp_path / "laptop", clock, remote, join=True)
-    return first, second, history
+from support.sync import Machine, git
 
 
 def test_a_second_machine_joins_and_shares_one_history(machines):
     first, second, _ = machines
-    assert _git(second.memory, "rev-parse", "HEAD") == _git(first.memory, "rev-parse", "HEAD")
-    assert _git(second.memory, "config", "remote.origin.url") == _git(
+    assert git(second.memory, "rev-parse", "HEAD") == git(first.memory, "rev-parse", "HEAD")
+    assert git(second.memory, "config", "remote.origin.url") == git(
         first.memory, "config", "remote.origin.url"
     )
 
@@ -130,7 +53,7 @@ def test_edits_on_both_machines_end_up_on_both(machines, order):
         assert "beta uses cargo" in machine.read("projects/beta.md")
         assert "- likes tabs" in machine.read("system/human.md")
         assert "careful assistant" in machine.read("system/persona.md")
-    assert _git(first.memory, "rev-parse", "HEAD") == _git(second.memory, "rev-parse", "HEAD")
+    assert git(first.memory, "rev-parse", "HEAD") == git(second.memory, "rev-parse", "HEAD")
 
 
 def test_both_machines_remembering_at_the_end_of_a_file_keeps_both(machines):
@@ -200,10 +123,10 @@ def test_an_unreachable_remote_fails_once_and_the_next_sync_retries(machines, tm
 def test_sync_refuses_uncommitted_changes_and_changes_nothing(machines):
     first, _, _ = machines
     (first.memory / "system" / "human.md").write_text("hand edit\n", encoding="utf-8")
-    head = _git(first.memory, "rev-parse", "HEAD")
+    head = git(first.memory, "rev-parse", "HEAD")
     with pytest.raises(SyncError, match="uncommitted changes"):
         first.sync()
-    assert _git(first.memory, "rev-parse", "HEAD") == head
+    assert git(first.memory, "rev-parse", "HEAD") == head
     assert (first.memory / "system" / "human.md").read_text(encoding="utf-8") == "hand edit\n"
 
 
@@ -212,8 +135,8 @@ def test_a_remote_rewound_by_someone_else_gets_our_history_back(machines, remote
     first.remember("system/human.md", "- fact one")
     first.sync()
     second.sync()
-    root = _git(remote, "rev-list", "--max-parents=0", "refs/heads/main")
-    _git(remote, "update-ref", "refs/heads/main", root)  # a server-side force-push
+    root = git(remote, "rev-list", "--max-parents=0", "refs/heads/main")
+    git(remote, "update-ref", "refs/heads/main", root)  # a server-side force-push
     second.remember("system/human.md", "- fact two")
     second.sync()
     text = first.read("system/human.md")
@@ -222,7 +145,7 @@ def test_a_remote_rewound_by_someone_else_gets_our_history_back(machines, remote
         "system/human.md"
     )
     assert "- fact one" in text
-    assert "- fact one" in _git(remote, "show", "refs/heads/main:system/human.md")
+    assert "- fact one" in git(remote, "show", "refs/heads/main:system/human.md")
 
 
 def test_repository_configured_programs_never_run_during_sync(machines, remote, tmp_path):
@@ -270,8 +193,8 @@ def test_a_sync_merge_never_writes_a_credential_into_its_message(machines):
         note = machine.memory / "notes" / f"{key}.md"
         note.parent.mkdir(parents=True, exist_ok=True)
         note.write_text(f"---\ndescription: n\n---\n{body}\n", encoding="utf-8")
-        _git(machine.memory, "add", "-A")
-        _git(machine.memory, "-c", "user.name=x", "-c", "user.email=x@y", "commit", "-qm", "n")
+        git(machine.memory, "add", "-A")
+        git(machine.memory, "-c", "user.name=x", "-c", "user.email=x@y", "commit", "-qm", "n")
 
     commit_note(first, "base")
     first.sync()
@@ -279,21 +202,21 @@ def test_a_sync_merge_never_writes_a_credential_into_its_message(machines):
     commit_note(first, "one")
     commit_note(second, "two")
     first.sync()
-    head = _git(second.memory, "rev-parse", "HEAD")
+    head = git(second.memory, "rev-parse", "HEAD")
     with pytest.raises(SyncError, match=r"secret \(OpenAI API key\)") as caught:
         second.sync()
     assert key not in str(caught.value)
-    assert _git(second.memory, "rev-parse", "HEAD") == head
+    assert git(second.memory, "rev-parse", "HEAD") == head
     for machine in (first, second):
-        assert key not in _git(machine.memory, "log", "--all", "--format=%B")
+        assert key not in git(machine.memory, "log", "--all", "--format=%B")
 
 
 def _start_a_move(first: Machine, second: Machine) -> str:
     """Record on `second` a fast-forward to `first`'s HEAD, as a sync does before its checkout
     (the killed sync had fetched it); returns the move's target."""
-    _git(second.memory, "fetch", "-q", "origin")
-    head = _git(second.memory, "rev-parse", "HEAD")
-    target = _git(first.memory, "rev-parse", "HEAD")
+    git(second.memory, "fetch", "-q", "origin")
+    head = git(second.memory, "rev-parse", "HEAD")
+    target = git(first.memory, "rev-parse", "HEAD")
     home, agent_id, clock = second.world.home, second.agent.id, second.world.clock
     state = load_sync_state(home, agent_id, clock)
     save_sync_state(home, agent_id, replace(state, moving_from=head, moving_to=target))
@@ -318,26 +241,32 @@ def test_a_fast_forward_killed_halfway_is_finished_by_the_next_sync(machines, wr
     # the checkout got as far as alpha (all of it, or as much as git had written), then died
     _checked_out(first, second, "projects/alpha.md", written)
     outcome = second.sync()
-    assert outcome.head == target and _git(second.memory, "status", "--porcelain") == ""
+    assert outcome.head == target and git(second.memory, "status", "--porcelain") == ""
     assert second.read("projects/alpha.md").count("alpha") == 50
     assert "beta" in second.read("projects/beta.md")
 
 
 def test_a_link_the_killed_checkout_made_is_compared_as_a_link_never_followed(machines, tmp_path):
+    """A link a killed checkout made is undone by where it points, never by what it names; the
+    commit that brings it is then refused, so memory stays where it was."""
     first, second, _ = machines
     outside = tmp_path / "outside.txt"  # what the link names, and never what is compared
     outside.write_text("not memory\n", encoding="utf-8")
     (first.memory / "projects").mkdir()
     (first.memory / "projects" / "link.md").symlink_to(outside)
-    _git(first.memory, "add", "projects/link.md")
-    _git(first.memory, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "link")
+    git(first.memory, "add", "projects/link.md")
+    git(first.memory, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "link")
     first.sync()
-    target = _start_a_move(first, second)
+    head = git(second.memory, "rev-parse", "HEAD")
+    _start_a_move(first, second)
     (second.memory / "projects").mkdir()
     (second.memory / "projects" / "link.md").symlink_to(outside)  # as far as git had got
-    outcome = second.sync()
-    assert outcome.head == target and _git(second.memory, "status", "--porcelain") == ""
-    assert os.readlink(second.memory / "projects" / "link.md") == str(outside)
+    with pytest.raises(SyncError, match=r"projects/link\.md is a symbolic link"):
+        second.sync()
+    assert git(second.memory, "rev-parse", "HEAD") == head
+    assert git(second.memory, "status", "--porcelain") == ""
+    assert not os.path.lexists(second.memory / "projects" / "link.md")
+    assert outside.read_text(encoding="utf-8") == "not memory\n"
 
 
 def test_a_move_killed_after_its_index_was_written_is_finished_too(machines):
@@ -348,9 +277,9 @@ def test_a_move_killed_after_its_index_was_written_is_finished_too(machines):
     target = _start_a_move(first, second)
     for path in ("projects/alpha.md", "system/persona.md"):  # files and index moved, HEAD not
         _checked_out(first, second, path)
-    _git(second.memory, "add", "projects/alpha.md", "system/persona.md")
+    git(second.memory, "add", "projects/alpha.md", "system/persona.md")
     outcome = second.sync()
-    assert outcome.head == target and _git(second.memory, "status", "--porcelain") == ""
+    assert outcome.head == target and git(second.memory, "status", "--porcelain") == ""
     assert second.read("projects/alpha.md") == first.read("projects/alpha.md")
 
 
@@ -373,7 +302,7 @@ def test_a_half_done_move_followed_by_an_agent_edit_still_syncs(machines):
     _checked_out(first, second, "projects/alpha.md")
     second.remember("system/human.md", "- a new fact")  # the agent commits in between
     outcome = second.sync()
-    assert _git(second.memory, "status", "--porcelain") == ""
+    assert git(second.memory, "status", "--porcelain") == ""
     assert "alpha" in second.read("projects/alpha.md") and "- a new fact" in second.read(
         "system/human.md"
     )

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from mini_letta.home import Home
 from mini_letta.loop.events import ToolResultEvent
 from mini_letta.loop.setup import TurnOptions, build_turn_setup
 from mini_letta.loop.turn import run_turn
@@ -79,7 +80,7 @@ def _ctx(scene: Scene, mode: str):
         scene.project,
         None,
         memory_dir=scene.memory,
-        home_dir=scene.root / "home",
+        home=Home(scene.root / "home"),
         permission_mode=mode,
     )
 
@@ -223,7 +224,7 @@ def test_edits_never_reach_git_or_mini_letta_state_by_any_name(scene, tool, raw,
     state = scene.project / "state"
     (state / "agents" / "x").mkdir(parents=True)
     (state / "agents" / "x" / "agent.json").write_text("{}")
-    ctx = make_context(scene.project, None, home_dir=state, permission_mode="bypassPermissions")
+    ctx = make_context(scene.project, None, home=Home(state), permission_mode="bypassPermissions")
     args = {"path": raw, "content": PWNED}
     if tool == "Edit":
         args = {"path": raw, "old_string": "x", "new_string": PWNED}

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from mini_letta.errors import CorruptFileError
-from mini_letta.settings import bash_env_allow
+from mini_letta.settings import read_settings
 from mini_letta.tools.environment import is_credential_name
 from support.tools import call_tool, make_context
 
@@ -42,7 +42,7 @@ def _env_names(result) -> set[str]:
 
 @pytest.fixture
 def ctx(project, clock):
-    return make_context(project, clock, extra={"environ": ENVIRON})
+    return make_context(project, clock, environ=ENVIRON)
 
 
 def test_bash_environment_has_no_credentials(ctx):
@@ -55,7 +55,7 @@ def test_bash_environment_allow_list_keeps_named_variables(project, clock):
     ctx = make_context(
         project,
         clock,
-        extra={"environ": ENVIRON},
+        environ=ENVIRON,
         bash_env_allow=frozenset({"MY_SERVICE_TOKEN", "DATABASE_URL"}),
     )
     names = _env_names(call_tool("Bash", {"command": "env"}, ctx))
@@ -107,4 +107,4 @@ def test_bash_env_allow_setting_must_be_a_list_of_names(home):
     home.root.mkdir(parents=True)
     home.settings_file.write_text('{"bashEnvAllow": "MY_TOKEN"}')
     with pytest.raises(CorruptFileError, match="bashEnvAllow must be a list"):
-        bash_env_allow(home)
+        read_settings(home, home.root).bash_env_allow()

@@ -24,9 +24,7 @@ def agent(world):
 
 @pytest.fixture
 def ctx(world, agent):
-    return ToolContext(
-        cwd=world.cwd, clock=world.clock, agent_id=agent.id, extra={"home": world.home}
-    )
+    return ToolContext(cwd=world.cwd, clock=world.clock, agent_id=agent.id, home=world.home)
 
 
 def call(name, ctx, **args):

@@ -26,7 +26,7 @@ RECALL = ("conversation_search", "memory_search")
 
 
 def test_registry_names_every_tool():
-    assert set(TOOL_CLASSES) == {*CODING, "memory", *RECALL}
+    assert set(TOOL_CLASSES) == {*CODING, "memory", *RECALL, "Skill"}
     assert TOOL_CLASSES["memory"] == "mini_letta.tools.memory_tool:MemoryTool"
 
 
@@ -63,7 +63,7 @@ def test_choose_tool_names_has_one_order_whatever_the_order_given():
 
 
 def test_real_models_get_every_tool_and_the_mock_gets_memory_alone():
-    assert choose_tool_names("openai") == (*CODING, "memory", *RECALL)
+    assert choose_tool_names("openai") == (*CODING, "memory", *RECALL, "Skill")
     assert choose_tool_names("script") == ALL_TOOLS
     assert choose_tool_names("mock") == ("memory",)
     assert [tool.spec.name for tool in build_toolset(ALL_TOOLS).tools] == list(ALL_TOOLS)

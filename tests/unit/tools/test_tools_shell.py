@@ -12,9 +12,7 @@ from support.waiting import wait_until
 
 @pytest.fixture
 def ctx(project, clock):
-    return make_context(
-        project, clock, extra={"environ": {"PATH": os.environ["PATH"], "GREETING": "hej"}}
-    )
+    return make_context(project, clock, environ={"PATH": os.environ["PATH"], "GREETING": "hej"})
 
 
 def test_bash_runs_in_the_working_directory_with_the_given_environment(ctx, project):

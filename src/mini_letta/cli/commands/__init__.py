@@ -11,6 +11,7 @@ COMMANDS: dict[str, str] = {
     "agents": "mini_letta.cli.commands.agents:agents",
     "conversations": "mini_letta.cli.commands.conversations:conversations",
     "compact": "mini_letta.cli.commands.compact:compact",
+    "config": "mini_letta.cli.commands.config:config",
     "context": "mini_letta.cli.commands.context:context",
     "memory": "mini_letta.cli.commands.memory:memory",
     "mcp": "mini_letta.cli.commands.mcp:mcp_cmd",
@@ -23,5 +24,6 @@ COMMANDS: dict[str, str] = {
     "eval": "mini_letta.cli.commands.eval:eval_group",
     "search": "mini_letta.cli.commands.recall:search",
     "import": "mini_letta.cli.commands.recall:import_cmd",
+    "skills": "mini_letta.cli.commands.skills:skills",
     WORKER_COMMAND: "mini_letta.cli.commands.reflect_worker:reflect_worker",
 }

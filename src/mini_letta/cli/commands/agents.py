@@ -30,7 +30,7 @@ def list_cmd(as_json: bool) -> None:
     """List agents, oldest first."""
     from mini_letta.agents.registry import scan_agents
     from mini_letta.cli.world import current_world
-    from mini_letta.settings import current_agent_id
+    from mini_letta.settings import read_settings
 
     world = current_world()
     found, damaged = scan_agents(world.home)
@@ -40,7 +40,7 @@ def list_cmd(as_json: bool) -> None:
     if not found and not damaged:
         echo("No agents yet; `mini-letta chat -p hello` creates one.")
         return
-    current = current_agent_id(world.project_dir)
+    current = read_settings(world.home, world.project_dir).current_agent_id()
     width = current_terminal().columns()
     for agent in found:
         mark = "*" if agent.id == current else " "
@@ -153,12 +153,34 @@ def set_cmd(agent: str | None, as_json: bool, **values: object) -> None:
         changes["base_url"] = changes["base_url"] or None
     if "tools" in changes:
         changes["tools"] = _tools_value(str(changes["tools"]))
+    flags = ", ".join("--" + key.replace("_", "-") for key in sorted(changes))
+    moved = _new_provider(record.model, changes) if record.base_url else None
+    if moved is not None:  # the old server's URL would send the new provider's requests there
+        changes["base_url"] = None
     updated = update_agent(world.home, record.id, lambda current: current.with_updates(**changes))
     if as_json:
         _dump(updated.to_json())
-    else:
-        flags = ", ".join("--" + key.replace("_", "-") for key in sorted(changes))
-        echo(f"Updated agent {updated.name} ({updated.id}): {flags}.")
+        return
+    echo(f"Updated agent {updated.name} ({updated.id}): {flags}.")
+    if moved is not None:
+        echo(f"The base URL {record.base_url} was dropped: {moved} uses {moved}'s default URL.")
+
+
+def _new_provider(current: str, changes: dict[str, object]) -> str | None:
+    """The provider `changes` moves the agent to, when it is another one and no --base-url
+    comes with it; else None."""
+    from mini_letta.errors import MiniLettaError
+    from mini_letta.llm.handles import parse_handle
+
+    model = changes.get("model")
+    if not isinstance(model, str) or "base_url" in changes:
+        return None
+    new = parse_handle(model).provider
+    try:
+        old = parse_handle(current).provider
+    except MiniLettaError:  # a model agent.json names but no build knows: nothing to keep
+        return new
+    return new if new != old else None
 
 
 @agents.command("show")

@@ -37,11 +37,13 @@ def compact(
 ) -> None:
     """Compact a conversation's context (the full log is kept)."""
     from mini_letta.context.compaction import CompactionSkipped
+    from mini_letta.llm.base import ProviderInUse
     from mini_letta.loop.pressure import compact_now
 
     setup = conversation_setup(agent, conversation, context_window)
     store = setup.store
-    result = compact_now(setup, focus)
+    with ProviderInUse(setup.provider):
+        result = compact_now(setup, focus)
     if as_json:
         data: dict[str, object] = {"conversationId": store.conversation_id, "compacted": False}
         if isinstance(result, CompactionSkipped):
@@ -76,13 +78,15 @@ def conversation_setup(
     from mini_letta.conversations.registry import open_conversation
     from mini_letta.errors import NotFoundError
     from mini_letta.loop.setup import TurnOptions, build_turn_setup
-    from mini_letta.settings import current_conversation_id
+    from mini_letta.settings import read_settings
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
     record = resolve_agent(world, agent)
     if conversation is None:
-        conversation = current_conversation_id(world.project_dir, record.id)
+        conversation = read_settings(world.home, world.project_dir).current_conversation_id(
+            record.id
+        )
         if conversation is None:
             raise NotFoundError(
                 f"agent {record.name} has no current conversation here; pass --conversation ID"

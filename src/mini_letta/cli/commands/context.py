@@ -22,9 +22,11 @@ def context(
     """Show the context window's parts: system prompt, memory, tools, messages, free space."""
     from mini_letta.cli.context_breakdown import measure_breakdown, render_breakdown
     from mini_letta.cli.render import usage_json
+    from mini_letta.llm.base import ProviderInUse
 
     setup = conversation_setup(agent, conversation, context_window)
-    breakdown = measure_breakdown(setup)
+    with ProviderInUse(setup.provider):  # only its window is read: no SDK, no connection
+        breakdown = measure_breakdown(setup)
     if not as_json:
         echo("\n".join(render_breakdown(breakdown, current_terminal().columns())))
         return

@@ -30,7 +30,7 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
     from mini_letta.cli.world import current_world
     from mini_letta.conversations.registry import scan_conversations
     from mini_letta.conversations.store import ConversationStore
-    from mini_letta.settings import current_conversation_id
+    from mini_letta.settings import read_settings
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
@@ -43,7 +43,7 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
     if not found and not damaged:
         echo("No conversations yet.")
         return
-    current = current_conversation_id(world.project_dir, record.id)
+    current = read_settings(world.home, world.project_dir).current_conversation_id(record.id)
     width = current_terminal().columns()
     for conv in found:
         count = ConversationStore(record.id, conv.id, world.home).count()
@@ -139,11 +139,14 @@ def _context_size(
 ) -> tuple[int, int] | str:
     """(estimated in-context tokens, window), or why they cannot be known (say, a missing key)."""
     from mini_letta.errors import MiniLettaError
+    from mini_letta.llm.base import ProviderInUse
     from mini_letta.loop.pressure import measure_context
     from mini_letta.loop.setup import TurnOptions, build_turn_setup
 
     try:
-        measure = measure_context(build_turn_setup(world, agent, store, TurnOptions()))
+        setup = build_turn_setup(world, agent, store, TurnOptions())
+        with ProviderInUse(setup.provider):
+            measure = measure_context(setup)
     except MiniLettaError as exc:
         return str(exc)
     return measure.tokens, measure.window

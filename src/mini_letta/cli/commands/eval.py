@@ -1,5 +1,5 @@
-"""`mini-letta eval reflection`: score reflection on scripted cases, per model; `eval secrets`:
-the secret scanner on its corpus."""
+"""`mini-letta eval reflection`: score reflection on scripted cases, per model; `eval gate`: the
+memory gate's red-team suite; `eval secrets`: the secret scanner on its corpus."""
 
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ def eval_group() -> None:
 )
 def reflection_cmd(models: tuple[str, ...], suite: Path | None, fmt: str) -> None:
     """Run each case's transcript through reflection in a throwaway home and check the memory
-    it leaves; prints a table of cases, what was wrong, the gate's rejections and the score."""
+    it leaves; prints a table of cases, what was wrong, the gate's rejections and the score.
+    Exits 1 when any case failed on any model."""
     from mini_letta.cli.world import current_world
     from mini_letta.reflection.api import builtin_suite, evaluate, load_suite, render_table
 
@@ -45,6 +46,34 @@ def reflection_cmd(models: tuple[str, ...], suite: Path | None, fmt: str) -> Non
         echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     else:
         echo(render_table(report))
+    if any(not result.passed for result in report.results):
+        raise click.exceptions.Exit(1)  # a failed case fails the command, for scripts and CI
+
+
+@eval_group.command("gate")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--verbose", is_flag=True, help="List every case, not only the misses.")
+@click.option(
+    "--case", "names", multiple=True, metavar="NAME", help="Run only this case (repeatable)."
+)
+def gate_cmd(as_json: bool, verbose: bool, names: tuple[str, ...]) -> None:
+    """Run the memory gate's red-team suite (harmful and legitimate reflection edits, English
+    and Chinese) through real reflection runs with a scripted model; prints the share of
+    harmful edits refused and legitimate edits merged, for the tuned and held-out parts."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.reflection.api import builtin_gate_suite, evaluate_gate, render_gate_report
+
+    cases = builtin_gate_suite()
+    if names:
+        unknown = sorted(set(names) - {case.name for case in cases})
+        if unknown:
+            raise click.BadParameter(f"no gate case named {unknown[0]!r}", param_hint="--case")
+        cases = [case for case in cases if case.name in names]
+    report = evaluate_gate(cases, current_world().environ)
+    if as_json:
+        echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+    else:
+        echo(render_gate_report(report, verbose))
 
 
 @eval_group.command("secrets")

@@ -83,7 +83,8 @@ def open_interactive(ctx: click.Context) -> None:
 
 def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
     from mini_letta.cli.approval import build_terminal_approver
-    from mini_letta.cli.commands.slash import run_slash_command
+    from mini_letta.cli.commands.slash import find_command, run_slash_command
+    from mini_letta.cli.commands.slash_skills import skill_prompt
     from mini_letta.cli.commands.slash_state import SlashState
     from mini_letta.cli.headless import ChatSession, SessionRequest
     from mini_letta.cli.session_bar import SessionBar
@@ -105,40 +106,50 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
     state = SlashState(request, session, watch, read_line, terminal)
     watch.agent_id = session.agent.id
     watch.on_outcome = bar.saw
-    interrupted = False  # the last thing was a Ctrl-C: one more on an empty line leaves
-    hinted = False  # how to expand a tool line was said (once a session)
-    pending = PendingNotice()
-    banner = f"mini-letta · agent {session.agent.name} · {session.setup.provider.handle} · "
-    echo_wrapped(banner + "/help for commands, Ctrl-D to leave", err=True)
-    while True:
-        watch.print_finished()
-        bar.follow(state.session)
-        try:
-            line = read_line("› ").strip()
-        except EOFError:
-            return
-        except KeyboardInterrupt:
-            if interrupted:
+    try:
+        interrupted = False  # the last thing was a Ctrl-C: one more on an empty line leaves
+        hinted = False  # how to expand a tool line was said (once a session)
+        pending = PendingNotice()
+        banner = f"mini-letta · agent {session.agent.name} · {session.setup.provider.handle} · "
+        echo_wrapped(banner + "/help for commands, Ctrl-D to leave", err=True)
+        while True:
+            watch.print_finished()
+            bar.follow(state.session)
+            try:
+                line = read_line("› ").strip()
+            except EOFError:
                 return
-            interrupted = True
-            echo_wrapped(LEAVE_HINT, err=True)
-            continue
-        interrupted = False
-        watch.print_finished()  # a reflection that ended while we waited for this line
-        if not line:
-            continue
-        if line.startswith("/"):
-            if not run_slash_command(line, state):
-                return
-            continue
-        interrupted = _turn(state, line)
-        if state.session.renderer.tool_count and not hinted:
-            hinted = True
-            echo_wrapped(EXPAND_HINT if terminal.is_interactive() else EXPAND_HINT_PIPED, err=True)
-        bar.usage = state.session.renderer.last_usage or bar.usage
-        notice = pending.line(state.session.setup)
-        if notice:
-            echo_wrapped(notice, err=True)
+            except KeyboardInterrupt:
+                if interrupted:
+                    return
+                interrupted = True
+                echo_wrapped(LEAVE_HINT, err=True)
+                continue
+            interrupted = False
+            watch.print_finished()  # a reflection that ended while we waited for this line
+            if not line:
+                continue
+            if line.startswith("/"):
+                builtin = find_command(line.partition(" ")[0]) is not None
+                prompt = None if builtin else skill_prompt(line, state)  # `/NAME` runs a skill
+                if prompt is None:
+                    if not run_slash_command(line, state):
+                        return
+                    continue
+                line = prompt
+            interrupted = _turn(state, line)
+            if state.session.renderer.tool_count and not hinted:
+                hinted = True
+                echo_wrapped(
+                    EXPAND_HINT if terminal.is_interactive() else EXPAND_HINT_PIPED, err=True
+                )
+            bar.usage = state.session.renderer.last_usage or bar.usage
+            notice = pending.line(state.session.setup)
+            if notice:
+                echo_wrapped(notice, err=True)
+
+    finally:  # the session's model client (the last one after a switch) is closed
+        state.session.close()
 
 
 def _turn(state: SlashState, line: str) -> bool:

@@ -8,7 +8,11 @@ from typing import Any
 
 import click
 
-from mini_letta.cli.commands.memory_share import SHARE_COMMANDS, agent_memory_dir
+from mini_letta.cli.commands.memory_share import (
+    SHARE_COMMANDS,
+    agent_memory_dir,
+    warn_over_budget,
+)
 from mini_letta.cli.commands.palace import doctor_cmd
 from mini_letta.cli.fit import fit_line, wrap_line
 from mini_letta.cli.options import agent_option
@@ -177,8 +181,11 @@ def edit_cmd(path: str, agent: str | None) -> None:
     """Open a memory file in $EDITOR; it is validated and committed when you save."""
     from mini_letta.memory.history import save_hand_edit
 
-    sha = save_hand_edit(agent_memory_dir(agent)[1], path, _edit_in_editor)
+    agent_id, folder = agent_memory_dir(agent)
+    sha = save_hand_edit(folder, path, _edit_in_editor)
     echo(f"committed {sha[:7]}" if sha else "no changes")
+    if sha:
+        warn_over_budget(agent_id, [path.strip()])
 
 
 @memory.command("blame")

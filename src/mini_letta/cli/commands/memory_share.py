@@ -23,6 +23,20 @@ def agent_memory_dir(agent: str | None, *, check: bool = True) -> tuple[str, Pat
     return record.id, world.home.memory_dir(record.id)
 
 
+def warn_over_budget(agent_id: str, paths: list[str]) -> None:
+    """A hand edit that leaves memory over its budget is told so now, not at the next
+    reflection the gate holds back."""
+    from mini_letta.agents.registry import load_agent
+    from mini_letta.cli.world import current_world
+    from mini_letta.log import warning
+    from mini_letta.reflection.api import over_budget_notices
+
+    world = current_world()
+    agent = load_agent(world.home, agent_id)
+    for notice in over_budget_notices(world.home, world.project_dir, agent, paths):
+        warning("%s", notice)
+
+
 @click.group("remote")
 def remote_group() -> None:
     """Show or change the git remote this memory syncs with."""
@@ -89,10 +103,12 @@ def remote_unset(agent: str | None) -> None:
 def sync_cmd(agent: str | None, as_json: bool, background: bool) -> None:
     """Fetch, merge and push the memory; edits on both sides are kept."""
     from mini_letta.cli.world import current_world
+    from mini_letta.memory.repo import GitRepo
     from mini_letta.sync.engine import SyncError, sync_memory
 
     world = current_world()
-    agent_id, _ = agent_memory_dir(agent)
+    agent_id, folder = agent_memory_dir(agent)
+    before = GitRepo(folder).head_sha()
     try:
         outcome = sync_memory(world.home, agent_id, world.clock, world.environ)
     except SyncError:
@@ -101,6 +117,10 @@ def sync_cmd(agent: str | None, as_json: bool, background: bool) -> None:
         raise
     if background:
         return
+    if outcome.head != before:
+        from mini_letta.reflection.api import changed_paths
+
+        warn_over_budget(agent_id, changed_paths(folder, before))
     if as_json:
         data = {
             "head": outcome.head,

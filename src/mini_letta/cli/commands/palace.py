@@ -191,12 +191,12 @@ def _fix(world: World, record: AgentRecord, findings: list[Finding]) -> bool:
     from mini_letta.conversations.store import ConversationStore
     from mini_letta.palace.doctor import fix_instruction
     from mini_letta.reflection.api import LaunchOptions, drained_after, launch_many
-    from mini_letta.settings import current_conversation_id
+    from mini_letta.settings import read_settings
 
     if not findings:
         echo("Nothing to fix.", err=True)
         return True
-    current = current_conversation_id(world.project_dir, record.id)
+    current = read_settings(world.home, world.project_dir).current_conversation_id(record.id)
     ids = [current] if current else [c.id for c in list_conversations(world.home, record.id)[:1]]
     stores = [ConversationStore(record.id, i, world.home) for i in ids]
     stores = [store for store in stores if store.exists()]

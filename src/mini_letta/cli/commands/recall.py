@@ -110,8 +110,19 @@ def _print_hits(query: str, hits: list[MessageHit] | list[MemoryHit]) -> None:
 @agent_option
 @click.option("--title", metavar="T", help="The new conversation's title.")
 @click.option("--output-format", "output_format", type=_FORMATS, default="text")
+@click.option(
+    "--reflect",
+    "then_reflect",
+    is_flag=True,
+    help="Then reflect on it all (as `reflect --all`: progress, Ctrl-C stops after a slice).",
+)
 def import_cmd(
-    file: str, fmt: str, agent: str | None, title: str | None, output_format: str
+    file: str,
+    fmt: str,
+    agent: str | None,
+    title: str | None,
+    output_format: str,
+    then_reflect: bool,
 ) -> None:
     """Import a transcript (JSONL, a Claude Code session, a Codex rollout) as a conversation."""
     from pathlib import Path
@@ -131,8 +142,13 @@ def import_cmd(
     count = len(transcript.messages)
     if output_format == "json":
         echo(json.dumps({"conversationId": store.conversation_id, "messages": count}))
-        return
-    echo(
-        f"Imported {count} message(s) from {path.name} ({transcript.format}) as "
-        f"{store.conversation_id}."
-    )
+    else:
+        echo(
+            f"Imported {count} message(s) from {path.name} ({transcript.format}) as "
+            f"{store.conversation_id}."
+        )
+    if then_reflect:
+        from mini_letta.cli.backlog_view import reflect_all_command
+        from mini_letta.reflection.api import LaunchOptions
+
+        reflect_all_command(world, record, store, LaunchOptions(trigger="manual"))

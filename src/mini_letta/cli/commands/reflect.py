@@ -41,7 +41,24 @@ _HELP = "Reflect now on the current conversation (or --conversation ID) and merg
 )
 @click.option("--model", metavar="MODEL", help="The reflection model for this run only.")
 @click.option("--base-url", metavar="URL", help="The reflection model's server for this run.")
-@click.option("--dry-run", is_flag=True, help="Print the slice and its payload path; run nothing.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print the next slice, its payload path and the whole backlog's estimate; send nothing.",
+)
+@click.option(
+    "--all",
+    "whole",
+    is_flag=True,
+    help="Reflect the whole backlog, slice by slice with progress; Ctrl-C stops after a slice.",
+)
+@click.option(
+    "--output-format",
+    "output_format",
+    type=click.Choice(("text", "stream-json")),
+    default="text",
+    help="stream-json: a JSON event per slice of --all on stdout.",
+)
 def reflect(
     agent: str | None,
     conversations: tuple[str, ...],
@@ -50,6 +67,8 @@ def reflect(
     model: str | None,
     base_url: str | None,
     dry_run: bool,
+    whole: bool,
+    output_format: str,
 ) -> None:
     from mini_letta.cli.reflection_view import render_outcome_line, show_waiting_outcomes
     from mini_letta.cli.world import current_world
@@ -68,6 +87,8 @@ def reflect(
     multi = recent is not None or len(conversations) > 1
     if dry_run and multi:
         raise click.UsageError("--dry-run works on one conversation")
+    if whole and multi:
+        raise click.UsageError("--all works on one conversation")
     world = current_world()
     record = resolve_agent(world, agent)
     show_waiting_outcomes(world, record.id)
@@ -76,6 +97,11 @@ def reflect(
         trigger="manual", instruction=instruction, model=model or None, base_url=base_url or None
     )
     if dry_run and stores and _print_preview(world, record, stores[0]):
+        return
+    if whole and stores and not dry_run:
+        from mini_letta.cli.backlog_view import reflect_all_command
+
+        reflect_all_command(world, record, stores[0], options, output_format)
         return
     # Launches queued while this run held the lease run after its line; the next command
     # shows their outcomes.
@@ -105,6 +131,10 @@ def _print_preview(world: World, agent: AgentRecord, store: ConversationStore) -
         + (" (the first chunk: the rest follows in further runs)" if payload.truncated else "")
     )
     echo(f"payload: {payload.path}")
+    from mini_letta.cli.backlog_view import render_plan
+    from mini_letta.reflection.api import plan_backlog
+
+    echo(render_plan(plan_backlog(world, agent, store)))
     return True
 
 
@@ -119,7 +149,7 @@ def _conversations(
     """The conversations to reflect on, without creating one (nothing to reflect on is fine)."""
     from mini_letta.conversations.registry import list_conversations, open_conversation
     from mini_letta.conversations.store import ConversationStore
-    from mini_letta.settings import current_conversation_id
+    from mini_letta.settings import read_settings
 
     if recent is not None:
         found = list_conversations(world.home, agent_id)[:recent]
@@ -127,6 +157,6 @@ def _conversations(
     if ids:
         unique = list(dict.fromkeys(i.strip() for i in ids))
         return [open_conversation(world.home, agent_id, i) for i in unique]
-    current = current_conversation_id(world.project_dir, agent_id)
+    current = read_settings(world.home, world.project_dir).current_conversation_id(agent_id)
     store = ConversationStore(agent_id, current, world.home) if current else None
     return [store] if store is not None and store.exists() else []

@@ -41,7 +41,7 @@ def reflect_worker(
 
     world = current_world()
     agent = load_agent(world.home, agent_id)
-    sync = AutoSync(world, agent.id, cli_spawner(world))  # a merge below syncs, when that is on
+    sync = AutoSync(world, agent, cli_spawner(world))  # a merge below syncs, when that is on
     try:
         store = open_conversation(world.home, agent.id, conversation_id)
         with drained_after(world, agent.id):

@@ -34,13 +34,14 @@ def list_cmd(agent: str | None, as_json: bool, only_failed: bool) -> None:
     """List reflection runs, newest first; runs that went wrong say why."""
     from mini_letta.cli.reflection_view import show_waiting_outcomes
     from mini_letta.cli.world import current_world
-    from mini_letta.reflection.api import failure_summary, list_runs, went_wrong
+    from mini_letta.reflection.api import failure_summary, list_runs, went_wrong, with_dead_runs
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
     record = resolve_agent(world, agent, check_memory=False)
     show_waiting_outcomes(world, record.id)
     found, damaged = list_runs(world.home, record.id)
+    found = with_dead_runs(world.home, record.id, found, world.clock)
     if only_failed:
         found = [run for run in found if went_wrong(run)]
     if as_json:
@@ -88,11 +89,13 @@ def _status_label(run: RunRecord) -> str:
 def show_cmd(run_id: str, agent: str | None, as_json: bool) -> None:
     """Show one run: its record and the memory diff it made."""
     from mini_letta.cli.world import current_world
-    from mini_letta.reflection.api import describe_run, load_run
+    from mini_letta.reflection.api import describe_run, load_run, with_dead_runs
     from mini_letta.workspace import resolve_agent
 
     world = current_world()
-    record = load_run(world.home, resolve_agent(world, agent, check_memory=False).id, run_id)
+    agent_id = resolve_agent(world, agent, check_memory=False).id
+    record = load_run(world.home, agent_id, run_id)
+    (record,) = with_dead_runs(world.home, agent_id, [record], world.clock)
     if as_json:
         echo(json.dumps(record.to_json(), ensure_ascii=False, indent=2))
         return

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from mini_letta.cli.commands import slash_memory as mem
 from mini_letta.cli.commands import slash_session as ses
+from mini_letta.cli.commands import slash_skills as skl
 from mini_letta.cli.commands.slash_state import SlashState
 from mini_letta.cli.fit import wrap_line
 from mini_letta.cli.terminal import echo, echo_wrapped
@@ -59,10 +60,10 @@ def _conversation_ids(state: SlashState, prefix: str) -> list[str]:
 
 def _models(state: SlashState, prefix: str) -> list[str]:
     """The agent's own model, then every provider's prefix."""
-    from mini_letta.llm.handles import PROVIDERS
+    from mini_letta.llm.handles import REMOTE_PROVIDERS
 
     words = [state.session.agent.model, "mock", "script:"]
-    words += [f"{name}/" for name in PROVIDERS if name not in ("mock", "script")]
+    words += [f"{name}/" for name in REMOTE_PROVIDERS]
     return [word for word in dict.fromkeys(words) if word.startswith(prefix)]
 
 
@@ -110,6 +111,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/reflections", "[show RUN-ID]", "past reflection runs, or one run's diff", mem.reflections_cmd),  # noqa: E501
     SlashCommand("/undo", "[RUN-ID|REV]", "revert the last memory change, or a reflection run", mem.undo_cmd),  # noqa: E501
     SlashCommand("/status", "", "the agent, memory, reflection and this conversation", mem.status_cmd),  # noqa: E501
+    SlashCommand("/skills", "", "the skills this agent can use (/NAME runs one)", skl.skills_cmd),  # noqa: E501
     SlashCommand("/palace", "[--open] [-o FILE]", "write the memory palace page (and open it)", mem.palace_cmd),  # noqa: E501
     SlashCommand("/permissions", "[MODE]", "show or change this session's permission mode", ses.permissions_cmd, _modes),  # noqa: E501
     SlashCommand("/exit", "", "leave (Ctrl-D works too)", _exit),

@@ -22,6 +22,12 @@ from mini_letta.cli.terminal import echo
     "--model", metavar="MODEL", help="The reflection model (default: the agent's; '' resets)."
 )
 @click.option("--base-url", metavar="URL", help="The reflection model's server.")
+@click.option(
+    "--review-model",
+    metavar="MODEL",
+    help="A second model that accepts or rejects each hunk the gate let through ('' resets).",
+)
+@click.option("--review-base-url", metavar="URL", help="The review model's server.")
 @click.option("--global", "to_global", is_flag=True, help="Save as the default for every agent.")
 @click.option("--local", "to_local", is_flag=True, help="Save for this agent in this project only.")
 @agent_option
@@ -33,6 +39,8 @@ def sleeptime(
     memory_sync: str | None,
     model: str | None,
     base_url: str | None,
+    review_model: str | None,
+    review_base_url: str | None,
     to_global: bool,
     to_local: bool,
     agent: str | None,
@@ -58,14 +66,16 @@ def sleeptime(
         memory_sync=memory_sync,
         model=model,
         base_url=base_url,
+        review_model=review_model,
+        review_base_url=review_base_url,
     )
     world = current_world()
     record = find_project_agent(world, agent)  # None before the first chat
     if patch:
         scope: Scope = "global" if to_global else "local" if to_local else "agent"
         if record is None and scope != "global":
-            # Configuring this project's agent before its first chat (the chapter starts
-            # here) makes the agent, as that chat would; showing settings never does.
+            # Configuring this project's agent before its first chat makes the agent, as
+            # that chat would; showing settings never does.
             record = resolve_or_create_agent(world, agent)
         settings = save_settings(world.home, world.project_dir, record, patch, scope)
     else:

@@ -25,35 +25,51 @@ def status(agent: str | None, fmt: str) -> None:
     """Show the agent, its models, memory, reflection settings and the last reflection run."""
     from mini_letta.cli.world import current_world
     from mini_letta.reflection.api import gather_health, load_settings
-    from mini_letta.settings import current_conversation_id
+    from mini_letta.settings import read_settings
     from mini_letta.workspace import find_project, resolve_agent
 
     world = current_world()
     project = find_project(world.cwd, world.home, world.environ)
     record = resolve_agent(world, agent, check_memory=False)
-    settings = load_settings(world.home, world.project_dir, record)
-    current = current_conversation_id(world.project_dir, record.id)
+    files = read_settings(world.home, world.project_dir)  # each settings file read once
+    settings = load_settings(world.home, world.project_dir, record, files)
+    current = files.current_conversation_id(record.id)
     from mini_letta.palace.doctor_state import load_doctor_count
     from mini_letta.sync.state import files_needing_review
 
     health = gather_health(world.home, record, settings, world.clock, current)
     review = files_needing_review(world.home, record.id, world.clock)
+    skills = _skill_counts(record.id)
     doctor = load_doctor_count(world.home, record.id)
     if fmt == "json":
         data = {
             **health_json(health, review),
+            "skills": skills,
             "doctor": doctor_json(health, doctor),
             "project": {"path": str(project.dir), "reason": project.reason.name.lower()},
         }
         echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
-        lines = [
-            f"project     {project.dir} ({project.reason.value})",
-            *health_lines(health, review),
-            doctor_line(health, doctor),
-        ]
+        lines = health_lines(health, review)
+        lines.insert(3, _skills_line(skills))
+        lines.append(doctor_line(health, doctor))
+        lines.insert(0, f"project     {project.dir} ({project.reason.value})")
         for line in wrap_lines(lines, current_terminal().columns(), 12):
             echo(line)
+
+
+def _skill_counts(agent_id: str) -> dict[str, int]:
+    from mini_letta.cli.commands.skills import find_catalog
+
+    catalog = find_catalog(agent_id)
+    return {**catalog.counts(), "invalid": len(catalog.invalid), "hidden": len(catalog.shadowed)}
+
+
+def _skills_line(counts: dict[str, int]) -> str:
+    total = counts["memory"] + counts["project"] + counts["user"]
+    parts = f"memory {counts['memory']}, project {counts['project']}, user {counts['user']}"
+    extra = "".join(f", {counts[key]} {key}" for key in ("invalid", "hidden") if counts[key])
+    return f"skills      {total} ({parts}{extra}; `mini-letta skills list`)"
 
 
 def _doctor_current(health: AgentHealth, doctor: DoctorCount) -> bool:
@@ -131,6 +147,8 @@ def health_json(health: AgentHealth, review: tuple[str, ...]) -> dict[str, Any]:
                 "consecutiveFailures": c.consecutive_failures,
                 "lastStatus": c.last_status,
                 "nextRetryAt": c.next_retry_at,
+                "backlogMessages": c.backlog_messages,
+                "backlogSlices": c.backlog_slices,
             }
             for c in health.conversations
         ],
@@ -171,6 +189,10 @@ def health_lines(health: AgentHealth, review: tuple[str, ...]) -> list[str]:
         parts = [f"{c.messages} messages", f"{steps} step(s) since reflection"]
         if settings.trigger == "step-count":
             parts[-1] += f" (reflects at {c.steps_needed})"
+        if c.backlog_messages:
+            parts.append(
+                f"{c.backlog_messages} unreflected message(s), about {c.backlog_slices} slice(s)"
+            )
         if c.consecutive_failures:
             parts.append(f"{c.consecutive_failures} failure(s) in a row")
         if c.next_retry_at:

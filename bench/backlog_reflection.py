@@ -1,0 +1,64 @@
+"""Reflecting a backlog on the mock: time per message at 2,000 / 8,000 / 32,000 messages.
+
+Usage: python bench/backlog_reflection.py [--sizes 2000,8000,32000] [--window N]
+For each size a fresh agent's conversation gets that many appended mock-shaped messages, then
+`reflect_backlog` reflects all of it, slice by slice (one launch each: lease, worktree, the
+mock reflection agent, gate, merge). Prints slices, seconds and milliseconds per message; the
+issue's bar is the per-message time at the largest size within 1.3x of the smallest's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+sys.path.insert(0, str(SRC))
+
+from _common import fill_conversation, load_line  # noqa: E402
+
+from mini_letta.clock import SystemClock  # noqa: E402
+from mini_letta.home import Home  # noqa: E402
+from mini_letta.reflection.backlog import reflect_backlog  # noqa: E402
+from mini_letta.reflection.watermark import backlog_messages  # noqa: E402
+from mini_letta.workspace import World, new_agent, resolve_conversation  # noqa: E402
+
+
+def measure(world: World, size: int, window: int) -> tuple[int, float]:
+    agent = new_agent(world, name=f"backlog-{size}", context_window=window)
+    store = resolve_conversation(world, agent, None, new=True)
+    fill_conversation(store, size)
+    started = time.perf_counter()
+    result = reflect_backlog(world, agent, store)
+    elapsed = time.perf_counter() - started
+    assert result.outcome.ok and backlog_messages(store) == 0, result.outcome.message
+    return result.slices, elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="2000,8000,32000")
+    parser.add_argument("--window", type=int, default=32_000)
+    opts = parser.parse_args()
+    sizes = [int(s) for s in opts.sizes.split(",")]
+    with tempfile.TemporaryDirectory() as tmp:
+        cwd = Path(tmp) / "project"
+        cwd.mkdir()
+        world = World(Home(Path(tmp) / "home"), cwd, {}, SystemClock())
+        per_message = []
+        print(f"mock reflection, window {opts.window}; {load_line(1)}")
+        for size in sizes:
+            slices, seconds = measure(world, size, opts.window)
+            per_message.append(seconds / size * 1000)
+            print(
+                f"{size:>7,} messages: {slices:>4} slices, {seconds:7.1f} s, "
+                f"{per_message[-1]:.2f} ms/message, {seconds / slices:.2f} s/slice"
+            )
+        print(f"ratio largest/smallest per message: {per_message[-1] / per_message[0]:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,213 @@
+"""What a sync remote sends passes the memory tool's checks before memory moves.
+
+An "attacker" pushes straight to the shared remote with plain git (no mini-letta checks): links,
+devices' stand-ins, secrets, huge files, thousands of files, files outside the layout. The sync
+refuses the whole move, names each path (a secret by its kind, never its value), leaves local
+memory and its repository as they were (the refused objects are dropped), and pushes nothing.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mini_letta.errors import MemfsError
+from mini_letta.home import Home
+from mini_letta.memory.files import MAX_MEMORY_FILES
+from mini_letta.sync.engine import SyncError
+from mini_letta.workspace import World, new_agent
+from support.sync import Machine, git
+
+AWS = "AKIAIOSFODNN7EXAMPLE"
+GHP = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+
+class Attacker:
+    """A plain git clone of the remote that pushes whatever it likes."""
+
+    def __init__(self, remote: Path, where: Path) -> None:
+        subprocess.run(["git", "clone", "-q", "-b", "main", str(remote), str(where)], check=True)
+        self.path = where
+
+    def write(self, rel: str, data: bytes | str) -> None:
+        target = self.path / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data.encode() if isinstance(data, str) else data)
+
+    def link(self, rel: str, to: str) -> None:
+        target = self.path / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.exists() or target.is_symlink():
+            target.unlink()
+        target.symlink_to(to)
+
+    def push(self, message: str = "from elsewhere") -> None:
+        git(self.path, "add", "-A")
+        git(self.path, "-c", "user.name=a", "-c", "user.email=a@a", "commit", "-qm", message)
+        git(self.path, "push", "-q", "origin", "HEAD:main")
+
+
+@pytest.fixture
+def attacker(machines, remote, tmp_path) -> Attacker:
+    return Attacker(remote, tmp_path / "attacker")
+
+
+def _refused(machine: Machine, *needles: str) -> str:
+    head = git(machine.memory, "rev-parse", "HEAD")
+    with pytest.raises(SyncError) as caught:
+        machine.sync()
+    message = str(caught.value)
+    for needle in needles:
+        assert needle in message, message
+    assert git(machine.memory, "rev-parse", "HEAD") == head
+    assert git(machine.memory, "status", "--porcelain") == ""
+    return message
+
+
+def _all_objects(repo: Path) -> bytes:
+    listing = subprocess.run(
+        ["git", "-C", str(repo), "cat-file", "--batch-all-objects", "--batch"],
+        capture_output=True,
+        check=True,
+    )
+    return listing.stdout
+
+
+@pytest.mark.parametrize(
+    ("rel", "to"), [("notes/x.md", "/etc/passwd"), ("system/zero.md", "/dev/zero")]
+)
+def test_an_incoming_symlink_is_refused_by_name(machines, attacker, rel, to):
+    _, second, _ = machines
+    attacker.link(rel, to)
+    attacker.push()
+    _refused(second, rel, "symbolic link")
+    assert not (second.memory / rel).is_symlink()
+
+
+def test_an_incoming_submodule_is_refused_by_name(machines, attacker):
+    _, second, _ = machines
+    sha = git(attacker.path, "rev-parse", "HEAD")
+    git(attacker.path, "update-index", "--add", "--cacheinfo", f"160000,{sha},notes/sub.md")
+    git(attacker.path, "-c", "user.name=a", "-c", "user.email=a@a", "commit", "-qm", "sub")
+    git(attacker.path, "push", "-q", "origin", "HEAD:main")
+    _refused(second, "notes/sub.md", "submodule")
+
+
+def test_a_remote_symlink_over_a_locally_edited_persona_never_hides_the_local_edit(
+    machines, attacker
+):
+    _, second, _ = machines
+    second.remember("system/persona.md", "- a local change to the persona")
+    attacker.link("system/persona.md", "/etc/passwd")
+    attacker.push()
+    _refused(second, "system/persona.md")
+    assert "- a local change to the persona" in second.read("system/persona.md")
+    assert not list((second.memory / "system").glob("persona.md~*"))
+    # nothing was pushed: the remote still has the attacker's commit on top, not ours
+    assert "a local change" not in git(attacker.path, "log", "-p", "origin/main")
+
+
+def test_incoming_secrets_are_refused_by_kind_and_leave_no_object_behind(machines, attacker):
+    _, second, _ = machines
+    before = _all_objects(second.memory)
+    attacker.write("notes/keys.md", f"---\ndescription: keys\n---\n- aws {AWS}\n")
+    attacker.write("system/human.md", f"---\ndescription: me\n---\n- token {GHP}\n")
+    attacker.push()
+    message = _refused(second, "notes/keys.md", "system/human.md", "AWS access key")
+    assert AWS not in message and GHP not in message
+    objects = _all_objects(second.memory)
+    assert AWS.encode() not in objects and GHP.encode() not in objects
+    assert len(objects) <= len(before) + 4096  # no more than the fetch bookkeeping
+
+
+def test_a_secret_in_an_incoming_commit_message_is_refused(machines, attacker):
+    _, second, _ = machines
+    attacker.write("notes/plain.md", "---\ndescription: plain\n---\n- nothing odd\n")
+    attacker.push(f"add notes; token {GHP}")
+    message = _refused(second, "commit", "GitHub token")
+    assert GHP not in message
+    assert GHP.encode() not in _all_objects(second.memory)
+
+
+@pytest.mark.parametrize(
+    ("rel", "data", "problem"),
+    [
+        ("notes/big.md", b"---\ndescription: big\n---\n" + b"x" * 500_000, "past the limit"),
+        ("notes/nul.md", b"\0" * 1000, "NUL"),
+        ("notes/bin.md", bytes(range(128, 256)) * 10, "UTF-8"),
+        ("notes/run.sh", b"#!/bin/sh\n", "outside the memory layout"),
+        (".hidden/x.md", b"---\ndescription: h\n---\n", "outside the memory layout"),
+    ],
+)
+def test_incoming_files_past_the_memory_tool_s_limits_are_refused(
+    machines, attacker, rel, data, problem
+):
+    _, second, _ = machines
+    attacker.write(rel, data)
+    attacker.push()
+    _refused(second, rel, problem)
+
+
+def test_too_many_incoming_files_are_refused(machines, attacker):
+    _, second, _ = machines
+    for n in range(MAX_MEMORY_FILES + 1):
+        attacker.write(f"notes/n{n:05}.md", f"---\ndescription: n{n}\n---\n- {n}\n")
+    attacker.push()
+    _refused(second, f"past the limit of {MAX_MEMORY_FILES}")
+
+
+def test_a_clean_incoming_change_still_moves_memory(machines, attacker):
+    _, second, _ = machines
+    attacker.write("notes/ok.md", "---\ndescription: ok\n---\n- uses pnpm\n")
+    attacker.push()
+    assert second.sync().pulled == 1
+    assert "uses pnpm" in second.read("notes/ok.md")
+
+
+def test_a_clone_of_a_remote_holding_a_link_is_refused(machines, attacker, tmp_path, clock, remote):
+    attacker.link("notes/x.md", "/etc/passwd")
+    attacker.push()
+    project = tmp_path / "third" / "project"
+    project.mkdir(parents=True)
+    world = World(home=Home(tmp_path / "third" / "home"), cwd=project, environ={}, clock=clock)
+    with pytest.raises(MemfsError, match=r"notes/x\.md is a symbolic link"):
+        new_agent(world, memory_remote=str(remote))
+
+
+def _non_bare_remote(path: Path, marker: Path) -> None:
+    """A repository with a working tree set up to run programs when pushed to."""
+    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
+    script = path.parent / "evil.sh"
+    script.write_text(f"#!/bin/sh\necho ran >> {marker}\ncat\n")
+    script.chmod(0o755)
+    for key, value in (
+        ("receive.denyCurrentBranch", "updateInstead"),
+        ("filter.evil.smudge", str(script)),
+        ("filter.evil.clean", str(script)),
+        ("filter.evil.required", "true"),
+        ("core.fsmonitor", str(script)),
+    ):
+        git(path, "config", key, value)
+    (path / ".git" / "info").mkdir(exist_ok=True)
+    (path / ".git" / "info" / "attributes").write_text("* filter=evil\n")
+
+
+def test_a_local_remote_with_a_working_tree_is_refused_and_runs_nothing(tmp_path, clock):
+    marker = tmp_path / "ran"
+    target = tmp_path / "shared"
+    _non_bare_remote(target, marker)
+    desk = Machine(tmp_path / "desk", clock, target, join=False)
+    desk.remember("system/human.md", "- a fact")
+    with pytest.raises(SyncError, match=r"not a bare repository.*git clone --bare"):
+        desk.sync()
+    assert not marker.exists()
+    assert git(target, "for-each-ref") == ""  # nothing was pushed there
+
+
+def test_a_bare_remote_named_by_a_file_url_still_syncs(tmp_path, clock, remote):
+    desk = Machine(tmp_path / "desk", clock, remote, join=False)
+    git(desk.memory, "remote", "set-url", "origin", f"file://{remote}")
+    desk.remember("system/human.md", "- a fact")
+    assert desk.sync().pushed
