@@ -35,7 +35,7 @@ from mini_letta.session import (
     Spawner,
     SyncRequest,
 )
-from mini_letta.workspace import World, new_agent
+from mini_letta.workspace import World, find_project, new_agent
 
 __all__ = [
     "AfterTurn",
@@ -74,11 +74,11 @@ def open_world(
     import os
 
     env = dict(os.environ if environ is None else environ)
+    home = Home.from_env(env)
+    folder = Path.cwd() if cwd is None else cwd
+    project = find_project(folder, home, env)
     return World(
-        home=Home.from_env(env),
-        cwd=Path.cwd() if cwd is None else cwd,
-        environ=env,
-        clock=clock or SystemClock(),
+        home=home, cwd=folder, environ=env, clock=clock or SystemClock(), project=project.dir
     )
 
 
@@ -98,6 +98,6 @@ def create_agent(
     if reflection:
         from mini_letta.reflection.settings import save_reflection_settings
 
-        save_reflection_settings(world.home, world.cwd, agent, reflection, "agent")
-    remember_current(world.cwd, agent.id, "")
+        save_reflection_settings(world.home, world.project_dir, agent, reflection, "agent")
+    remember_current(world.project_dir, agent.id, "")
     return agent

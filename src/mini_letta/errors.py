@@ -41,8 +41,11 @@ class NotFoundError(MiniLettaError):
 class NoAgentError(NotFoundError):
     """The project has no agent yet; only a chat or `agents create` makes one."""
 
-    def __init__(self) -> None:
-        super().__init__("no agent yet; run `mini-letta chat` or `mini-letta agents create`")
+    def __init__(self, project: object = None) -> None:
+        where = "" if project is None else f" for the project at {project}"
+        super().__init__(
+            f"no agent yet{where}; run `mini-letta chat` or `mini-letta agents create`"
+        )
 
 
 class ConfigError(MiniLettaError):

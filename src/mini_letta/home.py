@@ -249,9 +249,24 @@ def user_home_dir(environ: Mapping[str, str]) -> Path | None:
     return Path(home) if home else None
 
 
+def project_folder(project_dir: Path) -> Path:
+    """The one folder mini-letta keeps in a project (its marker when finding the project)."""
+    return project_dir / PROJECT_DIR_NAME
+
+
+def git_marker(folder: Path) -> Path:
+    """`.git` (a folder, or a file in a linked work tree): `folder` is a work tree's top."""
+    return folder / ".git"
+
+
 def project_settings_file(project_dir: Path) -> Path:
     """Project-local settings live in the project, not in the home folder."""
-    return project_dir / PROJECT_DIR_NAME / "settings.local.json"
+    return project_folder(project_dir) / "settings.local.json"
+
+
+def project_gitignore_file(project_dir: Path) -> Path:
+    """Written (`*`) when the project folder is made, so it is never committed by accident."""
+    return project_folder(project_dir) / ".gitignore"
 
 
 def ensure_dir(path: Path) -> Path:

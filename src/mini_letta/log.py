@@ -37,13 +37,35 @@ def warnings_to(stream: TextIO) -> Iterator[None]:
 
 
 def warning(message: str, *args: object) -> None:
+    _emit(30, "mini-letta: warning: ", message, args)
+
+
+def notice(message: str, *args: object) -> None:
+    """Something the user should know that is not wrong (`mini-letta: ...` on stderr)."""
+    _emit(20, "mini-letta: ", message, args)
+
+
+def to_a_person() -> bool:
+    """This command's messages reach a terminal (not a script's captured stderr): hints that
+    would only be noise in a pipeline are said only then."""
+    me = threading.get_ident()
+    for owner, stream in _routes:
+        if owner == me:
+            try:
+                return stream.isatty()
+            except (OSError, ValueError):
+                return False
+    return False
+
+
+def _emit(level: int, prefix: str, message: str, args: tuple[object, ...]) -> None:
     routes = _routes
     if not routes:
-        _to_logging(30, message, args)
+        _to_logging(level, message, args)
         return
     me = threading.get_ident()
     streams = [stream for owner, stream in routes if owner == me]
-    line = f"mini-letta: warning: {_format(message, args)}\n"
+    line = f"{prefix}{_format(message, args)}\n"
     for stream in streams or [stream for _, stream in routes]:  # a helper thread's: to all
         try:
             stream.write(line)

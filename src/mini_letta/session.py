@@ -80,8 +80,11 @@ class Session:
     ) -> None:
         self.world = world
         self.options = options or TurnOptions()
-        files = read_settings(world.home, world.cwd)  # once, for everything decided at open
-        self.agent: AgentRecord = resolve_or_create_agent(world, agent, files)
+        # once, for everything decided at open
+        files = read_settings(world.home, world.project_dir)
+        self.agent: AgentRecord = resolve_or_create_agent(
+            world, agent, files, model=self.options.model
+        )
         self.store: ConversationStore = resolve_conversation(
             world, self.agent, conversation, new=new, settings=files
         )
@@ -174,7 +177,7 @@ class AutoSync:
         self.world = world
         self.agent_id = agent.id
         self.spawn = spawn
-        settings = load_reflection_settings(world.home, world.cwd, agent, files)
+        settings = load_reflection_settings(world.home, world.project_dir, agent, files)
         self.enabled = settings.memory_sync == "after-merge"
         self.head = self._head() if self.enabled else None
 

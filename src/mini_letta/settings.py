@@ -15,8 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from mini_letta.errors import CorruptFileError
-from mini_letta.home import Home, lock_file_for, project_settings_file
-from mini_letta.storage.atomic import load_json, save_json
+from mini_letta.home import (
+    Home,
+    ensure_dir,
+    lock_file_for,
+    project_folder,
+    project_gitignore_file,
+    project_settings_file,
+)
+from mini_letta.storage.atomic import load_json, save_bytes, save_json
 from mini_letta.storage.locks import exclusive_lock
 from mini_letta.structs import Struct
 
@@ -141,7 +148,64 @@ def update_project_settings(
     def checked(data: dict[str, Any]) -> dict[str, Any]:
         return change(_checked_project(data, path))  # the shape is checked before a change
 
+    ensure_project_folder(project_dir)
     return _update(path, checked)
+
+
+def ensure_project_folder(project_dir: Path) -> None:
+    """Make the project's `.mini-letta/`, with its own `.gitignore` (`*`) when it is new: the
+    folder holds this machine's choices and is never meant to be committed."""
+    folder = project_folder(project_dir)
+    if folder.is_dir():
+        return
+    ensure_dir(folder)
+    save_bytes(project_gitignore_file(project_dir), b"*\n")
+
+
+class ModelChoice(Struct, frozen=True):
+    """A new agent's model: `reason` says why when it was picked rather than configured."""
+
+    handle: str
+    base_url: str | None = None
+    reason: str | None = None
+
+
+# A key in the environment picks its provider for new agents, in this order.
+_KEYED_MODELS = (
+    ("ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"),
+    ("OPENAI_API_KEY", "openai/gpt-4o"),
+)
+OLLAMA_MODEL = "ollama/llama3.2"
+
+
+def new_agent_model(settings: Settings, environ: Mapping[str, str]) -> ModelChoice:
+    """The configured default model, else a real provider whose key (or OLLAMA_HOST) is in
+    `environ`, else the offline mock."""
+    handle = settings.default_model(environ)
+    configured = environ.get("MINI_LETTA_MODEL", "").strip()
+    if configured or settings.global_data.get("defaultModel") is not None:
+        return ModelChoice(handle)
+    for key, keyed in _KEYED_MODELS:
+        if environ.get(key, "").strip():
+            return ModelChoice(keyed, reason=f"{key} is set")
+    host = environ.get("OLLAMA_HOST", "").strip()
+    if host:
+        url = host if "://" in host else f"http://{host}"
+        return ModelChoice(OLLAMA_MODEL, base_url=url, reason=f"OLLAMA_HOST is {host}")
+    return ModelChoice(DEFAULT_MODEL, reason="no model key is set")
+
+
+def first_mock_agent(home: Home) -> bool:
+    """True once per home: the first agent that fell back to the mock (then recorded)."""
+    first = False
+
+    def mark(data: dict[str, Any]) -> dict[str, Any]:
+        nonlocal first
+        first = not data.get("mockHintShown")
+        return {**data, "mockHintShown": True}
+
+    update_global_settings(home, mark)
+    return first
 
 
 def remember_current(project_dir: Path, agent_id: str, conversation_id: str) -> None:

@@ -6,11 +6,16 @@ picks by id or name, else the project's last agent (if that was deleted: the one
 the project used, when there is exactly one). Only a chat creates an agent when there is none
 (besides `agents create`); a command that reads never does. `--conversation` picks one,
 `--new` starts one, else the agent's current one in this project.
+
+The project is not always the working directory: from a subfolder it is the nearest enclosing
+folder with a `.mini-letta/`, else the git work tree's top, else the working directory itself
+(`find_project`), so what an agent learns follows the user around the project.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from enum import Enum
 from pathlib import Path
 
 from mini_letta import log
@@ -25,9 +30,16 @@ from mini_letta.clock import Clock
 from mini_letta.conversations.registry import create_conversation, open_conversation
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import NoAgentError, NotFoundError
-from mini_letta.home import Home
+from mini_letta.home import Home, git_marker, project_folder
 from mini_letta.llm.handles import parse_handle
-from mini_letta.settings import Settings, read_settings, remember_current
+from mini_letta.settings import (
+    ModelChoice,
+    Settings,
+    first_mock_agent,
+    new_agent_model,
+    read_settings,
+    remember_current,
+)
 from mini_letta.structs import Struct
 
 _BASE_PROMPT = Path(__file__).parent / "prompts" / "system.md"
@@ -38,6 +50,60 @@ class World(Struct, frozen=True):
     cwd: Path
     environ: Mapping[str, str]
     clock: Clock
+    project: Path | None = None  # None: the working directory is the project
+
+    @property
+    def project_dir(self) -> Path:
+        """Where the project's settings live (`.mini-letta/`); tools still work in `cwd`."""
+        return self.cwd if self.project is None else self.project
+
+
+class ProjectReason(Enum):
+    """Why a folder is the project, as `status` says it."""
+
+    MARKER = "it has .mini-letta/"
+    GIT = "the top of the git work tree"
+    CWD = "the current folder (no .mini-letta/ or git work tree above it)"
+
+
+class ProjectRoot(Struct, frozen=True):
+    dir: Path
+    reason: ProjectReason
+
+
+def find_project(cwd: Path, home: Home, environ: Mapping[str, str]) -> ProjectRoot:
+    """The project `cwd` belongs to: the nearest enclosing folder with a `.mini-letta/` (the
+    home folder's own is not one), else the nearest git work tree's top, else `cwd`.
+
+    As for git, the walk never goes up into a folder named in GIT_CEILING_DIRECTORIES, so a
+    test or a shared machine can fence it in."""
+    start = Path(cwd).absolute()
+    raw = environ.get("GIT_CEILING_DIRECTORIES", "")
+    fences = {Path(entry).absolute() for entry in raw.split(":") if entry.strip()}
+    home_root = home.root.absolute()
+    git_top: Path | None = None
+    for folder in (start, *start.parents):
+        if folder != start and folder in fences:
+            break
+        marker = project_folder(folder)
+        if marker.is_dir() and not _is_home(marker, home_root):
+            return ProjectRoot(dir=folder, reason=ProjectReason.MARKER)
+        if git_top is None and git_marker(folder).exists():
+            git_top = folder
+    if git_top is not None:
+        return ProjectRoot(dir=git_top, reason=ProjectReason.GIT)
+    return ProjectRoot(dir=start, reason=ProjectReason.CWD)
+
+
+def _is_home(marker: Path, home_root: Path) -> bool:
+    """`~/.mini-letta` is the default home, not a project's folder: a home has `agents/`."""
+    try:
+        if marker.resolve() == home_root.resolve():
+            return True
+    except OSError:
+        return False
+    probe = Home(marker)
+    return probe.agents_dir.is_dir() or probe.settings_file.is_file()
 
 
 class ModelSettings(Struct, frozen=True):
@@ -65,12 +131,18 @@ def new_agent(
     """Create an agent and its memory: a new one, or a clone of `memory_remote` (shared memory)."""
     from mini_letta.memory.repo import ensure_git_available
 
-    handle = model or read_settings(world.home, world.cwd).default_model(world.environ)
+    choice = (
+        ModelChoice(model)
+        if model
+        else new_agent_model(read_settings(world.home, world.project_dir), world.environ)
+    )
+    handle = choice.handle
+    base_url = base_url or choice.base_url
     parse_handle(handle)  # an unknown handle is refused before anything is created
     ensure_git_available(world.environ.get("PATH"))  # so is a machine without git
     extra = settings or ModelSettings()
     spec = NewAgent(
-        name=name or unique_agent_name(world.home, world.cwd.name),
+        name=name or unique_agent_name(world.home, world.project_dir.name),
         model=handle,
         system=base_system_prompt(),
         context_window=context_window,
@@ -83,7 +155,24 @@ def new_agent(
     if memory_remote is not None:
         _join_shared_memory(world, agent, memory_remote)
     _create_agent_memory(world.home, agent)
+    _announce_model(world.home, agent, choice)
     return agent
+
+
+def _announce_model(home: Home, agent: AgentRecord, choice: ModelChoice) -> None:
+    """Say which model a new agent got when it was picked for it; the offline mock's hint on
+    how to choose a real one is said once per home, to a person at a terminal (a script's
+    output stays as it was)."""
+    if choice.reason is None:
+        return
+    if choice.handle != "mock":
+        log.notice("new agent %s uses %s (%s)", agent.name, choice.handle, choice.reason)
+    elif log.to_a_person() and first_mock_agent(home):
+        log.notice(
+            "new agent %s uses the offline mock model; for a real one set ANTHROPIC_API_KEY, "
+            "OPENAI_API_KEY or OLLAMA_HOST, or pass --model (`mini-letta models` lists them)",
+            agent.name,
+        )
 
 
 def _join_shared_memory(world: World, agent: AgentRecord, url: str) -> None:
@@ -130,23 +219,30 @@ def resolve_agent(
     the command's snapshot of the settings files (read here when not given)."""
     found = find_project_agent(world, agent_ref, settings)
     if found is None:
-        raise NoAgentError()
+        raise NoAgentError(world.project_dir)
     if check_memory:
         check_agent_memory(world.home, found)
     return found
 
 
 def resolve_or_create_agent(
-    world: World, agent_ref: str | None, settings: Settings | None = None
+    world: World,
+    agent_ref: str | None,
+    settings: Settings | None = None,
+    *,
+    model: str | None = None,
 ) -> AgentRecord:
-    """The agent a chat uses: as `resolve_agent`, but a project without one gets a new agent
-    on the default model (a run's --model is that run's, not the new agent's)."""
+    """The agent a chat uses: as `resolve_agent`, but a project without one gets a new agent,
+    on `model` (the creating chat's --model) else the default one."""
     found = find_project_agent(world, agent_ref, settings)
     if found is not None:
         check_agent_memory(world.home, found)
         return found
-    agent = new_agent(world)
-    remember_current(world.cwd, agent.id, "")
+    from mini_letta.settings import ensure_project_folder
+
+    ensure_project_folder(world.project_dir)  # an unwritable project fails before the agent
+    agent = new_agent(world, model=model)
+    remember_current(world.project_dir, agent.id, "")
     return agent
 
 
@@ -156,7 +252,7 @@ def find_project_agent(
     """`--agent`'s agent, else the project's; None when the project has none yet."""
     if agent_ref:
         return find_agent(world.home, agent_ref)
-    settings = settings or read_settings(world.home, world.cwd)
+    settings = settings or read_settings(world.home, world.project_dir)
     last = settings.current_agent_id()
     if last is None:
         return None
@@ -212,12 +308,12 @@ def resolve_conversation(
     elif conversation_id:
         store = open_conversation(world.home, agent.id, conversation_id)
     else:
-        settings = settings or read_settings(world.home, world.cwd)
+        settings = settings or read_settings(world.home, world.project_dir)
         current = settings.current_conversation_id(agent.id)
         candidate = ConversationStore(agent.id, current, world.home) if current else None
         if candidate is not None and candidate.exists():
             store = candidate
         else:
             store = create_conversation(world.home, agent.id, world.clock)
-    remember_current(world.cwd, agent.id, store.conversation_id)
+    remember_current(world.project_dir, agent.id, store.conversation_id)
     return store

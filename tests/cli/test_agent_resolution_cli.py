@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-NO_AGENT = "no agent yet; run `mini-letta chat` or `mini-letta agents create`"
+NO_AGENT = "no agent yet for the project at {}; run `mini-letta chat` or `mini-letta agents create`"
 
 
 def _agent_ids(cli) -> list[str]:
@@ -25,10 +25,10 @@ def _agent_ids(cli) -> list[str]:
     ],
     ids=["memory-path", "agents-show", "conversations-list", "reflections-list", "set", "compact"],
 )
-def test_a_read_in_a_fresh_project_creates_no_agent(cli, args):
+def test_a_read_in_a_fresh_project_creates_no_agent(cli, project, args):
     result = cli(*args)
     assert result.code == 1, result.stderr
-    assert result.stderr.strip() == f"mini-letta: {NO_AGENT}"
+    assert result.stderr.strip() == f"mini-letta: {NO_AGENT.format(project)}"
     assert _agent_ids(cli) == []
 
 
@@ -68,14 +68,16 @@ def test_a_deleted_only_agent_is_replaced_by_the_next_chat_not_by_a_read(cli):
     assert len(_agent_ids(cli)) == 1
 
 
-def test_chat_model_flag_is_not_saved_into_the_first_agent(cli, project):
+def test_the_model_of_the_chat_that_creates_the_agent_is_the_agents(cli, project):
     (project / "s.json").write_text('["scripted"]')
     first = cli("chat", "-p", "hi", "--model", "script:s.json")
-    assert first.code == 0 and first.stdout == "scripted\n"
+    assert first.code == 0 and first.stdout == "scripted\n", first.stderr
     (agent,) = json.loads(cli("agents", "list", "--json").stdout)
-    assert agent["model"] == "mock"
-    later = cli("chat", "-p", "again")
-    assert later.code == 0 and later.stdout.startswith("（mock）"), later.stderr
+    assert agent["model"] == "script:s.json"
+    once = cli("chat", "-p", "a run of its own", "--model", "mock")  # that run's, not the agent's
+    assert once.code == 0 and once.stdout.startswith("（mock）"), once.stderr
+    later = cli("chat", "-p", "again")  # the agent's own model: the script, replayed afresh
+    assert later.code == 0 and later.stdout == "scripted\n", later.stderr
 
 
 def test_agents_create_and_set_store_the_model(cli):

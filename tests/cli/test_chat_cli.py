@@ -67,7 +67,7 @@ def test_json_output_fields(cli):
 def test_stream_json_event_order(cli):
     result = cli("chat", "-p", "hello", "--output-format", "stream-json")
     events = [json.loads(line) for line in result.stdout.splitlines()]
-    assert [e["type"] for e in events] == ["init", "message", "message", "result"]
+    assert [e["type"] for e in events] == ["system", "message", "message", "result"]
     assert events[1]["message"]["role"] == "user"
     assert events[2]["message"]["role"] == "assistant"
     assert events[2]["message"]["stopReason"] == "end_turn"

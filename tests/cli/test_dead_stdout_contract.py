@@ -109,7 +109,7 @@ def test_stream_json_reader_that_closes_early(home, project):
     )
     try:
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-        assert json.loads(proc.stdout.readline())["type"] == "init"
+        assert json.loads(proc.stdout.readline())["type"] == "system"
         proc.stdout.close()  # like `| head -1`: the reader is gone before the first turn
         proc.stdin.write(b'{"type": "user", "content": "x"}\n{"type": "user", "content": "y"}\n')
         proc.stdin.close()

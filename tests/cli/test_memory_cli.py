@@ -55,7 +55,7 @@ def test_remember_flow_stream_json_shows_the_tool_call(cli):
     result = cli("chat", "-p", "记住：周五发布", "--output-format", "stream-json")
     events = [json.loads(line) for line in result.stdout.splitlines()]
     kinds = [e["type"] for e in events]
-    assert kinds == ["init", "message", "message", "tool_call", "tool_result", "message",
+    assert kinds == ["system", "message", "message", "tool_call", "tool_result", "message",
                      "message", "result"]  # fmt: skip
     call = json.loads(events[3]["toolCall"]["arguments"])
     assert call["command"] == "insert" and call["path"] == HUMAN

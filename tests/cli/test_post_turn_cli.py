@@ -62,7 +62,7 @@ def test_stream_json_has_a_reflection_event_and_the_result_last(cli):
     result = cli("chat", "-p", "我更喜欢用 tabs 缩进", "--output-format", "stream-json")
     events = [json.loads(line) for line in result.stdout.splitlines()]
     kinds = [e["type"] for e in events]
-    assert kinds[0] == "init" and kinds[-2:] == ["reflection", "result"]
+    assert kinds[0] == "system" and kinds[-2:] == ["reflection", "result"]
     reflection, final = events[-2], events[-1]
     assert reflection["status"] == "merged" and reflection["trigger"] == "step-count"
     assert final["reflection"]["runId"] == reflection["runId"]
@@ -113,7 +113,7 @@ def test_the_background_setting_detaches_like_the_flag(cli, home):
     wait_until(lambda: _outbox(home), "the detached reflection")
     shown = cli("chat", "-p", "嗯", "--output-format", "stream-json")
     events = [json.loads(line) for line in shown.stdout.splitlines()]
-    assert [e["type"] for e in events[:2]] == ["init", "reflection"]
+    assert [e["type"] for e in events[:2]] == ["system", "reflection"]
     assert events[1]["status"] == "merged"
 
 

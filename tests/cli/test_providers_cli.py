@@ -57,7 +57,7 @@ def test_stream_json_shows_real_tool_calls_as_they_happen(cli, scripted_server, 
     events = [json.loads(line) for line in result.stdout.splitlines()]
     kinds = [event["type"] for event in events]
     assert kinds == [
-        "init",
+        "system",
         "message",
         "message",
         "tool_call",

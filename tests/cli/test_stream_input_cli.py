@@ -27,7 +27,7 @@ def test_each_line_is_answered_with_events_and_a_result(cli):
     result = cli("chat", "--input-format", "stream-json", stdin="\n".join(lines) + "\n")
     assert result.code == 0, result.stderr
     events = _events(result.stdout)
-    assert events[0]["type"] == "init" and events[0]["tools"] == ["memory"]
+    assert events[0]["type"] == "system" and events[0]["tools"] == ["memory"]
     results = [e for e in events if e["type"] == "result"]
     assert [r["result"] for r in results] == [
         f"（mock）我听到了：{t}" for t in ("one", "two", "three")
@@ -60,7 +60,7 @@ def test_bad_lines_get_an_error_event_and_the_process_goes_on(cli):
 def test_empty_input_ends_cleanly(cli):
     result = cli("chat", "--input-format", "stream-json", stdin="")
     assert result.code == 0
-    assert [e["type"] for e in _events(result.stdout)] == ["init"]
+    assert [e["type"] for e in _events(result.stdout)] == ["system"]
 
 
 def test_stream_input_needs_stream_json_output(cli):

@@ -31,6 +31,7 @@ class ChatArgs(Struct, frozen=True):
     prompt: str | None = None
     agent: str | None = None
     conversation: str | None = None
+    continue_last: bool = False  # -c: the project's last conversation, which is the default
     new: bool = False
     model: str | None = None
     base_url: str | None = None

@@ -111,6 +111,7 @@ class ChatSession:
                 self.setup.provider.handle,
                 tuple(self.setup.toolset.names()),
                 request.permission_mode,
+                str(request.world.cwd),
             )
         )
         failure = self.session.deliver_waiting()

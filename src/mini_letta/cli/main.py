@@ -52,6 +52,7 @@ def _invoke(args: list[str], terminal: Terminal) -> int:
     from mini_letta.errors import MiniLettaError
 
     try:
+        args = as_claude_would(args)
         plain = plain_chat_args(args)
         if plain is not None:  # `chat -p TEXT` with plain flags: the same run, without click
             from mini_letta.cli.chat_run import run_chat
@@ -73,6 +74,17 @@ def _invoke(args: list[str], terminal: Terminal) -> int:
         return _fail(
             terminal, f"internal error: {exc!r} (MINI_LETTA_DEBUG=1 shows the traceback)", 1
         )
+
+
+_CHAT_FIRST = ("-p", "--print", "-c", "--continue", "-r", "--resume")
+
+
+def as_claude_would(args: list[str]) -> list[str]:
+    """`mini-letta -p TEXT ...` (and `-c`, `-r ID`) as `claude -p` reads it: a `chat` turn."""
+    if not args or args[0] not in _CHAT_FIRST:
+        return args
+    first = "-p" if args[0] == "--print" else args[0]
+    return ["chat", first, *args[1:]]
 
 
 def _invoke_click(args: list[str], terminal: Terminal) -> int:

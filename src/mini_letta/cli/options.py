@@ -87,10 +87,20 @@ def agent_options(func: F) -> F:
         "--new", is_flag=True, help="Start a new conversation and make it current."
     )(func)
     func = click.option(
+        "-c",
+        "--continue",
+        "continue_last",
+        is_flag=True,
+        help="Continue the project's last conversation (the default; as `claude -c`).",
+    )(func)
+    func = click.option(
         "--conversation",
+        "-r",
+        "--resume",
+        "conversation",
         metavar="ID",
         callback=check_nonempty,
-        help="Continue this conversation.",
+        help="Continue this conversation (-r/--resume ID as in `claude -r`).",
     )(func)
     return agent_option(func)
 

@@ -46,6 +46,7 @@ class SessionInfo(Struct, frozen=True):
     model: str
     tools: tuple[str, ...] = ()
     permission_mode: str = "default"
+    cwd: str = ""
 
 
 def usage_json(usage: Usage) -> dict[str, int]:
@@ -112,6 +113,24 @@ def _describe(exc: Exception) -> str:
     return "it is closed"
 
 
+def claude_result_fields(result: TurnResult, duration_ms: int, session: str) -> dict[str, Any]:
+    """The result fields scripts written for `claude -p` read (the session is the
+    conversation; a turn's model steps are its turns)."""
+    if not result.error:
+        subtype = "success"
+    elif result.stop_reason == "max_steps":
+        subtype = "error_max_turns"
+    else:
+        subtype = "error_during_execution"
+    return {
+        "subtype": subtype,
+        "is_error": bool(result.error),
+        "session_id": session,
+        "num_turns": result.steps,
+        "duration_ms": duration_ms,
+    }
+
+
 class Renderer(Struct):
     """Renders one headless session (one or more turns) in the chosen format.
 
@@ -139,7 +158,10 @@ class Renderer(Struct):
         if self.fmt == "stream-json":
             self._line(
                 {
-                    "type": "init",
+                    "type": "system",  # as `claude -p`'s first event, for scripts written for it
+                    "subtype": "init",
+                    "session_id": info.conversation_id,
+                    "cwd": info.cwd,
                     **self._ids(),
                     "model": info.model,
                     "tools": list(info.tools),
@@ -166,6 +188,7 @@ class Renderer(Struct):
             "durationMs": duration_ms,
             "compactions": self.compactions,
             **extra,
+            **claude_result_fields(result, duration_ms, self._ids()["conversationId"]),
         }
         if result.error:
             payload["error"] = result.error

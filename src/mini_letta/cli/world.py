@@ -5,7 +5,7 @@ from __future__ import annotations
 from mini_letta.cli.terminal import Terminal, current_terminal
 from mini_letta.clock import SystemClock
 from mini_letta.home import Home
-from mini_letta.workspace import World
+from mini_letta.workspace import World, find_project
 
 
 def current_world() -> World:
@@ -14,6 +14,6 @@ def current_world() -> World:
 
 def world_of(terminal: Terminal) -> World:
     environ = dict(terminal.environ)
-    return World(
-        home=Home.from_env(environ), cwd=terminal.cwd, environ=environ, clock=SystemClock()
-    )
+    home = Home.from_env(environ)
+    project = find_project(terminal.cwd, home, environ).dir
+    return World(home=home, cwd=terminal.cwd, environ=environ, clock=SystemClock(), project=project)

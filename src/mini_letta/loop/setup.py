@@ -159,7 +159,7 @@ def build_turn_setup(
         allowed_tools=options.allowed_tools,
         disallowed_tools=options.disallowed_tools,
         approve=options.approve,
-        bash_env_allow=(settings or read_settings(world.home, world.cwd)).bash_env_allow(),
+        bash_env_allow=(settings or read_settings(world.home, world.project_dir)).bash_env_allow(),
         environ=world.environ,
         skills=skills,
         skill_dirs=_readable_skill_folders(world, skills),

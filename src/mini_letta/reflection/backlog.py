@@ -93,7 +93,7 @@ def plan_backlog(world: World, agent: AgentRecord, store: ConversationStore) -> 
     )
     from mini_letta.reflection.settings import load_reflection_settings
 
-    settings = load_reflection_settings(world.home, world.cwd, agent)
+    settings = load_reflection_settings(world.home, world.project_dir, agent)
     provider = reflection_provider(world, agent, settings, LaunchOptions())
     budget = run_budget(provider, memory_compiler(world, agent).memory_section(), LaunchOptions())
     state = read_reflection_state(store, clock=world.clock)

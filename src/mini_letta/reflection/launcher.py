@@ -175,7 +175,7 @@ def _still_due(
 ) -> bool:
     if entry.trigger == "compaction-event":
         return True
-    settings = load_reflection_settings(world.home, world.cwd, agent)
+    settings = load_reflection_settings(world.home, world.project_dir, agent)
     if settings.trigger == "off":
         return False
     return is_step_count_due(store, read_reflection_state(store, clock=world.clock), settings)

@@ -27,7 +27,7 @@ def with_memory_budget(world: World, agent: AgentRecord, setup: TurnSetup) -> Tu
         from mini_letta.reflection.settings import load_reflection_settings
 
         window = side_agent_provider(world, agent).context_window  # as the gate's run sees it
-        settings = load_reflection_settings(world.home, world.cwd, agent)
+        settings = load_reflection_settings(world.home, world.project_dir, agent)
         limits = GateLimits.for_window(
             window, settings.system_budget_percent, settings.file_budget_percent
         )

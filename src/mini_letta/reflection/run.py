@@ -254,7 +254,7 @@ def preview_reflection(
     """What the next run would reflect on (its first chunk), written as a payload file;
     runs nothing."""
     state = read_reflection_state(store, clock=world.clock)
-    settings = load_reflection_settings(world.home, world.cwd, agent)
+    settings = load_reflection_settings(world.home, world.project_dir, agent)
     provider = reflection_provider(world, agent, settings, LaunchOptions())
     close_provider(provider)  # only its window and name are read
     memory = memory_compiler(world, agent).memory_section()
@@ -349,7 +349,8 @@ def _launch(
             return _skip(options, "parent_dirty", stores, ", ".join(changes[:3]))
         for store in stores:
             clear_payloads(store)
-        settings = options.settings or load_reflection_settings(world.home, world.cwd, agent)
+        project = world.project_dir
+        settings = options.settings or load_reflection_settings(world.home, project, agent)
         primary = side_agent_provider(world, agent)
         close_provider(primary)  # only its window is read
         provider = reflection_provider(world, agent, settings, options)

@@ -84,7 +84,7 @@ def decide_after_turn(
     if stop_reason != "end_turn":
         return Decision(None, "not_end_turn")
     consumed = lower_compaction_flag(store)
-    settings = settings or load_reflection_settings(world.home, world.cwd, agent)
+    settings = settings or load_reflection_settings(world.home, world.project_dir, agent)
     if settings.trigger == "off":
         return Decision(None, "off", consumed)
     if not is_auto_reflection_enabled(platform, world.environ):

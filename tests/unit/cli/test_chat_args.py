@@ -25,6 +25,7 @@ OPTIONS = ["-p", "--prompt", "--agent", "--conversation", "--output-format", "--
 OTHERS = [
     "--new", "--recompile", "--background-reflection", "--model", "mock", "-h", "--help", "--",
     "--output-format=json", "-phi", "--prom", "--input-format", "stream-json", "chat", "3",
+    "-c", "--continue", "-r", "--resume",
 ]  # fmt: skip
 # An option with a value (often one it refuses), or any other word alone.
 UNITS = st.one_of(
@@ -45,6 +46,7 @@ def _click_args(argv: list[str]) -> ChatArgs | None:
         args.prompt is None
         or not args.prompt.strip()
         or (args.new and args.conversation)
+        or (args.continue_last and (args.new or args.conversation))
         or args.input_format != "text"
     )
     return None if refused else args
@@ -111,6 +113,6 @@ def test_a_turn_prints_the_same_either_way(cli):
     assert plain.code == through_click.code == 0
     assert plain.stderr == through_click.stderr
     first, second = json.loads(plain.stdout), json.loads(through_click.stdout)
-    for varying in ("conversationId", "durationMs"):
-        assert first.pop(varying) != second.pop(varying) or varying == "durationMs"
+    for varying in ("conversationId", "session_id", "durationMs", "duration_ms"):
+        assert first.pop(varying) != second.pop(varying) or varying.startswith("duration")
     assert first == second  # the same agent, answer, steps, usage and reflection

@@ -40,7 +40,7 @@ def list_cmd(as_json: bool) -> None:
     if not found and not damaged:
         echo("No agents yet; `mini-letta chat -p hello` creates one.")
         return
-    current = read_settings(world.home, world.cwd).current_agent_id()
+    current = read_settings(world.home, world.project_dir).current_agent_id()
     width = current_terminal().columns()
     for agent in found:
         mark = "*" if agent.id == current else " "
@@ -122,7 +122,7 @@ def create_cmd(
         settings=settings,
         memory_remote=remote,
     )
-    remember_current(world.cwd, agent.id, "")
+    remember_current(world.project_dir, agent.id, "")
     if as_json:
         _dump(agent.to_json())
     else:

@@ -49,6 +49,7 @@ def chat(
     prompt: str | None,
     agent: str | None,
     conversation: str | None,
+    continue_last: bool,
     new: bool,
     model: str | None,
     base_url: str | None,
@@ -73,10 +74,15 @@ def chat(
             "--new and --conversation exclude each other (--new starts a conversation, "
             "--conversation continues one)"
         )
+    if continue_last and (new or conversation):
+        raise click.UsageError(
+            "-c/--continue continues the last conversation: it excludes --new and --conversation"
+        )
     args = ChatArgs(
         prompt=prompt,
         agent=agent,
         conversation=conversation,
+        continue_last=continue_last,
         new=new,
         model=model,
         base_url=base_url,

@@ -84,7 +84,9 @@ def conversation_setup(
     world = current_world()
     record = resolve_agent(world, agent)
     if conversation is None:
-        conversation = read_settings(world.home, world.cwd).current_conversation_id(record.id)
+        conversation = read_settings(world.home, world.project_dir).current_conversation_id(
+            record.id
+        )
         if conversation is None:
             raise NotFoundError(
                 f"agent {record.name} has no current conversation here; pass --conversation ID"

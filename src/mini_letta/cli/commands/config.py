@@ -30,12 +30,12 @@ def config(agent: str | None, as_json: bool) -> None:
     from mini_letta.workspace import find_project_agent
 
     world = current_world()
-    files = read_settings(world.home, world.cwd)
+    files = read_settings(world.home, world.project_dir)
     record = find_project_agent(world, agent, files)  # None before the first chat: defaults
     rows = files.origins(world.environ)
     mode_source = str(files.global_file) if "reflectionMode" in files.global_data else "default"
     rows.append(Setting("reflectionMode", load_reflection_mode(world.home, files), mode_source))
-    layers = load_settings_layers(world.home, world.cwd, record, files)
+    layers = load_settings_layers(world.home, world.project_dir, record, files)
     values: dict[str, object] = dict(layer_settings(layers).to_json())
     for key, source in layer_sources(layers).items():
         rows.append(Setting(f"reflection.{key}", values[key], source))

@@ -43,7 +43,7 @@ def list_cmd(agent: str | None, as_json: bool) -> None:
     if not found and not damaged:
         echo("No conversations yet.")
         return
-    current = read_settings(world.home, world.cwd).current_conversation_id(record.id)
+    current = read_settings(world.home, world.project_dir).current_conversation_id(record.id)
     width = current_terminal().columns()
     for conv in found:
         count = ConversationStore(record.id, conv.id, world.home).count()

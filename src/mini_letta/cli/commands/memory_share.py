@@ -33,7 +33,7 @@ def warn_over_budget(agent_id: str, paths: list[str]) -> None:
 
     world = current_world()
     agent = load_agent(world.home, agent_id)
-    for notice in over_budget_notices(world.home, world.cwd, agent, paths):
+    for notice in over_budget_notices(world.home, world.project_dir, agent, paths):
         warning("%s", notice)
 
 

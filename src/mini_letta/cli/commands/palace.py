@@ -89,7 +89,7 @@ def _source(world: World, record: AgentRecord, messages: int | None) -> PalaceIn
     from mini_letta.palace.origins import memory_limits, primary_window
     from mini_letta.reflection.api import load_settings
 
-    settings = load_settings(world.home, world.cwd, record)
+    settings = load_settings(world.home, world.project_dir, record)
     limit = MESSAGE_LIMIT if messages is None else messages
     return PalaceInput(world.home, record, memory_limits(world, record, settings),
                        primary_window(world, record), world.clock, limit)  # fmt: skip
@@ -157,7 +157,7 @@ def doctor_cmd(agent: str | None, as_json: bool, fix: bool) -> None:
 
     world = current_world()
     record = resolve_agent(world, agent)
-    settings = load_settings(world.home, world.cwd, record)
+    settings = load_settings(world.home, world.project_dir, record)
     findings = run_doctor(
         world.home, record.id, memory_limits(world, record, settings), world.clock
     )
@@ -196,7 +196,7 @@ def _fix(world: World, record: AgentRecord, findings: list[Finding]) -> bool:
     if not findings:
         echo("Nothing to fix.", err=True)
         return True
-    current = read_settings(world.home, world.cwd).current_conversation_id(record.id)
+    current = read_settings(world.home, world.project_dir).current_conversation_id(record.id)
     ids = [current] if current else [c.id for c in list_conversations(world.home, record.id)[:1]]
     stores = [ConversationStore(record.id, i, world.home) for i in ids]
     stores = [store for store in stores if store.exists()]

@@ -157,6 +157,6 @@ def _conversations(
     if ids:
         unique = list(dict.fromkeys(i.strip() for i in ids))
         return [open_conversation(world.home, agent_id, i) for i in unique]
-    current = read_settings(world.home, world.cwd).current_conversation_id(agent_id)
+    current = read_settings(world.home, world.project_dir).current_conversation_id(agent_id)
     store = ConversationStore(agent_id, current, world.home) if current else None
     return [store] if store is not None and store.exists() else []

@@ -77,7 +77,7 @@ def sleeptime(
             # Configuring this project's agent before its first chat makes the agent, as
             # that chat would; showing settings never does.
             record = resolve_or_create_agent(world, agent)
-        settings = save_settings(world.home, world.cwd, record, patch, scope)
+        settings = save_settings(world.home, world.project_dir, record, patch, scope)
     else:
-        settings = load_settings(world.home, world.cwd, record)
+        settings = load_settings(world.home, world.project_dir, record)
     echo(render_settings_json(settings))

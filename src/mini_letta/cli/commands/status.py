@@ -26,12 +26,13 @@ def status(agent: str | None, fmt: str) -> None:
     from mini_letta.cli.world import current_world
     from mini_letta.reflection.api import gather_health, load_settings
     from mini_letta.settings import read_settings
-    from mini_letta.workspace import resolve_agent
+    from mini_letta.workspace import find_project, resolve_agent
 
     world = current_world()
+    project = find_project(world.cwd, world.home, world.environ)
     record = resolve_agent(world, agent, check_memory=False)
-    files = read_settings(world.home, world.cwd)  # each settings file read once
-    settings = load_settings(world.home, world.cwd, record, files)
+    files = read_settings(world.home, world.project_dir)  # each settings file read once
+    settings = load_settings(world.home, world.project_dir, record, files)
     current = files.current_conversation_id(record.id)
     from mini_letta.palace.doctor_state import load_doctor_count
     from mini_letta.sync.state import files_needing_review
@@ -45,12 +46,14 @@ def status(agent: str | None, fmt: str) -> None:
             **health_json(health, review),
             "skills": skills,
             "doctor": doctor_json(health, doctor),
+            "project": {"path": str(project.dir), "reason": project.reason.name.lower()},
         }
         echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         lines = health_lines(health, review)
         lines.insert(3, _skills_line(skills))
         lines.append(doctor_line(health, doctor))
+        lines.insert(0, f"project     {project.dir} ({project.reason.value})")
         for line in wrap_lines(lines, current_terminal().columns(), 12):
             echo(line)
 
