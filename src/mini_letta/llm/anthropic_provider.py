@@ -28,9 +28,7 @@ from mini_letta.llm.base import (
 )
 from mini_letta.llm.catalog import (
     ANTHROPIC_BASE_URL,
-    CONNECT_TIMEOUT,
     NO_KEY,
-    READ_TIMEOUT,
     anthropic_max_output,
     context_window_for,
     normalize_base_url,
@@ -190,26 +188,15 @@ def _safe_id(call_id: str) -> str:
 
 class AnthropicProvider(SdkProvider):
     base_error = "AnthropicError"
+    sdk_module = "anthropic"
+    client_class = "Anthropic"
 
     def __init__(self, config: AnthropicConfig) -> None:
         super().__init__(config.handle, config.context_window)
         self.config = config
 
-    def _connect(self) -> tuple[Any, Any]:
-        try:
-            import anthropic
-        except ImportError as exc:  # pragma: no cover - a broken install
-            raise ProviderError(
-                f"{self.handle} needs the anthropic package (pip install anthropic)"
-            ) from exc
-        http = transport_of(anthropic)
-        client = anthropic.Anthropic(
-            api_key=self.config.api_key,
-            base_url=self.config.base_url,
-            max_retries=0,
-            timeout=http.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT),
-        )
-        return client, anthropic
+    def _endpoint(self) -> tuple[str | None, str | None]:
+        return self.config.api_key, self.config.base_url
 
     def _build(self, request: ModelRequest) -> dict[str, Any]:
         return build_anthropic_request(self.config, request)

@@ -25,11 +25,9 @@ from mini_letta.llm.base import (
     UsageEvent,
 )
 from mini_letta.llm.catalog import (
-    CONNECT_TIMEOUT,
     LOCAL_BASE_URLS,
     NO_KEY,
     OPENAI_BASE_URL,
-    READ_TIMEOUT,
     context_window_for,
     normalize_base_url,
 )
@@ -148,26 +146,15 @@ def _wire_message(message: Message) -> dict[str, Any]:
 
 class OpenAIProvider(SdkProvider):
     base_error = "OpenAIError"
+    sdk_module = "openai"
+    client_class = "OpenAI"
 
     def __init__(self, config: OpenAIConfig) -> None:
         super().__init__(config.handle, config.context_window)
         self.config = config
 
-    def _connect(self) -> tuple[Any, Any]:
-        try:
-            import openai
-        except ImportError as exc:  # pragma: no cover - a broken install
-            raise ProviderError(
-                f"{self.handle} needs the openai package (pip install openai)"
-            ) from exc
-        http = transport_of(openai)
-        client = openai.OpenAI(
-            api_key=self.config.api_key,
-            base_url=self.config.base_url,
-            max_retries=0,
-            timeout=http.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT),
-        )
-        return client, openai
+    def _endpoint(self) -> tuple[str | None, str | None]:
+        return self.config.api_key, self.config.base_url
 
     def _build(self, request: ModelRequest) -> dict[str, Any]:
         return build_openai_request(self.config, request)

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from mini_letta.errors import ProviderError
 from mini_letta.llm.base import ModelEvent, ModelRequest
+from mini_letta.llm.catalog import CONNECT_TIMEOUT, READ_TIMEOUT
 from mini_letta.llm.failures import transport_of
 
 
@@ -69,9 +70,31 @@ class SdkProvider(ABC):
         except errors as exc:
             raise self._map_error(exc) from exc
 
-    @abstractmethod
+    sdk_module: ClassVar[str]  # the SDK's import name ("openai")
+    client_class: ClassVar[str]  # its client class ("OpenAI")
+
     def _connect(self) -> tuple[Any, Any]:
-        """Import the SDK and make its client: (client, sdk module)."""
+        """Import the SDK and make its client, with our timeouts and no SDK retries (ours
+        classify and retry): (client, sdk module)."""
+        try:
+            sdk = __import__(self.sdk_module)
+        except ImportError as exc:  # pragma: no cover - a broken install
+            raise ProviderError(
+                f"{self.handle} needs the {self.sdk_module} package (pip install {self.sdk_module})"
+            ) from exc
+        api_key, base_url = self._endpoint()
+        http = transport_of(sdk)
+        client = getattr(sdk, self.client_class)(
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=0,
+            timeout=http.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT),
+        )
+        return client, sdk
+
+    @abstractmethod
+    def _endpoint(self) -> tuple[str | None, str | None]:
+        """(API key, base URL) the client is made with."""
 
     @abstractmethod
     def _build(self, request: ModelRequest) -> dict[str, Any]: ...
