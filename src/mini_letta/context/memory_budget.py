@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from mini_letta.errors import FrontmatterError
 from mini_letta.llm.tokens import estimate_tokens
+from mini_letta.memory.files import memory_file_paths, read_memory_bytes
 from mini_letta.structs import Struct
 
 SYSTEM_PERCENT = 25  # default: system/ may take a quarter of the primary model's window
@@ -71,15 +73,14 @@ def over_budget(
 
 def budget_warnings(root: Path, paths: Iterable[str], budget: MemoryBudget) -> list[str]:
     """After a hand edit of `paths` in the memory folder `root`: what is now over budget."""
-    touched = [p for p in paths if (root / p).is_file()]
+    files = {p: text for p in paths if (text := _read(root, p)) is not None}
+    touched = list(files)
     if not touched:
         return []
-    files = {p: _read(root / p) for p in touched}
     if any(p.startswith("system/") for p in touched):
-        for path in sorted((root / "system").rglob("*.md")):
-            rel = path.relative_to(root).as_posix()
-            if not any(part.startswith(".") for part in rel.split("/")):
-                files.setdefault(rel, _read(path))
+        for rel in memory_file_paths(root, "system"):
+            if rel not in files and (text := _read(root, rel)) is not None:
+                files[rel] = text
     return [
         over.describe()
         for over in over_budget(files, budget)
@@ -87,8 +88,10 @@ def budget_warnings(root: Path, paths: Iterable[str], budget: MemoryBudget) -> l
     ]
 
 
-def _read(path: Path) -> str:
+def _read(root: Path, rel: str) -> str | None:
+    """The file's text as every memory reader reads it (a link or an odd file is never
+    opened: None), or None when it is not there."""
     try:
-        return path.read_bytes().decode("utf-8", "replace")
-    except OSError:
-        return ""
+        return read_memory_bytes(root, rel).decode("utf-8", "replace")
+    except (OSError, FrontmatterError):
+        return None

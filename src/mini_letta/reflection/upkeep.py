@@ -143,14 +143,17 @@ def pack_memory(repo: GitRepo) -> None:
 def files_over_budget(tree: Path, file_tokens: int) -> list[tuple[str, int, int]]:
     """(path, tokens, cap) of each `system/` file at or over the per-file budget: the
     reflection task asks for these to be consolidated before anything is added."""
+    from mini_letta.errors import FrontmatterError
     from mini_letta.llm.tokens import estimate_tokens
+    from mini_letta.memory.files import memory_file_paths, read_memory_bytes
 
     found: list[tuple[str, int, int]] = []
-    system = tree / "system"
-    if not system.is_dir():
-        return found
-    for path in sorted(system.rglob("*.md")):
-        tokens = estimate_tokens(path.read_text(encoding="utf-8", errors="replace"))
+    for rel in sorted(memory_file_paths(tree, "system")):
+        try:  # as every memory reader: a link or an odd file is never opened
+            text = read_memory_bytes(tree, rel).decode("utf-8", "replace")
+        except (OSError, FrontmatterError):
+            continue
+        tokens = estimate_tokens(text)
         if tokens >= file_tokens:
-            found.append((path.relative_to(tree).as_posix(), tokens, file_tokens))
+            found.append((rel, tokens, file_tokens))
     return found
