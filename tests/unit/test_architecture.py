@@ -98,9 +98,11 @@ def test_the_cli_reaches_a_faced_package_only_through_its_face(path):
 
 
 def test_the_face_check_finds_a_bypass():
-    source = "import x\ndef f():\n    from mini_letta.reflection.run import launch_reflection\n"
+    source = (
+        "import x\ndef f():\n    from mini_letta.reflection.run.launch import launch_reflection\n"
+    )
     assert _face_bypasses(source) == [
-        "3: mini_letta.reflection.run (use mini_letta.reflection.api)"
+        "3: mini_letta.reflection.run.launch (use mini_letta.reflection.api)"
     ]
     assert _face_bypasses("from mini_letta.reflection.api import launch\n") == []
 

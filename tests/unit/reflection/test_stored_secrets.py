@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from mini_letta.reflection.run import LaunchOptions, launch_reflection
+from mini_letta.reflection.run.launch import LaunchOptions, launch_reflection
 from support.memory import commit_all, write_file
 from support.reflection_kit import ScriptedProvider, add_turn, respond, tool_call
 
