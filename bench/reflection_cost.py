@@ -27,8 +27,9 @@ from mini_letta.clock import SystemClock  # noqa: E402
 from mini_letta.conversations.store import ConversationStore  # noqa: E402
 from mini_letta.home import Home  # noqa: E402
 from mini_letta.reflection.policy.trigger import decide_after_turn  # noqa: E402
-from mini_letta.reflection.run.launch import LaunchOptions, launch_reflection  # noqa: E402
+from mini_letta.reflection.run.launch import launch_reflection  # noqa: E402
 from mini_letta.reflection.run.payload import build_payload, clear_payloads  # noqa: E402
+from mini_letta.reflection.run.setup import LaunchOptions  # noqa: E402
 from mini_letta.reflection.state.settings import ReflectionSettings  # noqa: E402
 from mini_letta.reflection.state.watermark import (  # noqa: E402
     ReflectionState,

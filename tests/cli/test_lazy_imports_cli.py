@@ -36,6 +36,8 @@ NEVER = (
     "filelock",
     "pathspec",  # only when Grep or Glob lists a project with an ignore file
     "mini_letta.reflection.run.launch",
+    "mini_letta.reflection.run.setup",
+    "mini_letta.reflection.run.execute",
     "mini_letta.reflection.run.agent",
     "mini_letta.reflection.run.finalise",
     "mini_letta.reflection.gate.check",

@@ -28,7 +28,7 @@ from mini_letta.palace.doctor import Finding
 from mini_letta.palace.markdown import render_lines
 from mini_letta.palace.origins import Origins
 from mini_letta.reflection.gate.check import GateLimits
-from mini_letta.reflection.run.launch import rejected_branch
+from mini_letta.reflection.run.execute import rejected_branch
 from mini_letta.reflection.state.watermark import ReflectionState
 from mini_letta.storage.atomic import load_json
 from mini_letta.structs import Struct

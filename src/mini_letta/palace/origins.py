@@ -75,7 +75,7 @@ def memory_limits(world: World, agent: AgentRecord, settings: ReflectionSettings
 def primary_window(world: World, agent: AgentRecord) -> int:
     """The agent's model window as reflection sees it; the catalog's when no provider can be
     built here (a missing key)."""
-    from mini_letta.reflection.run.launch import side_agent_provider
+    from mini_letta.reflection.run.setup import side_agent_provider
 
     try:
         return side_agent_provider(world, agent).context_window

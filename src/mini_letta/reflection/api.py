@@ -38,10 +38,10 @@ if TYPE_CHECKING:
     from mini_letta.reflection.run.backlog import BacklogResult as BacklogResult
     from mini_letta.reflection.run.backlog import plan_backlog as plan_backlog
     from mini_letta.reflection.run.backlog import reflect_backlog as reflect_backlog
-    from mini_letta.reflection.run.launch import LaunchOptions as LaunchOptions
     from mini_letta.reflection.run.launch import launch_multi_reflection as launch_many
     from mini_letta.reflection.run.launch import launch_reflection as launch
     from mini_letta.reflection.run.launch import preview_reflection as preview
+    from mini_letta.reflection.run.setup import LaunchOptions as LaunchOptions
     from mini_letta.reflection.state.outbox import post_automatic_outcome as post_automatic_outcome
     from mini_letta.reflection.state.outbox import post_outcome as post_outcome
     from mini_letta.reflection.state.outbox import take_outcomes as take_outcomes
@@ -71,7 +71,7 @@ FACE: dict[str, tuple[str, str]] = {
     "launch": ("run.launch", "launch_reflection"),
     "launch_many": ("run.launch", "launch_multi_reflection"),
     "preview": ("run.launch", "preview_reflection"),
-    "LaunchOptions": ("run.launch", "LaunchOptions"),
+    "LaunchOptions": ("run.setup", "LaunchOptions"),
     "launch_automatic": ("policy.launcher", "launch_automatic"),
     "drained_after": ("policy.launcher", "drained_after"),
     "undo": ("history.undo", "undo_reflection_run"),

@@ -10,7 +10,8 @@ from mini_letta.errors import ReflectionError, TransientError
 from mini_letta.llm.mock import MockProvider
 from mini_letta.memory.repo import GitRepo
 from mini_letta.reflection.run.budget import MAX_CHUNK_TOKENS, reflection_budget
-from mini_letta.reflection.run.launch import LaunchOptions, launch_reflection
+from mini_letta.reflection.run.launch import launch_reflection
+from mini_letta.reflection.run.setup import LaunchOptions
 from mini_letta.reflection.run.task import reflection_system_prompt
 from mini_letta.reflection.run.tools import RunProvenance, reflection_tools
 from mini_letta.reflection.state.records import list_run_records

@@ -17,7 +17,7 @@ from mini_letta.reflection.policy.launcher import (
     take_queued_launch,
 )
 from mini_letta.reflection.policy.trigger import decide_after_turn
-from mini_letta.reflection.run.launch import LaunchOptions
+from mini_letta.reflection.run.setup import LaunchOptions
 from mini_letta.reflection.state.lease import acquire_lease
 from mini_letta.reflection.state.outbox import (
     post_automatic_outcome,

@@ -9,7 +9,8 @@ import pytest
 from mini_letta.errors import TransientError
 from mini_letta.llm.mock import MockProvider
 from mini_letta.memory.repo import GitRepo
-from mini_letta.reflection.run.launch import LaunchOptions, launch_reflection, preview_reflection
+from mini_letta.reflection.run.launch import launch_reflection, preview_reflection
+from mini_letta.reflection.run.setup import LaunchOptions
 from mini_letta.reflection.run.worktree import create_worktree
 from mini_letta.reflection.state.lease import acquire_lease
 from mini_letta.reflection.state.records import list_run_records, load_run_record, save_run_record

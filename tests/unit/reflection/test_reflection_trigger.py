@@ -11,7 +11,8 @@ from mini_letta.loop.setup import TurnOptions, build_turn_setup
 from mini_letta.loop.turn import run_turn
 from mini_letta.memory.repo import GitRepo
 from mini_letta.reflection.policy.trigger import decide_after_turn, maybe_reflect_after_turn
-from mini_letta.reflection.run.launch import LaunchOptions, launch_reflection
+from mini_letta.reflection.run.launch import launch_reflection
+from mini_letta.reflection.run.setup import LaunchOptions
 from mini_letta.reflection.state.settings import ReflectionSettings, save_reflection_settings
 from mini_letta.reflection.state.watermark import ReflectionState, save_reflection_state
 from mini_letta.storage.atomic import load_json, save_json

@@ -8,7 +8,8 @@ from datetime import timedelta
 
 from mini_letta.clock import format_timestamp
 from mini_letta.memory.repo import GitRepo
-from mini_letta.reflection.run.launch import LaunchOptions, launch_reflection
+from mini_letta.reflection.run.launch import launch_reflection
+from mini_letta.reflection.run.setup import LaunchOptions
 from mini_letta.reflection.state.lease import acquire_lease
 from mini_letta.reflection.state.records import (
     RunRecord,

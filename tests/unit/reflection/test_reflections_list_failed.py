@@ -6,7 +6,7 @@ import json
 
 from mini_letta.errors import TransientError
 from mini_letta.reflection.policy.launcher import launch_automatic
-from mini_letta.reflection.run.launch import LaunchOptions
+from mini_letta.reflection.run.setup import LaunchOptions
 from support.reflection_kit import ScriptedProvider, add_turn
 
 

@@ -124,7 +124,8 @@ def run_case(case: EvalCase, model: str, environ: Mapping[str, str]) -> CaseResu
 
 
 def _run(world: World, clock: ScriptClock, case: EvalCase, model: str) -> CaseResult:
-    from mini_letta.reflection.run.launch import LaunchOptions, launch_reflection
+    from mini_letta.reflection.run.launch import launch_reflection
+    from mini_letta.reflection.run.setup import LaunchOptions
     from mini_letta.workspace import new_agent
 
     agent = new_agent(world, model=model)

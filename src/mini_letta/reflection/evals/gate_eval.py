@@ -195,7 +195,8 @@ def _in_copy(template: _Template, case: GateCase, environ: Mapping[str, str]) ->
 
 def _run(world: Any, clock: Any, agent: Any, case: GateCase) -> GateResult:
     from mini_letta.conversations.registry import create_conversation
-    from mini_letta.reflection.run.launch import LaunchOptions, launch_reflection
+    from mini_letta.reflection.run.launch import launch_reflection
+    from mini_letta.reflection.run.setup import LaunchOptions
 
     _seed_memory(world.home.memory_dir(agent.id), case.memory)
     store = create_conversation(world.home, agent.id, clock)

@@ -16,8 +16,8 @@ from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import ReflectionError
 from mini_letta.home import Home, lock_file_for
 from mini_letta.memory.repo import GitRepo, lock_memory
+from mini_letta.reflection.run.execute import rejected_branch
 from mini_letta.reflection.run.finalise import merge_branch
-from mini_letta.reflection.run.launch import rejected_branch
 from mini_letta.reflection.run.settlement import settle_conversation
 from mini_letta.reflection.run.worktree import Worktree, check_memory_repo
 from mini_letta.reflection.state.records import (

@@ -47,7 +47,7 @@ from mini_letta.structs import Struct, replace
 from mini_letta.workspace import World
 
 if TYPE_CHECKING:  # the run machinery is loaded by a launch, not by a look at the queue
-    from mini_letta.reflection.run.launch import LaunchOptions
+    from mini_letta.reflection.run.setup import LaunchOptions
 
 
 SCHEMA_VERSION = 1
@@ -104,7 +104,7 @@ def launch_automatic(
     `foreground` (after a turn, in the turn's process) it reflects one slice at most: the
     rest of a backlog is left for the next turns or `reflect --all`, never a held prompt.
     """
-    from mini_letta.reflection.run.launch import LaunchOptions
+    from mini_letta.reflection.run.setup import LaunchOptions
 
     options = replace(options or LaunchOptions(), trigger=trigger)
     if foreground:
@@ -146,7 +146,7 @@ def drain_queued_launches(
 
     Each outcome goes to `on_outcome`, by default to the outbox (once per failure streak).
     """
-    from mini_letta.reflection.run.launch import LaunchOptions
+    from mini_letta.reflection.run.setup import LaunchOptions
 
     base = options or LaunchOptions()
     if on_outcome is None:

@@ -23,7 +23,7 @@ def with_memory_budget(world: World, agent: AgentRecord, setup: TurnSetup) -> Tu
 
     def file_cap() -> int:
         from mini_letta.reflection.gate.check import GateLimits
-        from mini_letta.reflection.run.launch import side_agent_provider
+        from mini_letta.reflection.run.setup import side_agent_provider
         from mini_letta.reflection.state.settings import load_reflection_settings
 
         window = side_agent_provider(world, agent).context_window  # as the gate's run sees it

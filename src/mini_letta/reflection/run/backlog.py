@@ -32,7 +32,7 @@ from mini_letta.structs import Struct, replace
 from mini_letta.workspace import World
 
 if TYPE_CHECKING:
-    from mini_letta.reflection.run.launch import LaunchOptions
+    from mini_letta.reflection.run.setup import LaunchOptions
 
 # A reflection agent sends its context again at each step (read, edit, finish): the estimate
 # counts this many requests per slice, each with the fixed part and the slice.
@@ -85,7 +85,7 @@ class BacklogPlan(Struct, frozen=True):
 def plan_backlog(world: World, agent: AgentRecord, store: ConversationStore) -> BacklogPlan:
     """Read the unreflected messages once and pack them into slices as the runs would; sends
     nothing and writes nothing."""
-    from mini_letta.reflection.run.launch import (
+    from mini_letta.reflection.run.setup import (
         LaunchOptions,
         memory_compiler,
         reflection_provider,
@@ -190,7 +190,8 @@ def reflect_backlog(
     """Reflect the conversation up to the log's end now, one slice per launch, until it is done,
     a slice does not succeed, or `should_stop()` is true after a slice. `plan` (else the
     average so far) sizes the slices left; `options` are `LaunchOptions` for every launch."""
-    from mini_letta.reflection.run.launch import LaunchOptions, launch_reflection
+    from mini_letta.reflection.run.launch import launch_reflection
+    from mini_letta.reflection.run.setup import LaunchOptions
 
     end = store.count()
     base = replace(options or LaunchOptions(), max_chunks=1, launch_line=end)
