@@ -1,20 +1,21 @@
-"""`chat`'s parameters, and the plain form of `chat -p TEXT` read without click.
+"""`chat`'s one definition: its options, its checks, and the plain `chat -p TEXT` read from them.
 
-A headless turn is the command run most often, and click is about a sixth of its start-up.
-`plain_chat_args` reads only the plain form: `chat`, then `-p/--prompt TEXT` and any of
-`--agent`, `--conversation`, `--output-format`, `--new`, `--recompile`,
-`--background-reflection`, each once, as separate words. Anything else, including every
-input click would reject and every value that starts with `-`, goes to click as before, so
-the plain form never decides what click would decide differently
-(tests/unit/cli/test_chat_args.py holds the two parses equal).
+`CHAT_OPTIONS` declares every option once, without click: `commands/chat.py` builds the click
+command from it, and `plain_chat_args` reads the plain form of a headless turn from the same
+table without loading click (a sixth of a turn's start-up). The plain form reads each option
+that click would take as it stands (no conversion, no callback but "not empty"), each once, as
+separate words; anything else, including every value that starts with `-` or is empty, goes to
+click, so the plain form never decides what click would decide differently. The command's own
+checks (`usage_problem`) are one function both ways.
 """
 
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Literal, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from mini_letta.structs import Struct
+from mini_letta.tools.permissions import PERMISSION_MODES
 
 if TYPE_CHECKING:
     from mini_letta.tools.permissions import PermissionMode
@@ -24,42 +25,169 @@ OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("text", "json", "stream-json")
 INPUT_FORMATS = ("text", "stream-json")
 MAX_STEPS = 20  # the turn loop's DEFAULT_MAX_STEPS, which a test holds equal
 
+# A callback click runs on a value: `nonempty` refuses "" and spaces (the plain form declines
+# them, so click says so); the others convert or look a value up, so only click reads them.
+Check = Literal["nonempty", "model", "base_url"]
+
+
+class OptionSpec(Struct, frozen=True):
+    """One option as click declares it; `commands/chat.py` turns it into a `click.Option`."""
+
+    param: str  # the parameter it sets (a ChatArgs field)
+    names: tuple[str, ...]  # its flags, the first one shown first
+    help: str
+    flag: bool = False
+    metavar: str | None = None
+    choices: tuple[str, ...] | None = None
+    default: str | int | None = None  # shown in --help when set
+    minimum: int | None = None  # an integer of at least this
+    check: Check | None = None
+
+    @property
+    def plain(self) -> bool:
+        """Whether the plain form reads it: a value click keeps as it is, or a flag."""
+        return self.minimum is None and self.check in (None, "nonempty")
+
+
+AGENT = OptionSpec(
+    "agent",
+    ("--agent",),
+    "The agent (default: this project's).",
+    metavar="ID|NAME",
+    check="nonempty",
+)
+CONTEXT_WINDOW = OptionSpec(
+    "context_window",
+    ("--context-window",),
+    "Context window in tokens for this run (default: the agent's, else the model's).",
+    metavar="TOKENS",
+    minimum=1,
+)
+BASE_URL = OptionSpec(
+    "base_url",
+    ("--base-url",),
+    "Server URL for an OpenAI-compatible or Anthropic model.",
+    metavar="URL",
+    check="base_url",
+)
+CHAT_OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "prompt", ("-p", "--prompt"), "The message to send; '-' reads it from standard input.",
+    ),
+    AGENT,
+    OptionSpec(
+        "conversation", ("--conversation", "-r", "--resume"),
+        "Continue this conversation (-r/--resume ID as in `claude -r`).", metavar="ID",
+        check="nonempty",
+    ),
+    OptionSpec(
+        "continue_last", ("-c", "--continue"),
+        "Continue the project's last conversation (the default; as `claude -c`).", flag=True,
+    ),
+    OptionSpec("new", ("--new",), "Start a new conversation and make it current.", flag=True),
+    OptionSpec(
+        "model", ("--model",),
+        "Model for this run only (mock, openai/…); agent.json keeps its own.", metavar="HANDLE",
+        check="model",
+    ),
+    BASE_URL,
+    OptionSpec(
+        "tools", ("--tools",),
+        'The toolset, comma-separated (default: agent.json, else by model; "" for none).',
+        metavar="NAMES",
+    ),
+    OptionSpec(
+        "allowed_tools", ("--allowed-tools",), "Tools that run without asking (comma-separated).",
+        metavar="NAMES",
+    ),
+    OptionSpec(
+        "disallowed_tools", ("--disallowed-tools",),
+        "Tools this run may not use (comma-separated).", metavar="NAMES",
+    ),
+    OptionSpec(
+        "permission_mode", ("--permission-mode",),
+        "default asks before edits and commands (headless: refuses them); acceptEdits; "
+        "bypassPermissions; plan (read-only).",
+        choices=PERMISSION_MODES, default="default",
+    ),
+    OptionSpec(
+        "output_format", ("--output-format",),
+        "How to print the turn: text (default), json, stream-json.", choices=OUTPUT_FORMATS,
+    ),
+    OptionSpec(
+        "input_format", ("--input-format",),
+        "stream-json: keep running and read one JSON user message per stdin line.",
+        choices=INPUT_FORMATS, default="text",
+    ),
+    OptionSpec(
+        "max_steps", ("--max-steps",), "Most model steps in one turn.", default=MAX_STEPS,
+        minimum=1,
+    ),
+    CONTEXT_WINDOW,
+    OptionSpec(
+        "recompile", ("--recompile",),
+        "Recompile the system prompt from memory as it is now (it is otherwise kept stable).",
+        flag=True,
+    ),
+    OptionSpec(
+        "background_reflection", ("--background-reflection",),
+        "Run a triggered reflection in a detached process; the next command shows its outcome.",
+        flag=True,
+    ),
+)  # fmt: skip
+
 
 class ChatArgs(Struct, frozen=True):
-    """`chat`'s parameters as click passes them (defaults as its options declare)."""
+    """`chat`'s parameters as click passes them (CHAT_OPTIONS gives each its default)."""
 
-    prompt: str | None = None
-    agent: str | None = None
-    conversation: str | None = None
-    continue_last: bool = False  # -c: the project's last conversation, which is the default
-    new: bool = False
-    model: str | None = None
-    base_url: str | None = None
-    tools: str | None = None
-    allowed_tools: str | None = None
-    disallowed_tools: str | None = None
-    permission_mode: PermissionMode = "default"
-    output_format: OutputFormat | None = None
-    input_format: str = "text"
-    max_steps: int = MAX_STEPS
-    context_window: int | None = None
-    recompile: bool = False
-    background_reflection: bool = False
+    prompt: str | None
+    agent: str | None
+    conversation: str | None
+    continue_last: bool  # -c: the project's last conversation, which is the default
+    new: bool
+    model: str | None
+    base_url: str | None
+    tools: str | None
+    allowed_tools: str | None
+    disallowed_tools: str | None
+    permission_mode: PermissionMode
+    output_format: OutputFormat | None
+    input_format: str
+    max_steps: int
+    context_window: int | None
+    recompile: bool
+    background_reflection: bool
 
 
-# The plain form's options and the parameter each sets: those that take a word, and flags.
-_VALUE_OPTIONS = {
-    "-p": "prompt",
-    "--prompt": "prompt",
-    "--agent": "agent",
-    "--conversation": "conversation",
-    "--output-format": "output_format",
-}
-_FLAGS = {
-    "--new": "new",
-    "--recompile": "recompile",
-    "--background-reflection": "background_reflection",
-}
+def chat_args(given: dict[str, Any]) -> ChatArgs:
+    """The parameters: those given, else each option's default (a flag's is False)."""
+    defaults = {spec.param: False if spec.flag else spec.default for spec in CHAT_OPTIONS}
+    return ChatArgs(**(defaults | given))
+
+
+def usage_problem(args: ChatArgs) -> str | None:
+    """What makes these parameters a usage error (exit 2), beyond each option's own check."""
+    streaming_input = args.input_format == "stream-json"
+    if streaming_input and args.prompt is not None:
+        return "-p and --input-format stream-json exclude each other"
+    if streaming_input and args.output_format not in (None, "stream-json"):
+        return "--input-format stream-json needs --output-format stream-json"
+    if args.prompt is None and not streaming_input:
+        return (
+            "chat needs -p TEXT (or -p - to read standard input, or --input-format stream-json); "
+            "run `mini-letta` with no command for the interactive session"
+        )
+    if args.new and args.conversation:
+        return (
+            "--new and --conversation exclude each other (--new starts a conversation, "
+            "--conversation continues one)"
+        )
+    if args.continue_last and (args.new or args.conversation):
+        return "-c/--continue continues the last conversation: it excludes --new and --conversation"
+    return None
+
+
+_PLAIN = {name: spec for spec in CHAT_OPTIONS if spec.plain for name in spec.names}
 
 
 def plain_chat_args(argv: list[str]) -> ChatArgs | None:
@@ -67,28 +195,25 @@ def plain_chat_args(argv: list[str]) -> ChatArgs | None:
     `chat -p TEXT`; None for anything else, which click parses."""
     if not argv or argv[0] != "chat":
         return None
-    given: dict[str, str | bool] = {}
+    given: dict[str, Any] = {}
     words = iter(argv[1:])
     for word in words:
-        value: str | bool
-        if word in _FLAGS:
-            name, value = _FLAGS[word], True
-        elif word in _VALUE_OPTIONS:
-            name = _VALUE_OPTIONS[word]
+        spec = _PLAIN.get(word)
+        if spec is None or spec.param in given:
+            return None  # click's: another option, a second time (click keeps the last), `--`
+        value: str | bool = True
+        if not spec.flag:
             text = next(words, None)
             if text is None or text.startswith("-") or not text.strip():
                 return None  # missing, empty, stdin (`-p -`), or a word click reads its own way
-            if name == "output_format" and text not in OUTPUT_FORMATS:
+            if spec.choices is not None and text not in spec.choices:
                 return None
             value = text
-        else:
-            return None
-        if name in given:
-            return None
-        given[name] = value
-    if "prompt" not in given or ("new" in given and "conversation" in given):
-        return None
-    return ChatArgs(**given)  # type: ignore[arg-type]
+        given[spec.param] = value
+    args = chat_args(given)
+    if args.prompt is None or usage_problem(args) is not None:
+        return None  # standard input or a usage error: click's
+    return args
 
 
 def read_prompt(prompt: str, stdin: TextIO) -> str:

@@ -1,18 +1,18 @@
-"""Options shared by several commands, declared once so their flags and help stay identical."""
+"""Options shared by several commands, declared once so their flags and help stay identical.
+
+An option declared as an `OptionSpec` (cli/chat_args.py) becomes a click option here.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import click
 
-from mini_letta.cli.chat_args import MAX_STEPS, OUTPUT_FORMATS
-from mini_letta.tools.permissions import PERMISSION_MODES
+from mini_letta.cli.chat_args import AGENT, CONTEXT_WINDOW, OptionSpec
 
 F = TypeVar("F", bound=Callable[..., object])
-
-OUTPUT_FORMAT_CHOICE = click.Choice(OUTPUT_FORMATS)
 
 
 def check_nonempty(ctx: click.Context, param: click.Parameter, value: object) -> object:
@@ -21,15 +21,6 @@ def check_nonempty(ctx: click.Context, param: click.Parameter, value: object) ->
     if any(isinstance(item, str) and not item.strip() for item in values):
         raise click.BadParameter("must not be empty", ctx, param)
     return value
-
-
-def agent_option(func: F) -> F:
-    return click.option(
-        "--agent",
-        metavar="ID|NAME",
-        callback=check_nonempty,
-        help="The agent (default: this project's).",
-    )(func)
 
 
 def check_model(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -80,77 +71,36 @@ def model_option(help_text: str) -> Callable[[F], F]:
     return click.option("--model", metavar="HANDLE", callback=check_model, help=help_text)
 
 
-def agent_options(func: F) -> F:
-    """--agent, --conversation, --new, --model: which agent and conversation a turn uses."""
-    func = model_option("Model for this run only (mock, openai/…); agent.json keeps its own.")(func)
-    func = click.option(
-        "--new", is_flag=True, help="Start a new conversation and make it current."
-    )(func)
-    func = click.option(
-        "-c",
-        "--continue",
-        "continue_last",
-        is_flag=True,
-        help="Continue the project's last conversation (the default; as `claude -c`).",
-    )(func)
-    func = click.option(
-        "--conversation",
-        "-r",
-        "--resume",
-        "conversation",
-        metavar="ID",
-        callback=check_nonempty,
-        help="Continue this conversation (-r/--resume ID as in `claude -r`).",
-    )(func)
-    return agent_option(func)
+def click_option(spec: OptionSpec) -> Callable[[F], F]:
+    """`spec` as a click option: its flags, help, type, default and check."""
+    kind: Any = None  # click.Choice or click.IntRange
+    if spec.choices is not None:
+        kind = click.Choice(spec.choices)
+    elif spec.minimum is not None:
+        kind = click.IntRange(min=spec.minimum)
+    settings: dict[str, Any] = {"help": spec.help, "type": kind}
+    if spec.flag:
+        settings["is_flag"] = True
+    if spec.metavar is not None:
+        settings["metavar"] = spec.metavar
+    if spec.default is not None:  # a flag's default, False, is click's
+        settings.update(default=spec.default, show_default=True)
+    if spec.check is not None:
+        checks = {"nonempty": check_nonempty, "model": check_model, "base_url": check_base_url}
+        settings["callback"] = checks[spec.check]
+    return click.option(*spec.names, spec.param, **settings)
 
 
-def max_steps_option(func: F) -> F:
-    return click.option(
-        "--max-steps",
-        type=click.IntRange(min=1),
-        default=MAX_STEPS,
-        show_default=True,
-        help="Most model steps in one turn.",
-    )(func)
+def click_options(specs: Sequence[OptionSpec]) -> Callable[[F], F]:
+    """Every option of `specs`, listed in --help in their order."""
+
+    def decorate(func: F) -> F:
+        for spec in reversed(specs):  # the last decorator applied is listed first
+            func = click_option(spec)(func)
+        return func
+
+    return decorate
 
 
-def context_window_option(func: F) -> F:
-    return click.option(
-        "--context-window",
-        type=click.IntRange(min=1),
-        metavar="TOKENS",
-        help="Context window in tokens for this run (default: the agent's, else the model's).",
-    )(func)
-
-
-def base_url_option(func: F) -> F:
-    return click.option(
-        "--base-url",
-        metavar="URL",
-        callback=check_base_url,
-        help="Server URL for an OpenAI-compatible or Anthropic model.",
-    )(func)
-
-
-def tool_options(func: F) -> F:
-    """--tools, --allowed-tools, --disallowed-tools, --permission-mode."""
-    func = click.option(
-        "--permission-mode",
-        type=click.Choice(PERMISSION_MODES),
-        default="default",
-        show_default=True,
-        help="default asks before edits and commands (headless: refuses them); acceptEdits; "
-        "bypassPermissions; plan (read-only).",
-    )(func)
-    func = click.option(
-        "--disallowed-tools", metavar="NAMES", help="Tools this run may not use (comma-separated)."
-    )(func)
-    func = click.option(
-        "--allowed-tools", metavar="NAMES", help="Tools that run without asking (comma-separated)."
-    )(func)
-    return click.option(
-        "--tools",
-        metavar="NAMES",
-        help='The toolset, comma-separated (default: agent.json, else by model; "" for none).',
-    )(func)
+agent_option = click_option(AGENT)
+context_window_option = click_option(CONTEXT_WINDOW)
