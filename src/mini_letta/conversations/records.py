@@ -14,6 +14,7 @@ from typing import Any
 
 from mini_letta.conversations.messages import Message
 from mini_letta.errors import CorruptFileError
+from mini_letta.storage.fields import require_str
 from mini_letta.structs import Struct, field, replace
 
 SCHEMA_VERSION = 1
@@ -107,8 +108,7 @@ class ConversationRecord(Struct, frozen=True):
         known |= set(EXTRAS)
         try:
             for key in ("id", "agentId", "createdAt"):
-                if not isinstance(data.get(key), str):
-                    raise ValueError(f"{key} must be a string")
+                require_str(data, key)
             extras = {name: _object(data, key) for key, (name, _) in EXTRAS.items()}
             return cls(
                 id=data["id"],

@@ -41,6 +41,7 @@ from mini_letta.memory.listing import read_description
 from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.secrets import find_secret, iter_secrets, secret_values
 from mini_letta.storage.atomic import save_bytes
+from mini_letta.storage.fields import FieldError, require_str
 from mini_letta.structs import Struct, field
 
 COMMANDS = ("create", "str_replace", "insert", "delete", "rename", "update_description")
@@ -362,12 +363,12 @@ def _string(
     default: str | None = None,
     allow_empty: bool = False,
 ) -> str:
-    value = values.get(key, default)
-    if not isinstance(value, str):
-        raise ed.error(f"{key!r} is required and must be a string")
-    if not value and not allow_empty and default is None:
-        raise ed.error(f"{key!r} must not be empty")
-    return value
+    """`values[key]` (else `default`) by the one field check, as this command's error."""
+    non_empty = not allow_empty and default is None
+    try:
+        return require_str({key: values.get(key, default)}, key, non_empty=non_empty)
+    except FieldError as exc:
+        raise ed.error(str(exc)) from None
 
 
 def _description(ed: _Editor, values: Mapping[str, Any]) -> str:

@@ -18,6 +18,7 @@ from mini_letta.conversations.messages import ToolCall
 from mini_letta.errors import MiniLettaError
 from mini_letta.home import Home
 from mini_letta.llm.base import ToolSpec
+from mini_letta.storage.fields import FieldError
 from mini_letta.structs import Struct, field
 from mini_letta.tools.output import cap_text
 from mini_letta.tools.permissions import PermissionMode, Refusal, decide
@@ -114,6 +115,8 @@ def _execute(call: ToolCall, toolset: Toolset, ctx: ToolContext) -> ToolResult:
         result = tool.run(args, ctx)
     except KeyboardInterrupt:
         raise
+    except FieldError as exc:  # an argument the schema let through, refused by the tool
+        return ToolResult(f"ToolInputError: {exc}", True)
     except MiniLettaError as exc:
         return ToolResult(f"{type(exc).__name__}: {exc}", True)
     except Exception as exc:  # a tool bug must not end the turn; the model sees it
@@ -161,22 +164,4 @@ def parse_arguments(raw: str) -> dict[str, Any]:
         raise ToolInputError(f"arguments are not valid JSON ({exc.msg} at char {exc.pos})") from exc
     if not isinstance(value, dict):
         raise ToolInputError(f"arguments must be a JSON object, got {type(value).__name__}")
-    return value
-
-
-def require_str(args: Mapping[str, Any], key: str, *, allow_empty: bool = False) -> str:
-    value = args.get(key)
-    if not isinstance(value, str):
-        raise ToolInputError(f"{key!r} is required and must be a string")
-    if not allow_empty and not value:
-        raise ToolInputError(f"{key!r} must not be empty")
-    return value
-
-
-def optional_int(args: Mapping[str, Any], key: str, default: int | None = None) -> int | None:
-    value = args.get(key, default)
-    if value is None:
-        return None
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise ToolInputError(f"{key!r} must be an integer")
     return value

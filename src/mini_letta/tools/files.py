@@ -13,14 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from mini_letta.llm.base import ToolSpec
-from mini_letta.tools.base import (
-    ToolContext,
-    ToolInputError,
-    ToolKind,
-    ToolResult,
-    optional_int,
-    require_str,
-)
+from mini_letta.storage.fields import optional_int, require_str
+from mini_letta.tools.base import ToolContext, ToolInputError, ToolKind, ToolResult
 from mini_letta.tools.paths import display_path, resolve_tool_path
 
 MAX_LINES = 2000
@@ -81,7 +75,7 @@ class ReadTool:
     kind: ToolKind = "read"
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        raw = require_str(args, "path")
+        raw = require_str(args, "path", non_empty=True)
         offset = optional_int(args, "offset")
         limit = optional_int(args, "limit")
         offset = 1 if offset is None else offset  # null means "not given"
@@ -131,8 +125,8 @@ class WriteTool:
     kind: ToolKind = "edit"
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        raw = require_str(args, "path")
-        content = require_str(args, "content", allow_empty=True)
+        raw = require_str(args, "path", non_empty=True)
+        content = require_str(args, "content")
         path = resolve_tool_path(raw, ctx, for_edit=True)
         if path.is_dir():
             raise ToolInputError(f"{raw} is a directory; give a file path")
@@ -167,9 +161,9 @@ class EditTool:
     kind: ToolKind = "edit"
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        raw = require_str(args, "path")
-        old = require_str(args, "old_string")
-        new = require_str(args, "new_string", allow_empty=True)
+        raw = require_str(args, "path", non_empty=True)
+        old = require_str(args, "old_string", non_empty=True)
+        new = require_str(args, "new_string")
         replace_all = args.get("replace_all", False)
         if not isinstance(replace_all, bool):
             raise ToolInputError("'replace_all' must be true or false")

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mini_letta.llm.base import ToolSpec
-from mini_letta.tools.base import ToolContext, ToolInputError, ToolKind, ToolResult, require_str
+from mini_letta.storage.fields import require_str
+from mini_letta.tools.base import ToolContext, ToolInputError, ToolKind, ToolResult
 
 if TYPE_CHECKING:
     from mini_letta.memory.edits import MemoryEditPlan
@@ -55,10 +56,10 @@ class MemoryTool:
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         if ctx.memory_dir is None:
             raise ToolInputError("this agent has no memory folder")
-        command = require_str(args, "command")
+        command = require_str(args, "command", non_empty=True)
         if command == "view":
             return _view(ctx.memory_dir, args, ctx.output_cap)
-        reason = require_str(args, "reason").strip()
+        reason = require_str(args, "reason", non_empty=True).strip()
         if not reason:
             raise ToolInputError("'reason' must say why (it becomes the commit message)")
         return ToolResult(

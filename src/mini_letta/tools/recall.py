@@ -11,14 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mini_letta.llm.base import ToolSpec
-from mini_letta.tools.base import (
-    ToolContext,
-    ToolInputError,
-    ToolKind,
-    ToolResult,
-    optional_int,
-    require_str,
-)
+from mini_letta.storage.fields import optional_int, require_str
+from mini_letta.tools.base import ToolContext, ToolInputError, ToolKind, ToolResult
 
 if TYPE_CHECKING:
     from mini_letta.search.recall import Recall
@@ -68,7 +62,7 @@ def _recall(ctx: ToolContext) -> Recall:
 
 
 def _limit(args: dict[str, Any]) -> int:
-    limit = optional_int(args, "limit", 10)
+    limit = optional_int(args, "limit") if "limit" in args else 10
     if limit is None or not 1 <= limit <= 50:
         raise ToolInputError("'limit' must be between 1 and 50")
     return limit
@@ -93,7 +87,7 @@ class ConversationSearchTool:
         from mini_letta.search.query import MessageFilter
         from mini_letta.search.text import build_snippet
 
-        query = require_str(args, "query")
+        query = require_str(args, "query", non_empty=True)
         role = args.get("role")
         if role not in (None, "user", "assistant"):
             raise ToolInputError("'role' must be user or assistant")
@@ -125,7 +119,7 @@ class MemorySearchTool:
     kind: ToolKind = "read"
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        query = require_str(args, "query")
+        query = require_str(args, "query", non_empty=True)
         hits = _recall(ctx).search_memory(query, _limit(args))
         if not hits:
             return ToolResult(f"No memory lines match {query!r}.")

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from mini_letta.llm.base import ToolSpec
-from mini_letta.tools.base import ToolContext, ToolInputError, ToolKind, ToolResult, require_str
+from mini_letta.storage.fields import optional_str, require_str
+from mini_letta.tools.base import ToolContext, ToolInputError, ToolKind, ToolResult
 from mini_letta.tools.filelist import FileList, glob_to_regex, list_files
 from mini_letta.tools.output import cap_text
 from mini_letta.tools.paths import Confinement, display_path, resolve_tool_path
@@ -30,10 +31,8 @@ Reachable = tuple[str, str]  # (path relative to the search root, real path)
 
 def _search_root(args: dict[str, Any], ctx: ToolContext) -> tuple[Path, list[Path] | None]:
     """The folder to search, or (for a file path) its folder and just that file."""
-    raw = args.get("path", ".")
-    if not isinstance(raw, str):
-        raise ToolInputError("'path' must be a string")
-    path = resolve_tool_path(raw or ".", ctx)
+    raw = optional_str(args, "path") or "."
+    path = resolve_tool_path(raw, ctx)
     if not path.exists():
         raise ToolInputError(f"{raw} does not exist")
     if path.is_file():
@@ -70,7 +69,7 @@ class GrepTool:
     kind: ToolKind = "read"
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        pattern = require_str(args, "pattern")
+        pattern = require_str(args, "pattern", non_empty=True)
         ignore_case = args.get("ignore_case", False)
         if not isinstance(ignore_case, bool):
             raise ToolInputError("'ignore_case' must be true or false")
@@ -78,7 +77,7 @@ class GrepTool:
             regex = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
         except re.error as exc:
             raise ToolInputError(f"pattern is not a valid regular expression ({exc})") from exc
-        name_filter = _name_filter(args.get("glob"))
+        name_filter = _name_filter(optional_str(args, "glob"))
         root, only = _search_root(args, ctx)
         files, truncated = _files(root, only, ctx)
         lines: list[str] = []
@@ -97,11 +96,9 @@ class GrepTool:
         return ToolResult(cap_text("\n".join(lines), ctx.output_cap))
 
 
-def _name_filter(raw: object) -> Any:
-    if raw is None or raw == "":
+def _name_filter(raw: str | None) -> Any:
+    if not raw:
         return None
-    if not isinstance(raw, str):
-        raise ToolInputError("'glob' must be a string")
     regex = glob_to_regex(raw if "/" in raw else "**/" + raw)
     return lambda rel: regex.match(rel) is not None
 
@@ -154,7 +151,7 @@ class GlobTool:
     kind: ToolKind = "read"
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        pattern = require_str(args, "pattern").strip().removeprefix("./")
+        pattern = require_str(args, "pattern", non_empty=True).strip().removeprefix("./")
         root, only = _search_root(args, ctx)
         if only is not None:
             raise ToolInputError("'path' must be a folder for Glob")

@@ -20,8 +20,9 @@ from collections import deque
 from typing import Any, cast
 
 from mini_letta.llm.base import ToolSpec
+from mini_letta.storage.fields import require_str
 from mini_letta.structs import Struct
-from mini_letta.tools.base import ToolContext, ToolInputError, ToolKind, ToolResult, require_str
+from mini_letta.tools.base import ToolContext, ToolInputError, ToolKind, ToolResult
 from mini_letta.tools.environment import shell_environment
 from mini_letta.tools.output import cap_text, strip_ansi
 
@@ -142,7 +143,7 @@ class BashTool:
     kind: ToolKind = "execute"
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        command = require_str(args, "command")
+        command = require_str(args, "command", non_empty=True)
         timeout = args.get("timeout", DEFAULT_TIMEOUT)
         if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
             raise ToolInputError("'timeout' must be a positive number of seconds")

@@ -10,7 +10,7 @@ import pytest
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.errors import GitError, MemfsError, SecretDetectedError
 from mini_letta.memory.secrets import secret_values
-from mini_letta.tools.base import ToolContext, ToolInputError, Toolset, execute_tool_call
+from mini_letta.tools.base import ToolContext, Toolset, execute_tool_call
 from mini_letta.tools.memory_tool import MemoryTool
 from support.clock import FakeClock
 from support.memory import block_commits, git_state, tree_bytes, write_file
@@ -92,12 +92,13 @@ def test_memory_tool_view(ctx):
 
 def test_memory_tool_requires_a_reason(ctx, memory_repo):
     before = tree_bytes(memory_repo.path)
+    toolset = Toolset((MemoryTool(),))
     for reason in (None, "", "   "):
         args = {"command": "insert", "path": HUMAN, "content": "x"}
         if reason is not None:
             args["reason"] = reason
-        with pytest.raises(ToolInputError, match="reason"):
-            MemoryTool().run(args, ctx)
+        result = execute_tool_call(ToolCall("c1", "memory", json.dumps(args)), toolset, ctx)
+        assert result.is_error and result.content.startswith("ToolInputError: 'reason'")
     assert tree_bytes(memory_repo.path) == before
 
 

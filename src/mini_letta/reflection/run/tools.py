@@ -20,15 +20,9 @@ from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.repo import GitRepo
 from mini_letta.memory.secrets import refuse_secret
 from mini_letta.reflection.gate.check import Citation
+from mini_letta.storage.fields import require_str
 from mini_letta.structs import Struct, field
-from mini_letta.tools.base import (
-    Tool,
-    ToolContext,
-    ToolInputError,
-    ToolKind,
-    ToolResult,
-    require_str,
-)
+from mini_letta.tools.base import Tool, ToolContext, ToolInputError, ToolKind, ToolResult
 from mini_letta.tools.recall import ConversationSearchTool, MemorySearchTool
 
 _STR = {"type": "string"}
@@ -87,7 +81,7 @@ class MemoryReadTool:
     kind: ToolKind = "read"
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        return ToolResult(read_memory_file(_root(ctx), require_str(args, "path")))
+        return ToolResult(read_memory_file(_root(ctx), require_str(args, "path", non_empty=True)))
 
 
 class MemoryEditTool:
@@ -120,7 +114,7 @@ class MemoryEditTool:
         self.provenance = provenance or RunProvenance()
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        command = require_str(args, "command")
+        command = require_str(args, "command", non_empty=True)
         evidence = evidence_ids(args)
         rest = {key: value for key, value in args.items() if key not in ("command", "evidence")}
         path = str(args.get("path", "")).strip()
@@ -192,7 +186,7 @@ class MemoryCommitTool:
         self.provenance = provenance or RunProvenance()
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        message = " ".join(require_str(args, "message").split("\n", 1)[0].split())
+        message = " ".join(require_str(args, "message", non_empty=True).split("\n", 1)[0].split())
         if not message:
             raise ToolInputError("'message' must say what changed")
         refuse_secret(message, "the commit message")  # before looking at the tree

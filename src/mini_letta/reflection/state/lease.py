@@ -25,7 +25,7 @@ from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import CorruptFileError, LeaseHeldError, LockTimeoutError, UnwritableError
 from mini_letta.home import Home, lock_file_for
 from mini_letta.storage.atomic import load_json, quarantine_file, save_json
-from mini_letta.storage.fields import optional_int, require_str
+from mini_letta.storage.fields import require_int, require_str
 from mini_letta.storage.locks import HeldLock, exclusive_lock, hold_lock, lock_is_held
 from mini_letta.structs import Struct, replace
 
@@ -55,7 +55,7 @@ class LeaseHolder(Struct, frozen=True):
     def from_json(cls, data: dict[str, Any]) -> LeaseHolder:
         holder = cls(
             run_id=require_str(data, "runId", non_empty=True),
-            pid=_require_int(data, "pid"),
+            pid=require_int(data, "pid"),
             host=require_str(data, "host"),
             started_at=require_str(data, "startedAt"),
             expires_at=require_str(data, "expiresAt"),
@@ -228,10 +228,3 @@ def _parse_time(text: str) -> datetime:
         return datetime.fromisoformat(text)
     except ValueError as exc:
         raise ValueError(f"{text!r} is not a timestamp") from exc
-
-
-def _require_int(data: dict[str, Any], key: str) -> int:
-    value = optional_int(data, key)
-    if value is None:
-        raise ValueError(f"{key} must be an integer")
-    return value
