@@ -19,25 +19,25 @@ class FieldError(ValueError):
 def require_str(data: Mapping[str, Any], key: str, *, non_empty: bool = False) -> str:
     value = data.get(key)
     if value is None:
-        raise FieldError(f"{key!r} is required")
+        raise FieldError(f"{key} is required")
     if not isinstance(value, str):
-        raise FieldError(f"{key!r} must be a string")
+        raise FieldError(f"{key} must be a string")
     if non_empty and not value:
-        raise FieldError(f"{key!r} must not be empty")
+        raise FieldError(f"{key} must not be empty")
     return value
 
 
 def require_int(data: Mapping[str, Any], key: str, *, minimum: int | None = None) -> int:
     value = optional_int(data, key, minimum=minimum)
     if value is None:
-        raise FieldError(f"{key!r} must be an integer")
+        raise FieldError(f"{key} must be an integer")
     return value
 
 
 def optional_str(data: Mapping[str, Any], key: str) -> str | None:
     value = data.get(key)
     if value is not None and not isinstance(value, str):
-        raise FieldError(f"{key!r} must be a string")
+        raise FieldError(f"{key} must be a string")
     return value
 
 
@@ -46,9 +46,9 @@ def optional_int(data: Mapping[str, Any], key: str, *, minimum: int | None = Non
     if value is None:
         return None
     if not isinstance(value, int) or isinstance(value, bool):
-        raise FieldError(f"{key!r} must be an integer")
+        raise FieldError(f"{key} must be an integer")
     if minimum is not None and value < minimum:
-        raise FieldError(f"{key!r} must be at least {minimum}")
+        raise FieldError(f"{key} must be at least {minimum}")
     return value
 
 
@@ -57,14 +57,14 @@ def optional_number(data: Mapping[str, Any], key: str) -> float | None:
     if value is None:
         return None
     if not isinstance(value, int | float) or isinstance(value, bool):
-        raise FieldError(f"{key!r} must be a number")
+        raise FieldError(f"{key} must be a number")
     return float(value)
 
 
 def optional_dict(data: Mapping[str, Any], key: str) -> dict[str, Any] | None:
     value = data.get(key)
     if value is not None and not isinstance(value, dict):
-        raise FieldError(f"{key!r} must be an object")
+        raise FieldError(f"{key} must be an object")
     return value
 
 
@@ -73,5 +73,5 @@ def optional_str_list(data: Mapping[str, Any], key: str) -> list[str] | None:
     if value is None:
         return None
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise FieldError(f"{key!r} must be a list of strings")
+        raise FieldError(f"{key} must be a list of strings")
     return value

@@ -40,19 +40,19 @@ def test_a_field_of_its_type_is_read(check, data, value):
 @pytest.mark.parametrize(
     ("read", "message"),
     [
-        (lambda: require_str({}, "k"), "'k' is required"),
-        (lambda: require_str({"k": None}, "k"), "'k' is required"),
-        (lambda: require_str({"k": 3}, "k"), "'k' must be a string"),
-        (lambda: require_str({"k": ""}, "k", non_empty=True), "'k' must not be empty"),
-        (lambda: optional_str({"k": 3}, "k"), "'k' must be a string"),
-        (lambda: optional_int({"k": True}, "k"), "'k' must be an integer"),  # a bool is no count
-        (lambda: optional_int({"k": 1.5}, "k"), "'k' must be an integer"),
-        (lambda: optional_int({"k": 0}, "k", minimum=1), "'k' must be at least 1"),
-        (lambda: require_int({}, "k"), "'k' must be an integer"),
-        (lambda: require_int({"k": -1}, "k", minimum=0), "'k' must be at least 0"),
-        (lambda: optional_number({"k": False}, "k"), "'k' must be a number"),
-        (lambda: optional_dict({"k": []}, "k"), "'k' must be an object"),
-        (lambda: optional_str_list({"k": ["a", 1]}, "k"), "'k' must be a list of strings"),
+        (lambda: require_str({}, "k"), "k is required"),
+        (lambda: require_str({"k": None}, "k"), "k is required"),
+        (lambda: require_str({"k": 3}, "k"), "k must be a string"),
+        (lambda: require_str({"k": ""}, "k", non_empty=True), "k must not be empty"),
+        (lambda: optional_str({"k": 3}, "k"), "k must be a string"),
+        (lambda: optional_int({"k": True}, "k"), "k must be an integer"),  # a bool is no count
+        (lambda: optional_int({"k": 1.5}, "k"), "k must be an integer"),
+        (lambda: optional_int({"k": 0}, "k", minimum=1), "k must be at least 1"),
+        (lambda: require_int({}, "k"), "k must be an integer"),
+        (lambda: require_int({"k": -1}, "k", minimum=0), "k must be at least 0"),
+        (lambda: optional_number({"k": False}, "k"), "k must be a number"),
+        (lambda: optional_dict({"k": []}, "k"), "k must be an object"),
+        (lambda: optional_str_list({"k": ["a", 1]}, "k"), "k must be a list of strings"),
     ],
 )
 def test_a_wrong_field_is_one_error_naming_the_key(read, message):
@@ -64,20 +64,20 @@ def test_a_wrong_field_is_one_error_naming_the_key(read, message):
 
 def test_a_record_off_disk_names_the_file_and_the_field(tmp_path):
     data = {"id": "agent-1", "name": "", "model": "mock", "createdAt": "2026-01-01T00:00:00Z"}
-    with pytest.raises(CorruptFileError, match="'name' must not be empty"):
+    with pytest.raises(CorruptFileError, match="name must not be empty"):
         AgentRecord.from_json(data, tmp_path / "agent.json")
 
 
 @pytest.mark.parametrize(
     ("tool", "args", "message"),
     [
-        ("Read", {"path": ""}, "ToolInputError: 'path' must not be empty"),
+        ("Read", {"path": ""}, "ToolInputError: path must not be empty"),
         (
             "Edit",
             {"path": "a.txt", "old_string": "", "new_string": "b"},
-            "ToolInputError: 'old_string' must not be empty",
+            "ToolInputError: old_string must not be empty",
         ),
-        ("Bash", {"command": ""}, "ToolInputError: 'command' must not be empty"),
+        ("Bash", {"command": ""}, "ToolInputError: command must not be empty"),
     ],
 )
 def test_a_tool_refuses_an_argument_by_the_same_checks(project, clock, tool, args, message):

@@ -49,7 +49,7 @@ def test_conversation_search_lists_ids_times_and_snippets(world, agent, ctx):
         ({"query": "x", "role": "tool"}, "'role' must be user or assistant"),
         ({"query": "x", "limit": 0}, "'limit' must be between 1 and 50"),
         ({"query": "x", "since": "last week"}, "since 'last week' is not a date"),
-        ({"query": ""}, "'query' must not be empty"),
+        ({"query": ""}, "ToolInputError: query must not be empty"),
     ],
     ids=["role", "limit", "date", "empty"],
 )
