@@ -31,7 +31,7 @@ Check = Literal["nonempty", "model", "base_url"]
 
 
 class OptionSpec(Struct, frozen=True):
-    """One option as click declares it; `commands/chat.py` turns it into a `click.Option`."""
+    """One option as click declares it; `cli/options.py` `click_option` makes the click option."""
 
     param: str  # the parameter it sets (a ChatArgs field)
     names: tuple[str, ...]  # its flags, the first one shown first
