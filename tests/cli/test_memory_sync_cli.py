@@ -125,6 +125,8 @@ def test_memory_status_lists_files_left_for_review(cli, remote, tmp_path):
     assert json.loads(laptop("memory", "status", "--json").stdout)["needsReview"] == [
         "system/human.md"
     ]
+    assert "needs review: system/human.md" in cli("memory", "sync").stdout  # the desk too
+    assert "needs review after a sync: system/human.md" in cli("status").stdout
 
 
 def test_memory_import_and_export_from_the_command_line(cli, project):
