@@ -23,7 +23,7 @@ COMMANDS: dict[str, str] = {
     "reflections": "mini_letta.cli.commands.reflections:reflections",
     "eval": "mini_letta.cli.commands.eval:eval_group",
     "search": "mini_letta.cli.commands.recall:search",
-    "import": "mini_letta.cli.commands.recall:import_cmd",
+    "import": "mini_letta.cli.commands.transcript_import:import_cmd",
     "skills": "mini_letta.cli.commands.skills:skills",
     WORKER_COMMAND: "mini_letta.cli.commands.reflect_worker:reflect_worker",
 }
