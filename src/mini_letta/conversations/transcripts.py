@@ -169,6 +169,8 @@ def _lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
     from mini_letta.errors import FrontmatterError
     from mini_letta.memory.files import open_plain
 
+    if path.is_dir() and not path.is_symlink():
+        raise TranscriptError(f"{path} is a folder; `import --all` imports every session in it")
     try:
         fd = open_plain(path, str(path), "transcripts")
     except FileNotFoundError:

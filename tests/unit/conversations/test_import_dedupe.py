@@ -172,3 +172,19 @@ def test_a_fifo_among_the_sessions_is_an_error_for_that_file_only(world, agent_i
     with pytest.raises(TranscriptError, match="not a regular file"):
         load_transcript(found.files[1], within=folder)
     shutil.rmtree(folder)
+
+
+def test_reflection_sees_the_person_s_words_and_never_the_harness(world, agent_id, tmp_path):
+    from mini_letta.reflection.payload import normalise_message
+
+    store = _import(world, agent_id, write_lines(tmp_path / "s.jsonl", CLAUDE_CODE)).store
+    seen = [data for data in map(normalise_message, store.all()) if data is not None]
+    said = [data["content"] for data in seen if data["role"] == "user"]
+    assert said == ["登录页面报错了，帮我看看", "/review PR 12"]
+    assert [data["role"] for data in seen].count("tool") == 2
+    assert "summary" not in {data["role"] for data in seen}  # the other tool's recap
+
+
+def test_a_folder_given_without_all_says_how(tmp_path):
+    with pytest.raises(TranscriptError, match="is a folder; `import --all`"):
+        load_transcript(tmp_path)
