@@ -109,6 +109,7 @@ def test_import_claude_code_and_codex_files(cli, project):
         "file": "s.jsonl",
         "sourceId": "claude-code:s",
         "messages": 2,
+        "logLines": 2,
     }
     assert [m["content"] for m in shown["messages"]] == ["登录页面报错了", "看看 login.ts"]
     assert shown["messages"][1]["toolCalls"] == [

@@ -20,7 +20,6 @@ import contextlib
 import hashlib
 import os
 import shutil
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -124,7 +123,7 @@ class Importer:
             title=_title(source),
             created_at=messages[0].created_at,
             updated_at=max(message.created_at for message in messages),
-            imported_from=_imported_from(source, len(messages)),
+            imported_from=_imported_from(source, len(messages), len(messages)),
         )
         files = self.home.conversation_files(self.agent_id, conversation_id)
         staging = self.staging / conversation_id
@@ -148,15 +147,20 @@ class Importer:
         transcript = source.transcript
         with store.lock(timeout=IMPORT_LOCK_TIMEOUT):
             record = store.load_record()
-            done = _already_in(store, transcript, _count(record.imported_from))
+            recorded = _count(record.imported_from, "messages")
             total = len(transcript.messages)
+            if total <= recorded:
+                return ImportOutcome(store, 0, recorded, False)
+            done = _already_in(store, transcript, record.imported_from)
             new = _messages(transcript, done, self.clock.now()) if total > done else []
             if new:
                 store.append(new)
-            if new or _count(record.imported_from) != done:
-                updated = max([record.updated_at, *(m.created_at for m in new)])
-                imported = {**(record.imported_from or {}), **_imported_from(source, total)}
-                store.save_record(record.with_updates(updated_at=updated, imported_from=imported))
+            updated = max([record.updated_at, *(m.created_at for m in new)])
+            imported = {
+                **(record.imported_from or {}),
+                **_imported_from(source, max(total, done), store.count()),
+            }
+            store.save_record(record.with_updates(updated_at=updated, imported_from=imported))
         return ImportOutcome(store, len(new), max(total, done), False)
 
 
@@ -213,33 +217,35 @@ def _digest(source_id: str, index: int) -> str:
     return hashlib.sha256(f"{source_id}\0{index}".encode()).hexdigest()[:16]
 
 
-def _already_in(store: ConversationStore, transcript: Transcript, recorded: int) -> int:
+def _already_in(
+    store: ConversationStore, transcript: Transcript, imported: dict[str, Any] | None
+) -> int:
     """How many of the session's messages the conversation holds: the recorded count, and
-    past it any the log has by their ids (an import killed before it saved the record)."""
-    done = recorded
-    tails = set(_id_tails(store))
+    past it any the log has by their ids (an import killed before it saved the record). Only
+    the log's lines since the last recorded import are read."""
+    done = _count(imported, "messages")
+    since = min(_count(imported, "logLines"), store.count())
+    tails = {message.id[-16:] for _, message in store.iter_from(since)}
     while done < len(transcript.messages) and _digest(transcript.source_id, done) in tails:
         done += 1
     return done
 
 
-def _id_tails(store: ConversationStore) -> Iterator[str]:
-    for _, message in store.iter_from(0):
-        yield message.id[-16:]
-
-
-def _count(imported: dict[str, Any] | None) -> int:
-    value = (imported or {}).get("messages")
+def _count(imported: dict[str, Any] | None, key: str) -> int:
+    value = (imported or {}).get(key)
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
-def _imported_from(source: ImportSource, count: int) -> dict[str, Any]:
+def _imported_from(source: ImportSource, count: int, log_lines: int) -> dict[str, Any]:
+    """`importedFrom`: the session, how many of its messages are in, and the log's length
+    then (where a later import looks for messages a killed import appended)."""
     transcript = source.transcript
     return {
         "format": transcript.format,
         "file": source.file_name,
         "sourceId": transcript.source_id,
         "messages": count,
+        "logLines": log_lines,
     }
 
 

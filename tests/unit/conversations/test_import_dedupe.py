@@ -49,6 +49,7 @@ def test_the_same_session_twice_is_one_conversation(world, agent_id, tmp_path):
         "file": "5d0c.jsonl",
         "sourceId": "claude-code:5d0c1f9e-7b1a-4c1e-9f3a-2b8e6d4a0c11",
         "messages": 8,
+        "logLines": 8,
     }
     assert len(_log(first.store)) == 8
 
@@ -120,6 +121,24 @@ def test_an_import_killed_before_its_record_was_saved_appends_nothing_twice(
     assert again.added == 0 and again.total == 6
     assert len(_log(store)) == 6
     assert store.load_record().imported_from["messages"] == 6
+
+
+def test_a_conversation_continued_here_still_gets_the_session_s_new_messages(
+    world, agent_id, tmp_path
+):
+    from mini_letta.conversations.messages import Message
+
+    path = write_lines(tmp_path / "rollout-019a.jsonl", CODEX[:4])
+    store = _import(world, agent_id, path).store
+    said = Message("msg-000000000001aaaaaaaaaaaaaaaa", "user", "继续", "2026-01-01T00:00:00Z")
+    store.append(said)  # a turn in the imported conversation, here
+    write_lines(path, CODEX)
+    before = store.record_path.read_bytes()
+    assert _import(world, agent_id, path).added == 5
+    store.record_path.write_bytes(before)  # killed before the record was saved
+    assert _import(world, agent_id, path).added == 0
+    assert [m.content for m in _log(store)][:2] == ["为什么 pnpm install 失败？", "继续"]
+    assert len(_log(store)) == 7
 
 
 def test_the_next_import_removes_a_killed_import_s_staging_folder(world, agent_id, tmp_path):
