@@ -99,11 +99,11 @@ class Transcript(Struct, frozen=True):
 def load_transcript(path: Path, fmt: str = "auto", within: Path | None = None) -> Transcript:
     """Read and parse the file line by line; a TranscriptError names the file and line. A
     link is followed only to a file inside `within` (by default, the link's own folder)."""
-    chosen_fmt = fmt if fmt == "auto" else _known(fmt)
+    given = None if fmt == "auto" else _known(fmt)
     warnings: list[str] = []
     records = _records(confined(path, path.parent if within is None else within), warnings)
     head = list(islice(records, _DETECT_RECORDS))
-    chosen: TranscriptFormat = detect_format(path, head) if chosen_fmt == "auto" else _known(fmt)
+    chosen = given or detect_format(path, head)
     reader = _READERS[chosen](path)
     for number, record in chain(head, records):
         reader.feed(number, record)
