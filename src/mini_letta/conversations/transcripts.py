@@ -21,7 +21,9 @@ the file), so an import can tell a session it has seen before.
   thinking); `summary` / `custom-title` / `ai-title` lines give the title.
 - `codex`: a Codex CLI rollout, `{"timestamp", "type", "payload"}` lines (or, in older files,
   the payload alone): response_item message, function_call(_output), custom_tool_call(_output),
-  local_shell_call; `compacted` a summary; session_meta the session id.
+  local_shell_call; `compacted` a summary; session_meta the session id. The event_msg
+  user_message / agent_message mirror of the same words is read only from a rollout that has
+  no response-item messages.
 """
 
 from __future__ import annotations
@@ -439,6 +441,15 @@ class _CodexReader(_Reader):
     def __init__(self, path: Path) -> None:
         super().__init__(path)
         self.tool_names: dict[str, str] = {}
+        self.said = False  # any user or assistant message among the response items
+        self.events: list[ImportedMessage] = []  # event_msg's mirror of the same words
+
+    def finish(self) -> list[ImportedMessage]:
+        """The response items; a rollout that holds the words only as events (no
+        response-item messages) gives them from its user_message / agent_message events."""
+        if not self.said and self.events:
+            return sorted([*self.out, *self.events], key=_when)
+        return self.out
 
     def feed(self, number: int, record: dict[str, Any]) -> None:
         where = self.where(number)
@@ -457,8 +468,14 @@ class _CodexReader(_Reader):
             return
         if kind == "event_msg":
             payload = record.get("payload")
-            if isinstance(payload, dict) and payload.get("type") == "turn_aborted":
+            event = payload.get("type") if isinstance(payload, dict) else None
+            if event == "turn_aborted":
                 self.interrupt_last()
+            elif event in ("user_message", "agent_message") and isinstance(payload, dict):
+                text = payload.get("message")
+                if isinstance(text, str) and text.strip():
+                    role: ImportedRole = "user" if event == "user_message" else "assistant"
+                    self.events.append(ImportedMessage(role, text.strip(), created))
             return
         if kind in _CODEX_WRAPPERS:
             if kind != "response_item":
@@ -524,11 +541,16 @@ class _CodexReader(_Reader):
         if role == "user" and text.startswith(_CODEX_BOILERPLATE):
             self.harness_lines += 1
             return
+        self.said = True
         last = self.out[-1] if self.out else None
         if role == "assistant" and last is not None and _open_assistant(last):
             self.out[-1] = _with(last, content=f"{last.content}\n{text}".strip())
             return
         self.out.append(ImportedMessage("user" if role == "user" else "assistant", text, created))
+
+
+def _when(message: ImportedMessage) -> datetime:
+    return message.created_at or datetime.min.replace(tzinfo=UTC)
 
 
 def _open_assistant(message: ImportedMessage) -> bool:

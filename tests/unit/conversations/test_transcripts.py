@@ -96,6 +96,18 @@ def test_codex_keeps_words_calls_and_results_and_drops_instructions(tmp_path):
     assert transcript.harness_lines == 2  # the environment context and the developer message
 
 
+def test_a_codex_rollout_with_its_words_only_as_events_is_read_from_them(tmp_path):
+    # meta, the user_message event, the call, its output, the agent_message event
+    events = [CODEX[0], CODEX[3], *CODEX[6:8], CODEX[10]]
+    transcript = load_transcript(write_lines(tmp_path / "rollout.jsonl", events))
+    assert [(m.role, m.content) for m in transcript.messages] == [
+        ("user", "为什么 pnpm install 失败？"),
+        ("assistant", ""),
+        ("tool", "ERR_PNPM_LOCKFILE"),
+        ("assistant", ANSWER),
+    ]
+
+
 def test_an_older_codex_rollout_without_wrappers_is_read(tmp_path):
     records = [
         {"id": "s", "timestamp": "2025-05-01T00:00:00Z", "instructions": None},
