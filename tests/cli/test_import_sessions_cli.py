@@ -25,6 +25,7 @@ def sessions(tmp_path):
     other = [{**line, "sessionId": "9e1d"} if "sessionId" in line else line for line in CLAUDE_CODE]
     write_lines(claude / "-w-api" / "9e1d.jsonl", other)
     write_lines(claude / "-w-app" / "agent-1f2e.jsonl", CLAUDE_CODE[2:4])
+    write_lines(claude / "-w-app" / "0c1d.jsonl", CLAUDE_CODE[:2])  # titles and snapshots only
     codex = tmp_path / "dot-codex" / "sessions"
     write_lines(codex / "2025" / "10" / "29" / "rollout-2025-10-29T00-59-38-019a.jsonl", CODEX)
     return claude, codex
@@ -38,14 +39,17 @@ def test_import_all_imports_every_session_once_with_a_line_each(cli, sessions):
     claude, codex = sessions
     first = cli("import", "--all", str(claude))
     assert first.code == 0, first.stderr
-    assert "2 session(s): 2 new conversation(s), 0 grown, 0 unchanged" in first.stdout
+    summary = "3 session(s): 2 new conversation(s), 0 grown, 0 unchanged, 1 without messages"
+    assert summary in first.stdout
     lines = first.stderr.splitlines()
-    assert lines[0].startswith("[1/2] Imported 8 message(s) from -w-api/9e1d.jsonl")
+    assert lines[0].startswith("[1/3] Imported 8 message(s) from -w-api/9e1d.jsonl")
     assert "6 line(s) of harness text left out" in lines[0]
-    assert lines[1].startswith("[2/2] Imported 8 message(s) from -w-app/5d0c1f9e")
+    assert lines[1] == "[2/3] -w-app/0c1d.jsonl: no messages, skipped"
+    assert lines[2].startswith("[3/3] Imported 8 message(s) from -w-app/5d0c1f9e")
     assert cli("import", "--all", str(codex)).code == 0
     again = cli("import", "--all", str(claude))
-    assert "0 new conversation(s), 0 grown, 2 unchanged; 0 message(s) added" in again.stdout
+    assert "0 new conversation(s), 0 grown, 2 unchanged, 1 without" in again.stdout
+    assert "; 0 message(s) added" in again.stdout
     titles = sorted(c["title"] for c in _conversations(cli))
     assert titles == [
         "Fix the login page crash",
@@ -110,8 +114,8 @@ def test_import_all_shows_a_progress_bar_on_a_terminal(home, project, sessions):
     code = main(["import", "--all", str(sessions[0])], terminal)
     result = CliResult(code, out.getvalue(), err.getvalue())
     assert result.code == 0, result.stderr
-    assert "importing" in result.stderr and "2/2" in result.stderr
-    assert "[1/2]" not in result.stderr  # the bar, not the plain lines
+    assert "importing" in result.stderr and "3/3" in result.stderr
+    assert "[1/3]" not in result.stderr  # the bar, not the plain lines
 
 
 def test_a_usage_mistake_with_all_is_exit_2(cli, project, sessions):

@@ -67,6 +67,7 @@ _HARNESS_TAGS = (
     "<bash-stderr>",
     "<system-reminder>",
 )
+_CLAUDE_BOOKKEEPING = {"summary", "custom-title", "ai-title", "file-history-snapshot"}
 _INTERRUPTED = ("[Request interrupted by user]", "[Request interrupted by user for tool use]")
 _COMMAND = re.compile(r"<command-name>\s*(/?[^<\s]*)\s*</command-name>")
 _COMMAND_ARGS = re.compile(r"<command-args>([^<]*)</command-args>")
@@ -76,6 +77,10 @@ _DETECT_RECORDS = 50
 
 class TranscriptError(MiniLettaError):
     """The file is not a transcript of the expected format; the message names the line."""
+
+
+class EmptyTranscriptError(TranscriptError):
+    """A readable transcript with no message in it (a Claude Code file of titles only)."""
 
 
 class ImportedMessage(Struct, frozen=True):
@@ -111,7 +116,7 @@ def load_transcript(path: Path, fmt: str = "auto", within: Path | None = None) -
         reader.feed(number, record)
     messages = tuple(reader.finish())
     if not messages:
-        raise TranscriptError(f"{path}: no user or assistant messages found ({chosen} format)")
+        raise EmptyTranscriptError(f"{path}: no user or assistant messages found ({chosen} format)")
     source = reader.session_id or f"file:{path.resolve()}"
     return Transcript(
         chosen,
@@ -203,7 +208,11 @@ def _lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
 
 
 def detect_format(path: Path, records: list[Record]) -> TranscriptFormat:
-    """Guess from the first records' shape; an unknown shape is an error asking for --format."""
+    """Guess from the first records' shape; an unknown shape is an error asking for --format.
+    A file of Claude Code's bookkeeping lines only (titles, snapshots) is Claude Code's."""
+    if not records:
+        raise EmptyTranscriptError(f"{path}: the file holds no records")
+    bookkeeping = False
     for _, record in records[:_DETECT_RECORDS]:
         kind = record.get("type")
         if kind in _CODEX_WRAPPERS and "payload" in record:
@@ -214,6 +223,9 @@ def detect_format(path: Path, records: list[Record]) -> TranscriptFormat:
             return "jsonl"
         if kind == "message" and isinstance(record.get("content"), list):
             return "codex"  # an older rollout: payloads without the wrapper
+        bookkeeping = bookkeeping or kind in _CLAUDE_BOOKKEEPING
+    if bookkeeping:
+        return "claude-code"
     raise TranscriptError(
         f"{path}: cannot tell the transcript format; give --format jsonl, claude-code or codex"
     )

@@ -207,3 +207,12 @@ def test_reflection_sees_the_person_s_words_and_never_the_harness(world, agent_i
 def test_a_folder_given_without_all_says_how(tmp_path):
     with pytest.raises(TranscriptError, match="is a folder; `import --all`"):
         load_transcript(tmp_path)
+
+
+def test_a_session_title_with_a_credential_is_stored_redacted(world, agent_id, tmp_path):
+    key = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    lines = [{"type": "summary", "summary": f"Rotate {key}", "leafUuid": "u1"}, *CLAUDE_CODE[1:]]
+    store = _import(world, agent_id, write_lines(tmp_path / "s.jsonl", lines)).store
+    title = store.load_record().title
+    assert title.startswith("Rotate") and key not in title
+    assert key not in store.record_path.read_text("utf-8")

@@ -110,7 +110,7 @@ def _load(path: Path, fmt: str, within: Path | None = None) -> Transcript:
 def _import_all(importer: Importer, folder: Path, fmt: str, as_json: bool) -> int:
     """Import every session under `folder`; the number that failed (or were refused)."""
     from mini_letta.conversations.importer import ImportSource
-    from mini_letta.conversations.transcripts import find_session_files
+    from mini_letta.conversations.transcripts import EmptyTranscriptError, find_session_files
     from mini_letta.errors import MiniLettaError
     from mini_letta.log import warning
 
@@ -119,13 +119,18 @@ def _import_all(importer: Importer, folder: Path, fmt: str, as_json: bool) -> in
         warning("%s", line)
     results: list[dict[str, Any]] = []
     failed = len(found.refused)
-    counts = {"created": 0, "appended": 0, "unchanged": 0, "messages": 0}
+    counts = {"created": 0, "appended": 0, "unchanged": 0, "empty": 0, "messages": 0}
     with _progress(len(found.files), as_json) as step:
         for path in found.files:
             name = str(path.relative_to(folder.resolve()))
             try:
                 transcript = _load(path, fmt, folder)
                 outcome = importer.run(ImportSource(transcript, path.name))
+            except EmptyTranscriptError:  # titles or snapshots only: nothing to import
+                counts["empty"] += 1
+                step(name, f"{name}: no messages, skipped")
+                results.append({"file": name, "skipped": "no messages"})
+                continue
             except MiniLettaError as exc:
                 failed += 1
                 step(name, f"failed: {exc}")
@@ -136,12 +141,17 @@ def _import_all(importer: Importer, folder: Path, fmt: str, as_json: bool) -> in
             counts["messages"] += outcome.added
             step(name, _outcome_line(name, transcript, outcome))
             results.append({"file": name, **_outcome_json(outcome)})
-    summary = (
-        f"{len(found.files)} session(s): {counts['created']} new conversation(s), "
-        f"{counts['appended']} grown, {counts['unchanged']} unchanged; "
-        f"{counts['messages']} message(s) added"
-        + (f"; {failed} failed or refused" if failed else "")
-    )
+    parts = [
+        f"{counts['created']} new conversation(s)",
+        f"{counts['appended']} grown",
+        f"{counts['unchanged']} unchanged",
+    ]
+    if counts["empty"]:
+        parts.append(f"{counts['empty']} without messages")
+    summary = f"{len(found.files)} session(s): {', '.join(parts)}; "
+    summary += f"{counts['messages']} message(s) added"
+    if failed:
+        summary += f"; {failed} failed or refused"
     if as_json:
         echo(json.dumps({"files": results, "summary": {**counts, "failed": failed}}))
     else:
