@@ -194,7 +194,7 @@ def test_a_fifo_among_the_sessions_is_an_error_for_that_file_only(world, agent_i
 
 
 def test_reflection_sees_the_person_s_words_and_never_the_harness(world, agent_id, tmp_path):
-    from mini_letta.reflection.payload import normalise_message
+    from mini_letta.reflection.run.payload import normalise_message
 
     store = _import(world, agent_id, write_lines(tmp_path / "s.jsonl", CLAUDE_CODE)).store
     seen = [data for data in map(normalise_message, store.all()) if data is not None]
