@@ -28,7 +28,8 @@ from mini_letta.clock import Clock, format_timestamp
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.records import ConversationRecord
 from mini_letta.conversations.store import ConversationStore
-from mini_letta.conversations.transcripts import ImportedMessage, Transcript
+from mini_letta.conversations.transcript_base import ImportedMessage
+from mini_letta.conversations.transcripts import Transcript
 from mini_letta.errors import UnwritableError
 from mini_letta.home import Home, ensure_dir
 from mini_letta.ids import new_conversation_id

@@ -110,7 +110,8 @@ def _load(path: Path, fmt: str, within: Path | None = None) -> Transcript:
 def _import_all(importer: Importer, folder: Path, fmt: str, as_json: bool) -> int:
     """Import every session under `folder`; the number that failed (or were refused)."""
     from mini_letta.conversations.importer import ImportSource
-    from mini_letta.conversations.transcripts import EmptyTranscriptError, find_session_files
+    from mini_letta.conversations.transcript_base import EmptyTranscriptError
+    from mini_letta.conversations.transcripts import find_session_files
     from mini_letta.errors import MiniLettaError
     from mini_letta.log import warning
 
