@@ -195,6 +195,7 @@ def compact_now(
 
     with setup.store.lock():
         measure = _prepared(setup)
+        _before_compact(setup, "manual", focus)
         budget = plan_budget(measure.window, measure.prompt_tokens)
         result = compact_conversation(
             setup.store, setup.provider, setup.clock, budget, "manual", measure.tokens, focus
@@ -226,6 +227,7 @@ def _compact(
     from mini_letta.context.compaction import CompactionSkipped, compact_conversation, plan_budget
 
     budget = plan_budget(window or measure.window, measure.prompt_tokens, shrink)
+    _before_compact(setup, "auto", None)
     result = compact_conversation(
         setup.store, setup.provider, setup.clock, budget, trigger, measure.tokens
     )
@@ -246,6 +248,17 @@ def _compact(
     )
     yield MessageEvent(result.summary, result.line)
     return True
+
+
+def _before_compact(setup: TurnSetup, trigger: str, focus: str | None) -> None:
+    """The user's PreCompact hooks, when the session has hooks (they cannot stop it)."""
+    hooks = setup.tool_context.hooks
+    if hooks is None:
+        return
+    from mini_letta.hooks.runner import HookRunner
+
+    if isinstance(hooks, HookRunner):
+        hooks.before_compact(trigger, focus)
 
 
 def _current_turn_tokens(setup: TurnSetup) -> int:

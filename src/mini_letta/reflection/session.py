@@ -22,8 +22,10 @@ from mini_letta.errors import MiniLettaError
 from mini_letta.structs import Struct
 
 if TYPE_CHECKING:
+    from mini_letta.agents.records import AgentRecord
     from mini_letta.conversations.messages import StopReason
     from mini_letta.conversations.store import ConversationStore
+    from mini_letta.hooks.runner import HookRunner
     from mini_letta.reflection.outcome import AutoTrigger, ReflectionOutcome, RunTrigger
     from mini_letta.reflection.trigger import PostTurnOutcome
     from mini_letta.settings import Settings
@@ -77,6 +79,7 @@ class AutoReflection:
         mode: Mode = "foreground",
         spawn: Spawner | None = None,
         platform: str = sys.platform,
+        hooks: HookRunner | None = None,
     ) -> None:
         if mode != "foreground" and spawn is None:
             raise ValueError(f"{mode} reflection needs a spawner to start the detached process")
@@ -87,6 +90,7 @@ class AutoReflection:
         self.mode = mode
         self.spawn = spawn
         self.platform = platform
+        self.hooks = hooks  # PreReflect and PostReflect around a run in this process
 
     def deliver_waiting(self) -> None:
         """Deliver, once, the outcomes no one saw (detached and queued runs), oldest first."""
@@ -126,7 +130,7 @@ class AutoReflection:
                 self.store,
                 platform=self.platform,
                 stop_reason=stop_reason,
-                launch=None if self.mode == "foreground" else self._detach,
+                launch=self._launcher(agent),
             )
         except MiniLettaError as exc:
             log.warning("automatic reflection: %s", exc)
@@ -134,6 +138,27 @@ class AutoReflection:
         if outcome is not None and self.mode != "watched":
             self.sink(outcome)  # every failed attempt too: backoff spaces them, none is silent
         return outcome
+
+    def _launcher(self, agent: AgentRecord) -> Callable[[AutoTrigger], PostTurnOutcome] | None:
+        if self.mode != "foreground":
+            return self._detach
+        if self.hooks is None:
+            return None  # the default: run it here
+        hooks = self.hooks
+
+        def hooked(trigger: AutoTrigger) -> PostTurnOutcome:
+            from mini_letta.reflection.launcher import launch_automatic
+            from mini_letta.reflection.outcome import ReflectionOutcome
+
+            held = hooks.before_reflect(trigger)
+            if held.blocked:
+                message = f"A PreReflect hook held the reflection back: {held.reason}"
+                return ReflectionOutcome(message, skip_reason="error", trigger=trigger)
+            outcome = launch_automatic(self.world, agent, self.store, trigger, foreground=True)
+            hooks.after_reflect(trigger, outcome.to_json())
+            return outcome
+
+        return hooked
 
     def _detach(self, trigger: AutoTrigger) -> PostTurnOutcome:
         from mini_letta.reflection.trigger import BackgroundLaunch
