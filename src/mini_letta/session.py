@@ -175,20 +175,14 @@ class Session:
 
     def _open_hooks(self, files: Settings) -> None:
         """The user's hooks for this conversation; SessionStart runs now."""
-        from mini_letta.hooks.config import load_hook_config
-        from mini_letta.hooks.runner import HookRunner, HookSession
+        from mini_letta.hooks.runner import open_hook_runner
 
-        config = load_hook_config(files.hook_layers())
-        if not config.commands:
+        world, store = self.world, self.store
+        mode = self.options.permission_mode
+        self.hooks = open_hook_runner(files, store, world.project_dir, world.environ, mode)
+        if self.hooks is None:
             return
-        fresh = self.store.count() == 0
-        where = HookSession(
-            self.store.conversation_id,
-            self.store.files.messages,
-            self.world.project_dir,
-            self.options.permission_mode,
-        )
-        self.hooks = HookRunner(config, where, self.world.environ, files.bash_env_allow())
+        fresh = store.count() == 0
         context = replace(self.setup.tool_context, hooks=self.hooks)
         self.setup = replace(self.setup, tool_context=context)
         self._hook_context = self.hooks.session_started("startup" if fresh else "resume").context

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mini_letta import log
 from mini_letta.conversations.messages import ToolCall
@@ -26,6 +26,10 @@ from mini_letta.tools.base import HookDecision, ToolResult
 from mini_letta.tools.environment import credential_values, redact_output, shell_environment
 from mini_letta.tools.output import cap_text
 from mini_letta.tools.permissions import Decision
+
+if TYPE_CHECKING:
+    from mini_letta.conversations.store import ConversationStore
+    from mini_letta.settings import Settings
 
 CONTEXT_CAP = 10_000  # characters of hook text that may reach the model, per event
 _DECISIONS: dict[str, Decision] = {"allow": "allow", "deny": "deny", "ask": "ask"}
@@ -221,6 +225,24 @@ class HookRunner:
     def _shown(self, text: str) -> str:
         """Hook text as the model or the user may see it: no credential, bounded."""
         return cap_text(redact_output(text.strip(), self._credentials), CONTEXT_CAP)
+
+
+def open_hook_runner(
+    settings: Settings,
+    store: ConversationStore,
+    project_dir: Path,
+    environ: Mapping[str, str],
+    permission_mode: str = "default",
+) -> HookRunner | None:
+    """The hooks of the settings files for one conversation; None when there are none to run
+    (a bad `hooks` object is a ConfigError naming its file)."""
+    from mini_letta.hooks.config import load_hook_config
+
+    config = load_hook_config(settings.hook_layers())
+    if not any(command.runs for command in config.commands):
+        return None
+    where = HookSession(store.conversation_id, store.files.messages, project_dir, permission_mode)
+    return HookRunner(config, where, environ, settings.bash_env_allow())
 
 
 def _json_answer(stdout: str) -> Mapping[str, Any] | None:

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from mini_letta.reflection.run import preview_reflection as preview
     from mini_letta.reflection.session import Mode as Mode
     from mini_letta.reflection.session import SpawnRequest as SpawnRequest
+    from mini_letta.reflection.session import hooked_launch as hooked_launch
     from mini_letta.reflection.settings import Scope as Scope
     from mini_letta.reflection.settings import build_settings_patch as build_settings_patch
     from mini_letta.reflection.settings import layer_settings as layer_settings
@@ -119,6 +120,7 @@ FACE: dict[str, tuple[str, str]] = {
     "skip_message": ("outcome", "skip_message"),
     "BackgroundLaunch": ("trigger", "BackgroundLaunch"),
     "SpawnRequest": ("session", "SpawnRequest"),
+    "hooked_launch": ("session", "hooked_launch"),
     "Mode": ("session", "Mode"),
     "RunTrigger": ("outcome", "RunTrigger"),
     "Scope": ("settings", "Scope"),
@@ -151,6 +153,7 @@ __all__ = [  # PostTurnOutcome is for annotations only
     "evaluate_gate",
     "failure_summary",
     "gather_health",
+    "hooked_launch",
     "is_run_id",
     "launch",
     "launch_automatic",

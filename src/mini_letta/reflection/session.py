@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from mini_letta import log
 from mini_letta.errors import MiniLettaError
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from mini_letta.conversations.messages import StopReason
     from mini_letta.conversations.store import ConversationStore
     from mini_letta.hooks.runner import HookRunner
-    from mini_letta.reflection.outcome import AutoTrigger, ReflectionOutcome, RunTrigger
+    from mini_letta.reflection.outcome import AutoTrigger, Queued, ReflectionOutcome, RunTrigger
     from mini_letta.reflection.trigger import PostTurnOutcome
     from mini_letta.settings import Settings
     from mini_letta.workspace import World
@@ -64,6 +64,28 @@ def choose_mode(
 
     mode = load_reflection_mode(world.home, files)
     return "background" if mode == "background" else "foreground"
+
+
+_Outcome = TypeVar("_Outcome", "ReflectionOutcome", "ReflectionOutcome | Queued")
+
+
+def hooked_launch(
+    hooks: HookRunner | None, trigger: RunTrigger, launch: Callable[[], _Outcome]
+) -> _Outcome | ReflectionOutcome:
+    """A reflection this process runs, with the user's PreReflect and PostReflect hooks
+    around it: a PreReflect block holds it back (a skip naming the reason, nothing run),
+    PostReflect gets the outcome's JSON."""
+    if hooks is None:
+        return launch()
+    from mini_letta.reflection.outcome import ReflectionOutcome
+
+    held = hooks.before_reflect(trigger)
+    if held.blocked:
+        message = f"A PreReflect hook held the reflection back: {held.reason}"
+        return ReflectionOutcome(message, skip_reason="error", trigger=trigger)
+    outcome = launch()
+    hooks.after_reflect(trigger, outcome.to_json())
+    return outcome
 
 
 class AutoReflection:
@@ -148,15 +170,11 @@ class AutoReflection:
 
         def hooked(trigger: AutoTrigger) -> PostTurnOutcome:
             from mini_letta.reflection.launcher import launch_automatic
-            from mini_letta.reflection.outcome import ReflectionOutcome
 
-            held = hooks.before_reflect(trigger)
-            if held.blocked:
-                message = f"A PreReflect hook held the reflection back: {held.reason}"
-                return ReflectionOutcome(message, skip_reason="error", trigger=trigger)
-            outcome = launch_automatic(self.world, agent, self.store, trigger, foreground=True)
-            hooks.after_reflect(trigger, outcome.to_json())
-            return outcome
+            def run() -> ReflectionOutcome | Queued:
+                return launch_automatic(self.world, agent, self.store, trigger, foreground=True)
+
+            return hooked_launch(hooks, trigger, run)
 
         return hooked
 

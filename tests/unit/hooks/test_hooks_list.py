@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from mini_letta.conversations.messages import ToolCall
+from mini_letta.home import project_shared_settings_file
 from mini_letta.hooks.config import load_hook_config
 from mini_letta.hooks.runner import HookRunner, HookSession
-from mini_letta.home import project_shared_settings_file
 from mini_letta.settings import HookLayer
 from support.hooks import hook_entry, hook_script, write_hooks
 

@@ -1,0 +1,53 @@
+"""PreReflect and PostReflect around the reflections the CLI runs: `reflect` and the detached
+worker that the interactive session's (watched) reflections run in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mini_letta.cli.background import WORKER_COMMAND
+from mini_letta.settings import read_settings
+from support.hooks import hook_entry, hook_script, recorder, seen, write_hooks
+
+
+def _reflect_hooks(home, tmp_path: Path) -> tuple[Path, Path]:
+    before, after = tmp_path / "pre.jsonl", tmp_path / "post.jsonl"
+    write_hooks(
+        home.settings_file,
+        {
+            "PreReflect": [hook_entry(recorder(tmp_path, "pre.sh", before))],
+            "PostReflect": [hook_entry(recorder(tmp_path, "post.sh", after), "manual")],
+        },
+    )
+    return before, after
+
+
+def test_reflect_runs_the_reflect_hooks_with_the_outcome(cli, home, project, tmp_path):
+    assert cli("chat", "-p", "I prefer tabs for indentation").code == 0
+    before, after = _reflect_hooks(home, tmp_path)
+    result = cli("reflect")
+    assert result.code == 0, result.stderr
+    [pre], [post] = seen(before), seen(after)
+    assert pre["trigger"] == "manual" and pre["hook_event_name"] == "PreReflect"
+    assert post["outcome"]["status"] == "merged" and post["outcome"]["trigger"] == "manual"
+    assert post["session_id"] == post["outcome"]["conversationId"]
+
+
+def test_a_pre_reflect_block_fails_reflect_with_its_reason(cli, home, tmp_path):
+    assert cli("chat", "-p", "I prefer tabs for indentation").code == 0
+    hook = hook_script(tmp_path, "no.sh", 'echo "memory is frozen this week" >&2; exit 2')
+    write_hooks(home.settings_file, {"PreReflect": [hook_entry(hook)]})
+    result = cli("reflect")
+    assert result.code == 1 and "memory is frozen this week" in result.stderr
+
+
+def test_the_reflection_worker_runs_the_reflect_hooks(cli, home, project, tmp_path):
+    assert cli("chat", "-p", "I prefer tabs for indentation").code == 0
+    settings = read_settings(home, project)
+    agent_id = settings.current_agent_id()
+    conversation = settings.current_conversation_id(agent_id)
+    before, after = _reflect_hooks(home, tmp_path)
+    args = ("--agent", agent_id, "--conversation", conversation, "--trigger", "manual")
+    assert cli(WORKER_COMMAND, *args).code == 0
+    assert [e["trigger"] for e in seen(before)] == ["manual"]
+    assert seen(after)[0]["outcome"]["status"] == "merged"
