@@ -10,7 +10,7 @@ harder and retries, at most MAX_OVERFLOW_COMPACTIONS times per turn. Callers hol
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING
 
 from mini_letta import log
@@ -195,10 +195,16 @@ def compact_now(
 
     with setup.store.lock():
         measure = _prepared(setup)
-        _before_compact(setup, "manual", focus)
         budget = plan_budget(measure.window, measure.prompt_tokens)
         result = compact_conversation(
-            setup.store, setup.provider, setup.clock, budget, "manual", measure.tokens, focus
+            setup.store,
+            setup.provider,
+            setup.clock,
+            budget,
+            "manual",
+            measure.tokens,
+            focus,
+            on_start=_pre_compact_hooks(setup, "manual", focus),
         )
         if result is not None and setup.pinned is not None:
             setup.pinned.recompile()
@@ -227,9 +233,14 @@ def _compact(
     from mini_letta.context.compaction import CompactionSkipped, compact_conversation, plan_budget
 
     budget = plan_budget(window or measure.window, measure.prompt_tokens, shrink)
-    _before_compact(setup, "auto", None)
     result = compact_conversation(
-        setup.store, setup.provider, setup.clock, budget, trigger, measure.tokens
+        setup.store,
+        setup.provider,
+        setup.clock,
+        budget,
+        trigger,
+        measure.tokens,
+        on_start=_pre_compact_hooks(setup, "auto", None),
     )
     if result is None:
         return False
@@ -250,15 +261,19 @@ def _compact(
     return True
 
 
-def _before_compact(setup: TurnSetup, trigger: str, focus: str | None) -> None:
-    """The user's PreCompact hooks, when the session has hooks (they cannot stop it)."""
+def _pre_compact_hooks(
+    setup: TurnSetup, trigger: str, focus: str | None
+) -> Callable[[], None] | None:
+    """The user's PreCompact hooks, to run once a compaction is sure to happen (None: the
+    session has no hooks; they cannot stop it)."""
     hooks = setup.tool_context.hooks
     if hooks is None:
-        return
+        return None
     from mini_letta.hooks.runner import HookRunner
 
-    if isinstance(hooks, HookRunner):
-        hooks.before_compact(trigger, focus)
+    if not isinstance(hooks, HookRunner):
+        return None
+    return lambda: hooks.before_compact(trigger, focus)
 
 
 def _current_turn_tokens(setup: TurnSetup) -> int:
