@@ -51,3 +51,13 @@ def test_the_reflection_worker_runs_the_reflect_hooks(cli, home, project, tmp_pa
     assert cli(WORKER_COMMAND, *args).code == 0
     assert [e["trigger"] for e in seen(before)] == ["manual"]
     assert seen(after)[0]["outcome"]["status"] == "merged"
+
+
+def test_the_compact_command_runs_the_pre_compact_hooks(cli, home, tmp_path):
+    for n in range(4):
+        assert cli("chat", "-p", f"message number {n} " + "words " * 40).code == 0
+    record = tmp_path / "compact.jsonl"
+    write_hooks(home.settings_file, {"PreCompact": [hook_entry(recorder(tmp_path, "c", record))]})
+    assert cli("compact", "--focus", "the numbers").code == 0
+    [event] = seen(record)
+    assert (event["trigger"], event["custom_instructions"]) == ("manual", "the numbers")
