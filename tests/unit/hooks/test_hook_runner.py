@@ -173,3 +173,50 @@ def test_post_tool_use_gets_the_result_and_its_block_reaches_the_model(tmp_path)
     [event] = seen(record)
     assert event["tool_response"] == {"content": "wrote a.py", "is_error": False}
     assert event["tool_input"] == {"path": "a.py"}
+
+
+def test_a_background_child_holding_the_pipes_is_stopped(tmp_path):
+    run = run_hook_command(
+        "sleep 30 & echo started", b"{}", tmp_path, {"PATH": os.environ["PATH"]}, 10
+    )
+    assert run.code == 0 and run.stdout.strip() == "started"
+
+
+def test_undecodable_output_is_kept_as_replacement_characters(tmp_path):
+    run = run_hook_command(
+        "printf 'ok \\377\\376'", b"{}", tmp_path, {"PATH": os.environ["PATH"]}, 10
+    )
+    assert run.stdout == "ok \ufffd\ufffd"
+
+
+def test_continue_false_blocks_with_its_stop_reason(tmp_path):
+    hook = hook_script(
+        tmp_path, "c.sh", """echo '{"continue": false, "stopReason": "CI is red"}'"""
+    )
+    runner = _runner(tmp_path, {"UserPromptSubmit": [hook_entry(hook)]})
+    reply = runner.prompt_submitted("deploy")
+    assert reply.blocked and reply.reason == "CI is red"
+
+
+def test_a_system_message_is_shown_to_the_user_and_context_to_the_model(tmp_path):
+    answer = (
+        '{"systemMessage": "loaded 3 notes", '
+        '"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "notes"}}'
+    )
+    hook = hook_script(tmp_path, "s.sh", f"echo '{answer}'")
+    runner = _runner(tmp_path, {"SessionStart": [hook_entry(hook, "startup")]})
+    import io
+
+    stream = io.StringIO()
+    with log.warnings_to(stream):
+        reply = runner.session_started("startup")
+        assert runner.session_started("resume").context == ""  # the matcher is the source
+    assert reply.context == "notes" and not reply.blocked
+    assert stream.getvalue() == "mini-letta: SessionStart hook: loaded 3 notes\n"
+
+
+def test_contexts_of_several_hooks_add_up_in_order(tmp_path):
+    one = hook_script(tmp_path, "1.sh", "echo first")
+    two = hook_script(tmp_path, "2.sh", "echo second")
+    runner = _runner(tmp_path, {"UserPromptSubmit": [hook_entry(one), hook_entry(two)]})
+    assert runner.prompt_submitted("x").context == "first\nsecond"

@@ -1,5 +1,5 @@
-"""PreReflect and PostReflect around the reflections the CLI runs: `reflect` and the detached
-worker that the interactive session's (watched) reflections run in."""
+"""The hooks around what CLI commands run: `reflect`, the detached reflection worker that the
+interactive session's (watched) reflections run in, and `compact`."""
 
 from __future__ import annotations
 
