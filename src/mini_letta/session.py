@@ -194,6 +194,9 @@ class Session:
         from mini_letta.hooks.runner import STOP_FEEDBACK, added_context
 
         assert self.hooks is not None
+        if not text.strip():  # refused by the turn before any hook hears of it
+            yield from run_turn(self.setup, text)
+            return
         prompt = self.hooks.prompt_submitted(text)
         self._prompt_blocked = prompt.blocked
         if prompt.blocked:

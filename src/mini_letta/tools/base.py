@@ -174,7 +174,10 @@ def _check_permission(
     if decision == "ask":
         if ctx.approve is None:
             return refusal.unanswered()
-        if not ctx.approve(call, describe_call(name, args)):
+        asked = describe_call(name, args)
+        if hooked.decision == "ask" and hooked.reason:
+            asked = f"{asked} (a hook asks: {hooked.reason})"
+        if not ctx.approve(call, asked):
             return refusal.declined()
     return None
 

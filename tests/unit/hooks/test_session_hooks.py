@@ -258,3 +258,24 @@ def test_a_session_without_hooks_runs_none(world):
     with Session(world) as session:
         assert session.hooks is None and session.setup.tool_context.hooks is None
         assert isinstance(list(session.turn("hi"))[0], MessageEvent)
+
+
+def test_a_pre_tool_use_ask_asks_even_where_the_mode_allows(world, project, tmp_path, hooks_dir):
+    answer = (
+        '{"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": "prod"}}'
+    )
+    ask = hook_script(hooks_dir, "ask.sh", f"echo '{answer}'")
+    write_hooks(world.home.settings_file, {"PreToolUse": [hook_entry(ask, "Bash")]})
+    asked: list[str] = []
+
+    def approve(call, description: str) -> bool:
+        asked.append(description)
+        return False
+
+    model = _script(tmp_path, _bash("touch ran.txt"), "ok")
+    options = {"permission_mode": "bypassPermissions", "approve": approve}
+    with _session(world, model, **options) as session:
+        [result] = _tool_results(list(session.turn("go")))
+    assert asked == ["Bash: touch ran.txt (a hook asks: prod)"]
+    assert result == "PermissionDenied: the user declined to run Bash"
+    assert not (project / "ran.txt").exists()
