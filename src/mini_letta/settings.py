@@ -144,15 +144,21 @@ class Settings(Struct, frozen=True):
 def read_settings(home: Home, project_dir: Path) -> Settings:
     """Both settings files, each read once (a missing file is an empty one)."""
     local_file = project_settings_file(project_dir)
-    shared_file = project_shared_settings_file(project_dir)
+    shared_file: Path | None = project_shared_settings_file(project_dir)
+    if shared_file is not None and _same_file(shared_file, home.settings_file):
+        shared_file = None  # the project is the home folder's parent: one file, read once
     return Settings(
         global_file=home.settings_file,
         local_file=local_file,
         global_data=load_global_settings(home),
         local_data=_checked_project(load_json(local_file) or {}, local_file),
         project_file=shared_file,
-        project_data=load_json(shared_file) or {},
+        project_data=(load_json(shared_file) or {}) if shared_file is not None else {},
     )
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    return one.absolute() == other.absolute() or one.resolve() == other.resolve()
 
 
 def load_global_settings(home: Home) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from mini_letta.errors import ConfigError
 from mini_letta.home import project_shared_settings_file
 from mini_letta.hooks.config import load_hook_config, matcher_applies
 from mini_letta.settings import HookLayer, read_settings
+from support.hooks import hook_entry, write_hooks
 
 
 @pytest.mark.parametrize(
@@ -110,3 +111,12 @@ def test_a_malformed_hooks_object_is_one_line_naming_the_file(hooks, message):
         load_hook_config([_layer(hooks)])
     text = str(caught.value)
     assert message in text and "/user/settings.json" in text and "\n" not in text
+
+
+def test_a_project_whose_folder_is_the_home_reads_its_settings_once(tmp_path):
+    from mini_letta.home import Home
+
+    home = Home(tmp_path / ".mini-letta")  # ~/.mini-letta, chatting in ~
+    write_hooks(home.settings_file, {"Stop": [hook_entry("say done")]})
+    settings = read_settings(home, tmp_path)
+    assert [layer.scope for layer in settings.hook_layers()] == ["user"]
