@@ -220,7 +220,7 @@ class Session:
             if result.stop_reason in ("error", "interrupted") or round_ == MAX_STOP_CONTINUATIONS:
                 break
             stop = self.hooks.stopping(round_ > 0, result.stop_reason)
-            if not stop.blocked:
+            if not stop.blocked or result.stop_reason == "max_steps":  # --max-steps wins
                 break
             message = STOP_FEEDBACK.format(reason=stop.reason)
         assert total is not None

@@ -61,3 +61,13 @@ def test_the_compact_command_runs_the_pre_compact_hooks(cli, home, tmp_path):
     assert cli("compact", "--focus", "the numbers").code == 0
     [event] = seen(record)
     assert (event["trigger"], event["custom_instructions"]) == ("manual", "the numbers")
+
+
+def test_chat_p_shows_a_blocked_prompt_and_exits_1(cli, home, tmp_path):
+    hook = hook_script(tmp_path, "no.sh", 'echo "that looks like a password" >&2; exit 2')
+    write_hooks(home.settings_file, {"UserPromptSubmit": [hook_entry(hook)]})
+    result = cli("chat", "-p", "my password is hunter2")
+    assert result.code == 1 and result.stdout == ""
+    assert "a UserPromptSubmit hook blocked the prompt: that looks like a password" in (
+        result.stderr
+    )

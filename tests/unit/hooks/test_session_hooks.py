@@ -279,3 +279,14 @@ def test_a_pre_tool_use_ask_asks_even_where_the_mode_allows(world, project, tmp_
     assert asked == ["Bash: touch ran.txt (a hook asks: prod)"]
     assert result == "PermissionDenied: the user declined to run Bash"
     assert not (project / "ran.txt").exists()
+
+
+def test_a_stop_hook_never_takes_a_turn_past_max_steps(world, tmp_path, hooks_dir):
+    record = hooks_dir / "stop.jsonl"
+    hook = recorder(hooks_dir, "stop.sh", record, 'echo "keep going" >&2; exit 2')
+    write_hooks(world.home.settings_file, {"Stop": [hook_entry(hook)]})
+    model = _script(tmp_path, _bash("echo one"), "unused")
+    with _session(world, model, max_steps=1, permission_mode="bypassPermissions") as session:
+        result = session.run("go")
+    assert (result.stop_reason, result.steps) == ("max_steps", 1)
+    assert [e["stop_reason"] for e in seen(record)] == ["max_steps"]
