@@ -132,6 +132,14 @@ class Settings(Struct, frozen=True):
                 str(self.global_file) if "bashEnvAllow" in self.global_data else "default",
             ),
             Setting("lastAgentId", last, "default" if last is None else str(self.local_file)),
+            *(  # the events each file hooks (`hooks list` shows the commands)
+                Setting(
+                    "hooks",
+                    sorted(map(str, layer.hooks)) if isinstance(layer.hooks, dict) else layer.hooks,
+                    str(layer.file),
+                )
+                for layer in self.hook_layers()
+            ),
         ]
 
     def _optional_id(self, data: Mapping[str, Any], key: str) -> str | None:

@@ -3,6 +3,7 @@ interactive session's (watched) reflections run in, and `compact`."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from mini_letta.cli.background import WORKER_COMMAND
@@ -71,3 +72,11 @@ def test_chat_p_shows_a_blocked_prompt_and_exits_1(cli, home, tmp_path):
     assert "a UserPromptSubmit hook blocked the prompt: that looks like a password" in (
         result.stderr
     )
+
+
+def test_config_names_the_files_that_hook_events(cli, home, project):
+    write_hooks(home.settings_file, {"Stop": [hook_entry("a")], "PreToolUse": [hook_entry("b")]})
+    rows = json.loads(cli("config", "--json").stdout)
+    assert [r for r in rows if r["key"] == "hooks"] == [
+        {"key": "hooks", "value": ["PreToolUse", "Stop"], "source": str(home.settings_file)}
+    ]
