@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 CONTEXT_CAP = 10_000  # characters of hook text that may reach the model, per event
 _DECISIONS: dict[str, Decision] = {"allow": "allow", "deny": "deny", "ask": "ask"}
 _RANK: dict[Decision, int] = {"allow": 0, "ask": 1, "deny": 2}
+_STDOUT_IS_CONTEXT = frozenset({"UserPromptSubmit", "SessionStart"})
 
 
 STOP_FEEDBACK = '<hook-feedback event="Stop">\n{reason}\n</hook-feedback>'
@@ -176,8 +177,9 @@ class HookRunner:
             )
             return HookReply()
         answer = _json_answer(run.stdout)
-        if answer is None:
-            return HookReply(context=self._shown(run.stdout))
+        if answer is None:  # plain words are context only where Claude Code makes them so
+            plain = hook.event in _STDOUT_IS_CONTEXT
+            return HookReply(context=self._shown(run.stdout) if plain else "")
         return self._from_json(hook, answer)
 
     def _from_json(self, hook: HookCommand, answer: Mapping[str, Any]) -> HookReply:

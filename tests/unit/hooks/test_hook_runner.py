@@ -220,3 +220,16 @@ def test_contexts_of_several_hooks_add_up_in_order(tmp_path):
     two = hook_script(tmp_path, "2.sh", "echo second")
     runner = _runner(tmp_path, {"UserPromptSubmit": [hook_entry(one), hook_entry(two)]})
     assert runner.prompt_submitted("x").context == "first\nsecond"
+
+
+def test_plain_output_of_a_tool_hook_stays_with_the_user(tmp_path):
+    fmt = hook_script(tmp_path, "fmt.sh", "echo '1 file reformatted'")
+    runner = _runner(tmp_path, {"PostToolUse": [hook_entry(fmt)]})
+    call = ToolCall("c", "Write", "{}")
+    assert runner.after_tool(call, {"path": "a.py"}, ToolResult("wrote a.py")) == ""
+    context = '{"hookSpecificOutput": {"additionalContext": "a.py is generated: edit a.in"}}'
+    note = hook_script(tmp_path, "note.sh", f"echo '{context}'")
+    runner = _runner(tmp_path, {"PostToolUse": [hook_entry(note)]})
+    assert runner.after_tool(call, {}, ToolResult("wrote a.py")) == (
+        "PostToolUse hook context: a.py is generated: edit a.in"
+    )
