@@ -253,7 +253,7 @@ def _json_answer(stdout: str) -> Mapping[str, Any] | None:
         return None
     try:
         value = json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         return None
     return value if isinstance(value, dict) else None
 

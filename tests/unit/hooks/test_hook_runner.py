@@ -233,3 +233,11 @@ def test_plain_output_of_a_tool_hook_stays_with_the_user(tmp_path):
     assert runner.after_tool(call, {}, ToolResult("wrote a.py")) == (
         "PostToolUse hook context: a.py is generated: edit a.in"
     )
+
+
+def test_deeply_nested_json_is_plain_words_not_a_crash(tmp_path):
+    nested = '{"a":' * 5000 + "1" + "}" * 5000
+    hook = hook_script(tmp_path, "deep.sh", f"printf '%s' '{nested}'")
+    runner = _runner(tmp_path, {"UserPromptSubmit": [hook_entry(hook)]})
+    reply = runner.prompt_submitted("x")
+    assert not reply.blocked and reply.context.startswith('{"a":{"a":')
