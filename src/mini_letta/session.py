@@ -179,7 +179,9 @@ class Session:
 
         world, store = self.world, self.store
         mode = self.options.permission_mode
-        self.hooks = open_hook_runner(files, store, world.project_dir, world.environ, mode)
+        self.hooks = open_hook_runner(
+            files, store, world.project_dir, world.environ, mode, work_dir=world.cwd
+        )
         if self.hooks is None:
             return
         fresh = store.count() == 0

@@ -64,8 +64,9 @@ class HookSession(Struct, frozen=True):
 
     session_id: str
     transcript_path: Path
-    cwd: Path
+    cwd: Path  # the project: where hooks run
     permission_mode: str = "default"
+    work_dir: Path | None = None  # where the tools' relative paths start (None: `cwd`)
 
 
 class HookRunner:
@@ -112,7 +113,7 @@ class HookRunner:
     # -- the tools' seam ---------------------------------------------------------------
 
     def before_tool(self, call: ToolCall, args: Mapping[str, Any]) -> HookDecision:
-        fields = {"tool_name": call.name, "tool_input": dict(args), "tool_use_id": call.id}
+        fields = {"tool_name": call.name, "tool_input": self._input(args), "tool_use_id": call.id}
         reply = self.run("PreToolUse", fields, call.name)
         if reply.blocked:
             return HookDecision("deny", reply.reason)
@@ -122,7 +123,7 @@ class HookRunner:
         response = {"content": result.content, "is_error": result.is_error}
         fields = {
             "tool_name": call.name,
-            "tool_input": dict(args),
+            "tool_input": self._input(args),
             "tool_response": response,
             "tool_use_id": call.id,
         }
@@ -155,6 +156,16 @@ class HookRunner:
 
     def after_reflect(self, trigger: str, outcome: Mapping[str, Any]) -> None:
         self.run("PostReflect", {"trigger": trigger, "outcome": dict(outcome)}, trigger)
+
+    def _input(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        """The call's arguments, with Claude Code's absolute `file_path` beside our `path`,
+        so a hook written for its Read/Write/Edit reads the file it expects."""
+        shown = dict(args)
+        path = args.get("path")
+        if isinstance(path, str) and "file_path" not in shown:
+            start = self.session.work_dir or self.session.cwd
+            shown["file_path"] = str(start / path)  # an absolute `path` stays itself
+        return shown
 
     # -- one hook ----------------------------------------------------------------------
 
@@ -235,6 +246,7 @@ def open_hook_runner(
     project_dir: Path,
     environ: Mapping[str, str],
     permission_mode: str = "default",
+    work_dir: Path | None = None,
 ) -> HookRunner | None:
     """The hooks of the settings files for one conversation; None when there are none to run
     (a bad `hooks` object is a ConfigError naming its file)."""
@@ -243,7 +255,9 @@ def open_hook_runner(
     config = load_hook_config(settings.hook_layers())
     if not any(command.runs for command in config.commands):
         return None
-    where = HookSession(store.conversation_id, store.files.messages, project_dir, permission_mode)
+    where = HookSession(
+        store.conversation_id, store.files.messages, project_dir, permission_mode, work_dir
+    )
     return HookRunner(config, where, environ, settings.bash_env_allow())
 
 

@@ -172,7 +172,7 @@ def test_post_tool_use_gets_the_result_and_its_block_reaches_the_model(tmp_path)
     assert note == "PostToolUse hook: lint failed: fix a.py"
     [event] = seen(record)
     assert event["tool_response"] == {"content": "wrote a.py", "is_error": False}
-    assert event["tool_input"] == {"path": "a.py"}
+    assert event["tool_input"] == {"path": "a.py", "file_path": str(tmp_path / "a.py")}
 
 
 def test_a_background_child_holding_the_pipes_is_stopped(tmp_path):

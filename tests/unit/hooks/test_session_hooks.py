@@ -290,3 +290,16 @@ def test_a_stop_hook_never_takes_a_turn_past_max_steps(world, tmp_path, hooks_di
         result = session.run("go")
     assert (result.stop_reason, result.steps) == ("max_steps", 1)
     assert [e["stop_reason"] for e in seen(record)] == ["max_steps"]
+
+
+def test_a_claude_code_formatter_hook_finds_the_file_it_expects(
+    world, project, tmp_path, hooks_dir
+):
+    # The Claude Code docs' own example reads .tool_input.file_path (absolute).
+    fmt = hook_script(hooks_dir, "fmt.sh", 'jq -r .tool_input.file_path | xargs sed -i "s/  / /g"')
+    write_hooks(world.home.settings_file, {"PostToolUse": [hook_entry(fmt, "Write|Edit")]})
+    write = {"name": "Write", "arguments": {"path": "notes.md", "content": "a  b\n"}, "id": "w"}
+    model = _script(tmp_path, {"toolCalls": [write]}, "written")
+    with _session(world, model, permission_mode="acceptEdits") as session:
+        session.run("write the notes")
+    assert (project / "notes.md").read_text() == "a b\n"
