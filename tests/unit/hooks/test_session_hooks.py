@@ -16,8 +16,8 @@ from mini_letta.home import project_settings_file
 from mini_letta.loop.events import MessageEvent, ToolResultEvent, TurnResult
 from mini_letta.loop.pressure import compact_now
 from mini_letta.loop.setup import TurnOptions
-from mini_letta.reflection.outcome import ReflectionOutcome
-from mini_letta.reflection.settings import save_reflection_settings
+from mini_letta.reflection.state.outcome import ReflectionOutcome
+from mini_letta.reflection.state.settings import save_reflection_settings
 from mini_letta.session import MAX_STOP_CONTINUATIONS, AfterTurn, Session
 from mini_letta.workspace import World, new_agent
 from support.hooks import hook_entry, hook_script, recorder, seen, write_hooks
