@@ -13,6 +13,7 @@ from mini_letta.llm.registry import ProviderOptions, build_provider
 from mini_letta.reflection.hunk_review import ReviewHunk, parse_verdicts
 from mini_letta.reflection.records import load_run_record
 from mini_letta.reflection.run import LaunchOptions, launch_reflection
+from support.groups import SDK
 from support.reflection_kit import ScriptedProvider, add_turn, respond, tool_call
 from support.scripted_server import openai_completion
 
@@ -49,6 +50,7 @@ def _verdicts(*pairs):
     )
 
 
+@SDK
 def test_accepted_hunks_merge_and_the_verdicts_are_recorded(
     world, agent, store, reviewer, scripted_server, cli
 ):
@@ -74,6 +76,7 @@ def test_accepted_hunks_merge_and_the_verdicts_are_recorded(
     assert f"review:       hunk 1 of {HUMAN}: accept — the user said so" in shown.stdout
 
 
+@SDK
 def test_a_rejected_hunk_holds_the_run_back_with_the_reviewers_reason(
     world, agent, store, reviewer, scripted_server
 ):
@@ -87,6 +90,7 @@ def test_a_rejected_hunk_holds_the_run_back_with_the_reviewers_reason(
     assert "- Likes tea" not in (head / HUMAN).read_text()
 
 
+@SDK
 def test_an_answer_outside_the_schema_holds_the_run_back(
     world, agent, store, reviewer, scripted_server
 ):
