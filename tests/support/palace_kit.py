@@ -3,7 +3,10 @@ merge commit), a rejected run, an undo and a hand edit, with a secret said in th
 
 from __future__ import annotations
 
+import shutil
+
 from mini_letta.conversations.messages import Usage
+from mini_letta.conversations.store import ConversationStore
 from mini_letta.memory.history import save_hand_edit
 from mini_letta.reflection.gate.check import GateLimits
 from mini_letta.reflection.history.undo import undo_reflection_run
@@ -104,3 +107,13 @@ def build_story(world) -> Story:
     save_hand_edit(memory, HUMAN, lambda text: text + "- Prefers short answers\n", "Edit by hand")
     assert load_run_record(world.home, agent.id, third.run_id).status == "undone"
     return Story(agent, store, runs, messages)
+
+
+def copy_story(built_world, built: Story, world) -> Story:
+    """`built` (made by `build_story` in `built_world`) in a copy of its home under `world`, the
+    clock moved to where the build left it: four runs, an undo and edits cost far more than a
+    copy, so a module builds the story once and each test gets its own."""
+    shutil.copytree(built_world.home.root, world.home.root, symlinks=True, dirs_exist_ok=True)
+    world.clock.current, world.clock.mono = built_world.clock.current, built_world.clock.mono
+    store = ConversationStore(built.agent.id, built.store.conversation_id, world.home)
+    return Story(built.agent, store, built.runs, built.messages)

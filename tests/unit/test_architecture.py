@@ -32,9 +32,13 @@ def _modules() -> list[Path]:
 
 
 @functools.cache
-def _tree(path: Path) -> ast.Module:
+def _parse(source: str) -> ast.Module:
     """Each module parsed once for all the checks below (parsing is most of their cost)."""
-    return ast.parse(path.read_text(encoding="utf-8"))
+    return ast.parse(source)
+
+
+def _tree(path: Path) -> ast.Module:
+    return _parse(path.read_text(encoding="utf-8"))
 
 
 @functools.cache
@@ -122,7 +126,7 @@ def _reflection_bypasses(path: Path, source: str) -> list[str]:
     here_part = _reflection_part(path)
     here = REFLECTION_LAYERS.get(here_part)
     found = []
-    for module, node, _ in _imports(ast.parse(source)):
+    for module, node, _ in _imports(_parse(source)):
         parts = module.split(".")
         if here is None or parts[:2] != ["mini_letta", "reflection"] or len(parts) < 3:
             continue
@@ -160,7 +164,7 @@ FACES = {"reflection": "mini_letta.reflection.api"}
 def _face_bypasses(source: str) -> list[str]:
     """`line: module` for each import of a faced package that does not go through its face."""
     found = []
-    for module, node, _ in _imports(ast.parse(source)):
+    for module, node, _ in _imports(_parse(source)):
         parts = module.split(".")
         face = FACES.get(parts[1]) if len(parts) > 1 and parts[0] == "mini_letta" else None
         if face is None or module == face:

@@ -11,13 +11,16 @@ import stat
 
 import pytest
 
+from mini_letta.home import Home
 from mini_letta.memory.history import save_hand_edit
 from mini_letta.memory.repo import GitRepo
 from mini_letta.palace.gather import PalaceInput
 from mini_letta.palace.page import build_palace, save_palace
 from mini_letta.reflection.history.provenance import blame_file, why_line
 from mini_letta.reflection.state.watermark import read_reflection_state
-from support.palace_kit import HUMAN, LIMITS, SECRET, build_story
+from mini_letta.workspace import World
+from support.clock import FakeClock
+from support.palace_kit import HUMAN, LIMITS, SECRET, build_story, copy_story
 
 
 def _data(page_html: str) -> dict:
@@ -28,9 +31,17 @@ def _data(page_html: str) -> dict:
     return json.loads(match.group(1))
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    root = tmp_path_factory.mktemp("palace-story")
+    (root / "project").mkdir()
+    world = World(home=Home(root / "home"), cwd=root / "project", environ={}, clock=FakeClock())
+    return world, build_story(world)
+
+
 @pytest.fixture
-def story(world):
-    return build_story(world)
+def story(world, built):
+    return copy_story(*built, world)
 
 
 @pytest.fixture
