@@ -11,16 +11,13 @@ import stat
 
 import pytest
 
-from mini_letta.home import Home
 from mini_letta.memory.history import save_hand_edit
 from mini_letta.memory.repo import GitRepo
 from mini_letta.palace.gather import PalaceInput
 from mini_letta.palace.page import build_palace, save_palace
 from mini_letta.reflection.history.provenance import blame_file, why_line
 from mini_letta.reflection.state.watermark import read_reflection_state
-from mini_letta.workspace import World
-from support.clock import FakeClock
-from support.palace_kit import HUMAN, LIMITS, SECRET, build_story, copy_story
+from support.palace_kit import HUMAN, LIMITS, SECRET, build_story_once, copy_story
 
 
 def _data(page_html: str) -> dict:
@@ -33,10 +30,7 @@ def _data(page_html: str) -> dict:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    root = tmp_path_factory.mktemp("palace-story")
-    (root / "project").mkdir()
-    world = World(home=Home(root / "home"), cwd=root / "project", environ={}, clock=FakeClock())
-    return world, build_story(world)
+    return build_story_once(tmp_path_factory)
 
 
 @pytest.fixture
