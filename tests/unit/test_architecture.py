@@ -326,3 +326,12 @@ def test_code_cites_no_document_outside_the_repository(path):
     """Comments point to docs/architecture.md or stand alone; there is no spec to cite."""
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         assert not re.search(r"\bSPEC\b", line), f"{path.relative_to(PACKAGE)}:{number}: {line}"
+
+
+def test_every_name_a_face_exports_can_be_imported() -> None:
+    """`from mini_letta.reflection.api import *` loads each name in `__all__` (a listed name
+    the face cannot load would fail there, far from its cause)."""
+    import mini_letta.reflection.api as face
+
+    for name in face.__all__:
+        assert getattr(face, name) is not None, name
