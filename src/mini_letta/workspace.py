@@ -136,9 +136,8 @@ def new_agent(
         if model
         else new_agent_model(read_settings(world.home, world.project_dir), world.environ)
     )
-    handle = choice.handle
-    base_url = base_url or choice.base_url
-    parse_handle(handle)  # an unknown handle is refused before anything is created
+    # an unknown handle is refused before anything is created; an alias is kept resolved
+    handle = parse_handle(choice.handle).raw
     ensure_git_available(world.environ.get("PATH"))  # so is a machine without git
     extra = settings or ModelSettings()
     spec = NewAgent(
