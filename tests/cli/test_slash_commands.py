@@ -76,7 +76,8 @@ def test_resume_without_an_id_offers_a_numbered_list(cli):
     older = next(c for c in listed if c["title"] == "first conversation")
     # The list is newest first: number 2 is the older conversation.
     out = _session(cli, "/resume", "2", "back again").stdout
-    assert re.search(rf"^  2 +{older['id']} .*first conversation$", out, re.MULTILINE), out
+    row = rf"^  2  \d{{4}}-\d\d-\d\d \d\d:\d\d +2 msgs  first conversation  {older['id']}$"
+    assert re.search(row, out, re.MULTILINE), out  # title, last message time, message count
     counts = {c["id"]: cli("conversations", "show", str(c["id"]), "--json") for c in listed}
     shown = json.loads(counts[str(older["id"])].stdout)
     assert shown["messageCount"] == 4  # the resumed conversation got the new turn

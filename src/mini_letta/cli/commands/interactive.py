@@ -12,12 +12,14 @@ from typing import TYPE_CHECKING
 import click
 
 from mini_letta.cli.terminal import echo_wrapped
+from mini_letta.structs import replace
 
 if TYPE_CHECKING:
     from mini_letta.cli.answer_view import AnswerView
     from mini_letta.cli.commands.slash_state import SlashState
     from mini_letta.cli.repl_watch import ReflectionWatch
     from mini_letta.cli.session_bar import SessionBar
+    from mini_letta.cli.session_start import SessionStart
     from mini_letta.cli.terminal import Terminal
     from mini_letta.workspace import World
 
@@ -70,18 +72,53 @@ def _plain_readline(terminal: Terminal) -> str:
     return line.rstrip("\n")
 
 
-def open_interactive(ctx: click.Context) -> None:
+def open_interactive(ctx: click.Context, start: SessionStart | None = None) -> None:
     from mini_letta.cli.repl_watch import open_watch
+    from mini_letta.cli.session_start import SessionStart
     from mini_letta.cli.terminal import current_terminal
     from mini_letta.cli.world import current_world
 
     terminal = current_terminal()
     world = current_world()
+    start = start or SessionStart()
+    start = replace(start, resume=_resumed(world, terminal, start))
     with open_watch(world, terminal) as watch:
-        _loop(world, terminal, watch)
+        _loop(world, terminal, watch, start)
 
 
-def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
+def _resumed(world: World, terminal: Terminal, start: SessionStart) -> str | None:
+    """The conversation `-r` names, or the one picked from a list when it names none (on a
+    terminal only: without one it is a usage error, as `claude -p -r` is)."""
+    from mini_letta.cli.options import PICK
+
+    if start.resume is None or start.resume.strip() != PICK:
+        return None if start.resume is None else start.resume.strip()
+    if not terminal.is_interactive():
+        raise click.UsageError(
+            "-r/--resume without an ID picks from a list, which needs a terminal; give the ID "
+            "(`mini-letta conversations list`), or -c for the last conversation"
+        )
+    from mini_letta.cli.conversation_picker import pick_conversation
+    from mini_letta.workspace import find_project_agent
+
+    agent = find_project_agent(world, start.agent)
+    if agent is None:
+        echo_wrapped("No conversations to resume yet; starting the first one.", err=True)
+        return None
+    picked = pick_conversation(
+        world.home, agent.id, None, lambda prompt: _prompted_line(terminal, prompt), None
+    )
+    if picked is None:
+        raise click.exceptions.Exit(0)  # cancelled (or nothing to pick): nothing starts
+    return picked
+
+
+def _prompted_line(terminal: Terminal, prompt: str) -> str:
+    terminal.echo(prompt, err=True, nl=False)
+    return _plain_readline(terminal)
+
+
+def _loop(world: World, terminal: Terminal, watch: ReflectionWatch, start: SessionStart) -> None:
     from mini_letta.cli.approval import build_terminal_approver
     from mini_letta.cli.commands.slash import find_command, run_slash_command
     from mini_letta.cli.commands.slash_skills import skill_prompt
@@ -95,6 +132,10 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
     approve = build_terminal_approver(read_answer, terminal.stderr, world.cwd, terminal.columns)
     request = SessionRequest(
         world=world,
+        agent_ref=start.agent,
+        conversation_id=start.resume,
+        new=start.new,
+        model=start.model,
         approve=approve,
         reflection_watch=watch,
         answer_view=_answer_view(terminal),
