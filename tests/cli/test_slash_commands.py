@@ -286,3 +286,20 @@ def test_expand_completes_the_last_turns_call_numbers(cli, project):
     assert cli("chat", "--model", "script:s.json", "-p", "list files").code == 0
     assert complete(_state(cli), "") == ["1", "2", "all"]
     assert complete(_state(cli), "a") == ["all"]
+
+
+def test_resume_shows_the_last_messages_of_the_conversation_it_resumes(cli):
+    long = "a long question " * 20
+    assert cli("chat", "-p", "first question").code == 0
+    assert cli("chat", "-p", long).code == 0
+    first = _conversations(cli)[0]["id"]
+    assert cli("chat", "--new", "-p", "elsewhere").code == 0
+    err = _session(cli, f"/resume {first}", env={"COLUMNS": "90"}).stderr
+    assert f"Resumed conversation {first} (4 messages)." in err
+    shown = [row for row in err.splitlines() if row.startswith(("  you:", "  agent:"))]
+    assert shown[0] == "  you: first question"
+    assert shown[1] == "  agent: （mock）我听到了：first question"
+    assert shown[2].startswith("  you: a long question a long") and shown[2].endswith("…")
+    assert all(len(row) <= 90 for row in shown) and len(shown) == 4
+    started = cli("-r", str(first), stdin="/exit\n", env={"COLUMNS": "90"})
+    assert [row for row in started.stderr.splitlines() if row.startswith("  ")] == shown

@@ -55,3 +55,37 @@ def pick_conversation(
         )
         return None
     return shown[int(answer) - 1].id
+
+
+RECENT = 4  # messages shown on resuming
+RECENT_CHARS = 100  # each on one line, cut here when the output is no terminal
+
+
+def recent_lines(store: ConversationStore, width: int | None) -> list[str]:
+    """The conversation's last few said things (the user's and the agent's words, tool traffic
+    left out), each on one line and cut to fit, to see where it stopped."""
+    said = [
+        message
+        for _line, message in store.tail(RECENT * 4)
+        if message.role in ("user", "assistant") and message.content.strip()
+    ][-RECENT:]
+    lines = []
+    for message in said:
+        who = "you" if message.role == "user" else "agent"
+        text = " ".join(message.content.split())
+        row = f"  {who}: {text}"
+        if width is not None:
+            row = fit_line(row, width)
+        elif len(row) > RECENT_CHARS:
+            row = row[: RECENT_CHARS - 1] + "…"
+        lines.append(row)
+    return lines
+
+
+def announce_resumed(store: ConversationStore, width: int | None) -> None:
+    """`Resumed conversation …`, then its last few messages, on stderr."""
+    echo_wrapped(
+        f"Resumed conversation {store.conversation_id} ({store.count()} messages).", err=True
+    )
+    for line in recent_lines(store, width):
+        echo(line, err=True)

@@ -153,6 +153,10 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch, start: Sessi
         pending = PendingNotice()
         banner = f"mini-letta · agent {session.agent.name} · {session.setup.provider.handle} · "
         echo_wrapped(banner + "/help for commands, Ctrl-D to leave", err=True)
+        if start.resume is not None:
+            from mini_letta.cli.conversation_picker import announce_resumed
+
+            announce_resumed(session.store, terminal.columns())
         while True:
             watch.print_finished()
             bar.follow(state.session)

@@ -58,10 +58,9 @@ def resume_cmd(state: SlashState, args: str) -> None:
     if target is None:
         return
     if state.switch(replace(state.request, conversation_id=target, new=False)):
-        store = state.session.store
-        echo_wrapped(
-            f"Resumed conversation {store.conversation_id} ({store.count()} messages).", err=True
-        )
+        from mini_letta.cli.conversation_picker import announce_resumed
+
+        announce_resumed(state.session.store, state.terminal.columns())
 
 
 def _pick_conversation(state: SlashState) -> str | None:
