@@ -174,6 +174,7 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch, start: Sessi
             watch.print_finished()  # a reflection that ended while we waited for this line
             if not line:
                 continue
+            attach = True
             if line.startswith("/"):
                 builtin = find_command(line.partition(" ")[0]) is not None
                 prompt = None if builtin else skill_prompt(line, state)  # `/NAME` runs a skill
@@ -181,8 +182,8 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch, start: Sessi
                     if not run_slash_command(line, state):
                         return
                     continue
-                line = prompt
-            interrupted = _turn(state, line)
+                line, attach = prompt, False  # a skill's text is no prompt to scan for `@`
+            interrupted = _turn(state, line, attach)
             if state.session.renderer.tool_count and not hinted:
                 hinted = True
                 echo_wrapped(
@@ -197,11 +198,16 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch, start: Sessi
         state.session.close()
 
 
-def _turn(state: SlashState, line: str) -> bool:
-    """Run one turn with background lines held back; True when Ctrl-C cut it short."""
+def _turn(state: SlashState, line: str, attach: bool) -> bool:
+    """Run one turn with background lines held back; True when Ctrl-C cut it short. An
+    `@path` that cannot be attached is one line, and nothing is sent."""
+    from mini_letta.tools.attachments import AttachmentError
+
     state.watch.turn_running = True
     try:
-        state.session.turn(line)
+        state.session.turn(line, attach=attach)
+    except AttachmentError as exc:
+        echo_wrapped(f"mini-letta: {exc}", err=True)
     except KeyboardInterrupt:
         echo_wrapped(f"\n(interrupted) {LEAVE_HINT}", err=True)
         return True
