@@ -117,9 +117,20 @@ def test_new_and_clear_start_conversations_and_keep_memory(cli):
     head = cli("memory", "log").stdout
     result = _session(cli, "/new", "/clear", "/conversations")
     assert len(re.findall(r"^New conversation conv-", result.stderr, re.MULTILINE)) == 2
-    assert len(_conversations(cli)) == 3
-    assert result.stdout.count("conv-") == 3
+    assert result.stdout.count("conv-") == 2  # /new's, left empty by /clear, is gone at once
     assert cli("memory", "log").stdout == head
+
+
+def test_new_and_clear_leave_no_empty_conversation_behind(cli):
+    first = json.loads(cli("chat", "-p", "hello", "--output-format", "json").stdout)
+    _session(cli, "/new", "/clear", "/new")
+    assert [c["id"] for c in _conversations(cli)] == [first["conversationId"]]
+    again = json.loads(cli("-c", "-p", "on", "--output-format", "json").stdout)
+    assert again["conversationId"] == first["conversationId"]  # the last one is current again
+    used = _session(cli, "/new", "kept")
+    assert "我听到了：kept" in used.stdout and len(_conversations(cli)) == 2
+    _session(cli, "/model mock", "/permissions plan")  # a switch keeping the conversation
+    assert len(_conversations(cli)) == 2
 
 
 def test_permissions_show_and_change_the_sessions_mode(cli):

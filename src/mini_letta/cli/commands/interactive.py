@@ -194,8 +194,8 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch, start: Sessi
             if notice:
                 echo_wrapped(notice, err=True)
 
-    finally:  # the session's model client (the last one after a switch) is closed
-        state.session.close()
+    finally:  # the model client is closed; a conversation left empty is removed
+        state.leave()
 
 
 def _turn(state: SlashState, line: str, attach: bool) -> bool:
