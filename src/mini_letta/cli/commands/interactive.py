@@ -126,6 +126,7 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch, start: Sessi
     from mini_letta.cli.headless import ChatSession, SessionRequest
     from mini_letta.cli.session_bar import SessionBar
     from mini_letta.cli.session_status import PendingNotice
+    from mini_letta.cli.typing_hold import held_typing
 
     bar = SessionBar("", "", 0, running=lambda: watch.running)
     read_line, read_answer = _read_line_factory(terminal, world, bar, lambda: state)
@@ -179,7 +180,9 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch, start: Sessi
                 builtin = find_command(line.partition(" ")[0]) is not None
                 prompt = None if builtin else skill_prompt(line, state)  # `/NAME` runs a skill
                 if prompt is None:
-                    if not run_slash_command(line, state):
+                    with held_typing(terminal.stdin):
+                        goes_on = run_slash_command(line, state)
+                    if not goes_on:
                         return
                     continue
                 line, attach = prompt, False  # a skill's text is no prompt to scan for `@`

@@ -1,0 +1,40 @@
+"""What the user types while a slash command runs waits, unseen, for the next prompt.
+
+Between prompts the terminal is back in cooked mode: typed text would be echoed raw across the
+command's output, and the line discipline would turn Enter into a newline that the prompt then
+reads as Ctrl-J (a new line in the input) instead of sending it. While a command runs, input is
+held uncooked and unechoed (Ctrl-C still interrupts), so the next prompt receives the keys as
+typed, Enter included. Nothing to do when standard input is no terminal, or without termios.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TextIO
+
+
+@contextmanager
+def held_typing(stdin: TextIO) -> Iterator[None]:
+    """Hold typed keys unechoed and uncooked for the body; the terminal's modes come back after."""
+    try:
+        import termios
+
+        fd = stdin.fileno()
+        saved = termios.tcgetattr(fd) if stdin.isatty() else None
+    except (ImportError, OSError, ValueError, AttributeError):  # Windows, a closed or fake stream
+        saved = None
+    if saved is None:
+        yield
+        return
+    held = list(saved)
+    held[0] = saved[0] & ~termios.ICRNL  # Enter stays a carriage return: the prompt sends it
+    held[3] = saved[3] & ~(termios.ECHO | termios.ICANON)  # ISIG kept: Ctrl-C interrupts
+    chars = list(saved[6])
+    chars[termios.VMIN], chars[termios.VTIME] = 1, 0
+    held[6] = chars
+    termios.tcsetattr(fd, termios.TCSANOW, held)  # TCSANOW: nothing typed is thrown away
+    try:
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSANOW, saved)
