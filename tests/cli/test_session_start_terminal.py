@@ -45,3 +45,39 @@ def test_text_typed_while_a_slash_command_waits_is_not_echoed_and_its_enter_is_k
     rows = [row.strip() for row in screen.splitlines()]
     assert "typed ahead" not in rows  # never echoed raw on a line of its own
     assert rows.count("› typed ahead") == 1
+
+
+def test_resume_without_an_id_picks_from_a_list_then_shows_where_it_stopped(cli, project, home):
+    assert cli("-p", "first question").code == 0
+    assert cli("--new", "-p", "second question").code == 0
+    older = next(c for c in _conversations(cli) if c["title"] == "first question")
+    with session_pane(home.root, project, args=("-r",), ready=False, width=100) as pane:
+        screen = pane.wait_for("Resume which (number, empty to cancel)?")
+        rows = [row for row in screen.splitlines() if "msgs" in row]
+        assert "2 msgs  second question" in rows[0] and "2 msgs  first question" in rows[1]
+        pane.type("2")
+        pane.send("Enter")
+        pane.wait_for_prompt()
+        screen = pane.screen()
+        assert f"Resumed conversation {older['id']} (2 messages)." in screen
+        assert "  you: first question" in screen
+        assert "  agent: （mock）我听到了：first question" in screen
+        pane.enter("and more")
+        pane.wait_for("我听到了：and more")
+    counts = {c["title"]: c for c in _conversations(cli)}
+    shown = cli("conversations", "show", str(counts["first question"]["id"]), "--json")
+    assert json.loads(shown.stdout)["messageCount"] == 4
+
+
+def test_agent_new_and_model_flags_start_the_session_so(cli, project, home):
+    assert cli("agents", "create", "--name", "alpha").code == 0
+    assert cli("agents", "create", "--name", "beta").code == 0
+    assert cli("-p", "hi", "--agent", "beta").code == 0
+    flags = ("--agent", "beta", "--new", "-m", "qwen2.5-coder:7b")
+    with session_pane(home.root, project, args=flags, width=100) as pane:
+        screen = pane.wait_for("mini-letta · agent beta · ollama/qwen2.5-coder:7b")
+        assert "beta · ollama/qwen2.5-coder:7b · context" in screen  # the status line
+        pane.enter("/exit")
+        wait_until(lambda: not pane.alive(), "the session to leave")
+    listed = json.loads(cli("conversations", "list", "--agent", "beta", "--json").stdout)
+    assert [c["title"] for c in listed] == ["hi"]  # --new's conversation, unused, is gone
