@@ -187,7 +187,7 @@ def test_completers_offer_what_exists(cli, home):
     assert memory(state, "show system/h") == [f"show {HUMAN}"]
     assert permissions(state, "b") == ["bypassPermissions"]
     model = BY_NAME["/model"].complete
-    assert model is not None and model(state, "o") == ["openai/", "ollama/"]
+    assert model is not None and model(state, "o") == ["opus", "openai/", "ollama/"]
     assert model(state, "")[:2] == ["mock", "script:"]
 
 

@@ -94,7 +94,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/help", "", "this list", _help),
     SlashCommand("/memory", "[show|log|diff|edit]", "the memory tree, a file, its history", mem.memory_cmd, _memory_words),  # noqa: E501
     SlashCommand("/search", "QUERY [--memory]", "search every conversation (or memory) of this agent", mem.search_cmd),  # noqa: E501
-    SlashCommand("/model", "[MODEL]", "show the model, or switch this session to another (sonnet, gpt-5, …)", ses.model_cmd, _models),  # noqa: E501
+    SlashCommand("/model", "[MODEL]", "show the model, or switch this session to another", ses.model_cmd, _models),  # noqa: E501
     SlashCommand("/agents", "", "list the agents", ses.agents_cmd),
     SlashCommand("/agent", "NAME", "switch to another agent", ses.agent_cmd, _agent_names),
     SlashCommand("/conversations", "", "list this agent's conversations", ses.conversations_cmd),
