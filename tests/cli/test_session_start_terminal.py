@@ -21,16 +21,21 @@ def _conversations(cli) -> list[dict[str, object]]:
     return list(json.loads(cli("conversations", "list", "--json").stdout))
 
 
-def test_text_typed_while_a_slash_command_waits_is_not_echoed_and_its_enter_is_kept(
-    cli, project, home
+@pytest.mark.parametrize(
+    ("line", "done"),
+    [("/compact", "Nothing to compact yet."), ("a turn", "（mock）我听到了：a turn")],
+    ids=["slash-command", "turn"],
+)
+def test_text_typed_while_a_command_waits_is_not_echoed_and_its_enter_is_kept(
+    cli, project, home, line, done
 ):
     assert cli("-p", "first").code == 0
     (conversation,) = _conversations(cli)
     agent = json.loads(cli("agents", "show", "--json").stdout)["id"]
     lock = home.conversation_files(agent, str(conversation["id"])).lock
     with session_pane(home.root, project) as pane:
-        with exclusive_lock(lock):  # /compact waits for the conversation's lock: a slow command
-            pane.enter("/compact")
+        with exclusive_lock(lock):  # /compact and a turn wait for it: a slow command
+            pane.enter(line)
             # The command runs (the prompt gave back the terminal, Ctrl-C is a signal again) ...
             wait_until(lambda: pane.tty_flags()[1] & termios.ISIG, "the slash command to run")
             wait_until(
@@ -40,7 +45,7 @@ def test_text_typed_while_a_slash_command_waits_is_not_echoed_and_its_enter_is_k
             )
             pane.type("typed ahead")
             pane.send("Enter")
-        pane.wait_for("Nothing to compact yet.")
+        pane.wait_for(done)
         screen = pane.wait_for("（mock）我听到了：typed ahead")  # the Enter sent the line
     rows = [row.strip() for row in screen.splitlines()]
     assert "typed ahead" not in rows  # never echoed raw on a line of its own

@@ -186,7 +186,8 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch, start: Sessi
                         return
                     continue
                 line, attach = prompt, False  # a skill's text is no prompt to scan for `@`
-            interrupted = _turn(state, line, attach)
+            with held_typing(terminal.stdin):  # the next message can be typed meanwhile
+                interrupted = _turn(state, line, attach)
             if state.session.renderer.tool_count and not hinted:
                 hinted = True
                 echo_wrapped(
