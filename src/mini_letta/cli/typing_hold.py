@@ -4,7 +4,8 @@ Between prompts the terminal is back in cooked mode: typed text would be echoed 
 command's output, and the line discipline would turn Enter into a newline that the prompt then
 reads as Ctrl-J (a new line in the input) instead of sending it. While a command runs, input is
 held uncooked and unechoed (Ctrl-C still interrupts; an approval prompt or an editor sets its
-own modes and gives ours back), so the next prompt receives the keys as typed, Enter included. Nothing to do when standard input is no terminal, or without termios.
+own modes and gives ours back), so the next prompt receives the keys as typed, Enter included.
+Nothing to do when standard input is no terminal, or without termios.
 """
 
 from __future__ import annotations
