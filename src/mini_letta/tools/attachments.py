@@ -66,7 +66,7 @@ def attach_files(prompt: str, ctx: ToolContext) -> str:
         total += len(attachment.text.encode("utf-8"))
         if total > MAX_TOTAL_BYTES:
             raise AttachmentError(
-                f"@{raw}: the attached files come to more than {MAX_TOTAL_BYTES // 1000} KB; "
+                f"@{_shown(raw)}: the attached files come to more than {MAX_TOTAL_BYTES // 1000} KB; "
                 "attach fewer, or ask the agent to read them"
             )
         attached.append(attachment)
@@ -78,29 +78,46 @@ def attach_files(prompt: str, ctx: ToolContext) -> str:
 
 def _attachment(raw: str, ctx: ToolContext) -> Attachment | None:
     """The file `raw` names; None when the word is no reference (no such file, no path)."""
+    try:
+        return _read_attachment(raw, ctx)
+    except (OSError, RuntimeError) as exc:  # a name too long, a symlink loop, no permission
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise AttachmentError(f"@{_shown(raw)}: cannot be read ({reason})") from None
+
+
+def _shown(raw: str) -> str:
+    """A path as an error line names it: printable, and not longer than a line."""
+    text = raw if raw.isprintable() else repr(raw)[1:-1]
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _read_attachment(raw: str, ctx: ToolContext) -> Attachment | None:
     candidate = ctx.cwd / Path(raw).expanduser()
     if not os.path.lexists(candidate) and "/" not in raw and "." not in raw:
         return None  # `@alice`: a word, not a path
     try:
         path = resolve_tool_path(raw, ctx)
     except ToolInputError as exc:
-        raise AttachmentError(f"@{raw}: {exc}") from None
+        raise AttachmentError(f"@{_shown(raw)}: {exc}") from None
     if not path.exists():
         raise AttachmentError(
-            f"@{raw}: no such file (in backticks, `@{raw}` stays text); nothing was sent"
+            f"@{_shown(raw)}: no such file (in backticks, `@{_shown(raw)}` stays text); "
+            "nothing was sent"
         )
     if not path.is_file():
-        raise AttachmentError(f"@{raw}: not a regular file (a folder, FIFO or device)")
+        raise AttachmentError(f"@{_shown(raw)}: not a regular file (a folder, FIFO or device)")
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
         raise AttachmentError(
-            f"@{raw}: {size // 1000} KB, over the {MAX_FILE_BYTES // 1000} KB an attachment may "
+            f"@{_shown(raw)}: {size // 1000} KB, over the {MAX_FILE_BYTES // 1000} KB an attachment may "
             "be; ask the agent to read the part you mean"
         )
     with path.open("rb") as handle:  # at most the cap, should the file grow meanwhile
         data = handle.read(MAX_FILE_BYTES)
     if b"\x00" in data[:SNIFF_BYTES]:
-        raise AttachmentError(f"@{raw}: a binary file (it contains NUL bytes); only text attaches")
+        raise AttachmentError(
+            f"@{_shown(raw)}: a binary file (it contains NUL bytes); only text attaches"
+        )
     from mini_letta.memory.secrets import redact_secrets
 
     text = redact_secrets(data.decode("utf-8", errors="replace"))

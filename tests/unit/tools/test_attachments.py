@@ -76,8 +76,22 @@ def test_a_named_file_is_attached_once_and_secrets_are_redacted(tmp_path, clock)
         ("see @blob.bin", "a binary file"),
         ("see @big.txt", f"over the {MAX_FILE_BYTES // 1000} KB"),
         ("see @link.txt", "outside the working directory"),
+        ("see @loop.txt", "@loop.txt: cannot be read (Symlink loop"),
+        ("see @" + "a/" * 3000 + "x.txt", "cannot be read (File name too long)"),
+        ("see @nul\x00.txt", "@nul\\x00.txt: 'path' must not contain NUL"),
     ],
-    ids=["missing", "folder", "parent", "absolute", "binary", "too-big", "symlink-out"],
+    ids=[
+        "missing",
+        "folder",
+        "parent",
+        "absolute",
+        "binary",
+        "too-big",
+        "symlink-out",
+        "symlink-loop",
+        "long-name",
+        "nul",
+    ],  # fmt: skip
 )
 def test_a_reference_that_cannot_attach_is_one_line(tmp_path, clock, prompt, message):
     work = tmp_path / "work"
@@ -86,7 +100,9 @@ def test_a_reference_that_cannot_attach_is_one_line(tmp_path, clock, prompt, mes
     (work / "blob.bin").write_bytes(b"\x7fELF\x00\x01")
     (work / "big.txt").write_text("x" * (MAX_FILE_BYTES + 1))
     os.symlink(tmp_path / "outside.txt", work / "link.txt")
+    os.symlink("loop.txt", work / "loop.txt")
     with pytest.raises(AttachmentError) as caught:
         attach_files(prompt, make_context(work, clock))
     assert message in str(caught.value) and "\n" not in str(caught.value)
+    assert len(str(caught.value)) < 300
     assert caught.value.exit_code == 2
