@@ -66,8 +66,8 @@ def attach_files(prompt: str, ctx: ToolContext) -> str:
         total += len(attachment.text.encode("utf-8"))
         if total > MAX_TOTAL_BYTES:
             raise AttachmentError(
-                f"@{_shown(raw)}: the attached files come to more than {MAX_TOTAL_BYTES // 1000} KB; "
-                "attach fewer, or ask the agent to read them"
+                f"@{_shown(raw)}: the attached files come to more than "
+                f"{MAX_TOTAL_BYTES // 1000} KB; attach fewer, or ask the agent to read them"
             )
         attached.append(attachment)
     if not attached:
@@ -109,8 +109,8 @@ def _read_attachment(raw: str, ctx: ToolContext) -> Attachment | None:
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
         raise AttachmentError(
-            f"@{_shown(raw)}: {size // 1000} KB, over the {MAX_FILE_BYTES // 1000} KB an attachment may "
-            "be; ask the agent to read the part you mean"
+            f"@{_shown(raw)}: {size // 1000} KB, over the {MAX_FILE_BYTES // 1000} KB an "
+            "attachment may be; ask the agent to read the part you mean"
         )
     with path.open("rb") as handle:  # at most the cap, should the file grow meanwhile
         data = handle.read(MAX_FILE_BYTES)

@@ -106,3 +106,13 @@ def test_a_reference_that_cannot_attach_is_one_line(tmp_path, clock, prompt, mes
     assert message in str(caught.value) and "\n" not in str(caught.value)
     assert len(str(caught.value)) < 300
     assert caught.value.exit_code == 2
+
+
+def test_all_of_a_prompts_attachments_are_capped_together(tmp_path, clock):
+    names = [f"part{n}.txt" for n in range(3)]
+    for name in names:
+        (tmp_path / name).write_text("y" * (MAX_FILE_BYTES - 10))
+    ctx = make_context(tmp_path, clock)
+    assert attach_files("@part0.txt @part1.txt", ctx).count("<file ") == 2
+    with pytest.raises(AttachmentError, match="@part2.txt: the attached files come to more"):
+        attach_files(" ".join(f"@{name}" for name in names), ctx)
