@@ -86,3 +86,19 @@ def test_agent_new_and_model_flags_start_the_session_so(cli, project, home):
         wait_until(lambda: not pane.alive(), "the session to leave")
     listed = json.loads(cli("conversations", "list", "--agent", "beta", "--json").stdout)
     assert [c["title"] for c in listed] == ["hi"]  # --new's conversation, unused, is gone
+
+
+def test_resume_with_nothing_to_pick_starts_the_first_conversation(cli, project, home):
+    with session_pane(home.root, project, args=("-r",)) as pane:
+        assert "No conversations to resume yet; starting the first one." in pane.screen()
+        pane.enter("hello")
+        pane.wait_for("我听到了：hello")
+
+
+def test_an_empty_answer_to_the_picker_starts_nothing(cli, project, home):
+    assert cli("-p", "only one").code == 0
+    with session_pane(home.root, project, args=("-r",), ready=False) as pane:
+        pane.wait_for("Resume which (number, empty to cancel)?")
+        pane.send("Enter")
+        wait_until(lambda: not pane.alive(), "the picker to leave without a session")
+    assert len(_conversations(cli)) == 1

@@ -99,17 +99,18 @@ def _resumed(world: World, terminal: Terminal, start: SessionStart) -> str | Non
             "(`mini-letta conversations list`), or -c for the last conversation"
         )
     from mini_letta.cli.conversation_picker import pick_conversation
+    from mini_letta.conversations.registry import list_conversations
     from mini_letta.workspace import find_project_agent
 
     agent = find_project_agent(world, start.agent)
-    if agent is None:
+    if agent is None or not list_conversations(world.home, agent.id):
         echo_wrapped("No conversations to resume yet; starting the first one.", err=True)
         return None
     picked = pick_conversation(
         world.home, agent.id, None, lambda prompt: _prompted_line(terminal, prompt), None
     )
     if picked is None:
-        raise click.exceptions.Exit(0)  # cancelled (or nothing to pick): nothing starts
+        raise click.exceptions.Exit(0)  # cancelled, or a number out of range: nothing starts
     return picked
 
 
