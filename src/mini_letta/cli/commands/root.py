@@ -61,7 +61,10 @@ def app(
     continue_last: bool,
     resume: str | None,
 ) -> None:
-    """mini-letta: a memory-first, stateful agent for the terminal."""
+    """mini-letta: a memory-first, stateful agent for the terminal.
+
+    With no command, the interactive session (these options start it); `mini-letta -p TEXT
+    [OPTIONS]` is one headless turn, as `chat -p TEXT`."""
     start = SessionStart(agent, new, model, resume)
     if ctx.invoked_subcommand is not None:
         if start != SessionStart() or continue_last:
