@@ -51,13 +51,14 @@ class SlashState(Struct):
         return True
 
     def leave(self, next_conversation: str | None = None) -> None:
-        """Close the session; its conversation goes too if it holds no message (unless the
-        next session continues it: a /model or /permissions switch keeps the conversation)."""
+        """Close the session; its conversation goes too if it holds no message, unless the
+        next session continues it (a /model or /permissions switch) or a reflection this
+        session started may still read it (`/dream` on an empty conversation)."""
         from mini_letta.workspace import leave_conversation
 
         self.session.close()
         store = self.session.store
-        if store.conversation_id != next_conversation:
+        if store.conversation_id != next_conversation and not self.watch.running:
             leave_conversation(self.request.world, store)
 
 
