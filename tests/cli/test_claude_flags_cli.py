@@ -79,6 +79,8 @@ def test_resume_without_an_id_needs_a_terminal_as_claude_p_does(cli):
 def test_leading_options_with_p_anywhere_are_a_chat_turn(cli):
     result = cli("--model", "mock", "--new", "-p", "hi", "--output-format", "json")
     assert _json(result)["result"] == "（mock）我听到了：hi"
+    short = cli("-m", "mock", "-p", "again", "--output-format", "json")
+    assert _json(short)["result"] == "（mock）我听到了：again"
 
 
 def test_session_flags_before_a_command_are_refused_in_one_line(cli):

@@ -82,7 +82,9 @@ def model_option(help_text: str) -> Callable[[F], F]:
 
 def agent_options(func: F) -> F:
     """--agent, --conversation, --new, --model: which agent and conversation a turn uses."""
-    func = model_option("Model for this run only (mock, openai/…); agent.json keeps its own.")(func)
+    func = model_short_option(
+        "Model for this run only (mock, sonnet, openai/…); agent.json keeps its own."
+    )(func)
     func = click.option(
         "--new", is_flag=True, help="Start a new conversation and make it current."
     )(func)
@@ -119,7 +121,7 @@ def resume_option(func: F) -> F:
 
 
 def model_short_option(help_text: str) -> Callable[[F], F]:
-    """-m/--model, as the interactive session takes it."""
+    """-m/--model: the interactive session's and chat's (other commands say --model)."""
     return click.option("-m", "--model", metavar="MODEL", callback=check_model, help=help_text)
 
 
