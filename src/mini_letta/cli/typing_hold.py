@@ -12,17 +12,24 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TextIO
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mini_letta.cli.terminal import Terminal
 
 
 @contextmanager
-def held_typing(stdin: TextIO) -> Iterator[None]:
-    """Hold typed keys unechoed and uncooked for the body; the terminal's modes come back after."""
+def held_typing(terminal: Terminal) -> Iterator[None]:
+    """Hold typed keys unechoed and uncooked for the body; the terminal's modes come back after.
+
+    Only for the prompt on a terminal: a session whose output is redirected reads plain lines
+    in cooked mode, which a held carriage return would not end."""
+    stdin = terminal.stdin
     try:
         import termios
 
         fd = stdin.fileno()
-        saved = termios.tcgetattr(fd) if stdin.isatty() else None
+        saved = termios.tcgetattr(fd) if terminal.is_interactive() else None
     except (ImportError, OSError, ValueError, AttributeError):  # Windows, a closed or fake stream
         saved = None
     if saved is None:

@@ -181,13 +181,13 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch, start: Sessi
                 builtin = find_command(line.partition(" ")[0]) is not None
                 prompt = None if builtin else skill_prompt(line, state)  # `/NAME` runs a skill
                 if prompt is None:
-                    with held_typing(terminal.stdin):
+                    with held_typing(terminal):
                         goes_on = run_slash_command(line, state)
                     if not goes_on:
                         return
                     continue
                 line, attach = prompt, False  # a skill's text is no prompt to scan for `@`
-            with held_typing(terminal.stdin):  # the next message can be typed meanwhile
+            with held_typing(terminal):  # the next message can be typed meanwhile
                 interrupted = _turn(state, line, attach)
             if state.session.renderer.tool_count and not hinted:
                 hinted = True
