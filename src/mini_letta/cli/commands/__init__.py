@@ -13,6 +13,7 @@ COMMANDS: dict[str, str] = {
     "compact": "mini_letta.cli.commands.compact:compact",
     "config": "mini_letta.cli.commands.config:config",
     "context": "mini_letta.cli.commands.context:context",
+    "models": "mini_letta.cli.commands.models:models",
     "memory": "mini_letta.cli.commands.memory:memory",
     "mcp": "mini_letta.cli.commands.mcp:mcp_cmd",
     "sleeptime": "mini_letta.cli.commands.sleeptime:sleeptime",
