@@ -25,6 +25,8 @@ OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("text", "json", "stream-json")
 INPUT_FORMATS = ("text", "stream-json")
 MAX_STEPS = 20  # the turn loop's DEFAULT_MAX_STEPS, which a test holds equal
 
+PICK = ""  # `-r` given without an ID: pick from a list (on a terminal)
+
 # A callback click runs on a value: `nonempty` refuses "" and spaces (the plain form declines
 # them, so click says so); the others convert or look a value up, so only click reads them.
 Check = Literal["nonempty", "model", "base_url"]
@@ -42,11 +44,12 @@ class OptionSpec(Struct, frozen=True):
     default: str | int | None = None  # shown in --help when set
     minimum: int | None = None  # an integer of at least this
     check: Check | None = None
+    bare: str | None = None  # the value when given without one (`-r` alone); None: it needs one
 
     @property
     def plain(self) -> bool:
         """Whether the plain form reads it: a value click keeps as it is, or a flag."""
-        return self.minimum is None and self.check in (None, "nonempty")
+        return self.minimum is None and self.bare is None and self.check in (None, "nonempty")
 
 
 AGENT = OptionSpec(
@@ -70,26 +73,36 @@ BASE_URL = OptionSpec(
     metavar="URL",
     check="base_url",
 )
+MODEL = OptionSpec(
+    "model",
+    ("-m", "--model"),
+    "Model for this run only (mock, sonnet, openai/…); agent.json keeps its own.",
+    metavar="MODEL",
+    check="model",
+)
+RESUME = OptionSpec(
+    "resume",
+    ("-r", "--resume"),
+    "Continue conversation ID; without ID, pick one from a list (interactive only).",
+    metavar="[ID]",
+    bare=PICK,
+)
 CHAT_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "prompt", ("-p", "--prompt"), "The message to send; '-' reads it from standard input.",
     ),
     AGENT,
     OptionSpec(
-        "conversation", ("--conversation", "-r", "--resume"),
-        "Continue this conversation (-r/--resume ID as in `claude -r`).", metavar="ID",
+        "conversation", ("--conversation",), "Continue this conversation.", metavar="ID",
         check="nonempty",
     ),
+    RESUME,
     OptionSpec(
         "continue_last", ("-c", "--continue"),
         "Continue the project's last conversation (the default; as `claude -c`).", flag=True,
     ),
     OptionSpec("new", ("--new",), "Start a new conversation and make it current.", flag=True),
-    OptionSpec(
-        "model", ("--model",),
-        "Model for this run only (mock, openai/…); agent.json keeps its own.", metavar="HANDLE",
-        check="model",
-    ),
+    MODEL,
     BASE_URL,
     OptionSpec(
         "tools", ("--tools",),
@@ -143,6 +156,7 @@ class ChatArgs(Struct, frozen=True):
     prompt: str | None
     agent: str | None
     conversation: str | None
+    resume: str | None  # -r ID, as `claude -r`: the conversation too
     continue_last: bool  # -c: the project's last conversation, which is the default
     new: bool
     model: str | None
@@ -157,6 +171,11 @@ class ChatArgs(Struct, frozen=True):
     context_window: int | None
     recompile: bool
     background_reflection: bool
+
+    @property
+    def conversation_id(self) -> str | None:
+        """The conversation named by --conversation or -r/--resume."""
+        return self.conversation if self.resume is None else self.resume.strip()
 
 
 def chat_args(given: dict[str, Any]) -> ChatArgs:
@@ -177,12 +196,20 @@ def usage_problem(args: ChatArgs) -> str | None:
             "chat needs -p TEXT (or -p - to read standard input, or --input-format stream-json); "
             "run `mini-letta` with no command for the interactive session"
         )
-    if args.new and args.conversation:
+    if args.resume is not None and args.resume.strip() == PICK:
+        return (
+            "-r/--resume without an ID picks from a list in the interactive session "
+            "(`mini-letta -r`); with -p give the ID (`mini-letta conversations list`), "
+            "or -c for the last conversation"
+        )
+    if args.resume is not None and args.conversation is not None:
+        return "-r/--resume and --conversation both name a conversation; give one"
+    if args.new and args.conversation_id:
         return (
             "--new and --conversation exclude each other (--new starts a conversation, "
             "--conversation continues one)"
         )
-    if args.continue_last and (args.new or args.conversation):
+    if args.continue_last and (args.new or args.conversation_id):
         return "-c/--continue continues the last conversation: it excludes --new and --conversation"
     return None
 

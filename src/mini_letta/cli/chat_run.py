@@ -17,7 +17,7 @@ def run_chat(args: ChatArgs, terminal: Terminal) -> int:
     request = SessionRequest(
         world=world_of(terminal),
         agent_ref=args.agent,
-        conversation_id=args.conversation,
+        conversation_id=args.conversation_id,
         new=args.new,
         model=args.model,
         output_format=args.output_format or ("stream-json" if streaming_input else "text"),

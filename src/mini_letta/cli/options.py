@@ -10,7 +10,9 @@ from typing import Any, TypeVar
 
 import click
 
-from mini_letta.cli.chat_args import AGENT, CONTEXT_WINDOW, OptionSpec
+from mini_letta.cli.chat_args import AGENT, CONTEXT_WINDOW, MODEL, RESUME, OptionSpec
+from mini_letta.cli.chat_args import PICK as PICK
+from mini_letta.structs import replace
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -81,6 +83,8 @@ def click_option(spec: OptionSpec) -> Callable[[F], F]:
     settings: dict[str, Any] = {"help": spec.help, "type": kind}
     if spec.flag:
         settings["is_flag"] = True
+    if spec.bare is not None:  # the value is optional: `-r` alone gives `bare`
+        settings.update(is_flag=False, flag_value=spec.bare)
     if spec.metavar is not None:
         settings["metavar"] = spec.metavar
     if spec.default is not None:  # a flag's default, False, is click's
@@ -104,3 +108,9 @@ def click_options(specs: Sequence[OptionSpec]) -> Callable[[F], F]:
 
 agent_option = click_option(AGENT)
 context_window_option = click_option(CONTEXT_WINDOW)
+resume_option = click_option(RESUME)
+
+
+def model_short_option(help_text: str) -> Callable[[F], F]:
+    """-m/--model: the interactive session's and chat's (other commands say --model)."""
+    return click_option(replace(MODEL, help=help_text))

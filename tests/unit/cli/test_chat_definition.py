@@ -51,7 +51,7 @@ def test_click_declares_exactly_the_table():
 
 def test_the_plain_form_reads_no_option_click_converts():
     plain = {spec.param for spec in CHAT_OPTIONS if spec.plain}
-    assert {"model", "base_url", "max_steps", "context_window"}.isdisjoint(plain)
+    assert {"model", "base_url", "max_steps", "context_window", "resume"}.isdisjoint(plain)
     assert {"prompt", "agent", "conversation", "new", "output_format"} <= plain
 
 
@@ -62,7 +62,6 @@ def test_the_plain_form_reads_no_option_click_converts():
         ["--prompt", "你好", "--output-format", "json"],
         ["--new", "-p", "hi", "--agent", "bob", "--recompile"],
         ["-p", "hi", "--conversation", "conv-1", "--background-reflection"],
-        ["-p", "hi", "-r", "conv-1"],  # an alias sets the same parameter
         ["-c", "-p", "hi"],
         ["-p", "hi", "--permission-mode", "plan", "--tools", "Read,Grep"],
         ["-p", "hi", "--input-format", "text", "--output-format", "stream-json"],
@@ -79,7 +78,8 @@ def test_common_headless_lines_take_the_plain_form(words):
         ["-p", "-"],  # standard input
         ["-p", "--new"],  # click takes the option's name as the prompt
         ["-p", "hi", "-p", "again"],  # click keeps the last
-        ["-p", "hi", "--conversation", "a", "-r", "b"],  # one parameter twice
+        ["-p", "hi", "-r", "conv-1"],  # its value is optional: click reads whether one follows
+        ["-p", "hi", "-m", "mock"],
         ["-p", "  "],  # click's usage error
         ["-p", "hi", "--agent", ""],
         ["-p", "hi", "--output-format", "JSON"],  # not a choice
@@ -115,6 +115,9 @@ def test_not_chat_is_not_the_plain_form():
         ["--output-format", "json"],
         ["-p", "hi", "--input-format", "stream-json", "--output-format", "stream-json"],
         ["--input-format", "stream-json", "--output-format", "json"],
+        ["-p", "hi", "-r"],  # picking from a list needs the interactive session
+        ["-p", "hi", "-r", "c1", "--conversation", "c2"],
+        ["-p", "hi", "-r", "c1", "--new"],
     ],
 )
 def test_click_refuses_what_the_one_check_refuses(words):
