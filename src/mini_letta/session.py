@@ -12,7 +12,7 @@ arrive outside a turn go to the injected sink.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING
 
 from mini_letta.llm.base import close_provider
@@ -124,15 +124,12 @@ class Session:
         self.reflection.deliver_waiting()
         return self.sync.take_failure()
 
-    def turn(self, text: str) -> Iterator[SessionEvent]:
+    def turn(self, text: str) -> Generator[SessionEvent, None, None]:
         """Run one turn: its events, its `TurnResult`, then `AfterTurn`. Read it to the end:
-        queued reflections and memory sync run after `AfterTurn` has been taken."""
-        result: TurnResult | None = None
-        for event in run_turn(self.setup, text):
-            if isinstance(event, TurnResult):
-                result = event
-            yield event
-        assert result is not None, "run_turn always ends with a TurnResult"
+        queued reflections and memory sync run after `AfterTurn` has been taken. A
+        KeyboardInterrupt thrown in at an event stops the turn as Ctrl-C does (what was said
+        is kept, the stop reason is `interrupted`) and comes back out."""
+        result = yield from _through(run_turn(self.setup, text))
         with self.reflection.after_turn(result.stop_reason) as outcome:
             yield AfterTurn(result, outcome)
         self.sync.after_turn()
@@ -155,6 +152,22 @@ class Session:
     def _deliver(self, outcome: PostTurnOutcome | ReflectionOutcome) -> None:
         if self._sink is not None:
             self._sink(outcome)
+
+
+def _through(events: Generator[TurnEvent, None, None]) -> Generator[TurnEvent, None, TurnResult]:
+    """The turn's events, then its result; an exception thrown in at an event is passed on to
+    the turn (a `for` loop would leave the turn suspended, so it could not record it)."""
+    result: TurnResult | None = None
+    for event in events:
+        if isinstance(event, TurnResult):
+            result = event
+        try:
+            yield event
+        except BaseException as exc:
+            events.throw(exc)  # run_turn records an interrupt and raises it again
+            raise
+    assert result is not None, "run_turn always ends with a TurnResult"
+    return result
 
 
 class AutoSync:

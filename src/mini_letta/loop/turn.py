@@ -49,7 +49,7 @@ from mini_letta.memory.recover import require_memory
 from mini_letta.tools.base import execute_tool_call
 
 
-def run_turn(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
+def run_turn(setup: TurnSetup, user_text: str) -> Generator[TurnEvent, None, None]:
     """Run one turn, yielding events; the last event is always a TurnResult.
 
     Provider errors end the turn with stop reason `error` (reported, not raised).
