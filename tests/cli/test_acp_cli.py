@@ -27,7 +27,10 @@ from acp.schema import (  # noqa: E402
     AllowedOutcome,
     ClientCapabilities,
     DeniedOutcome,
+    FileSystemCapabilities,
+    ReadTextFileResponse,
     RequestPermissionResponse,
+    WriteTextFileResponse,
 )
 
 TIMEOUT = 30
@@ -40,6 +43,9 @@ class RecordingClient:
         self.updates: list[tuple[str, Any]] = []
         self.permissions: list[tuple[Any, list[str]]] = []
         self.answers = list(answers or [])
+        self.buffers: dict[str, str] = {}  # unsaved editor buffers by path
+        self.reads: list[str] = []
+        self.writes: list[tuple[str, str]] = []
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         self.updates.append((session_id, update))
@@ -54,6 +60,17 @@ class RecordingClient:
         return RequestPermissionResponse(
             outcome=AllowedOutcome(outcome="selected", option_id=answer)
         )
+
+    async def read_text_file(self, session_id: str, path: str, **kwargs: Any) -> Any:
+        self.reads.append(path)
+        if path in self.buffers:
+            return ReadTextFileResponse(content=self.buffers[path])
+        return ReadTextFileResponse(content=Path(path).read_text(encoding="utf-8"))
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **kwargs: Any) -> Any:
+        self.writes.append((path, content))
+        Path(path).write_text(content, encoding="utf-8")  # as an editor saves what it wrote
+        return WriteTextFileResponse()
 
     def on_connect(self, conn: Any) -> None:
         pass
@@ -77,7 +94,8 @@ async def editor(
     command = (sys.executable, "-m", "mini_letta", "acp", *args)
     spawned = spawn_agent_process(client, *command, env=cli_env(home, env), cwd=cwd)
     async with spawned as (conn, proc):
-        capabilities = ClientCapabilities()
+        fs = FileSystemCapabilities(read_text_file=True, write_text_file=True)
+        capabilities = ClientCapabilities(fs=fs)
         reply = await asyncio.wait_for(
             conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities),
             TIMEOUT,
@@ -118,7 +136,12 @@ def test_a_prompt_streams_a_tool_call_asks_permission_and_ends_the_turn(
             tool_calls=[openai_tool_call("c1", "Write", '{"path": "notes.txt", "content": "hi"}')],
         ),
         openai_stream("Done."),
-        openai_stream(tool_calls=[openai_tool_call("c2", "Bash", '{"command": "rm notes.txt"}')]),
+        openai_stream(
+            tool_calls=[
+                openai_tool_call("c2", "Read", '{"path": "notes.txt"}'),
+                openai_tool_call("c3", "Bash", '{"command": "rm notes.txt"}'),
+            ]
+        ),
         openai_stream("Left it."),
     )
     env = {"OPENAI_API_KEY": "sk-test-dummy", "OPENAI_BASE_URL": scripted_server.url}
@@ -144,13 +167,18 @@ def test_a_prompt_streams_a_tool_call_asks_permission_and_ends_the_turn(
             assert asked.tool_call_id == "c1"
             assert options == ["allow-once", "allow-always", "reject"]
             assert (project / "notes.txt").read_text() == "hi"
+            notes = str((project / "notes.txt").resolve())
+            assert client.writes == [(notes, "hi")]  # through the editor
+            client.buffers[notes] = "hi, unsaved"
             await _until(lambda: "available_commands_update" in client.kinds(sid), "the commands")
 
             rejected = await asyncio.wait_for(
                 conn.prompt(session_id=sid, prompt=[acp.text_block("clean up")]), TIMEOUT
             )
             assert rejected.stop_reason == "end_turn"
-            bash = [u for s, u in client.updates if getattr(u, "tool_call_id", "") == "c2"]
+            read = [u for s, u in client.updates if getattr(u, "tool_call_id", "") == "c2"]
+            assert "hi, unsaved" in read[-1].content[0].content.text  # the editor's buffer
+            bash = [u for s, u in client.updates if getattr(u, "tool_call_id", "") == "c3"]
             assert [(u.session_update, u.status) for u in bash] == [
                 ("tool_call", "pending"),
                 ("tool_call_update", "failed"),

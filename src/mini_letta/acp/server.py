@@ -29,7 +29,7 @@ from mini_letta.loop.events import TurnResult
 from mini_letta.loop.setup import TurnOptions
 from mini_letta.session import AfterTurn, Session, Spawner
 from mini_letta.structs import Struct, replace
-from mini_letta.tools.base import Approver
+from mini_letta.tools.base import Approver, EditorFiles, ToolInputError
 from mini_letta.tools.permissions import PERMISSION_MODES, PermissionMode
 from mini_letta.workspace import World
 
@@ -77,6 +77,7 @@ class EditorSession:
         self.mode = mode
         self.session: Session | None = None
         self.approver: Approver | None = None
+        self.files: EditorFiles | None = None  # known once the session has its id
         self.tell: Callable[[str], None] = lambda text: None
 
     @property
@@ -86,6 +87,29 @@ class EditorSession:
 
     def approve(self, call: ToolCall, summary: str) -> bool:
         return self.approver is not None and self.approver(call, summary)
+
+
+class _LateFiles:
+    """The session's editor files for a `TurnOptions` made before the session has its id
+    (the conversation's); they are set before any turn runs."""
+
+    def __init__(self, opened: EditorSession) -> None:
+        self.opened = opened
+
+    def seam(self, read: bool, write: bool) -> EditorFiles | None:
+        if not (read or write):
+            return None
+        return EditorFiles(self.read_text if read else None, self.write_text if write else None)
+
+    def read_text(self, path: Path) -> str:
+        files = self.opened.files
+        assert files is not None and files.read_text is not None
+        return files.read_text(path)
+
+    def write_text(self, path: Path, text: str) -> None:
+        files = self.opened.files
+        assert files is not None and files.write_text is not None
+        files.write_text(path, text)
 
 
 class Bridge:
@@ -107,6 +131,31 @@ class Bridge:
         )
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
 
+    def editor_files(self, session_id: str, read: bool, write: bool) -> EditorFiles | None:
+        """The file tools' seam to the client's `fs/*` methods, as far as it offers them."""
+        if not (read or write):
+            return None
+
+        def read_text(path: Path) -> str:
+            coroutine = self.client.read_text_file(session_id=session_id, path=str(path))
+            return self._fs(coroutine, "read", path).content  # type: ignore[no-any-return]
+
+        def write_text(path: Path, text: str) -> None:
+            coroutine = self.client.write_text_file(
+                session_id=session_id, path=str(path), content=text
+            )
+            self._fs(coroutine, "write", path)
+
+        return EditorFiles(read_text if read else None, write_text if write else None)
+
+    def _fs(self, coroutine: Any, verb: str, path: Path) -> Any:
+        from acp import RequestError
+
+        try:
+            return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+        except (RequestError, ConnectionError) as exc:
+            raise ToolInputError(f"the editor could not {verb} {path}: {exc}") from exc
+
 
 class MiniLettaAgent:
     """The `acp.Agent` the SDK's connection calls; the work itself runs on the runner."""
@@ -117,6 +166,7 @@ class MiniLettaAgent:
         self.options = options
         self.sessions: dict[str, EditorSession] = {}
         self._bridge: Bridge | None = None
+        self.fs = (False, False)  # the client reads, writes text files for us
 
     def on_connect(self, conn: Client) -> None:
         self._bridge = Bridge(asyncio.get_running_loop(), conn)
@@ -140,6 +190,11 @@ class MiniLettaAgent:
 
         from mini_letta import __version__
 
+        fs = getattr(client_capabilities, "fs", None)
+        self.fs = (
+            bool(getattr(fs, "read_text_file", False)),
+            bool(getattr(fs, "write_text_file", False)),
+        )
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -229,6 +284,7 @@ class MiniLettaAgent:
         world = self.frontend.world_for(folder)
         opened = EditorSession(world, self.options.permission_mode)
         spawn = self.frontend.spawner_for(world) if self.frontend.spawner_for else None
+        files = _LateFiles(opened)
         opened.session = Session(
             world,
             agent=self.options.agent,
@@ -238,6 +294,7 @@ class MiniLettaAgent:
                 model=self.options.model,
                 permission_mode=opened.mode,
                 approve=opened.approve,
+                editor_files=files.seam(*self.fs),
             ),
             spawn=spawn,
             on_reflection=lambda outcome: opened.tell(
@@ -252,6 +309,7 @@ class MiniLettaAgent:
             memory_dir,
         )
         opened.tell = lambda text: self.bridge.send(session_id, agent_text(text))
+        opened.files = self.bridge.editor_files(session_id, *self.fs)
         return opened
 
     def _run_prompt(self, job: Job, opened: EditorSession, text: str) -> str:

@@ -20,7 +20,7 @@ from mini_letta.llm.registry import ProviderOptions, build_provider
 from mini_letta.memory.compile import PromptCompiler
 from mini_letta.settings import Settings, read_settings
 from mini_letta.structs import Struct
-from mini_letta.tools.base import Approver, ToolContext, Toolset
+from mini_letta.tools.base import Approver, EditorFiles, ToolContext, Toolset
 from mini_letta.tools.permissions import PermissionMode
 from mini_letta.tools.registry import build_toolset, choose_tool_names
 from mini_letta.workspace import World
@@ -56,6 +56,7 @@ class TurnOptions(Struct, frozen=True):
     allowed_tools: frozenset[str] = frozenset()
     disallowed_tools: frozenset[str] = frozenset()
     recompile: bool = False  # --recompile: show memory as it is now from this turn on
+    editor_files: EditorFiles | None = None  # an editor reads and writes the files (ACP)
 
 
 def build_agent_provider(world: World, agent: AgentRecord, options: TurnOptions) -> Provider:
@@ -163,6 +164,7 @@ def build_turn_setup(
         environ=world.environ,
         skills=skills,
         skill_dirs=_readable_skill_folders(world, skills),
+        editor_files=options.editor_files,
     )
     prompt = build_system_prompt(agent, store, skills=skills)
     if options.recompile:

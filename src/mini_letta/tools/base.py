@@ -39,6 +39,15 @@ class ToolInputError(MiniLettaError):
     """The model called a tool with arguments it does not accept; shown to the model."""
 
 
+class EditorFiles(Struct, frozen=True):
+    """An editor's own reading and writing of the working directory's files (ACP's `fs/*`):
+    Read sees unsaved changes, and Write and Edit show in the editor as they happen. Each is
+    None when the editor does not offer it; paths are absolute and already confined."""
+
+    read_text: Callable[[Path], str] | None = None
+    write_text: Callable[[Path, str], None] | None = None
+
+
 class ToolContext(Struct, frozen=True):
     cwd: Path
     clock: Clock
@@ -55,6 +64,7 @@ class ToolContext(Struct, frozen=True):
     skill_dirs: tuple[Path, ...] = ()  # the discovered skills' folders: readable, never written
     skills: Catalog | None = None  # the session's skills, for the Skill tool
     memory_file_cap: Callable[[], int] | None = None  # the memory tool's per-file token cap
+    editor_files: EditorFiles | None = None  # an editor's fs methods (`mini-letta acp`)
 
 
 class Tool(Protocol):
