@@ -202,6 +202,14 @@ def test_cancel_mid_turn_stops_it_and_keeps_what_was_said(scripted_server, home,
     async def drive() -> str:
         async with editor(client, home.root, project, "--model", "openai/x", env=env) as conn:
             sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            for bad in (
+                conn.new_session(cwd="relative/dir", mcp_servers=[]),
+                conn.prompt(session_id="conv-nope", prompt=[acp.text_block("hi")]),
+                conn.prompt(session_id=sid, prompt=[acp.text_block("   ")]),
+            ):
+                with pytest.raises(acp.RequestError) as refused:
+                    await asyncio.wait_for(bad, TIMEOUT)
+                assert refused.value.code == -32602 and "\n" not in str(refused.value)
             turn = asyncio.ensure_future(
                 conn.prompt(session_id=sid, prompt=[acp.text_block("keep me")])
             )
@@ -221,13 +229,15 @@ def test_cancel_mid_turn_stops_it_and_keeps_what_was_said(scripted_server, home,
 
 
 def test_sessions_share_one_agent_and_a_loaded_one_is_replayed(cli, home, project):
+    cli("agents", "create")  # reflection after every turn, in the foreground, as configured
+    cli("sleeptime", "--trigger", "step-count", "--steps", "1")
     first = RecordingClient()
 
     async def two_sessions() -> tuple[str, str]:
         async with editor(first, home.root, project, "--model", "mock") as conn:
             one = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
             two = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
-            for sid, text in ((one, "my name is Ada"), (two, "I use pnpm")):
+            for sid, text in ((one, "I prefer tabs for indentation"), (two, "I use pnpm")):
                 reply = await asyncio.wait_for(
                     conn.prompt(session_id=sid, prompt=[acp.text_block(text)]), TIMEOUT
                 )
@@ -240,6 +250,7 @@ def test_sessions_share_one_agent_and_a_loaded_one_is_replayed(cli, home, projec
             )
             assert listing.stop_reason == "end_turn"
             assert "system/" in first.text(one)
+            assert "☾ reflection" in first.text(one) and "merged" in first.text(one)
             return one, two
 
     one, two = asyncio.run(two_sessions())
@@ -254,10 +265,16 @@ def test_sessions_share_one_agent_and_a_loaded_one_is_replayed(cli, home, projec
             await asyncio.wait_for(
                 conn.load_session(cwd=str(project), session_id=one, mcp_servers=[]), TIMEOUT
             )
-            assert second.text(one, "user_message_chunk") == "my name is Ada"
+            assert second.text(one, "user_message_chunk") == "I prefer tabs for indentation"
             said = [m["content"] for m in _messages(home.root, one) if m["role"] == "assistant"]
             assert second.text(one) == "".join(said)  # a command's output is not in the log
             assert "agent_message_chunk" in second.kinds(one)
+            # what the first editor session's reflection learned, a new process remembers
+            human = conn.prompt(
+                session_id=one, prompt=[acp.text_block("/memory show system/human.md")]
+            )
+            await asyncio.wait_for(human, TIMEOUT)
+            assert "tabs" in second.text(one).rpartition("".join(said))[2]
             missing = conn.load_session(cwd=str(project), session_id="conv-nope", mcp_servers=[])
             with pytest.raises(acp.RequestError) as failed:
                 await asyncio.wait_for(missing, TIMEOUT)

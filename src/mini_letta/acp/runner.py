@@ -44,9 +44,22 @@ class TurnRunner:
         self._jobs.put(job)
         return job.future
 
-    def stop(self) -> None:
-        """Let `run` return once the jobs before this call are done."""
+    def stop(self, *, interrupt: bool = False) -> None:
+        """Let `run` return once the jobs before this call are done (`interrupt`: and stop
+        the running one, if it may be interrupted)."""
         self._jobs.put(None)
+        if interrupt:
+            with self._lock:
+                job = self._current
+                if job is not None and job.owner is not None:
+                    self._interrupt(job)
+
+    def _interrupt(self, job: Job) -> bool:
+        job.cancelled = True
+        if not job.interruptible or self._thread_id is None:
+            return False
+        signal.pthread_kill(self._thread_id, signal.SIGINT)
+        return True
 
     def run(self) -> None:
         """Run jobs until `stop`; must be the main thread (SIGINT is delivered there)."""
@@ -96,13 +109,9 @@ class TurnRunner:
         """Stop `owner`'s running job as Ctrl-C would; False when it has none to stop."""
         with self._lock:
             job = self._current
-            if job is None or job.owner != owner or self._thread_id is None:
+            if job is None or job.owner != owner:
                 return False
-            job.cancelled = True
-            if not job.interruptible:
-                return False
-            signal.pthread_kill(self._thread_id, signal.SIGINT)
-            return True
+            return self._interrupt(job)
 
 
 class _Interrupted(Exception):

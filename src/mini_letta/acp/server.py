@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
+from concurrent.futures import CancelledError
 from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -120,8 +121,7 @@ class Bridge:
         self.client = client
 
     def send(self, session_id: str, update: SessionUpdate) -> None:
-        coroutine = self.client.session_update(session_id=session_id, update=update)
-        asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+        self._wait(self.client.session_update(session_id=session_id, update=update))
 
     def ask(
         self, session_id: str, tool_call: Any, options: list[PermissionOption]
@@ -129,7 +129,14 @@ class Bridge:
         coroutine = self.client.request_permission(
             session_id=session_id, tool_call=tool_call, options=options
         )
-        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+        return self._wait(coroutine)  # type: ignore[no-any-return]
+
+    def _wait(self, coroutine: Any) -> Any:
+        """Its result; when the editor has gone, the turn stops as at Ctrl-C (and is kept)."""
+        try:
+            return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+        except (ConnectionError, RuntimeError, CancelledError) as exc:  # the loop has closed
+            raise KeyboardInterrupt from exc
 
     def editor_files(self, session_id: str, read: bool, write: bool) -> EditorFiles | None:
         """The file tools' seam to the client's `fs/*` methods, as far as it offers them."""
@@ -432,8 +439,8 @@ def serve(frontend: Frontend, options: ServerOptions) -> None:
             asyncio.run(run_agent(cast(Agent, agent)))
         except BaseException as exc:  # told by the main thread, as one line
             failed.append(exc)
-        finally:
-            runner.stop()
+        finally:  # the editor has gone: a turn still running stops as at Ctrl-C
+            runner.stop(interrupt=True)
 
     thread = threading.Thread(target=protocol, name="acp-protocol", daemon=True)
     thread.start()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 import click
 
@@ -50,6 +50,7 @@ def acp(agent: str | None, model: str | None, permission_mode: str) -> None:
     from mini_letta.cli.terminal import current_terminal
 
     terminal = current_terminal()
+    _one_line_logs(terminal.stderr)
 
     def world_for(cwd: Path) -> World:
         from mini_letta.cli.world import world_of
@@ -66,6 +67,21 @@ def acp(agent: str | None, model: str | None, permission_mode: str) -> None:
         ),
         ServerOptions(agent=agent, model=model, permission_mode=permission_mode),  # type: ignore[arg-type]
     )
+
+
+def _one_line_logs(stream: TextIO) -> None:
+    """The SDK logs a failed request with its traceback; here that is one line on stderr."""
+    import logging
+
+    class OneLine(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            error = record.exc_info[1] if record.exc_info else None
+            return f"mini-letta: acp: {record.getMessage()}" + (f": {error!r}" if error else "")
+
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(OneLine())
+    handler.setLevel(logging.WARNING)
+    logging.getLogger().addHandler(handler)
 
 
 def run_captured(argv: list[str], world: World) -> str:
