@@ -275,9 +275,10 @@ def test_sessions_share_one_agent_and_a_loaded_one_is_replayed(cli, home, projec
             )
             await asyncio.wait_for(human, TIMEOUT)
             assert "tabs" in second.text(one).rpartition("".join(said))[2]
-            missing = conn.load_session(cwd=str(project), session_id="conv-nope", mcp_servers=[])
-            with pytest.raises(acp.RequestError) as failed:
-                await asyncio.wait_for(missing, TIMEOUT)
-            assert "\n" not in str(failed.value)
+            for wrong in ("conv-nope", "../" + one):
+                missing = conn.load_session(cwd=str(project), session_id=wrong, mcp_servers=[])
+                with pytest.raises(acp.RequestError) as failed:
+                    await asyncio.wait_for(missing, TIMEOUT)
+                assert "\n" not in str(failed.value)
 
     asyncio.run(load())

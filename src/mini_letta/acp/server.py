@@ -230,6 +230,8 @@ class MiniLettaAgent:
     ) -> LoadSessionResponse:
         from acp.schema import LoadSessionResponse
 
+        if not is_conversation_name(session_id):  # it names a folder under the agent's
+            raise _invalid(f"{session_id[:80]!r} is not a session id (a conversation id)")
         session = await self._open(cwd, session_id)
         self._announce_commands(session.id)
         return LoadSessionResponse(modes=mode_state(session.mode))
@@ -398,6 +400,16 @@ def _set_mode(opened: EditorSession, mode: PermissionMode) -> None:
     opened.mode = mode
     context = replace(session.setup.tool_context, permission_mode=mode)
     session.setup = replace(session.setup, tool_context=context)
+
+
+def is_conversation_name(text: str) -> bool:
+    """One plain path component: a session id never reaches outside the agent's folder."""
+    return (
+        0 < len(text) <= 200
+        and text not in (".", "..")
+        and not any(c in text for c in "/\\\x00")
+        and text.strip() == text
+    )
 
 
 def _invalid(message: str) -> Exception:

@@ -8,7 +8,7 @@ import pytest
 from acp import text_block
 from acp.schema import EmbeddedResourceContentBlock, ResourceContentBlock, TextResourceContents
 
-from mini_letta.acp.server import prompt_text
+from mini_letta.acp.server import is_conversation_name, prompt_text
 from mini_letta.acp.updates import replay_updates, updates_for_event, view_tool_call
 from mini_letta.conversations.messages import Message, ToolCall
 from mini_letta.loop.events import AssistantDelta, CompactionEvent, ToolCallEvent, ToolResultEvent
@@ -96,3 +96,21 @@ def test_a_prompt_reads_its_text_embedded_files_and_links():
     assert (
         prompt_text(blocks) == "explain this\n\nfile:///p/a.py:\n```\nx = 1\n```\n@file:///p/b.py"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [
+        ("conv-6f1c0f6e-3d2a-4b8e-9a51-0c2e7d1f9b3a", True),
+        ("../../agent-x/conversations/conv-1", False),
+        ("..", False),
+        ("a\\b", False),
+        ("a\x00b", False),
+        ("", False),
+        (" conv-1", False),
+        ("c" * 201, False),
+    ],
+    ids=["conversation-id", "traversal", "dotdot", "backslash", "nul", "empty", "space", "long"],
+)
+def test_a_session_id_is_one_plain_name(text, ok):
+    assert is_conversation_name(text) is ok
