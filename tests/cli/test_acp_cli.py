@@ -143,6 +143,8 @@ def test_a_prompt_streams_a_tool_call_asks_permission_and_ends_the_turn(
             ]
         ),
         openai_stream("Left it."),
+        openai_stream(tool_calls=[openai_tool_call("c4", "Bash", '{"command": "echo ran"}')]),
+        openai_stream("Ran it."),
     )
     env = {"OPENAI_API_KEY": "sk-test-dummy", "OPENAI_BASE_URL": scripted_server.url}
     client = RecordingClient(answers=["allow-once", "reject"])
@@ -186,6 +188,17 @@ def test_a_prompt_streams_a_tool_call_asks_permission_and_ends_the_turn(
             assert bash[0].kind == "execute"
             assert "declined" in bash[1].content[0].content.text
             assert (project / "notes.txt").exists()
+
+            await conn.set_session_mode(session_id=sid, mode_id="bypassPermissions")
+            ran = await asyncio.wait_for(
+                conn.prompt(session_id=sid, prompt=[acp.text_block("run it")]), TIMEOUT
+            )
+            assert ran.stop_reason == "end_turn"
+            echo = [u for s, u in client.updates if getattr(u, "tool_call_id", "") == "c4"]
+            assert echo[-1].status == "completed" and "ran" in echo[-1].content[0].content.text
+            assert len(client.permissions) == 2  # the mode let it run without asking
+            with pytest.raises(acp.RequestError):
+                await conn.set_session_mode(session_id=sid, mode_id="yolo")
 
     asyncio.run(drive())
     commands = [u for _, u in client.updates if u.session_update == "available_commands_update"]
