@@ -249,7 +249,8 @@ def test_sessions_share_one_agent_and_a_loaded_one_is_replayed(cli, home, projec
     async def two_sessions() -> tuple[str, str]:
         async with editor(first, home.root, project, "--model", "mock") as conn:
             one = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
-            two = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            (project / "src").mkdir()  # a session in a subfolder is the project's too
+            two = (await conn.new_session(cwd=str(project / "src"), mcp_servers=[])).session_id
             for sid, text in ((one, "I prefer tabs for indentation"), (two, "I use pnpm")):
                 reply = await asyncio.wait_for(
                     conn.prompt(session_id=sid, prompt=[acp.text_block(text)]), TIMEOUT
@@ -295,3 +296,9 @@ def test_sessions_share_one_agent_and_a_loaded_one_is_replayed(cli, home, projec
                 assert "\n" not in str(failed.value)
 
     asyncio.run(load())
+
+
+def test_an_unknown_agent_is_one_line_before_serving(cli):
+    result = cli("acp", "--agent", "nobody")
+    assert result.code == 1 and result.stdout == ""
+    assert result.stderr.startswith("mini-letta: ") and result.stderr.count("\n") == 1

@@ -133,15 +133,21 @@ def base_url_option(func: F) -> F:
     )(func)
 
 
-def tool_options(func: F) -> F:
-    """--tools, --allowed-tools, --disallowed-tools, --permission-mode."""
-    func = click.option(
+def permission_mode_option(help_text: str) -> Callable[[F], F]:
+    return click.option(
         "--permission-mode",
         type=click.Choice(PERMISSION_MODES),
         default="default",
         show_default=True,
-        help="default asks before edits and commands (headless: refuses them); acceptEdits; "
-        "bypassPermissions; plan (read-only).",
+        help=help_text,
+    )
+
+
+def tool_options(func: F) -> F:
+    """--tools, --allowed-tools, --disallowed-tools, --permission-mode."""
+    func = permission_mode_option(
+        "default asks before edits and commands (headless: refuses them); acceptEdits; "
+        "bypassPermissions; plan (read-only)."
     )(func)
     func = click.option(
         "--disallowed-tools", metavar="NAMES", help="Tools this run may not use (comma-separated)."

@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, TextIO
 
 import click
 
-from mini_letta.cli.options import agent_option, model_option
-from mini_letta.tools.permissions import PERMISSION_MODES
+from mini_letta.cli.options import agent_option, model_option, permission_mode_option
 
 if TYPE_CHECKING:
     from mini_letta.workspace import World
@@ -28,13 +27,9 @@ INSTALL_HINT = (
 @click.command("acp")
 @agent_option
 @model_option("Model for the editor's sessions (mock, openai/…); agent.json keeps its own.")
-@click.option(
-    "--permission-mode",
-    type=click.Choice(PERMISSION_MODES),
-    default="default",
-    show_default=True,
-    help="Each session's starting mode (the editor can switch it): default asks through the "
-    "editor before edits and commands.",
+@permission_mode_option(
+    "Each session's starting mode (the editor can switch it): default asks through the editor "
+    "before edits and commands."
 )
 def acp(agent: str | None, model: str | None, permission_mode: str) -> None:
     """Serve this project's agent to an editor over the Agent Client Protocol (stdio)."""
@@ -58,6 +53,10 @@ def acp(agent: str | None, model: str | None, permission_mode: str) -> None:
 
         return world_of(replace(terminal, cwd=cwd))
 
+    if agent is not None:  # an unknown agent is one line now, not an error per session
+        from mini_letta.workspace import resolve_agent
+
+        resolve_agent(world_for(terminal.cwd), agent)
     serve(
         Frontend(
             world_for=world_for,
