@@ -14,11 +14,11 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from concurrent.futures import CancelledError
 from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from mini_letta.acp.bridge import Bridge, LateFiles
 from mini_letta.acp.commands import CommandRunner, Target, available_commands, is_command
 from mini_letta.acp.commands import run_command as run_slash_command
 from mini_letta.acp.permission import build_editor_approver, mode_state
@@ -30,20 +30,17 @@ from mini_letta.loop.events import TurnResult
 from mini_letta.loop.setup import TurnOptions
 from mini_letta.session import AfterTurn, Session, Spawner
 from mini_letta.structs import Struct, replace
-from mini_letta.tools.base import Approver, EditorFiles, ToolInputError
+from mini_letta.tools.base import Approver, EditorFiles
 from mini_letta.tools.permissions import PERMISSION_MODES, PermissionMode
 from mini_letta.workspace import World
 
 if TYPE_CHECKING:
     from acp import Client
-    from acp.helpers import SessionUpdate
     from acp.schema import (
         InitializeResponse,
         LoadSessionResponse,
         NewSessionResponse,
-        PermissionOption,
         PromptResponse,
-        RequestPermissionResponse,
         SetSessionModeResponse,
     )
 
@@ -88,80 +85,6 @@ class EditorSession:
 
     def approve(self, call: ToolCall, summary: str) -> bool:
         return self.approver is not None and self.approver(call, summary)
-
-
-class _LateFiles:
-    """The session's editor files for a `TurnOptions` made before the session has its id
-    (the conversation's); they are set before any turn runs."""
-
-    def __init__(self, opened: EditorSession) -> None:
-        self.opened = opened
-
-    def seam(self, read: bool, write: bool) -> EditorFiles | None:
-        if not (read or write):
-            return None
-        return EditorFiles(self.read_text if read else None, self.write_text if write else None)
-
-    def read_text(self, path: Path) -> str:
-        files = self.opened.files
-        assert files is not None and files.read_text is not None
-        return files.read_text(path)
-
-    def write_text(self, path: Path, text: str) -> None:
-        files = self.opened.files
-        assert files is not None and files.write_text is not None
-        files.write_text(path, text)
-
-
-class Bridge:
-    """From the main thread into the protocol's event loop: send, ask, and wait."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, client: Client) -> None:
-        self.loop = loop
-        self.client = client
-
-    def send(self, session_id: str, update: SessionUpdate) -> None:
-        self._wait(self.client.session_update(session_id=session_id, update=update))
-
-    def ask(
-        self, session_id: str, tool_call: Any, options: list[PermissionOption]
-    ) -> RequestPermissionResponse:
-        coroutine = self.client.request_permission(
-            session_id=session_id, tool_call=tool_call, options=options
-        )
-        return self._wait(coroutine)  # type: ignore[no-any-return]
-
-    def _wait(self, coroutine: Any) -> Any:
-        """Its result; when the editor has gone, the turn stops as at Ctrl-C (and is kept)."""
-        try:
-            return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
-        except (ConnectionError, RuntimeError, CancelledError) as exc:  # the loop has closed
-            raise KeyboardInterrupt from exc
-
-    def editor_files(self, session_id: str, read: bool, write: bool) -> EditorFiles | None:
-        """The file tools' seam to the client's `fs/*` methods, as far as it offers them."""
-        if not (read or write):
-            return None
-
-        def read_text(path: Path) -> str:
-            coroutine = self.client.read_text_file(session_id=session_id, path=str(path))
-            return self._fs(coroutine, "read", path).content  # type: ignore[no-any-return]
-
-        def write_text(path: Path, text: str) -> None:
-            coroutine = self.client.write_text_file(
-                session_id=session_id, path=str(path), content=text
-            )
-            self._fs(coroutine, "write", path)
-
-        return EditorFiles(read_text if read else None, write_text if write else None)
-
-    def _fs(self, coroutine: Any, verb: str, path: Path) -> Any:
-        from acp import RequestError
-
-        try:
-            return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
-        except (RequestError, ConnectionError) as exc:
-            raise ToolInputError(f"the editor could not {verb} {path}: {exc}") from exc
 
 
 class MiniLettaAgent:
@@ -293,7 +216,7 @@ class MiniLettaAgent:
         world = self.frontend.world_for(folder)
         opened = EditorSession(world, self.options.permission_mode)
         spawn = self.frontend.spawner_for(world) if self.frontend.spawner_for else None
-        files = _LateFiles(opened)
+        files = LateFiles(lambda: opened.files)
         opened.session = Session(
             world,
             agent=self.options.agent,
@@ -328,9 +251,7 @@ class MiniLettaAgent:
         if failure is not None:
             opened.tell(f"mini-letta: memory sync failed: {failure} (retried at the next sync)\n")
         if is_command(text):
-            target = Target(session.agent.id, session.store.conversation_id)
-            opened.tell(run_slash_command(text, target, opened.world, self.frontend.run_command))
-            return "end_turn"
+            return self._run_command(job, opened, text)
         memory_dir = opened.world.home.memory_dir(session.agent.id)
         events = session.turn(text)
         result: TurnResult | None = None
@@ -356,6 +277,23 @@ class MiniLettaAgent:
         if result.stop_reason == "error":
             opened.tell(f"\n\nmini-letta: the turn failed: {result.error}")
         return STOP_REASONS.get(result.stop_reason, "end_turn")
+
+    def _run_command(self, job: Job, opened: EditorSession, text: str) -> str:
+        """A slash command; a stop interrupts it as Ctrl-C does in the terminal's session."""
+        session = opened.session
+        assert session is not None
+        target = Target(session.agent.id, session.store.conversation_id)
+        self.runner.allow_interrupts(job, True)
+        try:
+            if job.cancelled:
+                raise KeyboardInterrupt
+            shown = run_slash_command(text, target, opened.world, self.frontend.run_command)
+            self.runner.allow_interrupts(job, False)
+        except KeyboardInterrupt:
+            self.runner.allow_interrupts(job, False)
+            return "cancelled"
+        opened.tell(shown)
+        return "end_turn"
 
     # -- helpers ---------------------------------------------------------------------------
 
