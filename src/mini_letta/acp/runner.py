@@ -58,7 +58,12 @@ class TurnRunner:
         job.cancelled = True
         if not job.interruptible or self._thread_id is None:
             return False
-        signal.pthread_kill(self._thread_id, signal.SIGINT)
+        if hasattr(signal, "pthread_kill"):
+            signal.pthread_kill(self._thread_id, signal.SIGINT)
+        else:  # Windows: raised at the main thread's next instruction, not during a wait
+            import _thread
+
+            _thread.interrupt_main()
         return True
 
     def run(self) -> None:

@@ -68,7 +68,7 @@ class ServerOptions(Struct, frozen=True):
 
 
 class EditorSession:
-    """One ACP session: its conversation's `Session`, its mode, its pending cancel."""
+    """One ACP session: its conversation's `Session`, its mode, how it asks and tells."""
 
     def __init__(self, world: World, mode: PermissionMode) -> None:
         self.world = world
@@ -208,8 +208,9 @@ class MiniLettaAgent:
         opened: EditorSession = await self._call(work, None)
         previous = self.sessions.get(opened.id)
         self.sessions[opened.id] = opened
-        if previous is not None and previous.session is not None:
-            await self._call(lambda job: previous.session.close(), None)  # type: ignore[union-attr]
+        replaced = previous.session if previous is not None else None
+        if replaced is not None:  # the conversation loaded again: one Session for it
+            await self._call(lambda job: replaced.close(), None)
         return opened
 
     def _open_here(self, folder: Path, conversation: str | None) -> EditorSession:
