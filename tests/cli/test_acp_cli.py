@@ -104,9 +104,9 @@ async def editor(
         assert reply.agent_capabilities.load_session is True
         yield conn
         proc.stdin.close()  # the editor goes away: the agent ends on its own, quietly
-        assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
+        code = await asyncio.wait_for(proc.wait(), TIMEOUT)
         errors = (await proc.stderr.read()).decode()
-        assert "Traceback" not in errors, errors
+        assert code == 0 and "Traceback" not in errors, errors
 
 
 async def _until(predicate: Any, what: str) -> None:
@@ -207,12 +207,16 @@ def test_a_prompt_streams_a_tool_call_asks_permission_and_ends_the_turn(
 
 
 def test_cancel_mid_turn_stops_it_and_keeps_what_was_said(scripted_server, home, project):
-    slow = openai_stream("too late")
-    scripted_server.queue(Reply(sse=slow.sse, delay=60), openai_stream("Back again."))
+    halting = openai_stream("Half an answer, and the rest never comes").sse
+    scripted_server.queue(
+        Reply(sse=halting, pause_after=3, pause=60),  # "Half an " streams, then it hangs
+        openai_stream("Back again."),
+        Reply(sse=openai_stream("too late").sse, delay=60),
+    )
     env = {"OPENAI_API_KEY": "sk-test-dummy", "OPENAI_BASE_URL": scripted_server.url}
     client = RecordingClient()
 
-    async def drive() -> str:
+    async def drive() -> tuple[str, Any]:
         async with editor(client, home.root, project, "--model", "openai/x", env=env) as conn:
             sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
             for bad in (
@@ -226,7 +230,7 @@ def test_cancel_mid_turn_stops_it_and_keeps_what_was_said(scripted_server, home,
             turn = asyncio.ensure_future(
                 conn.prompt(session_id=sid, prompt=[acp.text_block("keep me")])
             )
-            await _until(lambda: scripted_server.requests, "the model call")
+            await _until(lambda: client.text(sid) == "Half an ", "the answer to begin")
             await conn.cancel(session_id=sid)
             assert (await asyncio.wait_for(turn, TIMEOUT)).stop_reason == "cancelled"
             assert _record(home.root, sid)["lastTurn"]["stopReason"] == "interrupted"
@@ -234,11 +238,24 @@ def test_cancel_mid_turn_stops_it_and_keeps_what_was_said(scripted_server, home,
                 conn.prompt(session_id=sid, prompt=[acp.text_block("again")]), TIMEOUT
             )
             assert again.stop_reason == "end_turn"
-            return sid
+            # the editor goes away while a turn waits for the model: it stops as at Ctrl-C
+            left = asyncio.ensure_future(
+                conn.prompt(session_id=sid, prompt=[acp.text_block("left mid-turn")])
+            )
+            await _until(lambda: len(scripted_server.requests) == 3, "the third model call")
+            return sid, left
 
-    sid = asyncio.run(drive())
-    said = [(m["role"], m["content"]) for m in _messages(home.root, sid)]
-    assert said == [("user", "keep me"), ("user", "again"), ("assistant", "Back again.")]
+    sid, left = asyncio.run(drive())
+    assert isinstance(left.exception(), ConnectionError)  # the editor left before the answer
+    said = [(m["role"], m["content"], m.get("stopReason")) for m in _messages(home.root, sid)]
+    assert said == [
+        ("user", "keep me", None),
+        ("assistant", "Half an ", "interrupted"),  # what was shown is kept
+        ("user", "again", None),
+        ("assistant", "Back again.", "end_turn"),
+        ("user", "left mid-turn", None),
+    ]
+    assert _record(home.root, sid)["lastTurn"]["stopReason"] == "interrupted"
 
 
 def test_sessions_share_one_agent_and_a_loaded_one_is_replayed(cli, home, project):

@@ -84,6 +84,8 @@ class TurnRunner:
             signal.signal(signal.SIGINT, previous)
 
     def _run_one(self, job: Job) -> None:
+        if not job.future.set_running_or_notify_cancel():
+            return  # its caller gave up before it began (the connection closed)
         with self._lock:
             self._current = job
         try:

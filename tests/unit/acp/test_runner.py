@@ -96,3 +96,22 @@ def test_jobs_run_in_order_and_their_failures_reach_the_caller():
     runner.run()
     thread.join(10)
     assert order == [1, 3] and results == ["done"]
+
+
+def test_a_job_whose_caller_gave_up_before_it_began_is_skipped():
+    runner = TurnRunner()
+    ran: list[str] = []
+    gate = threading.Event()
+
+    def client() -> None:
+        blocker = runner.submit(lambda job: gate.wait(10))
+        dropped = runner.submit(lambda job: ran.append("dropped"))
+        assert dropped.cancel()  # the connection closed while it waited its turn
+        gate.set()
+        blocker.result(timeout=10)
+        runner.submit(lambda job: ran.append("next")).result(timeout=10)
+
+    thread = _in_thread(runner, client)
+    runner.run()
+    thread.join(10)
+    assert ran == ["next"]
