@@ -74,6 +74,7 @@ def build_editor_approver(
             title=summary,
             kind=view.kind,
             status="pending",
+            content=view.content() or None,
             locations=[ToolCallLocation(path=path) for path in view.paths],
             raw_input=view.arguments,
         )

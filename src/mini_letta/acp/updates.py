@@ -56,6 +56,17 @@ class ToolView(Struct, frozen=True):
     title: str
     paths: tuple[str, ...]  # absolute
     arguments: dict[str, Any] | None  # None: not a JSON object (shown as the model wrote it)
+    change: tuple[str | None, str] | None = None  # Write/Edit: (old text, new text) to show
+
+    def content(self) -> list[Any]:
+        """A Write's or Edit's change as a diff the editor shows (from the arguments alone:
+        nothing is read to show it)."""
+        if self.change is None or not self.paths:
+            return []
+        from acp import tool_diff_content
+
+        old, new = self.change
+        return [tool_diff_content(self.paths[0], new, old)]
 
 
 def view_tool_call(call: ToolCall, cwd: Path, memory_dir: Path | None) -> ToolView:
@@ -73,7 +84,20 @@ def view_tool_call(call: ToolCall, cwd: Path, memory_dir: Path | None) -> ToolVi
     if isinstance(path, str) and path and "\x00" not in path:
         base = memory_dir if call.name == "memory" and memory_dir is not None else cwd
         paths = (str(base / path),)
-    return ToolView(call.id, TOOL_KINDS.get(call.name, "other"), title, paths, arguments)
+    kind = TOOL_KINDS.get(call.name, "other")
+    change = _change(arguments) if kind == "edit" else None
+    return ToolView(call.id, kind, title, paths, arguments, change)
+
+
+def _change(arguments: dict[str, Any] | None) -> tuple[str | None, str] | None:
+    if arguments is None:
+        return None
+    old, new, content = (arguments.get(key) for key in ("old_string", "new_string", "content"))
+    if isinstance(old, str) and isinstance(new, str):
+        return old, new
+    if isinstance(content, str):
+        return None, content
+    return None
 
 
 def _locations(view: ToolView) -> list[ToolCallLocation]:
@@ -90,6 +114,7 @@ def tool_call_start(view: ToolView) -> SessionUpdate:
         view.title,
         kind=view.kind,
         status="pending",
+        content=view.content(),
         locations=_locations(view),
         raw_input=view.arguments,
     )

@@ -42,6 +42,13 @@ def test_a_tool_call_has_a_kind_a_title_and_its_files(name, arguments, kind, tit
     assert (view.kind, view.title, view.paths) == (kind, title, paths)
 
 
+def test_a_write_shows_its_content_as_a_new_file_and_a_command_shows_none():
+    write = view_tool_call(ToolCall("c1", "Write", '{"path": "n", "content": "hi"}'), CWD, None)
+    assert write.change == (None, "hi")
+    bash = view_tool_call(ToolCall("c2", "Bash", '{"command": "x", "content": "y"}'), CWD, None)
+    assert bash.change is None and bash.content() == []
+
+
 def test_turn_events_become_chunks_calls_and_results():
     call = ToolCall("c1", "Edit", '{"path": "a.py", "old_string": "x", "new_string": "y"}')
     (chunk,) = updates_for_event(AssistantDelta("Hel"), CWD, None)
@@ -49,6 +56,13 @@ def test_turn_events_become_chunks_calls_and_results():
     assert updates_for_event(AssistantDelta(""), CWD, None) == []
     (start,) = updates_for_event(ToolCallEvent(call), CWD, None)
     assert (start.session_update, start.kind, start.status) == ("tool_call", "edit", "pending")
+    (diff,) = start.content  # the change, from the arguments alone
+    assert (diff.type, diff.path, diff.old_text, diff.new_text) == (
+        "diff",
+        "/work/project/a.py",
+        "x",
+        "y",
+    )
     assert start.raw_input == {"path": "a.py", "old_string": "x", "new_string": "y"}
     (done,) = updates_for_event(ToolResultEvent(call, ToolResult("oops", True)), CWD, None)
     assert (done.session_update, done.status) == ("tool_call_update", "failed")
