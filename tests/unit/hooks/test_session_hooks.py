@@ -305,9 +305,7 @@ def test_a_claude_code_formatter_hook_finds_the_file_it_expects(
     assert (project / "notes.md").read_text() == "a b\n"
 
 
-def test_an_interrupt_thrown_into_a_hooked_turn_is_recorded_by_the_turn(
-    world, hooks_dir, tmp_path
-):
+def test_an_interrupt_thrown_into_a_hooked_turn_is_recorded_by_the_turn(world, hooks_dir, tmp_path):
     """With hooks the turn runs inside the Stop-hook rounds; a cancel still reaches it."""
     record = tmp_path / "stops.jsonl"
     stop = recorder(hooks_dir, "stop.sh", record)
