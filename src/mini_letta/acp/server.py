@@ -254,7 +254,7 @@ class MiniLettaAgent:
         if is_command(text):
             return self._run_command(job, opened, text)
         memory_dir = opened.world.home.memory_dir(session.agent.id)
-        events = session.turn(text)
+        events = session.turn(text, attach=False)  # the editor sends its files as resources
         result: TurnResult | None = None
         self.runner.allow_interrupts(job, True)
         try:
