@@ -264,6 +264,16 @@ def project_settings_file(project_dir: Path) -> Path:
     return project_folder(project_dir) / "settings.local.json"
 
 
+def project_mcp_file(project_dir: Path) -> Path:
+    """The project's MCP servers, in Claude Code's format: shared with other tools, committed."""
+    return project_dir / ".mcp.json"
+
+
+def project_mcp_lock(project_dir: Path) -> Path:
+    """Guards `mcp-servers add|remove` on `.mcp.json`; kept in our folder, not the project's."""
+    return project_folder(project_dir) / "mcp.json.lock"
+
+
 def project_gitignore_file(project_dir: Path) -> Path:
     """Written (`*`) when the project folder is made, so it is never committed by accident."""
     return project_folder(project_dir) / ".gitignore"
