@@ -173,11 +173,10 @@ def add_server(
     A server the user adds to the project is approved on this machine at once."""
     source = home.settings_file if scope == "user" else _project_file(project_dir)
     try:
-        spec = parse_entry(McpServerEntry(name, raw, scope, source), {})
+        parse_entry(McpServerEntry(name, raw, scope, source), {})
     except ConfigError as exc:
         if "is not set" not in str(exc):  # a ${VAR} may be set only where the server runs
             raise InvalidValueError(str(exc)) from exc
-        spec = None
 
     def change(data: dict[str, Any]) -> dict[str, Any]:
         servers = data.get("mcpServers", {})
@@ -189,7 +188,7 @@ def add_server(
         update_global_settings(home, change)
     else:
         update_project_mcp(project_dir, change)
-        approve_server(project_dir, name, spec.fingerprint if spec else fingerprint(raw))
+        approve_server(project_dir, name, fingerprint(raw))
     return source
 
 

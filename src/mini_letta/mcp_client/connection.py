@@ -66,7 +66,7 @@ class Connection:
             self._errlog = errlog
             try:
                 async with AsyncExitStack() as stack:
-                    read, write = await stack.enter_async_context(self._transport(errlog))
+                    read, write = await self._transport(stack, errlog)
                     session = await stack.enter_async_context(ClientSession(read, write))
                     with anyio.fail_after(start_timeout):
                         await session.initialize()
@@ -113,20 +113,23 @@ class Connection:
             self.failure = self._stderr_tail() or _reason(exc)
             raise ServerGone(self.failure) from exc
 
-    def _transport(self, errlog: TextIO) -> Any:
+    async def _transport(self, stack: AsyncExitStack, errlog: TextIO) -> Any:
+        """The (read, write) streams, entered on `stack` (the HTTP client too: ours to close)."""
         spec = self.spec
         if spec.transport == "http":
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
-            http = create_mcp_http_client(headers=dict(spec.headers))
-            return streamable_http_client(spec.url, http_client=http, terminate_on_close=True)
+            http = await stack.enter_async_context(create_mcp_http_client(dict(spec.headers)))
+            return await stack.enter_async_context(
+                streamable_http_client(spec.url, http_client=http)
+            )
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
         params = StdioServerParameters(
             command=spec.command, args=list(spec.args), env=self._env(), cwd=self.cwd
         )
-        return stdio_client(params, errlog=errlog)
+        return await stack.enter_async_context(stdio_client(params, errlog=errlog))
 
     def _env(self) -> dict[str, str]:
         """The caller's safe variables (the SDK's list) and the entry's own `env`; no keys."""

@@ -27,9 +27,3 @@ def require_sdk(needed_by: str = "an MCP server in your configuration") -> None:
         found = False
     if not found:
         raise McpSdkMissingError(needed_by)
-
-
-def is_missing_sdk(exc: ImportError) -> bool:
-    """The ImportError is the SDK (or one of its own dependencies) not being there."""
-    name = exc.name or ""
-    return name == "mcp" or name.startswith(("mcp.", "mcp_types"))

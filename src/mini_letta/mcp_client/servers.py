@@ -107,6 +107,7 @@ class McpServers:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=self.timeouts.close)
         if not thread.is_alive():
+            loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
 
     def _start(self) -> tuple[Tool, ...]:

@@ -2,7 +2,7 @@
 
 Run as `python mcp_fixture_server.py stdio` or `... http PORT`. Its tools: `echo` (the text
 back, with the server's name), `leak` (a result carrying a credential), `flood` (a large
-result), `die` (the process exits in the middle of the call), `fail` (a tool error).
+result), `die` (the process exits in the middle of the call), `fail` (a tool error), `pid`.
 """
 
 from __future__ import annotations
@@ -36,6 +36,11 @@ def die() -> str:
     sys.stderr.write("fixture: crashing on purpose\n")
     sys.stderr.flush()
     os._exit(3)
+
+
+@server.tool(description="The server's process id.")
+def pid() -> str:
+    return str(os.getpid())
 
 
 @server.tool(description="Always fails.")

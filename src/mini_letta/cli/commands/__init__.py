@@ -15,6 +15,7 @@ COMMANDS: dict[str, str] = {
     "context": "mini_letta.cli.commands.context:context",
     "memory": "mini_letta.cli.commands.memory:memory",
     "mcp": "mini_letta.cli.commands.mcp:mcp_cmd",
+    "mcp-servers": "mini_letta.cli.commands.mcp_servers:mcp_servers",
     "sleeptime": "mini_letta.cli.commands.sleeptime:sleeptime",
     "status": "mini_letta.cli.commands.status:status",
     "palace": "mini_letta.cli.commands.palace:palace",
