@@ -52,6 +52,7 @@ NEVER = (
     "mini_letta.context.summariser",
     "mini_letta.search",
     "mini_letta.interop",
+    "mini_letta.mcp_client",  # only when an MCP server is configured
     "mini_letta.palace.doctor",
     "mini_letta.palace.gather",
     "mini_letta.palace.page",

@@ -12,15 +12,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from mini_letta.errors import MiniLettaError
 from mini_letta.llm.base import ToolSpec
 from mini_letta.mcp_client.connection import ListedTool
 from mini_letta.tools.base import Tool, ToolContext, ToolKind, ToolResult
-
-if TYPE_CHECKING:
-    from mini_letta.mcp_client.servers import McpServers
 
 PREFIX = "mcp__"
 MAX_TOOLS = 64  # per server
@@ -28,6 +25,12 @@ SCHEMA_CAP = 8_000  # characters of JSON: every byte of it is in every request
 DESCRIPTION_CAP = 1_000
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+class ServerCaller(Protocol):
+    """What a tool calls through: the session's servers (servers.py `McpServers`)."""
+
+    def call(self, server: str, tool: str, args: dict[str, Any]) -> Any: ...
 
 
 class McpCallError(MiniLettaError):
@@ -51,7 +54,7 @@ class McpTool:
 
     kind: ToolKind = "execute"
 
-    def __init__(self, spec: ToolSpec, server: str, tool: str, servers: McpServers) -> None:
+    def __init__(self, spec: ToolSpec, server: str, tool: str, servers: ServerCaller) -> None:
         self.spec = spec
         self.server = server
         self.tool = tool
@@ -64,7 +67,7 @@ class McpTool:
 
 
 def build_tools(
-    servers: McpServers, listed: Mapping[str, list[ListedTool]]
+    servers: ServerCaller, listed: Mapping[str, list[ListedTool]]
 ) -> tuple[tuple[Tool, ...], list[str]]:
     """The kept tools, server by server in configuration order, and a line per tool dropped."""
     tools: list[Tool] = []

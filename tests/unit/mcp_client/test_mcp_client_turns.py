@@ -33,9 +33,7 @@ def world(home, project, clock) -> World:
 
 
 def _options(server: ScriptedServer, **more: object) -> TurnOptions:
-    return TurnOptions(
-        model="openai/gpt-4o-mini", base_url=server.url + "/v1", max_steps=4, **more
-    )  # type: ignore[arg-type]
+    return TurnOptions(model="openai/gpt-4o-mini", base_url=server.url + "/v1", max_steps=4, **more)  # type: ignore[arg-type]
 
 
 def _environ(world: World) -> World:
@@ -135,7 +133,8 @@ def test_a_server_that_dies_mid_call_or_never_starts_is_one_line_and_the_turn_go
     assert results["c2"][1] is True and "'fx' is not running" in results["c2"][0]
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert [w for w in warnings if "'gone' did not start" in w] == [
-        "MCP server 'gone' did not start (command not found (/nonexistent/mcp)); going on without it"
+        "MCP server 'gone' did not start (command not found (/nonexistent/mcp)); "
+        "going on without it"
     ]
     assert len([w for w in warnings if "'fx' stopped" in w]) == 1
 

@@ -93,6 +93,9 @@ def add_cmd(
     from mini_letta.mcp_client.config import SERVER_NAME, add_server, build_entry
     from mini_letta.settings import McpScope
 
+    target = target[1:] if target[:1] == ("--",) else target
+    if not target:
+        raise InvalidValueError("give the server's command (after --) or its URL")
     if not SERVER_NAME.fullmatch(name):
         raise InvalidValueError(f"NAME {name!r} must be 1-32 letters, digits, '-' or '_'")
     if transport == "http" and len(target) != 1:
