@@ -18,7 +18,8 @@ import pytest
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.loop.setup import TurnOptions
 from mini_letta.mcp_client.config import add_server
-from mini_letta.session import Session
+from mini_letta.session import Session, open_mcp_servers
+from mini_letta.settings import read_settings
 from mini_letta.workspace import World
 from support.scripted_server import ScriptedServer, openai_stream, openai_tool_call
 from support.waiting import wait_until
@@ -86,13 +87,14 @@ def test_a_stdio_servers_tools_join_the_turn_and_results_are_redacted_and_capped
     assert results["c4"][1] is True and "the fixture refuses" in results["c4"][0]
     sent = json.dumps(scripted_server.requests[1].body)
     assert "sk-ant-api03-ZZZZ" not in sent
-    with pytest.raises(ProcessLookupError):  # closed with the session: no orphan
-        os.kill(pid, 0)
+    assert not _alive(pid)  # closed with the session: no orphan
 
 
-def test_permission_modes_govern_mcp_calls_and_the_prompt_shows_server_and_arguments(
+def test_permission_modes_govern_mcp_calls_and_sessions_can_share_one_set_of_servers(
     world, scripted_server
 ):
+    """The interactive session keeps its servers across /model and /agent switches: a Session
+    given servers uses them and leaves them running; their owner closes them."""
     add_server(world.home, world.project_dir, "project", "fx", STDIO)
     asked: list[str] = []
 
@@ -100,17 +102,41 @@ def test_permission_modes_govern_mcp_calls_and_the_prompt_shows_server_and_argum
         asked.append(description)
         return False
 
-    calls = _calls(("c1", "mcp__fx__echo", {"text": "rm -rf"}))
+    calls = _calls(("c1", "mcp__fx__echo", {"text": "rm -rf"}), ("p1", "mcp__fx__pid", {}))
     scripted_server.queue(openai_stream("", calls), openai_stream("Refused, fine."))
     scripted_server.queue(openai_stream("", _calls(("c2", "mcp__fx__echo", {"text": "x"}))))
     scripted_server.queue(openai_stream("Plan mode."))
-    with Session(_environ(world), options=_options(scripted_server, approve=refuse)) as session:
-        session.run("echo something")
+    env = _environ(world)
+    shared = open_mcp_servers(env, read_settings(env.home, env.project_dir))
+    assert shared is not None and not shared.started
+    try:
+        allow_pid = _options(
+            scripted_server, approve=refuse, allowed_tools=frozenset({"mcp__fx__pid"})
+        )
+        with Session(env, options=allow_pid, mcp=shared) as session:
+            session.run("echo something")
+            results = _tool_results(session)
         assert asked == ['echo on MCP server fx: {"text": "rm -rf"}']
-        assert "the user declined to run mcp__fx__echo" in _tool_results(session)["c1"][0]
-    with Session(_environ(world), options=_options(scripted_server, permission_mode="plan")) as s:
-        s.run("again")
-        assert "not allowed in plan mode" in _tool_results(s)["c2"][0]
+        assert "the user declined to run mcp__fx__echo" in results["c1"][0]
+        with Session(
+            env, options=_options(scripted_server, permission_mode="plan"), mcp=shared
+        ) as s:
+            s.run("again")
+            assert "not allowed in plan mode" in _tool_results(s)["c2"][0]
+        # still running, the same process: the sessions did not own it
+        assert shared.call("fx", "pid", {}).content[0].text == results["p1"][0]
+    finally:
+        assert shared is not None
+        shared.close()
+    wait_until(lambda: not _alive(int(results["p1"][0])), "the shared server to stop")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def test_a_server_that_dies_mid_call_or_never_starts_is_one_line_and_the_turn_goes_on(
