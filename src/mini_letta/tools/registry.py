@@ -32,7 +32,8 @@ TOOL_CLASSES: Mapping[str, str] = {
 ALL_TOOLS: tuple[str, ...] = tuple(TOOL_CLASSES)
 MOCK_TOOLS: tuple[str, ...] = ("memory",)
 _CANONICAL = {name.lower(): name for name in TOOL_CLASSES}
-MCP_NAME = re.compile(r"mcp__[A-Za-z0-9_-]{1,32}(?:__[A-Za-z0-9_-]{1,64})?")
+# compiled only when a name is not a built-in one: a plain turn compiles no regex for it
+MCP_NAME = r"mcp__[A-Za-z0-9_-]{1,32}(?:__[A-Za-z0-9_-]{1,64})?"
 
 
 def parse_tool_names(names: Iterable[str], where: str) -> tuple[str, ...]:
@@ -43,7 +44,7 @@ def parse_tool_names(names: Iterable[str], where: str) -> tuple[str, ...]:
         if not name:
             continue
         canonical = _CANONICAL.get(name.lower())
-        if canonical is None and MCP_NAME.fullmatch(name):
+        if canonical is None and re.fullmatch(MCP_NAME, name):
             canonical = name  # a configured MCP server's tool (or all of one server's)
         if canonical is None:
             raise InvalidValueError(
