@@ -115,6 +115,7 @@ class McpServers:
 
         if not self.specs:
             return ()
+        self._connections, self._tasks = {}, []
         loop = asyncio.new_event_loop()
         self._loop = loop
         self._thread = threading.Thread(target=loop.run_forever, name="mcp-servers", daemon=True)
@@ -127,6 +128,19 @@ class McpServers:
             readies[spec.name] = ready
             serve = connection.serve(ready, self.timeouts.start)
             self._tasks.append(asyncio.run_coroutine_threadsafe(serve, loop))
+        try:
+            listed = self._wait_for(readies)
+        except BaseException:  # Ctrl-C while they start: stop them; the next turn tries again
+            self.close()
+            raise
+        tools, problems = build_tools(self, listed)
+        for problem in problems:
+            self.warn(problem)
+        return tools
+
+    def _wait_for(
+        self, readies: dict[str, concurrent.futures.Future[list[ListedTool]]]
+    ) -> dict[str, list[ListedTool]]:
         listed: dict[str, list[ListedTool]] = {}
         for name, ready in readies.items():
             try:
@@ -136,10 +150,7 @@ class McpServers:
                 self._report(
                     name, f"MCP server {name!r} did not start ({reason}); going on without it"
                 )
-        tools, problems = build_tools(self, listed)
-        for problem in problems:
-            self.warn(problem)
-        return tools
+        return listed
 
     def _report(self, server: str, message: str) -> None:
         if server not in self._reported:
@@ -168,4 +179,20 @@ def configured_servers(
     if not runnable:
         return None
     require_sdk()
-    return McpServers(runnable, cwd=cwd, environ=environ, warn=warn)
+    default = McpTimeouts()
+    timeouts = McpTimeouts(
+        start=_seconds(environ, "MCP_TIMEOUT", default.start, warn),
+        call=_seconds(environ, "MCP_TOOL_TIMEOUT", default.call, warn),
+    )
+    return McpServers(runnable, cwd=cwd, environ=environ, warn=warn, timeouts=timeouts)
+
+
+def _seconds(environ: Mapping[str, str], name: str, default: float, warn: Warn) -> float:
+    """Claude Code's variables, in milliseconds: MCP_TIMEOUT to start, MCP_TOOL_TIMEOUT a call."""
+    raw = environ.get(name, "").strip()
+    if not raw:
+        return default
+    if raw.isdigit() and int(raw) > 0:
+        return int(raw) / 1000
+    warn(f"{name}={raw!r} is not a number of milliseconds; using {default:g} s")
+    return default

@@ -18,6 +18,7 @@ import pytest
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.loop.setup import TurnOptions
 from mini_letta.mcp_client.config import add_server
+from mini_letta.mcp_client.servers import configured_servers
 from mini_letta.session import Session, open_mcp_servers
 from mini_letta.settings import read_settings
 from mini_letta.workspace import World
@@ -200,3 +201,27 @@ def test_a_streamable_http_server_from_user_settings(world, scripted_server, htt
     with Session(env, options=options) as session:
         assert session.run("echo over http").text == "Echoed."
         assert _tool_results(session)["c1"] == ("echo from fixture: over http", False)
+
+
+def test_a_silent_server_is_given_up_after_mcp_timeout(world):
+    silent = {"command": sys.executable, "args": ["-c", "import time; time.sleep(60)"]}
+    add_server(world.home, world.project_dir, "user", "mute", silent)
+    lines: list[str] = []
+    env = World(world.home, world.cwd, {**world.environ, "MCP_TIMEOUT": "300"}, world.clock)
+    servers = configured_servers(
+        read_settings(env.home, env.project_dir), env.environ, cwd=env.cwd, warn=lines.append
+    )
+    assert servers is not None
+    try:
+        assert servers.tools() == ()
+    finally:
+        servers.close()
+    assert lines == [
+        "MCP server 'mute' did not start (no answer within 0.3 s); going on without it"
+    ]
+    assert servers.timeouts.call == 120
+    bad = World(world.home, world.cwd, {"MCP_TOOL_TIMEOUT": "soon"}, world.clock)
+    configured_servers(
+        read_settings(bad.home, bad.project_dir), bad.environ, cwd=bad.cwd, warn=lines.append
+    )
+    assert lines[-1] == "MCP_TOOL_TIMEOUT='soon' is not a number of milliseconds; using 120 s"
