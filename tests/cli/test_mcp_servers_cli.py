@@ -88,3 +88,31 @@ def test_without_the_mcp_extra_serving_and_configured_servers_say_how_to_install
     chat = cli_process("chat", "-p", "hello", env=env)
     assert chat.code == 1 and chat.stderr.count("\n") == 1
     assert "an MCP server in your configuration needs the MCP SDK" in chat.stderr
+
+
+def test_a_headless_turn_lists_mcp_tools_refuses_unapproved_calls_and_warns_in_one_line(
+    cli, scripted_server, project
+):
+    import sys
+    from pathlib import Path
+
+    from support.scripted_server import openai_stream, openai_tool_call
+
+    fixture = Path(__file__).resolve().parents[1] / "support" / "mcp_fixture" / "fixture_server.py"
+    assert cli("mcp-servers", "add", "fx", "--", sys.executable, str(fixture), "stdio").code == 0
+    assert cli("mcp-servers", "add", "-s", "user", "gone", "--", "/nonexistent/mcp").code == 0
+    call = openai_tool_call("c1", "mcp__fx__echo", '{"text": "hi"}')
+    scripted_server.queue(openai_stream("", [call]), openai_stream("Not allowed, then."))
+    env = {"OPENAI_API_KEY": "sk-test-dummy", "OPENAI_BASE_URL": scripted_server.url + "/v1"}
+    result = cli("chat", "-p", "echo hi", "--model", "openai/gpt-4o-mini",
+                 "--output-format", "stream-json", env=env)  # fmt: skip
+    assert result.code == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    assert {"mcp__fx__echo", "mcp__fx__pid", "Read"} <= set(events[0]["tools"])
+    refusal = json.dumps(scripted_server.requests[1].body["messages"][-1], ensure_ascii=False)
+    assert "needs approval and this run is headless" in refusal
+    assert "--allowed-tools mcp__fx__echo" in refusal
+    assert result.stderr == (
+        "mini-letta: warning: MCP server 'gone' did not start (command not found "
+        "(/nonexistent/mcp)); going on without it\n"
+    )
