@@ -116,3 +116,28 @@ def test_a_headless_turn_lists_mcp_tools_refuses_unapproved_calls_and_warns_in_o
         "mini-letta: warning: MCP server 'gone' did not start (command not found "
         "(/nonexistent/mcp)); going on without it\n"
     )
+
+
+def test_the_interactive_session_starts_its_servers_once_across_new_conversations(
+    cli, scripted_server, project, tmp_path
+):
+    import sys
+    from pathlib import Path
+
+    from support.scripted_server import openai_stream, openai_tool_call
+
+    fixture = Path(__file__).resolve().parents[1] / "support" / "mcp_fixture" / "fixture_server.py"
+    starts = tmp_path / "starts.txt"
+    added = cli("mcp-servers", "add", "-e", f"FIXTURE_STARTS={starts}", "fx", "--",
+                sys.executable, str(fixture), "stdio")  # fmt: skip
+    assert added.code == 0
+    for n in (1, 2):
+        call = openai_tool_call(f"c{n}", "mcp__fx__pid", "{}")
+        scripted_server.queue(openai_stream("", [call]), openai_stream(f"Answer {n}."))
+    env = {"OPENAI_API_KEY": "sk-test-dummy", "OPENAI_BASE_URL": scripted_server.url + "/v1"}
+    assert cli("agents", "create", "--name", "a", "--model", "openai/gpt-4o-mini").code == 0
+    session = cli(stdin="first\ny\n/new\nsecond\ny\n", env=env)
+    assert session.code == 0, session.stderr
+    assert "Answer 1." in session.stdout and "Answer 2." in session.stdout
+    assert "allow pid on MCP server fx: {}" in session.stderr
+    assert len(starts.read_text().splitlines()) == 1

@@ -49,6 +49,9 @@ def fail() -> str:
 
 
 if __name__ == "__main__":
+    if os.environ.get("FIXTURE_STARTS"):  # a test counts how often the server was started
+        with open(os.environ["FIXTURE_STARTS"], "a", encoding="utf-8") as starts:
+            starts.write(f"{os.getpid()}\n")
     if sys.argv[1] == "http":
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
     else:
