@@ -189,3 +189,18 @@ def test_a_server_name_allows_or_refuses_all_its_tools_and_the_prompt_names_it()
     assert describe_call("mcp__gh__issue", {"repo": "a/b", "n": 3}) == (
         'issue on MCP server gh: {"repo": "a/b", "n": 3}'
     )
+
+
+def test_the_readmes_mcp_json_loads_as_written(home, project):
+    import re
+
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r'```json\n(\{\n  "mcpServers".*?)```', readme, re.S)
+    (example,) = [b for b in blocks if '"fs"' in b]
+    (project / ".mcp.json").write_text(example, encoding="utf-8")
+    found = _servers(home, project, {"GITHUB_TOKEN": "t"})
+    assert found.problems == ()
+    assert [(s.name, s.transport) for s in found.servers] == [
+        ("fs", "stdio"), ("github", "stdio"), ("docs", "http")
+    ]  # fmt: skip
+    assert dict(found.servers[2].headers) == {"Authorization": "Bearer "}
