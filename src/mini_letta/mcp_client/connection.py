@@ -81,7 +81,10 @@ class Connection:
                 if isinstance(exc, KeyboardInterrupt | SystemExit):
                     raise
                 cancelled = isinstance(exc, asyncio.CancelledError)
-                self._fail(ready, "closed" if cancelled else _reason(exc))
+                if isinstance(_innermost(exc), TimeoutError):  # raised inside a task group
+                    self._fail(ready, f"no answer within {start_timeout:g} s")
+                else:
+                    self._fail(ready, "closed" if cancelled else _reason(exc))
             else:
                 self.failure = self.failure or "closed"
             finally:
@@ -173,10 +176,16 @@ async def _list_tools(session: ClientSession) -> list[ListedTool]:
     return found
 
 
-def _reason(exc: BaseException) -> str:
-    """One line for an exception, the innermost of a group (the task group wraps them)."""
+def _innermost(exc: BaseException) -> BaseException:
+    """The first exception inside (nested) groups: the task groups wrap what was raised."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    return exc
+
+
+def _reason(exc: BaseException) -> str:
+    """One line for an exception, the innermost of a group."""
+    exc = _innermost(exc)
     if isinstance(exc, FileNotFoundError):
         return f"command not found ({exc.filename or exc})"
     text = " ".join(str(exc).split()) or type(exc).__name__
