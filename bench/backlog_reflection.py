@@ -22,8 +22,8 @@ from _common import fill_conversation, load_line  # noqa: E402
 
 from mini_letta.clock import SystemClock  # noqa: E402
 from mini_letta.home import Home  # noqa: E402
-from mini_letta.reflection.backlog import reflect_backlog  # noqa: E402
-from mini_letta.reflection.watermark import backlog_messages  # noqa: E402
+from mini_letta.reflection.run.backlog import reflect_backlog  # noqa: E402
+from mini_letta.reflection.state.watermark import backlog_messages  # noqa: E402
 from mini_letta.workspace import World, new_agent, resolve_conversation  # noqa: E402
 
 
