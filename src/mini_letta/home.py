@@ -274,6 +274,11 @@ def project_mcp_lock(project_dir: Path) -> Path:
     return project_folder(project_dir) / "mcp.json.lock"
 
 
+def project_shared_settings_file(project_dir: Path) -> Path:
+    """The project's settings meant to be shared (its hooks), beside the local ones."""
+    return project_folder(project_dir) / "settings.json"
+
+
 def project_gitignore_file(project_dir: Path) -> Path:
     """Written (`*`) when the project folder is made, so it is never committed by accident."""
     return project_folder(project_dir) / ".gitignore"

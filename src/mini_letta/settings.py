@@ -25,10 +25,11 @@ from mini_letta.home import (
     project_mcp_file,
     project_mcp_lock,
     project_settings_file,
+    project_shared_settings_file,
 )
 from mini_letta.storage.atomic import load_json, save_bytes, save_json
 from mini_letta.storage.locks import exclusive_lock
-from mini_letta.structs import Struct
+from mini_letta.structs import Struct, field
 
 SCHEMA_VERSION = 1
 DEFAULT_MODEL = "mock"
@@ -55,6 +56,18 @@ class McpServerEntry(Struct, frozen=True):
     source: Path
 
 
+HookScope = Literal["user", "project", "local"]
+
+
+class HookLayer(Struct, frozen=True):
+    """One settings file's `hooks` object, unparsed (hooks/config.py owns its shape), and
+    which file it came from: hooks of every file run, user's first."""
+
+    scope: HookScope
+    file: Path
+    hooks: object
+
+
 class Settings(Struct, frozen=True):
     """settings.json and this project's settings.local.json as a command read them, once.
 
@@ -70,6 +83,8 @@ class Settings(Struct, frozen=True):
     mcp_file: Path | None = None  # the project's .mcp.json
     mcp_data: Mapping[str, Any] | None = None  # None: no such file, or an unreadable one
     mcp_problem: str | None = None  # why .mcp.json could not be read
+    project_file: Path | None = None  # the project's shared settings.json (its hooks)
+    project_data: Mapping[str, Any] = field(default_factory=dict)
 
     def mcp_servers(self) -> tuple[list[McpServerEntry], list[str]]:
         """The `mcpServers` entries of .mcp.json, then of settings.json (a project entry hides
@@ -101,6 +116,20 @@ class Settings(Struct, frozen=True):
             {k: v for k, v in value.items() if isinstance(v, str)}
             if isinstance(value, dict)
             else {}
+        )
+
+    def hook_layers(self) -> tuple[HookLayer, ...]:
+        """The `hooks` of the user's, the project's and the project-local settings, in that
+        order; empty when none has any (the usual case: nothing of hooks/ is imported)."""
+        files = (
+            ("user", self.global_file, self.global_data),
+            ("project", self.project_file, self.project_data),
+            ("local", self.local_file, self.local_data),
+        )
+        return tuple(
+            HookLayer(scope, path, data["hooks"])  # type: ignore[arg-type]
+            for scope, path, data in files
+            if path is not None and "hooks" in data
         )
 
     def default_model(self, environ: Mapping[str, str]) -> str:
@@ -153,6 +182,14 @@ class Settings(Struct, frozen=True):
                 str(self.global_file) if "bashEnvAllow" in self.global_data else "default",
             ),
             Setting("lastAgentId", last, "default" if last is None else str(self.local_file)),
+            *(  # the events each file hooks (`hooks list` shows the commands)
+                Setting(
+                    "hooks",
+                    sorted(map(str, layer.hooks)) if isinstance(layer.hooks, dict) else layer.hooks,
+                    str(layer.file),
+                )
+                for layer in self.hook_layers()
+            ),
         ]
 
     def _optional_id(self, data: Mapping[str, Any], key: str) -> str | None:
@@ -167,6 +204,9 @@ def read_settings(home: Home, project_dir: Path) -> Settings:
     local_file = project_settings_file(project_dir)
     mcp_file = project_mcp_file(project_dir)
     mcp_data, mcp_problem = _read_mcp_file(mcp_file)
+    shared_file: Path | None = project_shared_settings_file(project_dir)
+    if shared_file is not None and _same_file(shared_file, home.settings_file):
+        shared_file = None  # the project is the home folder's parent: one file, read once
     return Settings(
         global_file=home.settings_file,
         local_file=local_file,
@@ -175,6 +215,8 @@ def read_settings(home: Home, project_dir: Path) -> Settings:
         mcp_file=mcp_file,
         mcp_data=mcp_data,
         mcp_problem=mcp_problem,
+        project_file=shared_file,
+        project_data=(load_json(shared_file) or {}) if shared_file is not None else {},
     )
 
 
@@ -201,6 +243,10 @@ def update_project_mcp(
     """Read-modify-write the project's .mcp.json (atomically, under a lock in .mini-letta/)."""
     ensure_project_folder(project_dir)
     return _update(project_mcp_file(project_dir), change, lock=project_mcp_lock(project_dir))
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    return one.absolute() == other.absolute() or one.resolve() == other.resolve()
 
 
 def load_global_settings(home: Home) -> dict[str, Any]:

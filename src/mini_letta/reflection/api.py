@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from mini_letta.reflection.policy.launcher import launch_automatic as launch_automatic
     from mini_letta.reflection.policy.session import Mode as Mode
     from mini_letta.reflection.policy.session import SpawnRequest as SpawnRequest
+    from mini_letta.reflection.policy.session import hooked_launch as hooked_launch
     from mini_letta.reflection.policy.trigger import BackgroundLaunch as BackgroundLaunch
     from mini_letta.reflection.policy.trigger import PostTurnOutcome as PostTurnOutcome
     from mini_letta.reflection.run.backlog import BacklogPlan as BacklogPlan
@@ -119,6 +120,7 @@ FACE: dict[str, tuple[str, str]] = {
     "skip_message": ("state.outcome", "skip_message"),
     "BackgroundLaunch": ("policy.trigger", "BackgroundLaunch"),
     "SpawnRequest": ("policy.session", "SpawnRequest"),
+    "hooked_launch": ("policy.session", "hooked_launch"),
     "Mode": ("policy.session", "Mode"),
     "RunTrigger": ("state.outcome", "RunTrigger"),
     "Scope": ("state.settings", "Scope"),
@@ -151,6 +153,7 @@ __all__ = [  # PostTurnOutcome is for annotations only
     "evaluate_gate",
     "failure_summary",
     "gather_health",
+    "hooked_launch",
     "is_run_id",
     "launch",
     "launch_automatic",

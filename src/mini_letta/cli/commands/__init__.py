@@ -26,5 +26,6 @@ COMMANDS: dict[str, str] = {
     "search": "mini_letta.cli.commands.recall:search",
     "import": "mini_letta.cli.commands.recall:import_cmd",
     "skills": "mini_letta.cli.commands.skills:skills",
+    "hooks": "mini_letta.cli.commands.hooks:hooks",
     WORKER_COMMAND: "mini_letta.cli.commands.reflect_worker:reflect_worker",
 }
