@@ -170,9 +170,16 @@ class Session:
         self.reflection.deliver_waiting()
         return self.sync.take_failure()
 
-    def turn(self, text: str) -> Iterator[SessionEvent]:
+    def turn(self, text: str, *, attach: bool = True) -> Iterator[SessionEvent]:
         """Run one turn: its events, its `TurnResult`, then `AfterTurn`. Read it to the end:
-        queued reflections and memory sync run after `AfterTurn` has been taken."""
+        queued reflections and memory sync run after `AfterTurn` has been taken.
+
+        With `attach`, each file the text names with `@path` goes with it (tools/attachments.py);
+        a missing or refused one is an AttachmentError before anything is sent or recorded."""
+        if attach:
+            from mini_letta.tools.attachments import attach_files
+
+            text = attach_files(text, self.setup.tool_context)
         result: TurnResult | None = None
         events = run_turn(self.setup, text) if self.hooks is None else self._hooked_turn(text)
         for event in events:
@@ -188,10 +195,10 @@ class Session:
             yield AfterTurn(result, outcome)
         self.sync.after_turn()
 
-    def run(self, text: str) -> TurnResult:
+    def run(self, text: str, *, attach: bool = True) -> TurnResult:
         """One whole turn, post-turn work included; its result (`error` stop on failure)."""
         result: TurnResult | None = None
-        for event in self.turn(text):
+        for event in self.turn(text, attach=attach):
             if isinstance(event, AfterTurn):
                 result = event.result
         assert result is not None

@@ -292,7 +292,6 @@ class ModelChoice(Struct, frozen=True):
     """A new agent's model: `reason` says why when it was picked rather than configured."""
 
     handle: str
-    base_url: str | None = None
     reason: str | None = None
 
 
@@ -315,9 +314,8 @@ def new_agent_model(settings: Settings, environ: Mapping[str, str]) -> ModelChoi
         if environ.get(key, "").strip():
             return ModelChoice(keyed, reason=f"{key} is set")
     host = environ.get("OLLAMA_HOST", "").strip()
-    if host:
-        url = host if "://" in host else f"http://{host}"
-        return ModelChoice(OLLAMA_MODEL, base_url=url, reason=f"OLLAMA_HOST is {host}")
+    if host:  # the ollama provider finds the server through OLLAMA_HOST itself
+        return ModelChoice(OLLAMA_MODEL, reason=f"OLLAMA_HOST is {host}")
     return ModelChoice(DEFAULT_MODEL, reason="no model key is set")
 
 

@@ -125,7 +125,7 @@ FACE: dict[str, tuple[str, str]] = {
     "RunTrigger": ("state.outcome", "RunTrigger"),
     "Scope": ("state.settings", "Scope"),
 }
-__all__ = [  # PostTurnOutcome is for annotations only
+__all__ = [  # not PostTurnOutcome: a union for annotations only, imported when type checking
     "AgentHealth",
     "BacklogPlan",
     "BacklogProgress",
@@ -133,7 +133,6 @@ __all__ = [  # PostTurnOutcome is for annotations only
     "BackgroundLaunch",
     "LaunchOptions",
     "Mode",
-    "PostTurnOutcome",
     "Queued",
     "ReflectionOutcome",
     "RunRecord",
