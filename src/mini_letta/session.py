@@ -32,8 +32,22 @@ if TYPE_CHECKING:
     from mini_letta.agents.records import AgentRecord
     from mini_letta.conversations.store import ConversationStore
     from mini_letta.hooks.runner import HookRunner
+    from mini_letta.mcp_client.servers import McpServers
     from mini_letta.reflection.policy.trigger import PostTurnOutcome
     from mini_letta.reflection.state.outcome import ReflectionOutcome
+
+
+def open_mcp_servers(world: World, files: Settings) -> McpServers | None:
+    """The project's and the user's MCP servers, not yet started (None when none is
+    configured: then nothing of the MCP client is imported)."""
+    if files.mcp_servers() == ([], []):
+        return None
+    from mini_letta import log
+    from mini_letta.mcp_client.servers import configured_servers
+
+    return configured_servers(
+        files, world.environ, cwd=world.project_dir, warn=lambda line: log.warning("%s", line)
+    )
 
 
 MAX_STOP_CONTINUATIONS = 3  # a Stop hook that always blocks cannot hold a turn forever
@@ -82,6 +96,7 @@ class Session:
         reflection: Mode | None = None,
         spawn: Spawner | None = None,
         on_reflection: ReflectionSink | None = None,
+        mcp: McpServers | None = None,
     ) -> None:
         self.world = world
         self.options = options or TurnOptions()
@@ -93,7 +108,14 @@ class Session:
         self.store: ConversationStore = resolve_conversation(
             world, self.agent, conversation, new=new, settings=files
         )
-        setup = build_turn_setup(world, self.agent, self.store, self.options, files)
+        # Given: shared with other sessions, closed by its owner; else this session's own.
+        self._own_mcp = mcp is None
+        self.mcp = open_mcp_servers(world, files) if mcp is None else mcp
+        try:
+            setup = build_turn_setup(world, self.agent, self.store, self.options, files, self.mcp)
+        except BaseException:
+            self._close_mcp()
+            raise
         self.setup: TurnSetup = with_memory_budget(world, self.agent, setup)
         try:
             self.hooks: HookRunner | None = None
@@ -131,8 +153,16 @@ class Session:
         self.close()
 
     def close(self) -> None:
-        """Release the model's connections (the SDK clients keep a pool)."""
-        close_provider(self.setup.provider)
+        """Release the model's connections (the SDK clients keep a pool) and stop the MCP
+        servers this session started."""
+        try:
+            close_provider(self.setup.provider)
+        finally:
+            self._close_mcp()
+
+    def _close_mcp(self) -> None:
+        if self._own_mcp and self.mcp is not None:
+            self.mcp.close()
 
     def deliver_waiting(self) -> str | None:
         """Give the sink, once, the reflection outcomes no one saw (detached and queued runs),

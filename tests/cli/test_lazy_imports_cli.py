@@ -55,6 +55,7 @@ NEVER = (
     "mini_letta.search",
     "mini_letta.interop",
     "mini_letta.acp",  # `mini-letta acp` alone: the editor protocol and its SDK
+    "mini_letta.mcp_client",  # only when an MCP server is configured
     "mini_letta.hooks",  # only when a settings file has `hooks`
     "mini_letta.palace.doctor",
     "mini_letta.palace.gather",
