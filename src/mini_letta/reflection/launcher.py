@@ -9,7 +9,8 @@ no one to run it. That rule lives here, in `drained_after`, which every launch s
 launch and its outcome's delivery in. A queued step-count launch re-checks its threshold first; a
 compaction-event one always runs. An automatic launch skipped for a lasting reason
 (`parent_dirty`, `memory_not_ready`, `error`) counts as a failed attempt, so it backs off and is
-reported once, like a failed run.
+reported once, like a failed run; a refusal the next run would repeat is told once with the
+command that fixes it (refusal.py).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from mini_letta.reflection.outcome import (
     busy_message,
     skip_message,
 )
+from mini_letta.reflection.refusal import note_refusal
 from mini_letta.reflection.settings import load_reflection_settings
 from mini_letta.reflection.watermark import read_reflection_state, update_reflection_state
 from mini_letta.storage.atomic import load_json, quarantine_file, save_json
@@ -197,7 +199,7 @@ def _launch_once(
         )
     if outcome.skip_reason in COUNTED_SKIPS:
         outcome = _count_failed_attempt(world, store, outcome)
-    return outcome
+    return note_refusal(store, outcome, world.clock)
 
 
 def _count_failed_attempt(

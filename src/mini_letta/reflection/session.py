@@ -131,8 +131,11 @@ class AutoReflection:
         except MiniLettaError as exc:
             log.warning("automatic reflection: %s", exc)
             return None
-        if outcome is not None and self.mode != "watched":
-            self.sink(outcome)  # every failed attempt too: backoff spaces them, none is silent
+        from mini_letta.reflection.outcome import ReflectionOutcome
+
+        told = isinstance(outcome, ReflectionOutcome) and outcome.told_before  # told once
+        if outcome is not None and self.mode != "watched" and not told:
+            self.sink(outcome)  # every other failed attempt: backoff spaces them
         return outcome
 
     def _detach(self, trigger: AutoTrigger) -> PostTurnOutcome:

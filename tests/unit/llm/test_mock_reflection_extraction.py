@@ -227,7 +227,9 @@ def test_a_contradicted_line_is_replaced_not_appended(body, text, old, new):
 # only when the user says so in words, and any line only when the message speaks of it or says a
 # change; otherwise the new statement goes beside the line it contradicts.
 BESIDE = [
-    pytest.param("- About: 我叫李雷\n", "我叫韩梅梅", "- About: 我叫韩梅梅", id="name-no-change-word"),
+    pytest.param(
+        "- About: 我叫李雷\n", "我叫韩梅梅", "- About: 我叫韩梅梅", id="name-no-change-word"
+    ),
     pytest.param(
         "- Decision: 从现在起我们一律用 yarn\n",
         "From now on we use bun everywhere.",
