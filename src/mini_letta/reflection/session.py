@@ -131,10 +131,11 @@ class AutoReflection:
         except MiniLettaError as exc:
             log.warning("automatic reflection: %s", exc)
             return None
+        if outcome is None or self.mode == "watched":
+            return outcome
         from mini_letta.reflection.outcome import ReflectionOutcome
 
-        told = isinstance(outcome, ReflectionOutcome) and outcome.told_before  # told once
-        if outcome is not None and self.mode != "watched" and not told:
+        if not (isinstance(outcome, ReflectionOutcome) and outcome.told_before):  # told once
             self.sink(outcome)  # every other failed attempt: backoff spaces them
         return outcome
 
