@@ -20,7 +20,8 @@ FRONT = "---\ndescription: notes\n---\n"
 
 
 def _big(lines: int = 2_000) -> str:
-    return FRONT + "".join(f"- fact number {n}: the deploy runbook step {n}\n" for n in range(lines))
+    facts = (f"- fact number {n}: the deploy runbook step {n}\n" for n in range(lines))
+    return FRONT + "".join(facts)
 
 
 def _file_block(section: str, path: str) -> str:
@@ -47,7 +48,8 @@ def test_a_large_system_file_is_cut_to_its_budget_with_a_marker_that_says_where_
 
 def test_one_huge_line_is_cut_by_characters():
     text = FRONT + "x" * 200_000 + "\n"
-    block = _file_block(build_memory_section({"system/one.md": text.encode()}, CAP), "system/one.md")
+    section = build_memory_section({"system/one.md": text.encode()}, CAP)
+    block = _file_block(section, "system/one.md")
     assert estimate_tokens(block) <= CAP.tokens and "offset=4" in block
 
 
