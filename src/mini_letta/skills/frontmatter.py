@@ -97,11 +97,11 @@ def read_simple(block: str) -> dict[str, Any] | None:
                 return None
             open_key, data[bare] = bare, None
             continue
-        key, sep, raw = line.partition(": ")
-        if sep and raw.rstrip(" ") in _BLOCK_SCALARS and _PLAIN_KEY.fullmatch(key):
-            if key in data or key.lower() in _RESERVED:
+        head, sep, raw = line.partition(": ")
+        if sep and raw.rstrip(" ") in _BLOCK_SCALARS and _PLAIN_KEY.fullmatch(head):
+            if head in data or head.lower() in _RESERVED:
                 return None
-            folding, data[key] = (key, raw.rstrip(" ")), []
+            folding, data[head] = (head, raw.rstrip(" ")), []
             continue
         key, value = _pair(line)
         if key is None or value is None or key in data:
