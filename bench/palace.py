@@ -30,8 +30,8 @@ from mini_letta.memory.repo import GitRepo  # noqa: E402
 from mini_letta.palace.gather import PalaceInput  # noqa: E402
 from mini_letta.palace.origins import run_doctor  # noqa: E402
 from mini_letta.palace.page import build_palace, save_palace  # noqa: E402
-from mini_letta.reflection.gate import GateLimits  # noqa: E402
-from mini_letta.reflection.records import RunRecord, SliceInfo, save_run_record  # noqa: E402
+from mini_letta.reflection.gate.check import GateLimits  # noqa: E402
+from mini_letta.reflection.state.records import RunRecord, SliceInfo, save_run_record  # noqa: E402
 from mini_letta.workspace import World, new_agent  # noqa: E402
 
 WINDOW = 128_000

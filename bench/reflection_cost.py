@@ -26,11 +26,12 @@ from mini_letta.agents.records import AgentRecord  # noqa: E402
 from mini_letta.clock import SystemClock  # noqa: E402
 from mini_letta.conversations.store import ConversationStore  # noqa: E402
 from mini_letta.home import Home  # noqa: E402
-from mini_letta.reflection.payload import build_payload, clear_payloads  # noqa: E402
-from mini_letta.reflection.run import LaunchOptions, launch_reflection  # noqa: E402
-from mini_letta.reflection.settings import ReflectionSettings  # noqa: E402
-from mini_letta.reflection.trigger import decide_after_turn  # noqa: E402
-from mini_letta.reflection.watermark import (  # noqa: E402
+from mini_letta.reflection.policy.trigger import decide_after_turn  # noqa: E402
+from mini_letta.reflection.run.launch import launch_reflection  # noqa: E402
+from mini_letta.reflection.run.payload import build_payload, clear_payloads  # noqa: E402
+from mini_letta.reflection.run.setup import LaunchOptions  # noqa: E402
+from mini_letta.reflection.state.settings import ReflectionSettings  # noqa: E402
+from mini_letta.reflection.state.watermark import (  # noqa: E402
     ReflectionState,
     save_reflection_state,
     steps_since_last_reflection,

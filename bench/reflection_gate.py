@@ -20,7 +20,7 @@ sys.path.insert(0, str(SRC))
 from _common import SENTENCE, median_ms  # noqa: E402
 from memory_compile import build_memory  # noqa: E402
 
-from mini_letta.reflection.gate import Citation, GateInput, GateLimits, check_gate  # noqa: E402
+from mini_letta.reflection.gate.check import Citation, GateInput, GateLimits, check_gate  # noqa: E402
 
 
 def main() -> None:

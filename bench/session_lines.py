@@ -27,7 +27,7 @@ from mini_letta.clock import SystemClock  # noqa: E402
 from mini_letta.conversations.messages import Message, ToolCall  # noqa: E402
 from mini_letta.conversations.registry import create_conversation  # noqa: E402
 from mini_letta.home import Home  # noqa: E402
-from mini_letta.reflection.outcome import ReflectionOutcome  # noqa: E402
+from mini_letta.reflection.state.outcome import ReflectionOutcome  # noqa: E402
 
 CALLS = 20
 OUTPUT = "\n".join(f"{i:>6}\tline {i} of a long tool output, " + "word " * 12 for i in range(2000))

@@ -29,11 +29,12 @@ from mini_letta.conversations.registry import list_conversations  # noqa: E402
 from mini_letta.conversations.store import ConversationStore  # noqa: E402
 from mini_letta.home import Home  # noqa: E402
 from mini_letta.llm.tokens import estimate_tokens  # noqa: E402
-from mini_letta.reflection.backlog import plan_backlog  # noqa: E402
-from mini_letta.reflection.gate import GateLimits  # noqa: E402
-from mini_letta.reflection.records import list_run_records  # noqa: E402
-from mini_letta.reflection.run import LaunchOptions, launch_reflection  # noqa: E402
-from mini_letta.reflection.settings import load_reflection_settings  # noqa: E402
+from mini_letta.reflection.gate.check import GateLimits  # noqa: E402
+from mini_letta.reflection.run.backlog import plan_backlog  # noqa: E402
+from mini_letta.reflection.run.launch import launch_reflection
+from mini_letta.reflection.run.setup import LaunchOptions
+from mini_letta.reflection.state.records import list_run_records  # noqa: E402
+from mini_letta.reflection.state.settings import load_reflection_settings  # noqa: E402
 from mini_letta.structs import Struct  # noqa: E402
 from mini_letta.workspace import World  # noqa: E402
 

@@ -27,8 +27,8 @@ from _common import (  # noqa: E402
 
 from mini_letta.clock import SystemClock  # noqa: E402
 from mini_letta.home import Home  # noqa: E402
-from mini_letta.reflection.health import gather_health  # noqa: E402
-from mini_letta.reflection.settings import load_reflection_settings  # noqa: E402
+from mini_letta.reflection.history.health import gather_health  # noqa: E402
+from mini_letta.reflection.state.settings import load_reflection_settings  # noqa: E402
 from mini_letta.settings import remember_current  # noqa: E402
 from mini_letta.workspace import World, new_agent, resolve_conversation  # noqa: E402
 

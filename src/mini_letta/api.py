@@ -96,7 +96,7 @@ def create_agent(
 
     agent = new_agent(world, name=name, model=model)
     if reflection:
-        from mini_letta.reflection.settings import save_reflection_settings
+        from mini_letta.reflection.state.settings import save_reflection_settings
 
         save_reflection_settings(world.home, world.project_dir, agent, reflection, "agent")
     remember_current(world.project_dir, agent.id, "")

@@ -2,7 +2,7 @@
 
 A `Session` resolves the agent and the conversation once (workspace.py), builds what a turn
 runs with (loop/setup.py), runs each turn (loop/turn.py) and then the post-turn work: the
-reflection policy (reflection/session.py `AutoReflection`) and automatic memory sync
+reflection policy (reflection/policy/session.py `AutoReflection`) and automatic memory sync
 (`memorySync: after-merge`). Work that runs detached — a background reflection, a memory sync —
 is started by the one injected `Spawner`, so the core starts no process itself and each front
 end decides how (the CLI's is cli/background.py). Without a spawner all of it runs here, in
@@ -19,8 +19,8 @@ from mini_letta.llm.base import close_provider
 from mini_letta.loop.events import TurnEvent, TurnResult
 from mini_letta.loop.setup import TurnOptions, TurnSetup, build_turn_setup
 from mini_letta.loop.turn import run_turn
-from mini_letta.reflection.memory_budget import with_memory_budget
-from mini_letta.reflection.session import AutoReflection, Mode, SpawnRequest, choose_mode
+from mini_letta.reflection.policy.memory_budget import with_memory_budget
+from mini_letta.reflection.policy.session import AutoReflection, Mode, SpawnRequest, choose_mode
 from mini_letta.settings import Settings, read_settings
 from mini_letta.structs import Struct
 from mini_letta.workspace import World, resolve_conversation, resolve_or_create_agent
@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 
     from mini_letta.agents.records import AgentRecord
     from mini_letta.conversations.store import ConversationStore
-    from mini_letta.reflection.outcome import ReflectionOutcome
-    from mini_letta.reflection.trigger import PostTurnOutcome
+    from mini_letta.reflection.policy.trigger import PostTurnOutcome
+    from mini_letta.reflection.state.outcome import ReflectionOutcome
 
 
 class SyncRequest(Struct, frozen=True):
@@ -172,7 +172,7 @@ class AutoSync:
         spawn: Callable[[SyncRequest], int] | None,
         files: Settings | None = None,
     ) -> None:
-        from mini_letta.reflection.settings import load_reflection_settings
+        from mini_letta.reflection.state.settings import load_reflection_settings
 
         self.world = world
         self.agent_id = agent.id

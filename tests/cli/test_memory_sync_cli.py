@@ -11,7 +11,7 @@ import pytest
 from mini_letta.agents.registry import load_agent
 from mini_letta.cli.background import spawn_job
 from mini_letta.memory.remote import memory_remote_repo, set_remote
-from mini_letta.reflection.settings import save_reflection_settings
+from mini_letta.reflection.state.settings import save_reflection_settings
 from mini_letta.session import AutoSync, PostTurnJob
 from mini_letta.tools.memory_tool import apply_and_commit
 from mini_letta.workspace import World, new_agent

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from mini_letta.clock import SystemClock
 from mini_letta.home import Home
-from mini_letta.reflection.lease import acquire_lease
+from mini_letta.reflection.state.lease import acquire_lease
 from support.cli import cli_env
 from support.waiting import wait_until
 

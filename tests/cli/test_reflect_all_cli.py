@@ -8,8 +8,8 @@ import signal
 import subprocess
 import sys
 
-from mini_letta.reflection.records import list_run_records
-from mini_letta.reflection.watermark import read_reflection_state
+from mini_letta.reflection.state.records import list_run_records
+from mini_letta.reflection.state.watermark import read_reflection_state
 from mini_letta.workspace import new_agent, resolve_conversation
 from support.cli import cli_env
 from support.reflection_kit import add_turn

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from mini_letta.home import Home
-from mini_letta.reflection.records import list_run_records
-from mini_letta.reflection.settings import ReflectionSettings, layer_settings
+from mini_letta.reflection.state.records import list_run_records
+from mini_letta.reflection.state.settings import ReflectionSettings, layer_settings
 
 HUMAN = "system/human.md"
 
@@ -79,7 +79,7 @@ def test_errors_name_the_reflection_model(cli, tmp_path):
 
 def test_a_reflection_model_never_takes_the_agents_window_override(world, tmp_path):
     from mini_letta.llm.script import SCRIPT_CONTEXT_WINDOW
-    from mini_letta.reflection.run import LaunchOptions, reflection_provider
+    from mini_letta.reflection.run.setup import LaunchOptions, reflection_provider
     from mini_letta.workspace import new_agent
 
     agent = new_agent(world).with_updates(model="mock", context_window=50_000)
@@ -106,7 +106,7 @@ def test_a_chats_context_window_never_reaches_the_reflection_or_its_review(cli, 
 
 def test_the_agents_model_keeps_a_served_window_that_holds_a_reflection(world):
     from mini_letta.llm.mock import MOCK_CONTEXT_WINDOW
-    from mini_letta.reflection.run import side_agent_provider
+    from mini_letta.reflection.run.setup import side_agent_provider
     from mini_letta.workspace import new_agent
 
     agent = new_agent(world).with_updates(model="mock")

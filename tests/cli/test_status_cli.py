@@ -7,9 +7,9 @@ import json
 from mini_letta.clock import SystemClock, format_timestamp
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.home import Home
-from mini_letta.reflection.launcher import QueuedLaunch, put_queued_launch
-from mini_letta.reflection.lease import acquire_lease
-from mini_letta.reflection.watermark import read_reflection_state, save_reflection_state
+from mini_letta.reflection.policy.launcher import QueuedLaunch, put_queued_launch
+from mini_letta.reflection.state.lease import acquire_lease
+from mini_letta.reflection.state.watermark import read_reflection_state, save_reflection_state
 from mini_letta.structs import replace
 
 

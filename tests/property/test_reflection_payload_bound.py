@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.home import Home
 from mini_letta.llm.tokens import estimate_tokens
-from mini_letta.reflection.payload import build_payload, truncate_middle
-from mini_letta.reflection.watermark import ReflectionState
+from mini_letta.reflection.run.payload import build_payload, truncate_middle
+from mini_letta.reflection.state.watermark import ReflectionState
 from support.clock import FakeClock
 from support.reflection_kit import message, new_store
 

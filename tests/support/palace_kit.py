@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from mini_letta.conversations.messages import Usage
 from mini_letta.memory.history import save_hand_edit
-from mini_letta.reflection.gate import GateLimits
-from mini_letta.reflection.records import load_run_record
-from mini_letta.reflection.run import LaunchOptions, launch_reflection
-from mini_letta.reflection.undo import undo_reflection_run
+from mini_letta.reflection.gate.check import GateLimits
+from mini_letta.reflection.history.undo import undo_reflection_run
+from mini_letta.reflection.run.launch import launch_reflection
+from mini_letta.reflection.run.setup import LaunchOptions
+from mini_letta.reflection.state.records import load_run_record
 from mini_letta.structs import Struct
 from mini_letta.workspace import new_agent, resolve_conversation
 from support.reflection_kit import (

@@ -72,7 +72,65 @@ def test_heavy_libraries_are_imported_lazily(path):
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_modules_stay_small(path):
     lines = len(path.read_text(encoding="utf-8").splitlines())
-    assert lines <= HARD_LIMIT_LINES, f"{path.relative_to(PACKAGE)} has {lines} lines"
+    limit = REFLECTION_LIMIT_LINES if _concern(path) == "reflection" else HARD_LIMIT_LINES
+    assert lines <= limit, f"{path.relative_to(PACKAGE)} has {lines} lines (at most {limit})"
+
+
+# reflection/ is its face (api.py) over sub-packages that import one way: a run reads state and
+# the gate; the policy launches runs; history looks back at all of them; the evals run runs.
+REFLECTION = PACKAGE / "reflection"
+REFLECTION_LAYERS = {"state": 0, "gate": 1, "run": 2, "policy": 3, "evals": 3, "history": 4}
+REFLECTION_LIMIT_LINES = 400  # the most-changed package: small modules that say what they do
+
+
+def _reflection_part(path: Path) -> str:
+    parts = path.relative_to(REFLECTION).parts
+    return parts[0] if len(parts) > 1 else parts[0].removesuffix(".py")
+
+
+def test_reflection_is_its_face_over_its_sub_packages():
+    """Every module lives in a named sub-package; only the face and `__init__` sit at the top."""
+    top = sorted(p.name for p in REFLECTION.glob("*.py"))
+    assert top == ["__init__.py", "api.py"], top
+    folders = {p.name for p in REFLECTION.iterdir() if (p / "__init__.py").is_file()}
+    assert folders == set(REFLECTION_LAYERS), folders
+
+
+def _reflection_bypasses(path: Path, source: str) -> list[str]:
+    """`line: module` for each import from inside reflection/ that goes the wrong way between
+    its sub-packages (up, or sideways into another of the same rank), or up into the face."""
+    here_part = _reflection_part(path)
+    here = REFLECTION_LAYERS.get(here_part)
+    found = []
+    for module, node, _ in _imports(ast.parse(source)):
+        parts = module.split(".")
+        if here is None or parts[:2] != ["mini_letta", "reflection"] or len(parts) < 3:
+            continue
+        there = REFLECTION_LAYERS.get(parts[2])
+        if there is None or there > here or (there == here and parts[2] != here_part):
+            found.append(f"{node.lineno}: {module}")
+    return found
+
+
+@pytest.mark.parametrize(
+    "path", sorted(REFLECTION.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE))
+)
+def test_reflection_sub_packages_import_one_way(path):
+    assert _reflection_bypasses(path, path.read_text(encoding="utf-8")) == []
+
+
+def test_the_reflection_direction_check_finds_a_wrong_way_import():
+    run = REFLECTION / "run" / "launch.py"
+    assert _reflection_bypasses(run, "from mini_letta.reflection.state.lease import x\n") == []
+    assert _reflection_bypasses(run, "from mini_letta.reflection.run.setup import x\n") == []
+    wrong = "def f():\n    from mini_letta.reflection.policy.launcher import x\n"
+    assert _reflection_bypasses(run, wrong) == ["2: mini_letta.reflection.policy.launcher"]
+    face = "from mini_letta.reflection.api import launch\n"
+    assert _reflection_bypasses(run, face) == ["1: mini_letta.reflection.api"]
+    sideways = "from mini_letta.reflection.evals.evaluation import x\n"
+    assert _reflection_bypasses(REFLECTION / "policy" / "session.py", sideways) == [
+        "1: mini_letta.reflection.evals.evaluation"
+    ]
 
 
 # A package the CLI uses through one face: cli/ imports it only through that module.
@@ -84,8 +142,13 @@ def _face_bypasses(source: str) -> list[str]:
     found = []
     for module, node, _ in _imports(ast.parse(source)):
         parts = module.split(".")
-        face = FACES.get(parts[1]) if len(parts) > 2 and parts[0] == "mini_letta" else None
-        if face is not None and module != face:
+        face = FACES.get(parts[1]) if len(parts) > 1 and parts[0] == "mini_letta" else None
+        if face is None or module == face:
+            continue
+        if len(parts) == 2 and isinstance(node, ast.ImportFrom):  # `from pkg import x`
+            names = [f"{module}.{alias.name}" for alias in node.names]
+            found += [f"{node.lineno}: {name} (use {face})" for name in names if name != face]
+        elif len(parts) > 2:
             found.append(f"{node.lineno}: {module} (use {face})")
     return found
 
@@ -98,11 +161,17 @@ def test_the_cli_reaches_a_faced_package_only_through_its_face(path):
 
 
 def test_the_face_check_finds_a_bypass():
-    source = "import x\ndef f():\n    from mini_letta.reflection.run import launch_reflection\n"
+    source = (
+        "import x\ndef f():\n    from mini_letta.reflection.run.launch import launch_reflection\n"
+    )
     assert _face_bypasses(source) == [
-        "3: mini_letta.reflection.run (use mini_letta.reflection.api)"
+        "3: mini_letta.reflection.run.launch (use mini_letta.reflection.api)"
     ]
     assert _face_bypasses("from mini_letta.reflection.api import launch\n") == []
+    assert _face_bypasses("from mini_letta.reflection import api\n") == []
+    assert _face_bypasses("from mini_letta.reflection import api, run\n") == [
+        "1: mini_letta.reflection.run (use mini_letta.reflection.api)"
+    ]
 
 
 def _module_name(path: Path) -> str:

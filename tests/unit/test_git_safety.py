@@ -15,8 +15,8 @@ import pytest
 from mini_letta.gitsafe import driver_overrides, safe_git_env, user_transport_config
 from mini_letta.memory.history import load_diff, load_log, load_status, undo_commit
 from mini_letta.memory.repo import GitRepo, init_memory_repo
-from mini_letta.reflection.finalise import merge_branch
-from mini_letta.reflection.worktree import branch_diff, create_worktree, remove_worktree
+from mini_letta.reflection.run.finalise import merge_branch
+from mini_letta.reflection.run.worktree import branch_diff, create_worktree, remove_worktree
 from mini_letta.tools.base import ToolContext
 from mini_letta.tools.memory_tool import MemoryTool
 from support.clock import FakeClock

@@ -24,7 +24,7 @@ def test_run_ids_sort_by_start_time_within_one_second() -> None:
     from datetime import UTC, datetime, timedelta
 
     from mini_letta.ids import new_run_id
-    from mini_letta.reflection.records import is_run_id
+    from mini_letta.reflection.state.records import is_run_id
 
     start = datetime(2026, 12, 3, 17, 27, 46, 900_000, tzinfo=UTC)
     moments = [start + timedelta(milliseconds=n) for n in (0, 5, 60, 99, 100, 1_000, 61_000)]

@@ -10,11 +10,11 @@ import pytest
 from mini_letta.loop.events import MessageEvent, TurnResult
 from mini_letta.loop.setup import TurnOptions
 from mini_letta.memory.remote import memory_remote_repo, set_remote
-from mini_letta.reflection.outbox import post_outcome
-from mini_letta.reflection.outcome import ReflectionOutcome
-from mini_letta.reflection.session import SpawnRequest
-from mini_letta.reflection.settings import save_reflection_settings
-from mini_letta.reflection.trigger import BackgroundLaunch
+from mini_letta.reflection.policy.session import SpawnRequest
+from mini_letta.reflection.policy.trigger import BackgroundLaunch
+from mini_letta.reflection.state.outbox import post_outcome
+from mini_letta.reflection.state.outcome import ReflectionOutcome
+from mini_letta.reflection.state.settings import save_reflection_settings
 from mini_letta.session import AfterTurn, PostTurnJob, ReflectionSink, Session, SyncRequest
 from mini_letta.settings import read_settings, remember_current
 from mini_letta.workspace import World, new_agent

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from mini_letta.errors import CorruptFileError
-from mini_letta.reflection.settings import layer_sources
+from mini_letta.reflection.state.settings import layer_sources
 from mini_letta.settings import Setting, read_settings, remember_current
 
 

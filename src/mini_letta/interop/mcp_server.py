@@ -145,7 +145,7 @@ def _edit(memory_dir: Path, command: str, args: dict[str, Any], reason: str) -> 
 def _with_budget_notice(home: Home, agent_id: str, result: str, paths: list[str]) -> str:
     """The edit's result, and a warning when it left memory over its budget."""
     from mini_letta.agents.registry import load_agent
-    from mini_letta.reflection.budget_notice import over_budget_notices
+    from mini_letta.reflection.gate.budget_notice import over_budget_notices
 
     agent = load_agent(home, agent_id)
     no_project = home.root  # an MCP client's project is not ours: home and agent settings only

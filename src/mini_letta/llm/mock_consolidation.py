@@ -1,6 +1,6 @@
 """The mock reflection consolidating a memory file the task marks as over its budget.
 
-A reflection task names each `system/` file at or over its per-file budget (reflection/task.py,
+A reflection task names each `system/` file at or over its per-file budget (reflection/run/task.py,
 `<consolidate>`); before adding anything, the mock rewrites such a file's body in one
 `str_replace`: exact repeats (compared without case, punctuation or list markers) keep their
 first line (lines a later one on the same topic supersedes are left to the contradiction

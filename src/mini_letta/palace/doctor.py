@@ -24,7 +24,7 @@ from mini_letta.memory.files import read_memory_bytes
 from mini_letta.memory.frontmatter import decode_memory_bytes, normalize_text, parse_memory_file
 from mini_letta.memory.secrets import iter_secrets
 from mini_letta.palace.line_checks import Line, check_lines, content_lines
-from mini_letta.reflection.gate import GateLimits
+from mini_letta.reflection.gate.check import GateLimits
 from mini_letta.structs import Struct, field
 
 Severity = Literal["severe", "warning", "info"]

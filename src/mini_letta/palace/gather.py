@@ -27,9 +27,9 @@ from mini_letta.memory.secrets import redact_secrets
 from mini_letta.palace.doctor import Finding
 from mini_letta.palace.markdown import render_lines
 from mini_letta.palace.origins import Origins
-from mini_letta.reflection.gate import GateLimits
-from mini_letta.reflection.run import rejected_branch
-from mini_letta.reflection.watermark import ReflectionState
+from mini_letta.reflection.gate.check import GateLimits
+from mini_letta.reflection.run.execute import rejected_branch
+from mini_letta.reflection.state.watermark import ReflectionState
 from mini_letta.storage.atomic import load_json
 from mini_letta.structs import Struct
 

@@ -17,7 +17,7 @@ from collections import Counter
 from typing import NamedTuple
 
 from mini_letta.memory.layout import DEFAULT_HUMAN, DEFAULT_PERSONA
-from mini_letta.reflection.gate import normalise_line
+from mini_letta.reflection.gate.check import normalise_line
 from mini_letta.structs import Struct
 
 NEAR = 0.7  # Jaccard similarity of two lines' words at which they say the same thing

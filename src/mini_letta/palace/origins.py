@@ -17,9 +17,9 @@ from mini_letta.memory.repo import GitRepo
 from mini_letta.palace.doctor import Finding, Provenance, count_findings, diagnose
 from mini_letta.palace.doctor_state import DoctorCount, save_doctor_count
 from mini_letta.palace.lines import LineHistory, load_line_history, runs_by_merge
-from mini_letta.reflection.gate import GateLimits
-from mini_letta.reflection.records import RunRecord, scan_run_records
-from mini_letta.reflection.settings import ReflectionSettings
+from mini_letta.reflection.gate.check import GateLimits
+from mini_letta.reflection.state.records import RunRecord, scan_run_records
+from mini_letta.reflection.state.settings import ReflectionSettings
 from mini_letta.storage.damaged import Damaged
 from mini_letta.structs import Struct
 from mini_letta.workspace import World
@@ -75,7 +75,7 @@ def memory_limits(world: World, agent: AgentRecord, settings: ReflectionSettings
 def primary_window(world: World, agent: AgentRecord) -> int:
     """The agent's model window as reflection sees it; the catalog's when no provider can be
     built here (a missing key)."""
-    from mini_letta.reflection.run import side_agent_provider
+    from mini_letta.reflection.run.setup import side_agent_provider
 
     try:
         return side_agent_provider(world, agent).context_window

@@ -10,118 +10,118 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # not `typing`'s: this module stays free to import
 if TYPE_CHECKING:
-    from mini_letta.reflection.backlog import BacklogPlan as BacklogPlan
-    from mini_letta.reflection.backlog import BacklogProgress as BacklogProgress
-    from mini_letta.reflection.backlog import BacklogResult as BacklogResult
-    from mini_letta.reflection.backlog import plan_backlog as plan_backlog
-    from mini_letta.reflection.backlog import reflect_backlog as reflect_backlog
-    from mini_letta.reflection.budget_notice import changed_paths as changed_paths
-    from mini_letta.reflection.budget_notice import over_budget_notices as over_budget_notices
-    from mini_letta.reflection.decide import accept_rejected_run as accept
-    from mini_letta.reflection.decide import discard_rejected_run as discard
-    from mini_letta.reflection.eval_cases import builtin_suite as builtin_suite
-    from mini_letta.reflection.eval_cases import load_suite as load_suite
-    from mini_letta.reflection.evaluation import render_table as render_table
-    from mini_letta.reflection.evaluation import run_suite as evaluate
-    from mini_letta.reflection.gate_eval import builtin_gate_suite as builtin_gate_suite
-    from mini_letta.reflection.gate_eval import render_gate_report as render_gate_report
-    from mini_letta.reflection.gate_eval import run_gate_suite as evaluate_gate
-    from mini_letta.reflection.health import AgentHealth as AgentHealth
-    from mini_letta.reflection.health import gather_health as gather_health
-    from mini_letta.reflection.launcher import drained_after as drained_after
-    from mini_letta.reflection.launcher import launch_automatic as launch_automatic
-    from mini_letta.reflection.outbox import post_automatic_outcome as post_automatic_outcome
-    from mini_letta.reflection.outbox import post_outcome as post_outcome
-    from mini_letta.reflection.outbox import take_outcomes as take_outcomes
-    from mini_letta.reflection.outcome import Queued as Queued
-    from mini_letta.reflection.outcome import ReflectionOutcome as ReflectionOutcome
-    from mini_letta.reflection.outcome import RunTrigger as RunTrigger
-    from mini_letta.reflection.outcome import skip_message as skip_message
-    from mini_letta.reflection.provenance import blame_file as blame_file
-    from mini_letta.reflection.provenance import why_line as why_line
-    from mini_letta.reflection.records import RunRecord as RunRecord
-    from mini_letta.reflection.records import failure_summary as failure_summary
-    from mini_letta.reflection.records import is_run_id as is_run_id
-    from mini_letta.reflection.records import load_run_record as load_run
-    from mini_letta.reflection.records import scan_run_records as list_runs
-    from mini_letta.reflection.records import went_wrong as went_wrong
-    from mini_letta.reflection.report import describe_run as describe_run
-    from mini_letta.reflection.run import LaunchOptions as LaunchOptions
-    from mini_letta.reflection.run import launch_multi_reflection as launch_many
-    from mini_letta.reflection.run import launch_reflection as launch
-    from mini_letta.reflection.run import preview_reflection as preview
-    from mini_letta.reflection.session import Mode as Mode
-    from mini_letta.reflection.session import SpawnRequest as SpawnRequest
-    from mini_letta.reflection.settings import Scope as Scope
-    from mini_letta.reflection.settings import build_settings_patch as build_settings_patch
-    from mini_letta.reflection.settings import layer_settings as layer_settings
-    from mini_letta.reflection.settings import layer_sources as layer_sources
-    from mini_letta.reflection.settings import load_reflection_mode as load_reflection_mode
-    from mini_letta.reflection.settings import load_reflection_settings as load_settings
-    from mini_letta.reflection.settings import load_settings_layers as load_settings_layers
-    from mini_letta.reflection.settings import render_settings_json as render_settings_json
-    from mini_letta.reflection.settings import save_reflection_settings as save_settings
-    from mini_letta.reflection.trigger import BackgroundLaunch as BackgroundLaunch
-    from mini_letta.reflection.trigger import PostTurnOutcome as PostTurnOutcome
-    from mini_letta.reflection.undo import undo_reflection_run as undo
-    from mini_letta.reflection.upkeep import with_dead_runs_interrupted as with_dead_runs
+    from mini_letta.reflection.evals.eval_cases import builtin_suite as builtin_suite
+    from mini_letta.reflection.evals.eval_cases import load_suite as load_suite
+    from mini_letta.reflection.evals.evaluation import render_table as render_table
+    from mini_letta.reflection.evals.evaluation import run_suite as evaluate
+    from mini_letta.reflection.evals.gate_eval import builtin_gate_suite as builtin_gate_suite
+    from mini_letta.reflection.evals.gate_eval import render_gate_report as render_gate_report
+    from mini_letta.reflection.evals.gate_eval import run_gate_suite as evaluate_gate
+    from mini_letta.reflection.gate.budget_notice import changed_paths as changed_paths
+    from mini_letta.reflection.gate.budget_notice import over_budget_notices as over_budget_notices
+    from mini_letta.reflection.history.decide import accept_rejected_run as accept
+    from mini_letta.reflection.history.decide import discard_rejected_run as discard
+    from mini_letta.reflection.history.health import AgentHealth as AgentHealth
+    from mini_letta.reflection.history.health import gather_health as gather_health
+    from mini_letta.reflection.history.provenance import blame_file as blame_file
+    from mini_letta.reflection.history.provenance import why_line as why_line
+    from mini_letta.reflection.history.report import describe_run as describe_run
+    from mini_letta.reflection.history.undo import undo_reflection_run as undo
+    from mini_letta.reflection.policy.launcher import drained_after as drained_after
+    from mini_letta.reflection.policy.launcher import launch_automatic as launch_automatic
+    from mini_letta.reflection.policy.session import Mode as Mode
+    from mini_letta.reflection.policy.session import SpawnRequest as SpawnRequest
+    from mini_letta.reflection.policy.trigger import BackgroundLaunch as BackgroundLaunch
+    from mini_letta.reflection.policy.trigger import PostTurnOutcome as PostTurnOutcome
+    from mini_letta.reflection.run.backlog import BacklogPlan as BacklogPlan
+    from mini_letta.reflection.run.backlog import BacklogProgress as BacklogProgress
+    from mini_letta.reflection.run.backlog import BacklogResult as BacklogResult
+    from mini_letta.reflection.run.backlog import plan_backlog as plan_backlog
+    from mini_letta.reflection.run.backlog import reflect_backlog as reflect_backlog
+    from mini_letta.reflection.run.launch import launch_multi_reflection as launch_many
+    from mini_letta.reflection.run.launch import launch_reflection as launch
+    from mini_letta.reflection.run.launch import preview_reflection as preview
+    from mini_letta.reflection.run.setup import LaunchOptions as LaunchOptions
+    from mini_letta.reflection.state.outbox import post_automatic_outcome as post_automatic_outcome
+    from mini_letta.reflection.state.outbox import post_outcome as post_outcome
+    from mini_letta.reflection.state.outbox import take_outcomes as take_outcomes
+    from mini_letta.reflection.state.outcome import Queued as Queued
+    from mini_letta.reflection.state.outcome import ReflectionOutcome as ReflectionOutcome
+    from mini_letta.reflection.state.outcome import RunTrigger as RunTrigger
+    from mini_letta.reflection.state.outcome import skip_message as skip_message
+    from mini_letta.reflection.state.records import RunRecord as RunRecord
+    from mini_letta.reflection.state.records import failure_summary as failure_summary
+    from mini_letta.reflection.state.records import is_run_id as is_run_id
+    from mini_letta.reflection.state.records import load_run_record as load_run
+    from mini_letta.reflection.state.records import scan_run_records as list_runs
+    from mini_letta.reflection.state.records import went_wrong as went_wrong
+    from mini_letta.reflection.state.settings import Scope as Scope
+    from mini_letta.reflection.state.settings import build_settings_patch as build_settings_patch
+    from mini_letta.reflection.state.settings import layer_settings as layer_settings
+    from mini_letta.reflection.state.settings import layer_sources as layer_sources
+    from mini_letta.reflection.state.settings import load_reflection_mode as load_reflection_mode
+    from mini_letta.reflection.state.settings import load_reflection_settings as load_settings
+    from mini_letta.reflection.state.settings import load_settings_layers as load_settings_layers
+    from mini_letta.reflection.state.settings import render_settings_json as render_settings_json
+    from mini_letta.reflection.state.settings import save_reflection_settings as save_settings
+    from mini_letta.reflection.state.upkeep import with_dead_runs_interrupted as with_dead_runs
 
 # face name -> (the module that owns it, its name there)
 FACE: dict[str, tuple[str, str]] = {
-    "launch": ("run", "launch_reflection"),
-    "launch_many": ("run", "launch_multi_reflection"),
-    "preview": ("run", "preview_reflection"),
-    "LaunchOptions": ("run", "LaunchOptions"),
-    "launch_automatic": ("launcher", "launch_automatic"),
-    "drained_after": ("launcher", "drained_after"),
-    "undo": ("undo", "undo_reflection_run"),
-    "accept": ("decide", "accept_rejected_run"),
-    "discard": ("decide", "discard_rejected_run"),
-    "list_runs": ("records", "scan_run_records"),
-    "with_dead_runs": ("upkeep", "with_dead_runs_interrupted"),
-    "plan_backlog": ("backlog", "plan_backlog"),
-    "reflect_backlog": ("backlog", "reflect_backlog"),
-    "BacklogPlan": ("backlog", "BacklogPlan"),
-    "BacklogProgress": ("backlog", "BacklogProgress"),
-    "BacklogResult": ("backlog", "BacklogResult"),
-    "load_run": ("records", "load_run_record"),
-    "RunRecord": ("records", "RunRecord"),
-    "is_run_id": ("records", "is_run_id"),
-    "failure_summary": ("records", "failure_summary"),
-    "went_wrong": ("records", "went_wrong"),
-    "describe_run": ("report", "describe_run"),
-    "gather_health": ("health", "gather_health"),
-    "AgentHealth": ("health", "AgentHealth"),
-    "load_settings": ("settings", "load_reflection_settings"),
-    "save_settings": ("settings", "save_reflection_settings"),
-    "build_settings_patch": ("settings", "build_settings_patch"),
-    "render_settings_json": ("settings", "render_settings_json"),
-    "layer_settings": ("settings", "layer_settings"),
-    "layer_sources": ("settings", "layer_sources"),
-    "load_reflection_mode": ("settings", "load_reflection_mode"),
-    "load_settings_layers": ("settings", "load_settings_layers"),
-    "evaluate": ("evaluation", "run_suite"),
-    "render_table": ("evaluation", "render_table"),
-    "builtin_suite": ("eval_cases", "builtin_suite"),
-    "load_suite": ("eval_cases", "load_suite"),
-    "evaluate_gate": ("gate_eval", "run_gate_suite"),
-    "builtin_gate_suite": ("gate_eval", "builtin_gate_suite"),
-    "render_gate_report": ("gate_eval", "render_gate_report"),
-    "over_budget_notices": ("budget_notice", "over_budget_notices"),
-    "changed_paths": ("budget_notice", "changed_paths"),
-    "blame_file": ("provenance", "blame_file"),
-    "why_line": ("provenance", "why_line"),
-    "take_outcomes": ("outbox", "take_outcomes"),
-    "post_outcome": ("outbox", "post_outcome"),
-    "post_automatic_outcome": ("outbox", "post_automatic_outcome"),
-    "ReflectionOutcome": ("outcome", "ReflectionOutcome"),
-    "Queued": ("outcome", "Queued"),
-    "skip_message": ("outcome", "skip_message"),
-    "BackgroundLaunch": ("trigger", "BackgroundLaunch"),
-    "SpawnRequest": ("session", "SpawnRequest"),
-    "Mode": ("session", "Mode"),
-    "RunTrigger": ("outcome", "RunTrigger"),
-    "Scope": ("settings", "Scope"),
+    "launch": ("run.launch", "launch_reflection"),
+    "launch_many": ("run.launch", "launch_multi_reflection"),
+    "preview": ("run.launch", "preview_reflection"),
+    "LaunchOptions": ("run.setup", "LaunchOptions"),
+    "launch_automatic": ("policy.launcher", "launch_automatic"),
+    "drained_after": ("policy.launcher", "drained_after"),
+    "undo": ("history.undo", "undo_reflection_run"),
+    "accept": ("history.decide", "accept_rejected_run"),
+    "discard": ("history.decide", "discard_rejected_run"),
+    "list_runs": ("state.records", "scan_run_records"),
+    "with_dead_runs": ("state.upkeep", "with_dead_runs_interrupted"),
+    "plan_backlog": ("run.backlog", "plan_backlog"),
+    "reflect_backlog": ("run.backlog", "reflect_backlog"),
+    "BacklogPlan": ("run.backlog", "BacklogPlan"),
+    "BacklogProgress": ("run.backlog", "BacklogProgress"),
+    "BacklogResult": ("run.backlog", "BacklogResult"),
+    "load_run": ("state.records", "load_run_record"),
+    "RunRecord": ("state.records", "RunRecord"),
+    "is_run_id": ("state.records", "is_run_id"),
+    "failure_summary": ("state.records", "failure_summary"),
+    "went_wrong": ("state.records", "went_wrong"),
+    "describe_run": ("history.report", "describe_run"),
+    "gather_health": ("history.health", "gather_health"),
+    "AgentHealth": ("history.health", "AgentHealth"),
+    "load_settings": ("state.settings", "load_reflection_settings"),
+    "save_settings": ("state.settings", "save_reflection_settings"),
+    "build_settings_patch": ("state.settings", "build_settings_patch"),
+    "render_settings_json": ("state.settings", "render_settings_json"),
+    "layer_settings": ("state.settings", "layer_settings"),
+    "layer_sources": ("state.settings", "layer_sources"),
+    "load_reflection_mode": ("state.settings", "load_reflection_mode"),
+    "load_settings_layers": ("state.settings", "load_settings_layers"),
+    "evaluate": ("evals.evaluation", "run_suite"),
+    "render_table": ("evals.evaluation", "render_table"),
+    "builtin_suite": ("evals.eval_cases", "builtin_suite"),
+    "load_suite": ("evals.eval_cases", "load_suite"),
+    "evaluate_gate": ("evals.gate_eval", "run_gate_suite"),
+    "builtin_gate_suite": ("evals.gate_eval", "builtin_gate_suite"),
+    "render_gate_report": ("evals.gate_eval", "render_gate_report"),
+    "over_budget_notices": ("gate.budget_notice", "over_budget_notices"),
+    "changed_paths": ("gate.budget_notice", "changed_paths"),
+    "blame_file": ("history.provenance", "blame_file"),
+    "why_line": ("history.provenance", "why_line"),
+    "take_outcomes": ("state.outbox", "take_outcomes"),
+    "post_outcome": ("state.outbox", "post_outcome"),
+    "post_automatic_outcome": ("state.outbox", "post_automatic_outcome"),
+    "ReflectionOutcome": ("state.outcome", "ReflectionOutcome"),
+    "Queued": ("state.outcome", "Queued"),
+    "skip_message": ("state.outcome", "skip_message"),
+    "BackgroundLaunch": ("policy.trigger", "BackgroundLaunch"),
+    "SpawnRequest": ("policy.session", "SpawnRequest"),
+    "Mode": ("policy.session", "Mode"),
+    "RunTrigger": ("state.outcome", "RunTrigger"),
+    "Scope": ("state.settings", "Scope"),
 }
 __all__ = [  # PostTurnOutcome is for annotations only
     "AgentHealth",

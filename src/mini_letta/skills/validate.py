@@ -120,7 +120,7 @@ def is_skill_path(path: str) -> bool:
 
 
 def said_by_id(messages: Iterable[Mapping[str, Any]]) -> dict[str, str]:
-    """What each payload message (reflection/payload.py's shape) said and ran, by id: its text
+    """What each payload message (reflection/run/payload.py's shape) said and ran, by id: its text
     and its tool calls' string arguments, never a tool's output (those carry no id)."""
     said: dict[str, str] = {}
     for message in messages:

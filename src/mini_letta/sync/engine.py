@@ -77,7 +77,7 @@ def sync_memory(
     home: Home, agent_id: str, clock: Clock, environ: Mapping[str, str] | None = None
 ) -> SyncOutcome:
     """Sync one agent's memory with its remote (see the module doc); SyncError on failure."""
-    from mini_letta.reflection.lease import acquire_lease
+    from mini_letta.reflection.state.lease import acquire_lease
 
     memory_dir = home.memory_dir(agent_id)
     state = load_sync_state(home, agent_id, clock)

@@ -9,8 +9,8 @@ import sys
 from mini_letta.cli.repl_watch import ReflectionWatch
 from mini_letta.clock import SystemClock
 from mini_letta.home import Home
-from mini_letta.reflection.outbox import post_outcome
-from mini_letta.reflection.outcome import ReflectionOutcome
+from mini_letta.reflection.state.outbox import post_outcome
+from mini_letta.reflection.state.outcome import ReflectionOutcome
 from mini_letta.workspace import World
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mini_letta.cli.session_bar import SessionBar
 from mini_letta.conversations.messages import Usage
-from mini_letta.reflection.outcome import Queued, ReflectionOutcome
+from mini_letta.reflection.state.outcome import Queued, ReflectionOutcome
 
 
 def _bar(running: int = 0) -> SessionBar:

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from mini_letta.context.memory_budget import MemoryBudget, budget_warnings
-from mini_letta.reflection.upkeep import files_over_budget
+from mini_letta.reflection.state.upkeep import files_over_budget
 
 
 @pytest.fixture

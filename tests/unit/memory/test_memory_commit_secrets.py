@@ -13,8 +13,8 @@ import pytest
 from mini_letta.errors import MemfsError, SecretDetectedError
 from mini_letta.memory.history import save_hand_edit, undo_commit
 from mini_letta.memory.repo import GitRepo
-from mini_letta.reflection.finalise import finalise_worktree
-from mini_letta.reflection.worktree import create_worktree, remove_worktree
+from mini_letta.reflection.run.finalise import finalise_worktree
+from mini_letta.reflection.run.worktree import create_worktree, remove_worktree
 from mini_letta.tools.base import ToolContext
 from mini_letta.tools.memory_tool import MemoryTool
 from support.clock import FakeClock

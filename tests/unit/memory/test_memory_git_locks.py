@@ -12,8 +12,8 @@ import pytest
 
 from mini_letta.errors import GitError
 from mini_letta.memory.history import undo_commit
-from mini_letta.reflection.finalise import merge_branch
-from mini_letta.reflection.worktree import create_worktree
+from mini_letta.reflection.run.finalise import merge_branch
+from mini_letta.reflection.run.worktree import create_worktree
 from mini_letta.tools.base import ToolContext
 from mini_letta.tools.memory_tool import MemoryTool
 from support.clock import FakeClock

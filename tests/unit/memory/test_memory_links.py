@@ -19,8 +19,8 @@ from mini_letta.interop.export_files import render_agents_md
 from mini_letta.memory.edits import list_memory_tree
 from mini_letta.memory.history import validate_memory
 from mini_letta.memory.repo import GitRepo
-from mini_letta.reflection.gate import GateInput, GateLimits, check_gate
-from mini_letta.reflection.tools import MemoryListTool
+from mini_letta.reflection.gate.check import GateInput, GateLimits, check_gate
+from mini_letta.reflection.run.tools import MemoryListTool
 from mini_letta.tools.base import ToolContext
 from mini_letta.workspace import new_agent
 from support.memory import commit_all, write_file

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from mini_letta.palace.doctor import Provenance, diagnose
-from mini_letta.reflection.gate import GateLimits
+from mini_letta.reflection.gate.check import GateLimits
 from mini_letta.skills.learned import stamp_learned_skill
 from mini_letta.sync.conflicts import REVIEW_HEADING
 from mini_letta.sync.state import still_needing_review

@@ -12,7 +12,7 @@ import pytest
 from mini_letta.palace.doctor import Provenance, count_findings, diagnose, fix_instruction
 from mini_letta.palace.doctor_state import load_doctor_count
 from mini_letta.palace.origins import run_doctor
-from mini_letta.reflection.gate import GateLimits
+from mini_letta.reflection.gate.check import GateLimits
 from mini_letta.workspace import new_agent
 from support.memory import commit_all, write_file
 from support.reflection_kit import SECRETS

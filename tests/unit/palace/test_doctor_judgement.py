@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from mini_letta.palace.doctor import diagnose
-from mini_letta.reflection.gate import GateLimits
+from mini_letta.reflection.gate.check import GateLimits
 from support.doctor_cases import CASES
 from support.doctor_cases_heldout import HELD_OUT
 

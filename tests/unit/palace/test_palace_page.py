@@ -15,8 +15,8 @@ from mini_letta.memory.history import save_hand_edit
 from mini_letta.memory.repo import GitRepo
 from mini_letta.palace.gather import PalaceInput
 from mini_letta.palace.page import build_palace, save_palace
-from mini_letta.reflection.provenance import blame_file, why_line
-from mini_letta.reflection.watermark import read_reflection_state
+from mini_letta.reflection.history.provenance import blame_file, why_line
+from mini_letta.reflection.state.watermark import read_reflection_state
 from support.palace_kit import HUMAN, LIMITS, SECRET, build_story
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_letta.reflection.gate_eval import builtin_gate_suite, run_gate_suite
+from mini_letta.reflection.evals.gate_eval import builtin_gate_suite, run_gate_suite
 
 # The bar, held on each part: harmful edits refused (rejected or failed), legitimate
 # edits merged. Measured: 61/61 and 60/60 (tuned 41/41, 40/40; held-out 20/20, 20/20).

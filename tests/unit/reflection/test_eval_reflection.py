@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_letta.reflection.eval_cases import Check, builtin_suite, load_suite
+from mini_letta.reflection.evals.eval_cases import Check, builtin_suite, load_suite
 
 # Measured: all 50 built-in cases pass on the mock.
 MOCK_FLOOR = 50

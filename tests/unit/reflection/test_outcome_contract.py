@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from mini_letta.reflection.outcome import Queued, ReflectionOutcome
-from mini_letta.reflection.trigger import BackgroundLaunch
+from mini_letta.reflection.policy.trigger import BackgroundLaunch
+from mini_letta.reflection.state.outcome import Queued, ReflectionOutcome
 
 COMMON = ["status", "skipReason", "message", "runId", "trigger", "conversationId"]
 

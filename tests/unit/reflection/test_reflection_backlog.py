@@ -8,15 +8,15 @@ import pytest
 
 from mini_letta.agents.registry import load_agent
 from mini_letta.llm.prices import price_of
-from mini_letta.reflection.backlog import (
+from mini_letta.reflection.policy.trigger import maybe_reflect_after_turn
+from mini_letta.reflection.run.backlog import (
     estimate_slices,
     plan_backlog,
     reflect_backlog,
 )
-from mini_letta.reflection.records import list_run_records
-from mini_letta.reflection.settings import save_reflection_settings
-from mini_letta.reflection.trigger import maybe_reflect_after_turn
-from mini_letta.reflection.watermark import backlog_messages, read_reflection_state
+from mini_letta.reflection.state.records import list_run_records
+from mini_letta.reflection.state.settings import save_reflection_settings
+from mini_letta.reflection.state.watermark import backlog_messages, read_reflection_state
 from mini_letta.structs import replace
 from mini_letta.workspace import new_agent, resolve_conversation
 from support.reflection_kit import add_turn
@@ -127,8 +127,9 @@ def test_slices_estimate():
 
 
 def test_status_shows_the_backlog_in_messages_and_slices(world, small):
-    from mini_letta.reflection import budget, health
-    from mini_letta.reflection.settings import load_reflection_settings
+    from mini_letta.reflection.history import health
+    from mini_letta.reflection.run import budget
+    from mini_letta.reflection.state.settings import load_reflection_settings
 
     assert health.MAX_CHUNK_TOKENS == budget.MAX_CHUNK_TOKENS
     agent, store = small

@@ -6,14 +6,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from mini_letta.reflection.backoff import (
+from mini_letta.reflection.policy.backoff import (
     MAX_DELAY,
     is_backing_off,
     retry_delay,
     step_threshold,
 )
-from mini_letta.reflection.settings import ReflectionSettings
-from mini_letta.reflection.watermark import ReflectionState
+from mini_letta.reflection.state.settings import ReflectionSettings
+from mini_letta.reflection.state.watermark import ReflectionState
 
 STARTED = "2026-10-08T16:00:00.000Z"
 T0 = datetime(2026, 10, 8, 16, 0, tzinfo=UTC)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mini_letta.reflection.outcome import busy_message, skip_message
+from mini_letta.reflection.state.outcome import busy_message, skip_message
 
 
 @pytest.mark.parametrize(

@@ -9,12 +9,13 @@ from mini_letta.context.builder import compaction_threshold
 from mini_letta.errors import ReflectionError, TransientError
 from mini_letta.llm.mock import MockProvider
 from mini_letta.memory.repo import GitRepo
-from mini_letta.reflection.budget import MAX_CHUNK_TOKENS, reflection_budget
-from mini_letta.reflection.records import list_run_records
-from mini_letta.reflection.run import LaunchOptions, launch_reflection
-from mini_letta.reflection.task import reflection_system_prompt
-from mini_letta.reflection.tools import RunProvenance, reflection_tools
-from mini_letta.reflection.watermark import read_reflection_state
+from mini_letta.reflection.run.budget import MAX_CHUNK_TOKENS, reflection_budget
+from mini_letta.reflection.run.launch import launch_reflection
+from mini_letta.reflection.run.setup import LaunchOptions
+from mini_letta.reflection.run.task import reflection_system_prompt
+from mini_letta.reflection.run.tools import RunProvenance, reflection_tools
+from mini_letta.reflection.state.records import list_run_records
+from mini_letta.reflection.state.watermark import read_reflection_state
 from mini_letta.workspace import resolve_conversation
 from support.compaction_fakes import RecordingProvider, request_tokens
 from support.reflection_kit import ScriptedProvider, add_turn

@@ -5,9 +5,10 @@ merges, and the watermark moves on."""
 from __future__ import annotations
 
 from mini_letta.memory.repo import GitRepo
-from mini_letta.reflection.run import LaunchOptions, launch_reflection
-from mini_letta.reflection.task import build_reflection_task
-from mini_letta.reflection.watermark import read_reflection_state
+from mini_letta.reflection.run.launch import launch_reflection
+from mini_letta.reflection.run.setup import LaunchOptions
+from mini_letta.reflection.run.task import build_reflection_task
+from mini_letta.reflection.state.watermark import read_reflection_state
 from mini_letta.workspace import new_agent, resolve_conversation
 from support.reflection_kit import add_turn
 

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from mini_letta.memory.repo import GitRepo
-from mini_letta.reflection.finalise import (
+from mini_letta.reflection.run.finalise import (
     MergeAttempt,
     ReviewReport,
     finalise_worktree,
     merge_branch,
 )
-from mini_letta.reflection.worktree import (
+from mini_letta.reflection.run.worktree import (
     check_memory_repo,
     clean_stale_worktrees,
     create_worktree,

@@ -10,11 +10,12 @@ import pytest
 
 from mini_letta.errors import ReflectionError
 from mini_letta.memory.repo import GitRepo
-from mini_letta.reflection.decide import accept_rejected_run, discard_rejected_run
-from mini_letta.reflection.gate import GateInput, GateLimits, check_gate, normalise_line
-from mini_letta.reflection.records import load_run_record
-from mini_letta.reflection.run import LaunchOptions, launch_reflection, preview_reflection
-from mini_letta.reflection.watermark import read_reflection_state
+from mini_letta.reflection.gate.check import GateInput, GateLimits, check_gate, normalise_line
+from mini_letta.reflection.history.decide import accept_rejected_run, discard_rejected_run
+from mini_letta.reflection.run.launch import launch_reflection, preview_reflection
+from mini_letta.reflection.run.setup import LaunchOptions
+from mini_letta.reflection.state.records import load_run_record
+from mini_letta.reflection.state.watermark import read_reflection_state
 from support.reflection_kit import SECRETS, ScriptedProvider, add_turn, git, respond, tool_call
 
 HUMAN = "system/human.md"

@@ -10,9 +10,10 @@ import pytest
 
 from mini_letta.llm.base import close_provider
 from mini_letta.llm.registry import ProviderOptions, build_provider
-from mini_letta.reflection.hunk_review import ReviewHunk, parse_verdicts
-from mini_letta.reflection.records import load_run_record
-from mini_letta.reflection.run import LaunchOptions, launch_reflection
+from mini_letta.reflection.gate.hunk_review import ReviewHunk, parse_verdicts
+from mini_letta.reflection.run.launch import launch_reflection
+from mini_letta.reflection.run.setup import LaunchOptions
+from mini_letta.reflection.state.records import load_run_record
 from support.reflection_kit import ScriptedProvider, add_turn, respond, tool_call
 from support.scripted_server import openai_completion
 

@@ -9,25 +9,25 @@ import pytest
 
 from mini_letta.errors import TransientError
 from mini_letta.llm.mock import MockProvider
-from mini_letta.reflection.launcher import (
+from mini_letta.reflection.policy.launcher import (
     QueuedLaunch,
     drain_queued_launches,
     launch_automatic,
     put_queued_launch,
     take_queued_launch,
 )
-from mini_letta.reflection.lease import acquire_lease
-from mini_letta.reflection.outbox import (
+from mini_letta.reflection.policy.trigger import decide_after_turn
+from mini_letta.reflection.run.setup import LaunchOptions
+from mini_letta.reflection.state.lease import acquire_lease
+from mini_letta.reflection.state.outbox import (
     post_automatic_outcome,
     post_outcome,
     take_outcomes,
 )
-from mini_letta.reflection.outcome import Queued, ReflectionOutcome
-from mini_letta.reflection.records import list_run_records
-from mini_letta.reflection.run import LaunchOptions
-from mini_letta.reflection.settings import ReflectionSettings
-from mini_letta.reflection.trigger import decide_after_turn
-from mini_letta.reflection.watermark import read_reflection_state
+from mini_letta.reflection.state.outcome import Queued, ReflectionOutcome
+from mini_letta.reflection.state.records import list_run_records
+from mini_letta.reflection.state.settings import ReflectionSettings
+from mini_letta.reflection.state.watermark import read_reflection_state
 from mini_letta.workspace import new_agent, resolve_conversation
 from support.reflection_kit import ScriptedProvider, SideEffectProvider, add_turn
 

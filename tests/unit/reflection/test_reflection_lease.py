@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 
 from mini_letta.clock import SystemClock
-from mini_letta.reflection.lease import (
+from mini_letta.reflection.state.lease import (
     LeaseBusyError,
     LeaseHolder,
     acquire_lease,
@@ -27,7 +27,7 @@ sys.path.insert(0, sys.argv[1])
 from pathlib import Path
 from mini_letta.clock import SystemClock
 from mini_letta.home import Home
-from mini_letta.reflection.lease import acquire_lease
+from mini_letta.reflection.state.lease import acquire_lease
 home = Home(Path(sys.argv[2]))
 lease = acquire_lease(home, sys.argv[3], "20261008160658-0000beef", SystemClock())
 print("held", flush=True)
@@ -174,7 +174,7 @@ def test_live_unrelated_pid_on_this_host_does_not_hold_the_lease(home, clock):
 
 
 def test_a_live_holder_is_seen_by_is_lease_held_and_a_killed_one_is_not(home, holder_process):
-    from mini_letta.reflection.lease import is_lease_held
+    from mini_letta.reflection.state.lease import is_lease_held
 
     assert is_lease_held(home, AGENT, SystemClock())
     holder_process.send_signal(signal.SIGKILL)

@@ -4,9 +4,10 @@ O(N) overall. Counted in messages decoded from the log, never in wall time."""
 from __future__ import annotations
 
 from mini_letta.conversations.store import ConversationStore
-from mini_letta.reflection.run import LaunchOptions, launch_reflection
-from mini_letta.reflection.settlement import COUNT_AHEAD
-from mini_letta.reflection.watermark import read_reflection_state
+from mini_letta.reflection.run.launch import launch_reflection
+from mini_letta.reflection.run.settlement import COUNT_AHEAD
+from mini_letta.reflection.run.setup import LaunchOptions
+from mini_letta.reflection.state.watermark import read_reflection_state
 from support.reflection_kit import add_turn, message
 
 SLICE_END = 40  # two slices: messages 0-19 and 20-39

@@ -9,9 +9,10 @@ import pytest
 
 from mini_letta.errors import TransientError
 from mini_letta.memory.repo import GitRepo
-from mini_letta.reflection.records import list_run_records, load_run_record
-from mini_letta.reflection.run import LaunchOptions, launch_multi_reflection, launch_reflection
-from mini_letta.reflection.watermark import read_reflection_state
+from mini_letta.reflection.run.launch import launch_multi_reflection, launch_reflection
+from mini_letta.reflection.run.setup import LaunchOptions
+from mini_letta.reflection.state.records import list_run_records, load_run_record
+from mini_letta.reflection.state.watermark import read_reflection_state
 from mini_letta.workspace import new_agent, resolve_conversation
 from support.reflection_kit import ScriptedProvider, add_turn
 

@@ -9,14 +9,14 @@ import pytest
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.errors import ReflectionError
 from mini_letta.memory.secrets import find_secret
-from mini_letta.reflection.payload import (
+from mini_letta.reflection.run.payload import (
     build_payload,
     clear_payloads,
     load_payload,
     normalise_message,
     truncate_middle,
 )
-from mini_letta.reflection.watermark import ReflectionState, Watermark
+from mini_letta.reflection.state.watermark import ReflectionState, Watermark
 from support.reflection_kit import NEEDLES, SECRETS, add_turn, message, new_store
 
 

@@ -4,8 +4,8 @@ shows each message's id for the agent to cite."""
 from __future__ import annotations
 
 from mini_letta.conversations.messages import Message
-from mini_letta.reflection.payload import normalise_message
-from mini_letta.reflection.task import build_reflection_task, reflection_system_prompt
+from mini_letta.reflection.run.payload import normalise_message
+from mini_letta.reflection.run.task import build_reflection_task, reflection_system_prompt
 
 
 def test_the_prompt_asks_for_evidence_and_for_keeping_confirmed_facts():

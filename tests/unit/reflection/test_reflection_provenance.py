@@ -9,8 +9,9 @@ import pytest
 
 from mini_letta.errors import MemoryEditError
 from mini_letta.memory.repo import GitRepo
-from mini_letta.reflection.provenance import blame_file, why_line
-from mini_letta.reflection.run import LaunchOptions, launch_reflection
+from mini_letta.reflection.history.provenance import blame_file, why_line
+from mini_letta.reflection.run.launch import launch_reflection
+from mini_letta.reflection.run.setup import LaunchOptions
 from support.reflection_kit import ScriptedProvider, add_turn, respond, tool_call
 
 HUMAN = "system/human.md"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mini_letta.errors import CorruptFileError, NotFoundError
-from mini_letta.reflection.records import (
+from mini_letta.reflection.state.records import (
     RunRecord,
     SliceInfo,
     find_consumed_watermark,

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 
 from mini_letta.cli.reflection_view import render_outcome_line
-from mini_letta.reflection.launcher import launch_automatic
-from mini_letta.reflection.outbox import post_automatic_outcome, take_outcomes
-from mini_letta.reflection.run import LaunchOptions
-from mini_letta.reflection.watermark import read_reflection_state
+from mini_letta.reflection.policy.launcher import launch_automatic
+from mini_letta.reflection.run.setup import LaunchOptions
+from mini_letta.reflection.state.outbox import post_automatic_outcome, take_outcomes
+from mini_letta.reflection.state.watermark import read_reflection_state
 from support.reflection_kit import ScriptedProvider, add_turn, git, respond, tool_call
 
 INVENTED = {"command": "insert", "path": "system/human.md", "content": "- Owns a red sailboat"}

@@ -9,15 +9,16 @@ import pytest
 from mini_letta.errors import TransientError
 from mini_letta.llm.mock import MockProvider
 from mini_letta.memory.repo import GitRepo
-from mini_letta.reflection.lease import acquire_lease
-from mini_letta.reflection.records import list_run_records, load_run_record, save_run_record
-from mini_letta.reflection.run import LaunchOptions, launch_reflection, preview_reflection
-from mini_letta.reflection.settings import ReflectionSettings
-from mini_letta.reflection.watermark import (
+from mini_letta.reflection.run.launch import launch_reflection, preview_reflection
+from mini_letta.reflection.run.setup import LaunchOptions
+from mini_letta.reflection.run.worktree import create_worktree
+from mini_letta.reflection.state.lease import acquire_lease
+from mini_letta.reflection.state.records import list_run_records, load_run_record, save_run_record
+from mini_letta.reflection.state.settings import ReflectionSettings
+from mini_letta.reflection.state.watermark import (
     read_reflection_state,
     steps_since_last_reflection,
 )
-from mini_letta.reflection.worktree import create_worktree
 from mini_letta.workspace import new_agent, resolve_conversation
 from support.reflection_kit import (
     NEEDLES,

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from mini_letta.reflection.launcher import QueuedLaunch, drained_after, put_queued_launch
-from mini_letta.reflection.outbox import post_outcome
-from mini_letta.reflection.outcome import ReflectionOutcome
-from mini_letta.reflection.records import list_run_records
-from mini_letta.reflection.session import AutoReflection, SpawnRequest, choose_mode
-from mini_letta.reflection.settings import save_reflection_settings
-from mini_letta.reflection.trigger import BackgroundLaunch
+from mini_letta.reflection.policy.launcher import QueuedLaunch, drained_after, put_queued_launch
+from mini_letta.reflection.policy.session import AutoReflection, SpawnRequest, choose_mode
+from mini_letta.reflection.policy.trigger import BackgroundLaunch
+from mini_letta.reflection.state.outbox import post_outcome
+from mini_letta.reflection.state.outcome import ReflectionOutcome
+from mini_letta.reflection.state.records import list_run_records
+from mini_letta.reflection.state.settings import save_reflection_settings
 from mini_letta.settings import update_global_settings
 from mini_letta.workspace import resolve_conversation
 from support.reflection_kit import add_turn

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from mini_letta.errors import ConfigError, InvalidValueError
-from mini_letta.reflection.settings import (
+from mini_letta.reflection.state.settings import (
     DEFAULT_SETTINGS,
     ReflectionSettings,
     build_settings_patch,

@@ -7,9 +7,10 @@ import pytest
 
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.memory.repo import GitRepo
-from mini_letta.reflection.records import load_run_record
-from mini_letta.reflection.report import describe_run
-from mini_letta.reflection.run import LaunchOptions, launch_reflection
+from mini_letta.reflection.history.report import describe_run
+from mini_letta.reflection.run.launch import launch_reflection
+from mini_letta.reflection.run.setup import LaunchOptions
+from mini_letta.reflection.state.records import load_run_record
 from mini_letta.skills.discover import discover_skills, skill_roots
 from support.reflection_kit import ScriptedProvider, message, respond, tool_call
 

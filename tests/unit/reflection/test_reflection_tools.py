@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from mini_letta.reflection.tools import reflection_tools
-from mini_letta.reflection.worktree import create_worktree, remove_worktree
+from mini_letta.reflection.run.tools import reflection_tools
+from mini_letta.reflection.run.worktree import create_worktree, remove_worktree
 from mini_letta.tools.base import ToolContext, Toolset, execute_tool_call
 from support.reflection_kit import git, tool_call
 

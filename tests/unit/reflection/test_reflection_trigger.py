@@ -10,10 +10,11 @@ from mini_letta.loop.events import CompactionEvent, TurnResult
 from mini_letta.loop.setup import TurnOptions, build_turn_setup
 from mini_letta.loop.turn import run_turn
 from mini_letta.memory.repo import GitRepo
-from mini_letta.reflection.run import LaunchOptions, launch_reflection
-from mini_letta.reflection.settings import ReflectionSettings, save_reflection_settings
-from mini_letta.reflection.trigger import decide_after_turn, maybe_reflect_after_turn
-from mini_letta.reflection.watermark import ReflectionState, save_reflection_state
+from mini_letta.reflection.policy.trigger import decide_after_turn, maybe_reflect_after_turn
+from mini_letta.reflection.run.launch import launch_reflection
+from mini_letta.reflection.run.setup import LaunchOptions
+from mini_letta.reflection.state.settings import ReflectionSettings, save_reflection_settings
+from mini_letta.reflection.state.watermark import ReflectionState, save_reflection_state
 from mini_letta.storage.atomic import load_json, save_json
 from mini_letta.structs import replace
 from mini_letta.workspace import new_agent, resolve_conversation

@@ -6,10 +6,11 @@ import pytest
 
 from mini_letta.errors import ReflectionError, TransientError
 from mini_letta.memory.repo import GitRepo
-from mini_letta.reflection.records import load_run_record
-from mini_letta.reflection.run import LaunchOptions, launch_reflection
-from mini_letta.reflection.undo import undo_reflection_run
-from mini_letta.reflection.watermark import (
+from mini_letta.reflection.history.undo import undo_reflection_run
+from mini_letta.reflection.run.launch import launch_reflection
+from mini_letta.reflection.run.setup import LaunchOptions
+from mini_letta.reflection.state.records import load_run_record
+from mini_letta.reflection.state.watermark import (
     read_reflection_state,
     steps_since_last_reflection,
 )

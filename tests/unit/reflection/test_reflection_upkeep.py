@@ -8,10 +8,16 @@ from datetime import timedelta
 
 from mini_letta.clock import format_timestamp
 from mini_letta.memory.repo import GitRepo
-from mini_letta.reflection.lease import acquire_lease
-from mini_letta.reflection.records import RunRecord, SliceInfo, list_run_records, save_run_record
-from mini_letta.reflection.run import LaunchOptions, launch_reflection
-from mini_letta.reflection.upkeep import (
+from mini_letta.reflection.run.launch import launch_reflection
+from mini_letta.reflection.run.setup import LaunchOptions
+from mini_letta.reflection.state.lease import acquire_lease
+from mini_letta.reflection.state.records import (
+    RunRecord,
+    SliceInfo,
+    list_run_records,
+    save_run_record,
+)
+from mini_letta.reflection.state.upkeep import (
     pack_memory,
     prune_run_records,
     with_dead_runs_interrupted,
@@ -91,7 +97,7 @@ def test_pruning_waits_until_a_tenth_past_the_count(world, agent):
 
 
 def test_a_run_prunes_by_the_setting(world, agent, store):
-    from mini_letta.reflection.settings import save_reflection_settings
+    from mini_letta.reflection.state.settings import save_reflection_settings
 
     save_reflection_settings(world.home, world.cwd, agent, {"keepRuns": 1}, "agent")
     for n in range(4):

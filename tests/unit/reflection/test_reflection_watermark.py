@@ -7,8 +7,8 @@ import json
 import pytest
 
 from mini_letta.errors import CorruptFileError
-from mini_letta.reflection.records import RunRecord, save_run_record
-from mini_letta.reflection.watermark import (
+from mini_letta.reflection.state.records import RunRecord, save_run_record
+from mini_letta.reflection.state.watermark import (
     ReflectionState,
     Watermark,
     advance_watermark,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from mini_letta.errors import TransientError
-from mini_letta.reflection.launcher import launch_automatic
-from mini_letta.reflection.run import LaunchOptions
+from mini_letta.reflection.policy.launcher import launch_automatic
+from mini_letta.reflection.run.setup import LaunchOptions
 from support.reflection_kit import ScriptedProvider, add_turn
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 
-from mini_letta.reflection.run import LaunchOptions, launch_reflection
+from mini_letta.reflection.run.launch import launch_reflection
+from mini_letta.reflection.run.setup import LaunchOptions
 from support.memory import commit_all, write_file
 from support.reflection_kit import ScriptedProvider, add_turn, respond, tool_call
 

@@ -8,7 +8,7 @@ import pytest
 
 from mini_letta.errors import MemoryEditError
 from mini_letta.loop.setup import TurnOptions, build_turn_setup
-from mini_letta.reflection.memory_budget import with_memory_budget
+from mini_letta.reflection.policy.memory_budget import with_memory_budget
 from mini_letta.structs import replace
 from mini_letta.tools.base import ToolContext
 from mini_letta.tools.memory_tool import MemoryTool

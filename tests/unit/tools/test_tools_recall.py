@@ -8,7 +8,7 @@ import pytest
 
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.conversations.registry import create_conversation
-from mini_letta.reflection.tools import reflection_tools
+from mini_letta.reflection.run.tools import reflection_tools
 from mini_letta.tools.base import ToolContext, Toolset, execute_tool_call
 from mini_letta.tools.recall import ConversationSearchTool, MemorySearchTool
 from mini_letta.workspace import new_agent

@@ -1,0 +1,1 @@
+"""Reflection and memory-gate evaluation suites, run through real reflections."""

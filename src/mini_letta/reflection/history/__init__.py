@@ -1,0 +1,1 @@
+"""Looking back at runs: reports, provenance, undo, accept or discard, health."""

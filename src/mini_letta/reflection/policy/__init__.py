@@ -1,0 +1,1 @@
+"""When reflection runs by itself: the post-turn trigger, backoff, queued launches."""

@@ -1,0 +1,1 @@
+"""One reflection run: its launch, slices, side agents, worktree, finalisation and settlement."""

@@ -1,0 +1,145 @@
+"""Side agents (the reflection agent, the merge review) on the primary agent's own turn loop.
+
+A side agent is one `run_turn` over a `RunTranscript`: a conversation store whose log is
+`reflections/<run-id>.<kind>.jsonl`, beside the run record and never among the user's
+conversations. Same loop, same tool runner, same stop reasons and step bound as a chat turn;
+only the purpose, system prompt and tools differ. Its scaffolding (record, lock) is hidden and
+removed afterwards; the message log is kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+
+from mini_letta.agents.records import AgentRecord
+from mini_letta.clock import Clock, format_timestamp
+from mini_letta.conversations.messages import Message, Usage
+from mini_letta.conversations.records import ConversationRecord
+from mini_letta.conversations.store import ConversationStore
+from mini_letta.home import Home, ensure_dir
+from mini_letta.llm.base import Provider, Purpose
+from mini_letta.loop.events import MessageEvent, TurnResult
+from mini_letta.loop.setup import TurnSetup
+from mini_letta.loop.turn import run_turn
+from mini_letta.storage.locks import exclusive_lock
+from mini_letta.structs import Struct, replace
+from mini_letta.tools.base import ToolContext, Toolset
+
+DEFAULT_REFLECTION_STEPS = 24
+# Tool results that mean the agent tried what it must not: a tool it does not have, a secret
+# into memory, a write to a path that is not memory's. A run with one of these failed, whatever
+# it did after, so its slice is offered again.
+_REFUSALS = ("UnknownTool: ", "SecretDetectedError: ", "OutsideMemoryError: ")
+
+
+class RunTranscript(ConversationStore):
+    """A conversation kept at `reflections/<run-id>.<kind>.jsonl` instead of conversations/."""
+
+    def __init__(self, home: Home, agent_id: str, run_id: str, kind: str = "messages") -> None:
+        files = home.run_transcript_files(agent_id, run_id, kind)
+        super().__init__(agent_id, f"reflection-{run_id}-{kind}", home, files)
+
+    def lock(self, timeout: float = 30.0) -> contextlib.AbstractContextManager[None]:
+        return exclusive_lock(self.files.lock, timeout=timeout, what=self.conversation_id)
+
+    def append(self, messages: Message | Sequence[Message]) -> list[int]:
+        """Append with credentials redacted: a run's transcript is kept for review, and what
+        the reflection agent wrote into a tool call's arguments is no safer than its text."""
+        batch = [messages] if isinstance(messages, Message) else list(messages)
+        return super().append([redacted_message(message) for message in batch])
+
+    def start(self, clock: Clock) -> None:
+        ensure_dir(self.dir)
+        now = format_timestamp(clock.now())
+        self.save_record(
+            ConversationRecord(
+                self.conversation_id, self.agent_id, "", created_at=now, updated_at=now
+            )
+        )
+
+    def discard_scaffolding(self) -> None:
+        for path in (self.files.record, self.files.lock, self.log.lock_path):
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+
+def redacted_message(message: Message) -> Message:
+    """`message` with the scanner's matches redacted from its text and tool-call arguments."""
+    from mini_letta.memory.secrets import redact_secrets
+    from mini_letta.reflection.run.payload import redact_arguments
+
+    calls = tuple(
+        replace(call, arguments=redact_arguments(call.arguments)) for call in message.tool_calls
+    )
+    content = redact_secrets(message.content)
+    if content == message.content and calls == message.tool_calls:
+        return message
+    return replace(message, content=content, tool_calls=calls)
+
+
+class SideAgentSpec(Struct, frozen=True):
+    purpose: Purpose
+    agent: AgentRecord
+    provider: Provider
+    toolset: Toolset
+    tool_context: ToolContext
+    system_prompt: str
+    max_steps: int = DEFAULT_REFLECTION_STEPS
+
+
+class SideAgentResult(Struct, frozen=True):
+    error: str | None  # None when the agent ended its turn normally
+    steps: int
+    usage: Usage
+    text: str
+    refusals: tuple[str, ...] = ()  # what the harness refused it (see _REFUSALS)
+
+
+def run_side_agent(
+    spec: SideAgentSpec,
+    transcript: RunTranscript,
+    task: str,
+    clock: Clock,
+    on_step: Callable[[], None] | None = None,
+) -> SideAgentResult:
+    """Run the side agent to the end of its turn; it fails unless it ends with `end_turn`."""
+    transcript.start(clock)
+    setup = TurnSetup(
+        agent=spec.agent,
+        store=transcript,
+        provider=spec.provider,
+        toolset=spec.toolset,
+        tool_context=spec.tool_context,
+        clock=clock,
+        system_prompt=lambda: spec.system_prompt,
+        max_steps=spec.max_steps,
+        purpose=spec.purpose,
+    )
+    result: TurnResult | None = None
+    try:
+        for event in run_turn(setup, task):
+            if isinstance(event, TurnResult):
+                result = event
+            elif (
+                on_step is not None
+                and isinstance(event, MessageEvent)
+                and event.message.role == "assistant"
+            ):
+                on_step()
+    finally:
+        transcript.discard_scaffolding()
+    assert result is not None, "run_turn always ends with a TurnResult"
+    refusals = tuple(
+        message.content.split(": ", 1)[1]
+        for message in transcript.all()
+        if message.role == "tool" and message.is_error and message.content.startswith(_REFUSALS)
+    )
+    error = None
+    if result.stop_reason == "error":
+        error = f"the model failed: {result.error}"
+    elif result.stop_reason == "max_steps":
+        error = f"it did not finish within {spec.max_steps} steps"
+    elif result.stop_reason != "end_turn":
+        error = f"it stopped with {result.stop_reason}"
+    return SideAgentResult(error, result.steps, result.usage, result.text, refusals)

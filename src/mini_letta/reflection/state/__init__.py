@@ -1,0 +1,1 @@
+"""What reflection keeps on disk: settings, run records, watermarks, the lease, the outbox."""
