@@ -4,8 +4,6 @@ reflection learned (a planted link is neither read nor written through)."""
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 
 from mini_letta.palace.doctor import Provenance, diagnose
@@ -20,11 +18,8 @@ SKILL = "---\nname: deploy\ndescription: Deploys the app.\n---\n1. `make deploy`
 
 
 @pytest.fixture
-def memory(tmp_path):
-    root = tmp_path / "memory"
-    root.mkdir()
-    subprocess.run(["git", "-C", str(root), "init", "-q", "-b", "main"], check=True)
-    return root
+def memory(memory_repo):
+    return memory_repo.path
 
 
 def test_the_doctor_reports_a_file_past_the_size_limit_without_reading_it(memory):

@@ -172,13 +172,19 @@ def test_a_deleted_conversation_leaves_the_index(recall, new_conversation):
 # -- a damaged or outdated index --------------------------------------------------------------
 
 
-def test_an_index_full_of_garbage_is_rebuilt(recall, world, agent, chat, caplog):
-    _, msgs = chat
-    assert recall.search_messages("缩进", MessageFilter())
+def _garbage_index(world, agent):
+    """The agent's index file replaced by bytes that are not a database."""
     path = world.home.search_index_file(agent.id)
     for suffix in ("-wal", "-shm"):
         path.with_name(path.name + suffix).unlink(missing_ok=True)
     path.write_bytes(b"this is not a database at all" * 100)
+    return path
+
+
+def test_an_index_full_of_garbage_is_rebuilt(recall, world, agent, chat, caplog):
+    _, msgs = chat
+    assert recall.search_messages("缩进", MessageFilter())
+    path = _garbage_index(world, agent)
     assert ids(recall.search_messages("缩进", MessageFilter())) == [msgs["tabs"]]
     assert "rebuilding the search index" in caplog.text
 
@@ -192,10 +198,7 @@ def test_a_damaged_index_that_cannot_be_removed_is_searched_in_memory(
 ):
     _, msgs = chat
     assert recall.search_messages("缩进", MessageFilter())
-    path = world.home.search_index_file(agent.id)
-    for suffix in ("-wal", "-shm"):
-        path.with_name(path.name + suffix).unlink(missing_ok=True)
-    path.write_bytes(b"this is not a database at all" * 100)
+    path = _garbage_index(world, agent)
     folder = path.parent
     folder.chmod(0o555)  # the damaged file cannot be deleted
     try:
