@@ -184,7 +184,7 @@ def _garbage_index(world, agent):
 def test_an_index_full_of_garbage_is_rebuilt(recall, world, agent, chat, caplog):
     _, msgs = chat
     assert recall.search_messages("缩进", MessageFilter())
-    path = _garbage_index(world, agent)
+    _garbage_index(world, agent)
     assert ids(recall.search_messages("缩进", MessageFilter())) == [msgs["tabs"]]
     assert "rebuilding the search index" in caplog.text
 
