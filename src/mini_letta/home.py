@@ -78,6 +78,11 @@ class Home(Struct, frozen=True):
         """Where an imported transcript is written before it is renamed into conversations/."""
         return self.agent_dir(agent_id) / "import-staging"
 
+    def import_lock(self, agent_id: str) -> Path:
+        """Held by every import into the agent: what import-staging/ holds without it is a
+        killed import's leftover."""
+        return self.agent_dir(agent_id) / "import.lock"
+
     def memory_sync_file(self, agent_id: str) -> Path:
         """The state of memory sync: last attempt, last error, files left for review."""
         return self.agent_dir(agent_id) / "memory-sync.json"
@@ -229,6 +234,12 @@ def index_file_for(log: Path) -> Path:
 
 
 SKILLS_DIR_NAME = "skills"  # inside the memory repo: skills/<name>/SKILL.md
+# Outside the home: other tools' session transcripts (Claude Code's <session>.jsonl, Codex's
+# rollout-*.jsonl) and Claude Code's sub-agent transcripts beside them, which `import --all`
+# leaves out.
+SESSION_FILE_SUFFIX = ".jsonl"
+SUBAGENT_FILE_PREFIX = "agent-"
+SUBAGENT_DIR_NAME = "subagents"
 # Where other tools keep skills, in a project and in the user's home (agentskills.io, then
 # Claude Code's), in precedence order.
 SKILL_FOLDERS: tuple[str, ...] = (".agents/skills", ".claude/skills")
@@ -262,6 +273,11 @@ def git_marker(folder: Path) -> Path:
 def project_settings_file(project_dir: Path) -> Path:
     """Project-local settings live in the project, not in the home folder."""
     return project_folder(project_dir) / "settings.local.json"
+
+
+def project_shared_settings_file(project_dir: Path) -> Path:
+    """The project's settings meant to be shared (its hooks), beside the local ones."""
+    return project_folder(project_dir) / "settings.json"
 
 
 def project_gitignore_file(project_dir: Path) -> Path:

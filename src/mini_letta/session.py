@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
+from mini_letta.conversations.messages import Usage
 from mini_letta.llm.base import close_provider
 from mini_letta.loop.events import TurnEvent, TurnResult
 from mini_letta.loop.setup import TurnOptions, TurnSetup, build_turn_setup
@@ -22,7 +23,7 @@ from mini_letta.loop.turn import run_turn
 from mini_letta.reflection.policy.memory_budget import with_memory_budget
 from mini_letta.reflection.policy.session import AutoReflection, Mode, SpawnRequest, choose_mode
 from mini_letta.settings import Settings, read_settings
-from mini_letta.structs import Struct
+from mini_letta.structs import Struct, replace
 from mini_letta.workspace import World, resolve_conversation, resolve_or_create_agent
 
 if TYPE_CHECKING:
@@ -30,8 +31,12 @@ if TYPE_CHECKING:
 
     from mini_letta.agents.records import AgentRecord
     from mini_letta.conversations.store import ConversationStore
+    from mini_letta.hooks.runner import HookRunner
     from mini_letta.reflection.policy.trigger import PostTurnOutcome
     from mini_letta.reflection.state.outcome import ReflectionOutcome
+
+
+MAX_STOP_CONTINUATIONS = 3  # a Stop hook that always blocks cannot hold a turn forever
 
 
 class SyncRequest(Struct, frozen=True):
@@ -91,12 +96,23 @@ class Session:
         setup = build_turn_setup(world, self.agent, self.store, self.options, files)
         self.setup: TurnSetup = with_memory_budget(world, self.agent, setup)
         try:
+            self.hooks: HookRunner | None = None
+            self._hook_context = ""  # SessionStart's, for the first turn
+            self._prompt_blocked = False
+            if files.hook_layers():  # the usual case skips all of hooks/
+                self._open_hooks(files)
             mode: Mode = "foreground"
             if spawn is not None:
                 mode = reflection or choose_mode(world, files=files)
             self._sink = on_reflection
             self.reflection = AutoReflection(
-                world, self.agent.id, self.store, sink=self._deliver, mode=mode, spawn=spawn
+                world,
+                self.agent.id,
+                self.store,
+                sink=self._deliver,
+                mode=mode,
+                spawn=spawn,
+                hooks=self.hooks,
             )
             self.sync = AutoSync(world, self.agent, spawn, files)
         except BaseException:  # a session that never opened still releases its model client
@@ -124,23 +140,35 @@ class Session:
         self.reflection.deliver_waiting()
         return self.sync.take_failure()
 
-    def turn(self, text: str) -> Iterator[SessionEvent]:
+    def turn(self, text: str, *, attach: bool = True) -> Iterator[SessionEvent]:
         """Run one turn: its events, its `TurnResult`, then `AfterTurn`. Read it to the end:
-        queued reflections and memory sync run after `AfterTurn` has been taken."""
+        queued reflections and memory sync run after `AfterTurn` has been taken.
+
+        With `attach`, each file the text names with `@path` goes with it (tools/attachments.py);
+        a missing or refused one is an AttachmentError before anything is sent or recorded."""
+        if attach:
+            from mini_letta.tools.attachments import attach_files
+
+            text = attach_files(text, self.setup.tool_context)
         result: TurnResult | None = None
-        for event in run_turn(self.setup, text):
+        events = run_turn(self.setup, text) if self.hooks is None else self._hooked_turn(text)
+        for event in events:
             if isinstance(event, TurnResult):
                 result = event
             yield event
         assert result is not None, "run_turn always ends with a TurnResult"
+        if self._prompt_blocked:  # a hook kept the prompt back: nothing was said
+            self._prompt_blocked = False
+            yield AfterTurn(result, None)
+            return
         with self.reflection.after_turn(result.stop_reason) as outcome:
             yield AfterTurn(result, outcome)
         self.sync.after_turn()
 
-    def run(self, text: str) -> TurnResult:
+    def run(self, text: str, *, attach: bool = True) -> TurnResult:
         """One whole turn, post-turn work included; its result (`error` stop on failure)."""
         result: TurnResult | None = None
-        for event in self.turn(text):
+        for event in self.turn(text, attach=attach):
             if isinstance(event, AfterTurn):
                 result = event.result
         assert result is not None
@@ -152,9 +180,77 @@ class Session:
 
         return show_memory_file(self.world.home.memory_dir(self.agent.id), path)
 
+    def _open_hooks(self, files: Settings) -> None:
+        """The user's hooks for this conversation; SessionStart runs now."""
+        from mini_letta.hooks.runner import open_hook_runner
+
+        world, store = self.world, self.store
+        mode = self.options.permission_mode
+        self.hooks = open_hook_runner(
+            files, store, world.project_dir, world.environ, mode, work_dir=world.cwd
+        )
+        if self.hooks is None:
+            return
+        fresh = store.count() == 0
+        context = replace(self.setup.tool_context, hooks=self.hooks)
+        self.setup = replace(self.setup, tool_context=context)
+        self._hook_context = self.hooks.session_started("startup" if fresh else "resume").context
+
+    def _hooked_turn(self, text: str) -> Iterator[TurnEvent]:
+        """A turn with the user's hooks: UserPromptSubmit may keep the prompt back (a
+        TurnResult of no steps, its reason as the error) or add context to it; a Stop hook that
+        blocks has the model go on with its reason, at most MAX_STOP_CONTINUATIONS times."""
+        from mini_letta.hooks.runner import STOP_FEEDBACK, added_context
+
+        assert self.hooks is not None
+        if not text.strip():  # refused by the turn before any hook hears of it
+            yield from run_turn(self.setup, text)
+            return
+        prompt = self.hooks.prompt_submitted(text)
+        self._prompt_blocked = prompt.blocked
+        if prompt.blocked:
+            reason = f"a UserPromptSubmit hook blocked the prompt: {prompt.reason}"
+            yield TurnResult("error", "", Usage(), 0, reason)
+            return
+        message = added_context(text, self._hook_context, prompt.context)
+        self._hook_context = ""
+        if message != text:
+            self._name_conversation(text)  # by the user's words, not the hooks'
+        total: TurnResult | None = None
+        for round_ in range(MAX_STOP_CONTINUATIONS + 1):
+            result: TurnResult | None = None
+            for event in run_turn(self.setup, message):
+                if isinstance(event, TurnResult):
+                    result = event  # held back: the turn may go on
+                else:
+                    yield event
+            assert result is not None
+            total = result if total is None else _joined(total, result)
+            if result.stop_reason in ("error", "interrupted") or round_ == MAX_STOP_CONTINUATIONS:
+                break
+            stop = self.hooks.stopping(round_ > 0, result.stop_reason)
+            if not stop.blocked or result.stop_reason == "max_steps":  # --max-steps wins
+                break
+            message = STOP_FEEDBACK.format(reason=stop.reason)
+        assert total is not None
+        yield total
+
+    def _name_conversation(self, text: str) -> None:
+        from mini_letta.conversations.records import make_title
+
+        with self.store.lock():
+            record = self.store.load_record()
+            if not record.title:
+                self.store.save_record(record.with_updates(title=make_title(text)))
+
     def _deliver(self, outcome: PostTurnOutcome | ReflectionOutcome) -> None:
         if self._sink is not None:
             self._sink(outcome)
+
+
+def _joined(first: TurnResult, then: TurnResult) -> TurnResult:
+    """A turn that went on after a Stop hook: its last answer, all of its steps and usage."""
+    return replace(then, usage=first.usage + then.usage, steps=first.steps + then.steps)
 
 
 class AutoSync:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from mini_letta.errors import CorruptFileError
 from mini_letta.home import (
@@ -22,10 +22,11 @@ from mini_letta.home import (
     project_folder,
     project_gitignore_file,
     project_settings_file,
+    project_shared_settings_file,
 )
 from mini_letta.storage.atomic import load_json, save_bytes, save_json
 from mini_letta.storage.locks import exclusive_lock
-from mini_letta.structs import Struct
+from mini_letta.structs import Struct, field
 
 SCHEMA_VERSION = 1
 DEFAULT_MODEL = "mock"
@@ -40,6 +41,18 @@ class Setting(Struct, frozen=True):
     source: str
 
 
+HookScope = Literal["user", "project", "local"]
+
+
+class HookLayer(Struct, frozen=True):
+    """One settings file's `hooks` object, unparsed (hooks/config.py owns its shape), and
+    which file it came from: hooks of every file run, user's first."""
+
+    scope: HookScope
+    file: Path
+    hooks: object
+
+
 class Settings(Struct, frozen=True):
     """settings.json and this project's settings.local.json as a command read them, once.
 
@@ -52,6 +65,22 @@ class Settings(Struct, frozen=True):
     local_file: Path
     global_data: Mapping[str, Any]
     local_data: Mapping[str, Any]
+    project_file: Path | None = None  # the project's shared settings.json (its hooks)
+    project_data: Mapping[str, Any] = field(default_factory=dict)
+
+    def hook_layers(self) -> tuple[HookLayer, ...]:
+        """The `hooks` of the user's, the project's and the project-local settings, in that
+        order; empty when none has any (the usual case: nothing of hooks/ is imported)."""
+        files = (
+            ("user", self.global_file, self.global_data),
+            ("project", self.project_file, self.project_data),
+            ("local", self.local_file, self.local_data),
+        )
+        return tuple(
+            HookLayer(scope, path, data["hooks"])  # type: ignore[arg-type]
+            for scope, path, data in files
+            if path is not None and "hooks" in data
+        )
 
     def default_model(self, environ: Mapping[str, str]) -> str:
         """The model for a new agent: MINI_LETTA_MODEL, else `defaultModel`, else mock."""
@@ -103,6 +132,14 @@ class Settings(Struct, frozen=True):
                 str(self.global_file) if "bashEnvAllow" in self.global_data else "default",
             ),
             Setting("lastAgentId", last, "default" if last is None else str(self.local_file)),
+            *(  # the events each file hooks (`hooks list` shows the commands)
+                Setting(
+                    "hooks",
+                    sorted(map(str, layer.hooks)) if isinstance(layer.hooks, dict) else layer.hooks,
+                    str(layer.file),
+                )
+                for layer in self.hook_layers()
+            ),
         ]
 
     def _optional_id(self, data: Mapping[str, Any], key: str) -> str | None:
@@ -115,12 +152,21 @@ class Settings(Struct, frozen=True):
 def read_settings(home: Home, project_dir: Path) -> Settings:
     """Both settings files, each read once (a missing file is an empty one)."""
     local_file = project_settings_file(project_dir)
+    shared_file: Path | None = project_shared_settings_file(project_dir)
+    if shared_file is not None and _same_file(shared_file, home.settings_file):
+        shared_file = None  # the project is the home folder's parent: one file, read once
     return Settings(
         global_file=home.settings_file,
         local_file=local_file,
         global_data=load_global_settings(home),
         local_data=_checked_project(load_json(local_file) or {}, local_file),
+        project_file=shared_file,
+        project_data=(load_json(shared_file) or {}) if shared_file is not None else {},
     )
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    return one.absolute() == other.absolute() or one.resolve() == other.resolve()
 
 
 def load_global_settings(home: Home) -> dict[str, Any]:
@@ -166,7 +212,6 @@ class ModelChoice(Struct, frozen=True):
     """A new agent's model: `reason` says why when it was picked rather than configured."""
 
     handle: str
-    base_url: str | None = None
     reason: str | None = None
 
 
@@ -189,9 +234,8 @@ def new_agent_model(settings: Settings, environ: Mapping[str, str]) -> ModelChoi
         if environ.get(key, "").strip():
             return ModelChoice(keyed, reason=f"{key} is set")
     host = environ.get("OLLAMA_HOST", "").strip()
-    if host:
-        url = host if "://" in host else f"http://{host}"
-        return ModelChoice(OLLAMA_MODEL, base_url=url, reason=f"OLLAMA_HOST is {host}")
+    if host:  # the ollama provider finds the server through OLLAMA_HOST itself
+        return ModelChoice(OLLAMA_MODEL, reason=f"OLLAMA_HOST is {host}")
     return ModelChoice(DEFAULT_MODEL, reason="no model key is set")
 
 

@@ -136,9 +136,8 @@ def new_agent(
         if model
         else new_agent_model(read_settings(world.home, world.project_dir), world.environ)
     )
-    handle = choice.handle
-    base_url = base_url or choice.base_url
-    parse_handle(handle)  # an unknown handle is refused before anything is created
+    # an unknown handle is refused before anything is created; an alias is kept resolved
+    handle = parse_handle(choice.handle).raw
     ensure_git_available(world.environ.get("PATH"))  # so is a machine without git
     extra = settings or ModelSettings()
     spec = NewAgent(
@@ -317,3 +316,18 @@ def resolve_conversation(
             store = create_conversation(world.home, agent.id, world.clock)
     remember_current(world.project_dir, agent.id, store.conversation_id)
     return store
+
+
+def leave_conversation(world: World, store: ConversationStore) -> None:
+    """Leaving a conversation: one that holds no message is removed, and when it was the
+    project's current one, the agent's newest remaining conversation becomes current, so an
+    empty `/new` or `/clear` leaves nothing behind."""
+    from mini_letta.conversations.registry import discard_if_empty, scan_conversations
+
+    if not discard_if_empty(store):
+        return
+    settings = read_settings(world.home, world.project_dir)
+    if settings.current_conversation_id(store.agent_id) != store.conversation_id:
+        return
+    remaining, _damaged = scan_conversations(world.home, store.agent_id)
+    remember_current(world.project_dir, store.agent_id, remaining[0].id if remaining else "")

@@ -61,3 +61,46 @@ def test_a_failed_turn_is_an_error_result(cli, project):
     data = json.loads(result.stdout)
     assert result.code == 1
     assert (data["subtype"], data["is_error"]) == ("error_during_execution", True)
+
+
+def _one_line(result, code: int = 2) -> str:
+    assert result.code == code and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    return result.stderr
+
+
+def test_resume_without_an_id_needs_a_terminal_as_claude_p_does(cli):
+    assert "-r/--resume without an ID" in _one_line(cli("-p", "x", "-r"))
+    assert "-r/--resume without an ID" in _one_line(cli("-r", "-p", "x", "--output-format", "json"))
+    assert "needs a terminal" in _one_line(cli("-r", stdin="hello\n"))  # piped: no picker
+    both = cli("-p", "x", "-r", "conv-a", "--conversation", "conv-b")
+    assert "give one" in _one_line(both)
+
+
+def test_leading_options_with_p_anywhere_are_a_chat_turn(cli):
+    result = cli("--model", "mock", "--new", "-p", "hi", "--output-format", "json")
+    assert _json(result)["result"] == "（mock）我听到了：hi"
+    short = cli("-m", "mock", "-p", "again", "--output-format", "json")
+    assert _json(short)["result"] == "（mock）我听到了：again"
+
+
+def test_session_flags_before_a_command_are_refused_in_one_line(cli):
+    assert "interactive session's" in _one_line(cli("--agent", "a", "status"))
+    assert "-c/--continue" in _one_line(cli("-c", "--new", stdin=""))
+
+
+def test_the_session_takes_agent_new_model_and_resume(cli):
+    assert cli("agents", "create", "--name", "alpha").code == 0
+    assert cli("agents", "create", "--name", "beta").code == 0
+    first = _json(cli("-p", "one", "--agent", "alpha", "--output-format", "json"))
+    session = cli("--agent", "beta", "-m", "qwen2.5-coder:7b", stdin="/model\n/agent\n/exit\n")
+    assert session.code == 0, session.stderr
+    assert "model: ollama/qwen2.5-coder:7b (the agent's: mock)" in session.stdout
+    assert "agent: beta" in session.stdout
+    fresh = cli("--agent", "alpha", "--new", stdin="two\n/exit\n")
+    assert fresh.code == 0 and "我听到了：two" in fresh.stdout
+    listed = json.loads(cli("conversations", "list", "--agent", "alpha", "--json").stdout)
+    assert len(listed) == 2
+    back = cli("--agent", "alpha", "-r", str(first["conversationId"]), stdin="three\n/exit\n")
+    assert back.code == 0, back.stderr
+    shown = cli("conversations", "show", str(first["conversationId"]), "--agent", "alpha", "--json")
+    assert json.loads(shown.stdout)["messageCount"] == 4

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 
+from support.groups import SDK
 from support.scripted_server import openai_stream, openai_tool_call
+
+pytestmark = SDK
 
 BODY = [
     "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",

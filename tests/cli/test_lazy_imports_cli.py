@@ -54,6 +54,7 @@ NEVER = (
     "mini_letta.context.summariser",
     "mini_letta.search",
     "mini_letta.interop",
+    "mini_letta.hooks",  # only when a settings file has `hooks`
     "mini_letta.palace.doctor",
     "mini_letta.palace.gather",
     "mini_letta.palace.page",

@@ -8,12 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from support.cli import cli_env
+from support.groups import MCP, NO_MCP
 from support.secrets import SURFACE_SECRETS
 
-pytest.importorskip("mcp")
+pytestmark = [MCP, NO_MCP]
 
 
 def _git_log(memory: Path) -> list[str]:

@@ -125,6 +125,8 @@ def test_memory_status_lists_files_left_for_review(cli, remote, tmp_path):
     assert json.loads(laptop("memory", "status", "--json").stdout)["needsReview"] == [
         "system/human.md"
     ]
+    assert "needs review: system/human.md" in cli("memory", "sync").stdout  # the desk too
+    assert "needs review after a sync: system/human.md" in cli("status").stdout
 
 
 def test_memory_import_and_export_from_the_command_line(cli, project):
@@ -137,6 +139,13 @@ def test_memory_import_and_export_from_the_command_line(cli, project):
     missing = cli("memory", "import", "nope.md")
     assert missing.code == 1 and missing.stderr.strip().endswith("/project/nope.md does not exist")
     assert "Use pnpm." in cli("memory", "export").stdout
-    written = cli("memory", "export", "-o", "AGENTS.md")
+    (project / "AGENTS.md").write_text("Run make lint.\n", encoding="utf-8")  # the user's own
+    refused = cli("memory", "export", "-o", "AGENTS.md")
+    assert refused.code == 1 and len(refused.stderr.splitlines()) == 1
+    assert "no mini-letta block" in refused.stderr and "--force" in refused.stderr
+    assert (project / "AGENTS.md").read_text("utf-8") == "Run make lint.\n"
+    written = cli("memory", "export", "-o", "AGENTS.md", "--force")
     assert written.code == 0 and "Use pnpm." in (project / "AGENTS.md").read_text("utf-8")
+    again = cli("memory", "import", "AGENTS.md")
+    assert "skipped project/AGENTS.md (only mini-letta's own export)" in again.stdout
     assert cli("memory", "export", "--format", "cursor").code == 2

@@ -9,7 +9,10 @@ from mini_letta import log
 from mini_letta.clock import SystemClock
 from mini_letta.settings import load_global_settings
 from mini_letta.workspace import World, new_agent
+from support.groups import SDK
 from support.scripted_server import anthropic_stream, openai_stream
+
+pytestmark = SDK
 
 
 def _model(cli) -> str:

@@ -17,7 +17,7 @@ import pytest
 
 from mini_letta.palace.gather import PalaceInput
 from mini_letta.palace.page import build_palace, save_palace
-from support.palace_kit import HUMAN, LIMITS, build_story
+from support.palace_kit import HUMAN, LIMITS, build_story_once, copy_story
 
 FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -66,9 +66,14 @@ def _requested(netlog: Path) -> list[str]:
     ]
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    return build_story_once(tmp_path_factory)
+
+
 @pytest.fixture
-def palace_file(world, tmp_path):
-    story = build_story(world)
+def palace_file(world, tmp_path, built):
+    story = copy_story(*built, world)
     page = build_palace(PalaceInput(world.home, story.agent, LIMITS, 8192, world.clock))
     target = tmp_path / "palace.html"
     save_palace(target, page.html)

@@ -14,6 +14,7 @@ import pytest
 from mini_letta.home import Home
 from mini_letta.workspace import ProjectReason, find_project
 from support.cli import cli_env, run_cli_in_process
+from support.groups import MCP, NO_MCP
 
 
 def _git_init(folder: Path) -> Path:
@@ -139,9 +140,8 @@ def _writable(folder: Path) -> bool:
     return True
 
 
-pytest.importorskip("mcp")
-
-
+@MCP
+@NO_MCP
 def test_mcp_from_a_subfolder_serves_the_projects_agent(home, project, tmp_path):
     assert _cli(home, project, tmp_path, "chat", "-p", "请记住我喜欢用 vim").code == 0
     sub = project / "src"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from support.groups import SDK
 from support.scripted_server import (
     anthropic_stream,
     cache_breakpoints,
@@ -12,6 +13,8 @@ from support.scripted_server import (
     openai_stream,
     openai_tool_call,
 )
+
+pytestmark = SDK
 
 
 def _env(server) -> dict[str, str]:

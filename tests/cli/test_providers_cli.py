@@ -6,12 +6,15 @@ import json
 
 import pytest
 
+from support.groups import SDK
 from support.scripted_server import (
     anthropic_stream,
     openai_error,
     openai_stream,
     openai_tool_call,
 )
+
+pytestmark = SDK
 
 OPENAI_ENV = {"OPENAI_API_KEY": "sk-test-dummy"}
 

@@ -104,10 +104,16 @@ def test_import_claude_code_and_codex_files(cli, project):
     assert first["messages"] == 2 and second["messages"] == 1
     shown = json.loads(cli("conversations", "show", first["conversationId"], "--json").stdout)
     assert shown["title"] == "登录问题"
-    assert shown["importedFrom"] == {"format": "claude-code", "file": "s.jsonl"}
-    assert [m["content"] for m in shown["messages"]] == [
-        "登录页面报错了",
-        '看看 login.ts\n[tool call] Read {"file_path": "login.ts"}',
+    assert shown["importedFrom"] == {
+        "format": "claude-code",
+        "file": "s.jsonl",
+        "sourceId": "claude-code:s",
+        "messages": 2,
+        "logLines": 2,
+    }
+    assert [m["content"] for m in shown["messages"]] == ["登录页面报错了", "看看 login.ts"]
+    assert shown["messages"][1]["toolCalls"] == [
+        {"id": "t1", "name": "Read", "arguments": '{"file_path": "login.ts"}'}
     ]
     hits = json.loads(cli("search", "login.ts", "--output-format", "json").stdout)
     assert [h["conversationId"] for h in hits] == [first["conversationId"]]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from support.groups import SDK
 from support.scripted_server import openai_stream, openai_tool_call
 from support.skills import write_skill
 
@@ -25,6 +26,7 @@ def _call(n, tool, **args):
     return openai_stream("", [openai_tool_call(f"call_{n}", tool, json.dumps(args))])
 
 
+@SDK
 def test_the_model_loads_a_skill_reads_its_reference_and_is_refused_outside(
     cli, scripted_server, tmp_path
 ):
@@ -63,6 +65,7 @@ def test_the_model_loads_a_skill_reads_its_reference_and_is_refused_outside(
     assert result.stderr.count("⚙ Skill release-notes ✓") == 1
 
 
+@SDK
 def test_allowed_tools_grants_nothing_the_mode_does_not(cli, scripted_server, tmp_path):
     write_skill(
         tmp_path / "project" / ".agents" / "skills",
@@ -82,6 +85,7 @@ def test_allowed_tools_grants_nothing_the_mode_does_not(cli, scripted_server, tm
     assert bash.startswith("PermissionDenied: Bash needs approval and this run is headless")
 
 
+@SDK
 def test_no_skills_means_no_skill_tool_and_an_unchanged_prompt(cli, scripted_server):
     scripted_server.queue(openai_stream("hi"))
     assert _chat(cli, scripted_server, "hello").code == 0
@@ -90,6 +94,7 @@ def test_no_skills_means_no_skill_tool_and_an_unchanged_prompt(cli, scripted_ser
     assert "available_skills" not in body["messages"][0]["content"]
 
 
+@SDK
 def test_an_invalid_skill_is_warned_about_once_and_the_rest_still_load(
     cli, scripted_server, project
 ):

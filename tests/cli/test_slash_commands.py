@@ -76,7 +76,8 @@ def test_resume_without_an_id_offers_a_numbered_list(cli):
     older = next(c for c in listed if c["title"] == "first conversation")
     # The list is newest first: number 2 is the older conversation.
     out = _session(cli, "/resume", "2", "back again").stdout
-    assert re.search(rf"^  2 +{older['id']} .*first conversation$", out, re.MULTILINE), out
+    row = rf"^  2  \d{{4}}-\d\d-\d\d \d\d:\d\d +2 msgs  first conversation  {older['id']}$"
+    assert re.search(row, out, re.MULTILINE), out  # title, last message time, message count
     counts = {c["id"]: cli("conversations", "show", str(c["id"]), "--json") for c in listed}
     shown = json.loads(counts[str(older["id"])].stdout)
     assert shown["messageCount"] == 4  # the resumed conversation got the new turn
@@ -116,9 +117,20 @@ def test_new_and_clear_start_conversations_and_keep_memory(cli):
     head = cli("memory", "log").stdout
     result = _session(cli, "/new", "/clear", "/conversations")
     assert len(re.findall(r"^New conversation conv-", result.stderr, re.MULTILINE)) == 2
-    assert len(_conversations(cli)) == 3
-    assert result.stdout.count("conv-") == 3
+    assert result.stdout.count("conv-") == 2  # /new's, left empty by /clear, is gone at once
     assert cli("memory", "log").stdout == head
+
+
+def test_new_and_clear_leave_no_empty_conversation_behind(cli):
+    first = json.loads(cli("chat", "-p", "hello", "--output-format", "json").stdout)
+    _session(cli, "/new", "/clear", "/new")
+    assert [c["id"] for c in _conversations(cli)] == [first["conversationId"]]
+    again = json.loads(cli("-c", "-p", "on", "--output-format", "json").stdout)
+    assert again["conversationId"] == first["conversationId"]  # the last one is current again
+    used = _session(cli, "/new", "kept")
+    assert "我听到了：kept" in used.stdout and len(_conversations(cli)) == 2
+    _session(cli, "/model mock", "/permissions plan")  # a switch keeping the conversation
+    assert len(_conversations(cli)) == 2
 
 
 def test_permissions_show_and_change_the_sessions_mode(cli):
@@ -175,7 +187,7 @@ def test_completers_offer_what_exists(cli, home):
     assert memory(state, "show system/h") == [f"show {HUMAN}"]
     assert permissions(state, "b") == ["bypassPermissions"]
     model = BY_NAME["/model"].complete
-    assert model is not None and model(state, "o") == ["openai/", "ollama/"]
+    assert model is not None and model(state, "o") == ["opus", "openai/", "ollama/"]
     assert model(state, "")[:2] == ["mock", "script:"]
 
 
@@ -285,3 +297,20 @@ def test_expand_completes_the_last_turns_call_numbers(cli, project):
     assert cli("chat", "--model", "script:s.json", "-p", "list files").code == 0
     assert complete(_state(cli), "") == ["1", "2", "all"]
     assert complete(_state(cli), "a") == ["all"]
+
+
+def test_resume_shows_the_last_messages_of_the_conversation_it_resumes(cli):
+    long = "a long question " * 20
+    assert cli("chat", "-p", "first question").code == 0
+    assert cli("chat", "-p", long).code == 0
+    first = _conversations(cli)[0]["id"]
+    assert cli("chat", "--new", "-p", "elsewhere").code == 0
+    err = _session(cli, f"/resume {first}", env={"COLUMNS": "90"}).stderr
+    assert f"Resumed conversation {first} (4 messages)." in err
+    shown = [row for row in err.splitlines() if row.startswith(("  you:", "  agent:"))]
+    assert shown[0] == "  you: first question"
+    assert shown[1] == "  agent: （mock）我听到了：first question"
+    assert shown[2].startswith("  you: a long question a long") and shown[2].endswith("…")
+    assert all(len(row) <= 90 for row in shown) and len(shown) == 4
+    started = cli("-r", str(first), stdin="/exit\n", env={"COLUMNS": "90"})
+    assert [row for row in started.stderr.splitlines() if row.startswith("  ")] == shown

@@ -3,7 +3,11 @@ merge commit), a rejected run, an undo and a hand edit, with a secret said in th
 
 from __future__ import annotations
 
+import shutil
+
 from mini_letta.conversations.messages import Usage
+from mini_letta.conversations.store import ConversationStore
+from mini_letta.home import Home
 from mini_letta.memory.history import save_hand_edit
 from mini_letta.reflection.gate.check import GateLimits
 from mini_letta.reflection.history.undo import undo_reflection_run
@@ -11,7 +15,8 @@ from mini_letta.reflection.run.launch import launch_reflection
 from mini_letta.reflection.run.setup import LaunchOptions
 from mini_letta.reflection.state.records import load_run_record
 from mini_letta.structs import Struct
-from mini_letta.workspace import new_agent, resolve_conversation
+from mini_letta.workspace import World, new_agent, resolve_conversation
+from support.clock import FakeClock
 from support.reflection_kit import (
     ScriptedProvider,
     SideEffectProvider,
@@ -104,3 +109,21 @@ def build_story(world) -> Story:
     save_hand_edit(memory, HUMAN, lambda text: text + "- Prefers short answers\n", "Edit by hand")
     assert load_run_record(world.home, agent.id, third.run_id).status == "undone"
     return Story(agent, store, runs, messages)
+
+
+def build_story_once(tmp_path_factory) -> tuple[World, Story]:
+    """A story in a world of its own, for a module-scoped fixture that `copy_story` copies."""
+    root = tmp_path_factory.mktemp("palace-story")
+    (root / "project").mkdir()
+    world = World(home=Home(root / "home"), cwd=root / "project", environ={}, clock=FakeClock())
+    return world, build_story(world)
+
+
+def copy_story(built_world, built: Story, world) -> Story:
+    """`built` (made by `build_story` in `built_world`) in a copy of its home under `world`, the
+    clock moved to where the build left it: four runs, an undo and edits cost far more than a
+    copy, so a module builds the story once and each test gets its own."""
+    shutil.copytree(built_world.home.root, world.home.root, symlinks=True, dirs_exist_ok=True)
+    world.clock.current, world.clock.mono = built_world.clock.current, built_world.clock.mono
+    store = ConversationStore(built.agent.id, built.store.conversation_id, world.home)
+    return Story(built.agent, store, built.runs, built.messages)

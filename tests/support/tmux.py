@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -74,31 +74,53 @@ class Pane:
 
         wait_until(ready, f"an empty prompt on screen:\n{self.screen()}", timeout)
 
+    def tty_flags(self) -> tuple[int, int]:
+        """The pane's terminal modes as the program in it left them: (iflag, lflag)."""
+        import termios
+
+        path = self._tmux("display-message", "-p", "-t", "s", "#{pane_tty}").strip()
+        fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
+        try:
+            modes = termios.tcgetattr(fd)
+        finally:
+            os.close(fd)
+        return modes[0], modes[3]
+
     def alive(self) -> bool:
         return "s" in self._tmux("list-sessions", "-F", "#{session_name}").split()
 
 
 @contextmanager
 def session_pane(
-    home: Path, cwd: Path, *, width: int = 80, height: int = 30, env: dict[str, str] | None = None
+    home: Path,
+    cwd: Path,
+    *,
+    width: int = 80,
+    height: int = 30,
+    env: dict[str, str] | None = None,
+    args: Sequence[str] = (),
+    ready: bool = True,
 ) -> Iterator[Pane]:
-    """`mini-letta` (the interactive session) running in a fresh tmux pane."""
+    """`mini-letta ARGS` (the interactive session) running in a fresh tmux pane; with `ready`,
+    once its status line is up."""
     assert TMUX is not None
     folder = tempfile.mkdtemp(prefix="ml-tmux-")  # short: a socket path has a length limit
     pane = Pane(os.path.join(folder, "s"))
     environ = cli_env(home, {"TERM": "xterm-256color", **(env or {})})
     assignments = [f"{name}={shlex.quote(value)}" for name, value in environ.items()]
-    command = " ".join(["env", "-i", *assignments, shlex.quote(sys.executable), "-m", "mini_letta"])
+    program = [shlex.quote(sys.executable), "-m", "mini_letta", *map(shlex.quote, args)]
+    command = " ".join(["env", "-i", *assignments, *program])
     subprocess.run(
         [TMUX, "-S", pane.socket, "-f", "/dev/null", "new-session", "-d", "-s", "s",
          "-x", str(width), "-y", str(height), "-c", str(cwd), command],
         check=True, timeout=10,
     )  # fmt: skip
     try:
-        wait_until(
-            lambda: any(map(is_status_line, pane.screen().splitlines())),
-            "the status line (the prompt is up)",
-        )
+        if ready:
+            wait_until(
+                lambda: any(map(is_status_line, pane.screen().splitlines())),
+                "the status line (the prompt is up)",
+            )
         yield pane
     finally:
         subprocess.run([TMUX, "-S", pane.socket, "kill-server"], capture_output=True, timeout=10)

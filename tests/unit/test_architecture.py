@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ LAYERS = {
     "errors": 0, "clock": 0, "ids": 0, "structs": 0, "log": 0, "home": 0, "storage": 0,
     "gitsafe": 0,
     "conversations": 1, "agents": 1, "memory": 1, "settings": 1,
-    "context": 2, "llm": 2, "tools": 2, "search": 2, "skills": 2,
+    "context": 2, "llm": 2, "tools": 2, "search": 2, "skills": 2, "hooks": 2,
     "loop": 3, "reflection": 3, "workspace": 3, "sync": 3, "interop": 3, "palace": 3,
     "session": 4, "api": 5,
     "cli": 5,
@@ -29,16 +31,33 @@ def _modules() -> list[Path]:
     return sorted(p for p in PACKAGE.rglob("*.py"))
 
 
+@functools.cache
+def _parse(source: str) -> ast.Module:
+    """Each module parsed once for all the checks below (parsing is most of their cost)."""
+    return ast.parse(source)
+
+
+def _tree(path: Path) -> ast.Module:
+    return _parse(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _nodes(path: Path) -> tuple[ast.AST, ...]:
+    return tuple(ast.walk(_tree(path)))
+
+
 def _concern(path: Path) -> str:
     parts = path.relative_to(PACKAGE).with_suffix("").parts
     return parts[0]
 
 
-def _imports(tree: ast.AST) -> list[tuple[str, ast.stmt, bool]]:
+def _imports(
+    tree: ast.AST, nodes: Iterable[ast.AST] | None = None
+) -> list[tuple[str, ast.stmt, bool]]:
     """(module, node, at_top_level) for every import in the file."""
     found = []
     top = set(map(id, getattr(tree, "body", [])))
-    for node in ast.walk(tree):
+    for node in ast.walk(tree) if nodes is None else nodes:
         if isinstance(node, ast.Import):
             found += [(alias.name, node, id(node) in top) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -46,12 +65,17 @@ def _imports(tree: ast.AST) -> list[tuple[str, ast.stmt, bool]]:
     return found
 
 
+@functools.cache
+def _module_imports(path: Path) -> list[tuple[str, ast.stmt, bool]]:
+    return _imports(_tree(path), _nodes(path))
+
+
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_imports_follow_the_layers(path):
     source = _concern(path)
     if source not in LAYERS:
         return  # __init__, __main__
-    for module, node, _ in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+    for module, node, _ in _module_imports(path):
         if not module.startswith("mini_letta."):
             continue
         target = module.split(".")[1]
@@ -64,7 +88,7 @@ def test_imports_follow_the_layers(path):
 
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_heavy_libraries_are_imported_lazily(path):
-    for module, node, at_top in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+    for module, node, at_top in _module_imports(path):
         if module.split(".")[0] in HEAVY:
             assert not at_top, f"{path.relative_to(PACKAGE)}:{node.lineno} imports {module} at top"
 
@@ -102,7 +126,7 @@ def _reflection_bypasses(path: Path, source: str) -> list[str]:
     here_part = _reflection_part(path)
     here = REFLECTION_LAYERS.get(here_part)
     found = []
-    for module, node, _ in _imports(ast.parse(source)):
+    for module, node, _ in _imports(_parse(source)):
         parts = module.split(".")
         if here is None or parts[:2] != ["mini_letta", "reflection"] or len(parts) < 3:
             continue
@@ -140,7 +164,7 @@ FACES = {"reflection": "mini_letta.reflection.api"}
 def _face_bypasses(source: str) -> list[str]:
     """`line: module` for each import of a faced package that does not go through its face."""
     found = []
-    for module, node, _ in _imports(ast.parse(source)):
+    for module, node, _ in _imports(_parse(source)):
         parts = module.split(".")
         face = FACES.get(parts[1]) if len(parts) > 1 and parts[0] == "mini_letta" else None
         if face is None or module == face:
@@ -179,13 +203,14 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@functools.cache
 def _import_graph() -> dict[str, set[str]]:
     """module -> the package modules it imports, lazily or under TYPE_CHECKING included."""
     modules = {_module_name(path): path for path in _modules()}
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         targets = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _nodes(path):
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 for alias in node.names:
                     full = f"{node.module}.{alias.name}"
@@ -200,12 +225,19 @@ def _import_graph() -> dict[str, set[str]]:
 ENTRY_POINTS = {"mini_letta.cli.main", "mini_letta.__main__"}
 
 
+@functools.cache
+def _packages(modules: frozenset[str]) -> frozenset[str]:
+    """Every module some other module sits under."""
+    parts = [module.split(".") for module in modules]
+    return frozenset(".".join(p[:end]) for p in parts for end in range(1, len(p)))
+
+
 def _unit(module: str, graph: dict[str, set[str]]) -> str:
     """A module's package (`mini_letta.cli.commands`), or itself for top-level modules."""
     if module in ENTRY_POINTS:
         return module
     parent = module.rsplit(".", 1)[0]
-    is_package = any(other.startswith(module + ".") for other in graph)
+    is_package = module in _packages(frozenset(graph))
     return module if is_package or parent == "mini_letta" else parent
 
 
@@ -281,7 +313,7 @@ def test_only_home_names_files(path):
     """Every file under the home (and the project's settings) is named in home.py alone."""
     if path.name == "home.py" and path.parent == PACKAGE:
         return
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _nodes(path):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             assert not _FILE_NAME.match(node.value), (
                 f"{path.relative_to(PACKAGE)}:{node.lineno} names a file ({node.value!r}); "
@@ -294,3 +326,12 @@ def test_code_cites_no_document_outside_the_repository(path):
     """Comments point to docs/architecture.md or stand alone; there is no spec to cite."""
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         assert not re.search(r"\bSPEC\b", line), f"{path.relative_to(PACKAGE)}:{number}: {line}"
+
+
+def test_every_name_a_face_exports_can_be_imported() -> None:
+    """`from mini_letta.reflection.api import *` loads each name in `__all__` (a listed name
+    the face cannot load would fail there, far from its cause)."""
+    import mini_letta.reflection.api as face
+
+    for name in face.__all__:
+        assert getattr(face, name) is not None, name

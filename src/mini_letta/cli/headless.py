@@ -123,13 +123,14 @@ class ChatSession:
         """Release the model's connections (the SDK clients keep a pool)."""
         self.session.close()
 
-    def turn(self, text: str) -> TurnResult:
-        """Run and render one turn; provider failures come back as stop reason `error`."""
+    def turn(self, text: str, *, attach: bool = True) -> TurnResult:
+        """Run and render one turn; provider failures come back as stop reason `error`, an
+        `@path` that cannot be attached as an AttachmentError before anything is sent."""
         started = time.monotonic()
         result: TurnResult | None = None
         duration = 0
         self.renderer.tool_count = 0
-        for event in self.session.turn(text):
+        for event in self.session.turn(text, attach=attach):
             if isinstance(event, AfterTurn):
                 if self.renderer.fmt != "text":
                     outcome = event.reflection

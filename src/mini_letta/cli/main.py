@@ -76,15 +76,16 @@ def _invoke(args: list[str], terminal: Terminal) -> int:
         )
 
 
-_CHAT_FIRST = ("-p", "--print", "-c", "--continue", "-r", "--resume")
+_PRINT = ("-p", "--print")
 
 
 def as_claude_would(args: list[str]) -> list[str]:
-    """`mini-letta -p TEXT ...` (and `-c`, `-r ID`) as `claude -p` reads it: a `chat` turn."""
-    if not args or args[0] not in _CHAT_FIRST:
+    """`mini-letta [OPTIONS] -p TEXT [OPTIONS]` as `claude -p` reads it: a `chat` turn. Without
+    -p, leading options (`-c`, `-r [ID]`, `--agent`, `--new`, `-m`) start the interactive
+    session; a command named first is left alone."""
+    if not args or not args[0].startswith("-") or not any(word in _PRINT for word in args):
         return args
-    first = "-p" if args[0] == "--print" else args[0]
-    return ["chat", first, *args[1:]]
+    return ["chat", *("-p" if word == "--print" else word for word in args)]
 
 
 def _invoke_click(args: list[str], terminal: Terminal) -> int:

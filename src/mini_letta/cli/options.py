@@ -82,7 +82,9 @@ def model_option(help_text: str) -> Callable[[F], F]:
 
 def agent_options(func: F) -> F:
     """--agent, --conversation, --new, --model: which agent and conversation a turn uses."""
-    func = model_option("Model for this run only (mock, openai/…); agent.json keeps its own.")(func)
+    func = model_short_option(
+        "Model for this run only (mock, sonnet, openai/…); agent.json keeps its own."
+    )(func)
     func = click.option(
         "--new", is_flag=True, help="Start a new conversation and make it current."
     )(func)
@@ -93,16 +95,34 @@ def agent_options(func: F) -> F:
         is_flag=True,
         help="Continue the project's last conversation (the default; as `claude -c`).",
     )(func)
+    func = resume_option(func)
     func = click.option(
         "--conversation",
-        "-r",
-        "--resume",
-        "conversation",
         metavar="ID",
         callback=check_nonempty,
-        help="Continue this conversation (-r/--resume ID as in `claude -r`).",
+        help="Continue this conversation.",
     )(func)
     return agent_option(func)
+
+
+PICK = ""  # `-r` given without an ID: pick from a list (on a terminal)
+
+
+def resume_option(func: F) -> F:
+    """-r/--resume [ID], as `claude -r`: the value is optional (PICK when left out)."""
+    return click.option(
+        "-r",
+        "--resume",
+        metavar="[ID]",
+        is_flag=False,
+        flag_value=PICK,
+        help="Continue conversation ID; without ID, pick one from a list (interactive only).",
+    )(func)
+
+
+def model_short_option(help_text: str) -> Callable[[F], F]:
+    """-m/--model: the interactive session's and chat's (other commands say --model)."""
+    return click.option("-m", "--model", metavar="MODEL", callback=check_model, help=help_text)
 
 
 def max_steps_option(func: F) -> F:

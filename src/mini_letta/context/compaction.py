@@ -11,6 +11,7 @@ summary that would not make the context smaller writes nothing (`CompactionSkipp
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from mini_letta.clock import Clock, format_timestamp
@@ -108,8 +109,10 @@ def compact_conversation(
     trigger: CompactionTrigger,
     tokens_before: int | None = None,
     focus: str | None = None,
+    on_start: Callable[[], None] | None = None,
 ) -> CompactionResult | CompactionSkipped | None:
     """Compact the conversation's context; None when there is nothing to summarise.
+    `on_start` is called once it is sure to summarise (the user's PreCompact hooks).
 
     Raises the summariser's errors (ProviderError kinds, ContextWindowTooSmallError) before
     anything is written.
@@ -121,6 +124,8 @@ def compact_conversation(
     cut = choose_cut(view, keep)
     if cut is None:
         return None
+    if on_start is not None:
+        on_start()
     old, kept = view.messages[:cut], view.messages[cut:]
     text = summarise(
         provider,

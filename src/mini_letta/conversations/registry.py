@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.conversations.records import ConversationRecord
 from mini_letta.conversations.store import ConversationStore
-from mini_letta.errors import NotFoundError
+from mini_letta.errors import LockTimeoutError, NotFoundError
 from mini_letta.home import Home, ensure_dir
 from mini_letta.ids import new_conversation_id
 
@@ -36,6 +36,21 @@ def open_conversation(home: Home, agent_id: str, conversation_id: str) -> Conver
             "(see `mini-letta conversations list`)"
         )
     return store
+
+
+def discard_if_empty(store: ConversationStore) -> bool:
+    """Remove the conversation when it holds no message (a `/new` never written to), under its
+    turn lock so a turn that has begun keeps it; True when it was removed."""
+    import shutil
+
+    try:
+        with store.lock(timeout=0):
+            if not store.exists() or store.count() != 0:
+                return False
+            shutil.rmtree(store.dir)
+    except LockTimeoutError:  # a turn (here or in another process) is using it
+        return False
+    return True
 
 
 def list_conversations(home: Home, agent_id: str) -> list[ConversationRecord]:

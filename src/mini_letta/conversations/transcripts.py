@@ -1,79 +1,81 @@
-"""Readers for other tools' transcripts: plain JSONL, Claude Code sessions, Codex rollouts.
+"""Reading other tools' transcripts: plain JSONL, Claude Code sessions, Codex rollouts.
 
-Each reader turns a file into `ImportedMessage`s (user and assistant text, in order, with their
-times); tool calls become one summary line in the assistant's text and tool output is left
-out, since an imported conversation is for recall and reflection, not for replaying tools. A
-line that cannot be read is a `TranscriptError` naming the file and line; nothing is guessed.
+Each format's reader (claude_code.py, codex.py, the JSONL one here) turns a file into
+`ImportedMessage`s in our message shapes: what a person typed is a user message; the model's
+text and its tool calls an assistant message; each tool's output (errors marked) a tool
+message; a compaction summary a `summary` message, which the context and reflection never
+take for the person's words; harness text is left out and counted.
+
+Files are read line by line (a session can be large and still growing), regular files only,
+within MAX_TRANSCRIPT_BYTES. A last line cut short (the tool is still writing it) is skipped
+with a warning; any other unreadable line is a `TranscriptError` naming the file and line.
+`Transcript.source_id` names the session (Claude Code's sessionId, Codex's session id, else
+the file), so an import can tell a session it has seen before. A link is followed only to a
+file inside the folder it was found in.
 
 - `jsonl`: one message per line, `{"role": "user"|"assistant", "content": str, "createdAt"}`.
-- `claude-code`: `~/.claude/projects/<project>/<session>.jsonl`; entries of `type` user or
-  assistant carry `message.content` (a string, or blocks: text, tool_use, tool_result,
-  thinking); side chains (sub-agents) and meta entries are skipped.
-- `codex`: a Codex CLI rollout; `{"timestamp", "type": "response_item", "payload": {...}}`
-  lines (or, in older files, the payload alone) of type message, function_call,
-  custom_tool_call or local_shell_call; session_meta, turn_context, event_msg and reasoning
-  are skipped, as are the environment and instruction messages Codex adds to every session.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
+import os
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from itertools import chain, islice
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from mini_letta.errors import MiniLettaError
+from mini_letta.conversations.claude_code import CLAUDE_BOOKKEEPING, ClaudeCodeReader
+from mini_letta.conversations.codex import CODEX_WRAPPERS, CodexReader
+from mini_letta.conversations.transcript_base import (
+    EmptyTranscriptError,
+    ImportedMessage,
+    Reader,
+    TranscriptError,
+    TranscriptFormat,
+    parse_time,
+)
+from mini_letta.home import SESSION_FILE_SUFFIX, SUBAGENT_DIR_NAME, SUBAGENT_FILE_PREFIX
 from mini_letta.structs import Struct
 
-TranscriptFormat = Literal["jsonl", "claude-code", "codex"]
 FORMATS: tuple[str, ...] = ("auto", "jsonl", "claude-code", "codex")
-TOOL_SUMMARY_LIMIT = 200
-_CODEX_BOILERPLATE = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions")
-_CODEX_WRAPPERS = {"session_meta", "response_item", "turn_context", "event_msg", "compacted"}
 
-
-class TranscriptError(MiniLettaError):
-    """The file is not a transcript of the expected format; the message names the line."""
-
-
-MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024  # far past any real session; read into memory whole
-
-
-class ImportedMessage(Struct, frozen=True):
-    role: Literal["user", "assistant"]
-    content: str
-    created_at: datetime | None  # None: the import time
+MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024  # far past any real session; read line by line
+_DETECT_RECORDS = 50
 
 
 class Transcript(Struct, frozen=True):
     format: TranscriptFormat
     messages: tuple[ImportedMessage, ...]
+    source_id: str = ""  # "<format>:<session id>" (or the file), what dedupe keys on
+    title: str | None = None  # the session's own title line, if it has one
+    harness_lines: int = 0  # lines of harness text left out
+    warnings: tuple[str, ...] = ()
 
 
-def load_transcript(path: Path, fmt: str = "auto") -> Transcript:
-    """Read and parse the whole file; a TranscriptError names the file and line."""
-    from mini_letta.errors import FrontmatterError
-    from mini_letta.memory.files import read_plain_bytes
-
-    try:  # a regular file (never a FIFO or a device), refused by its size before it is read
-        raw = read_plain_bytes(path.resolve(), str(path), MAX_TRANSCRIPT_BYTES, "transcripts")
-        text = raw.decode("utf-8")
-    except FileNotFoundError:
-        raise TranscriptError(f"{path}: no such file") from None
-    except UnicodeDecodeError as exc:
-        raise TranscriptError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except FrontmatterError as exc:
-        raise TranscriptError(str(exc)) from None
-    except OSError as exc:
-        raise TranscriptError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    records = list(_records(path, text))
-    chosen: TranscriptFormat = detect_format(path, records) if fmt == "auto" else _known(fmt)
-    messages = tuple(_READERS[chosen](path, records))
+def load_transcript(path: Path, fmt: str = "auto", within: Path | None = None) -> Transcript:
+    """Read and parse the file line by line; a TranscriptError names the file and line. A
+    link is followed only to a file inside `within` (by default, the link's own folder)."""
+    given = None if fmt == "auto" else _known(fmt)
+    warnings: list[str] = []
+    records = _records(confined(path, path.parent if within is None else within), warnings)
+    head = list(islice(records, _DETECT_RECORDS))
+    chosen = given or detect_format(path, head)
+    reader = _READERS[chosen](path)
+    for number, record in chain(head, records):
+        reader.feed(number, record)
+    messages = tuple(reader.finish())
     if not messages:
-        raise TranscriptError(f"{path}: no user or assistant messages found ({chosen} format)")
-    return Transcript(chosen, messages)
+        raise EmptyTranscriptError(f"{path}: no user or assistant messages found ({chosen} format)")
+    source = reader.session_id or f"file:{path.resolve()}"
+    return Transcript(
+        chosen,
+        messages,
+        f"{chosen}:{source}",
+        reader.title,
+        reader.harness_lines,
+        tuple(warnings),
+    )
 
 
 def _known(fmt: str) -> TranscriptFormat:
@@ -86,13 +88,26 @@ def _known(fmt: str) -> TranscriptFormat:
 Record = tuple[int, dict[str, Any]]  # (1-based line number, the JSON object)
 
 
-def _records(path: Path, text: str) -> Iterator[Record]:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+def _records(path: Path, warnings: list[str]) -> Iterator[Record]:
+    """The file's JSON objects, streamed; a torn last line is a warning, not an error."""
+    for number, raw, last in _lines(path):
+        torn = last and number > 1 and not raw.endswith(b"\n")  # a file still being written
         try:
+            line = raw.decode("utf-8")
+            if not line.strip():
+                continue
             value = json.loads(line)
+        except UnicodeDecodeError as exc:
+            if torn:
+                warnings.append(_torn(path, number))
+                return
+            raise TranscriptError(
+                f"{path} line {number}: not UTF-8 text (byte {exc.start})"
+            ) from None
         except ValueError as exc:
+            if torn:
+                warnings.append(_torn(path, number))
+                return
             raise TranscriptError(f"{path} line {number}: not valid JSON ({exc})") from None
         except RecursionError:
             raise TranscriptError(f"{path} line {number}: JSON nested too deeply") from None
@@ -101,11 +116,56 @@ def _records(path: Path, text: str) -> Iterator[Record]:
         yield number, value
 
 
+def _torn(path: Path, number: int) -> str:
+    return f"{path} line {number}: an unfinished last line (still being written?) was skipped"
+
+
+def _lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
+    """(line number, bytes, is it the last line) of a regular file, never a FIFO or a device,
+    refused by its size before it is read and cut off if it grows past the cap meanwhile."""
+    from mini_letta.errors import FrontmatterError
+    from mini_letta.memory.files import open_plain
+
+    if path.is_dir() and not path.is_symlink():
+        raise TranscriptError(f"{path} is a folder; `import --all` imports every session in it")
+    try:
+        fd = open_plain(path, str(path), "transcripts")
+    except FileNotFoundError:
+        raise TranscriptError(f"{path}: no such file") from None
+    except FrontmatterError as exc:
+        raise TranscriptError(str(exc)) from None
+    except OSError as exc:
+        raise TranscriptError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    with os.fdopen(fd, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > MAX_TRANSCRIPT_BYTES:
+            raise TranscriptError(
+                f"{path}: is {size} bytes, past the limit of {MAX_TRANSCRIPT_BYTES}"
+            )
+        read = 0
+        number = 0
+        pending: bytes | None = None
+        for raw in handle:
+            read += len(raw)
+            if read > MAX_TRANSCRIPT_BYTES:
+                raise TranscriptError(f"{path}: grew past the limit of {MAX_TRANSCRIPT_BYTES}")
+            if pending is not None:
+                yield number, pending, False
+            number += 1
+            pending = raw
+        if pending is not None:
+            yield number, pending, True
+
+
 def detect_format(path: Path, records: list[Record]) -> TranscriptFormat:
-    """Guess from the first records' shape; an unknown shape is an error asking for --format."""
-    for _, record in records[:50]:
+    """Guess from the first records' shape; an unknown shape is an error asking for --format.
+    A file of Claude Code's bookkeeping lines only (titles, snapshots) is Claude Code's."""
+    if not records:
+        raise EmptyTranscriptError(f"{path}: the file holds no records")
+    bookkeeping = False
+    for _, record in records[:_DETECT_RECORDS]:
         kind = record.get("type")
-        if kind in _CODEX_WRAPPERS and "payload" in record:
+        if kind in CODEX_WRAPPERS and "payload" in record:
             return "codex"
         if isinstance(record.get("message"), dict) and ("sessionId" in record or "uuid" in record):
             return "claude-code"
@@ -113,6 +173,9 @@ def detect_format(path: Path, records: list[Record]) -> TranscriptFormat:
             return "jsonl"
         if kind == "message" and isinstance(record.get("content"), list):
             return "codex"  # an older rollout: payloads without the wrapper
+        bookkeeping = bookkeeping or kind in CLAUDE_BOOKKEEPING
+    if bookkeeping:
+        return "claude-code"
     raise TranscriptError(
         f"{path}: cannot tell the transcript format; give --format jsonl, claude-code or codex"
     )
@@ -121,9 +184,9 @@ def detect_format(path: Path, records: list[Record]) -> TranscriptFormat:
 # -- jsonl ------------------------------------------------------------------------------------
 
 
-def _read_jsonl(path: Path, records: list[Record]) -> Iterator[ImportedMessage]:
-    for number, record in records:
-        where = f"{path} line {number}"
+class _JsonlReader(Reader):
+    def feed(self, number: int, record: dict[str, Any]) -> None:
+        where = self.where(number)
         role, content = record.get("role"), record.get("content")
         if role not in ("user", "assistant"):
             raise TranscriptError(f'{where}: role must be "user" or "assistant", not {role!r}')
@@ -132,138 +195,67 @@ def _read_jsonl(path: Path, records: list[Record]) -> Iterator[ImportedMessage]:
         created = record.get("createdAt")
         if created is not None and not isinstance(created, str):
             raise TranscriptError(f"{where}: createdAt must be an ISO 8601 string")
-        yield ImportedMessage(role, content, _time(created, where) if created else None)
+        moment = parse_time(created, where) if created else None
+        self.out.append(ImportedMessage("user" if role == "user" else "assistant", content, moment))
 
 
-# -- Claude Code ------------------------------------------------------------------------------
+class SessionFiles(Struct, frozen=True):
+    files: tuple[Path, ...]
+    refused: tuple[str, ...]  # one line per link that points outside the folder
 
 
-def _read_claude_code(path: Path, records: list[Record]) -> Iterator[ImportedMessage]:
-    pending: ImportedMessage | None = None
-    pending_id: object = None
-    for number, record in records:
-        kind = record.get("type")
-        if kind not in ("user", "assistant") or record.get("isSidechain") or record.get("isMeta"):
-            continue
-        where = f"{path} line {number}"
-        message = record.get("message")
-        if not isinstance(message, dict):
-            raise TranscriptError(f"{where}: a {kind} entry without a message object")
-        text = _claude_text(message.get("content"), where)
-        if not text:
-            continue
-        stamp = record.get("timestamp")
-        created = _time(stamp, where) if isinstance(stamp, str) else None
-        current = ImportedMessage("user" if kind == "user" else "assistant", text, created)
-        same_reply = kind == "assistant" and pending is not None and pending.role == "assistant"
-        if same_reply and pending_id is not None and message.get("id") == pending_id:
-            assert pending is not None
-            current = ImportedMessage(
-                "assistant", pending.content + "\n" + text, pending.created_at
-            )
-        elif pending is not None:
-            yield pending
-        pending, pending_id = current, message.get("id")
-    if pending is not None:
-        yield pending
-
-
-def _claude_text(content: object, where: str) -> str:
-    if isinstance(content, str):
-        return content.strip()
-    if not isinstance(content, list):
-        raise TranscriptError(f"{where}: message.content must be a string or a list of blocks")
-    parts: list[str] = []
-    for block in content:
-        if not isinstance(block, dict):
-            continue
-        if block.get("type") == "text" and isinstance(block.get("text"), str):
-            parts.append(block["text"].strip())
-        elif block.get("type") == "tool_use":
-            parts.append(summarise_tool_call(str(block.get("name", "tool")), block.get("input")))
-    return "\n".join(part for part in parts if part)
-
-
-# -- Codex ------------------------------------------------------------------------------------
-
-
-def _read_codex(path: Path, records: list[Record]) -> Iterator[ImportedMessage]:
-    for number, record in records:
-        where = f"{path} line {number}"
-        if record.get("type") in _CODEX_WRAPPERS:
-            if record.get("type") != "response_item":
+def find_session_files(folder: Path) -> SessionFiles:
+    """Session files under `folder` (a Claude Code projects folder or one project, a Codex
+    sessions folder): `*.jsonl`, sub-agent transcripts left out, in name order. Links are
+    never followed out of `folder`: one pointing outside is refused, one line each."""
+    root = folder.resolve()
+    found: list[Path] = []
+    refused: list[str] = []
+    for here, dirs, files in os.walk(root, followlinks=False):
+        base = Path(here)
+        for name in list(dirs):
+            if (base / name).is_symlink() and not _inside(base / name, root):
+                refused.append(_outside(base / name, folder))
+        dirs[:] = sorted(
+            d for d in dirs if d != SUBAGENT_DIR_NAME and not d.startswith(".")
+        )  # a link to a folder is not walked (os.walk), inside or out
+        for name in sorted(files):
+            path = base / name
+            if not name.endswith(SESSION_FILE_SUFFIX) or name.startswith(SUBAGENT_FILE_PREFIX):
                 continue
-            item = record.get("payload")
-            if not isinstance(item, dict):
-                raise TranscriptError(f"{where}: response_item without a payload object")
-        else:
-            item = record  # an older rollout writes the item itself
-        stamp = record.get("timestamp")
-        created = _time(stamp, where) if isinstance(stamp, str) else None
-        message = _codex_item(item, where, created)
-        if message is not None:
-            yield message
+            if path.is_symlink() and not _inside(path, root):
+                refused.append(_outside(path, folder))
+                continue
+            found.append(path)
+    return SessionFiles(tuple(sorted(found)), tuple(refused))
 
 
-def _codex_item(
-    item: dict[str, Any], where: str, created: datetime | None
-) -> ImportedMessage | None:
-    kind = item.get("type")
-    if kind == "message":
-        role = item.get("role")
-        if role not in ("user", "assistant"):
-            return None  # system / developer instructions
-        content = item.get("content")
-        if not isinstance(content, list):
-            raise TranscriptError(f"{where}: message content must be a list")
-        text = "\n".join(
-            block["text"].strip()
-            for block in content
-            if isinstance(block, dict) and isinstance(block.get("text"), str)
-        ).strip()
-        if not text or (role == "user" and text.startswith(_CODEX_BOILERPLATE)):
-            return None
-        return ImportedMessage(role, text, created)
-    if kind in ("function_call", "custom_tool_call"):
-        raw = item.get("arguments", item.get("input"))
-        return ImportedMessage(
-            "assistant", summarise_tool_call(str(item.get("name", "tool")), raw), created
-        )
-    if kind == "local_shell_call":
-        action = item.get("action")
-        command = action.get("command") if isinstance(action, dict) else None
-        return ImportedMessage("assistant", summarise_tool_call("shell", command), created)
-    return None  # reasoning, tool output and anything newer
+def confined(path: Path, folder: Path) -> Path:
+    """`path` itself, or the file a link there points at when that is inside `folder`; a
+    link out of `folder` is a TranscriptError (an import reads only what was chosen)."""
+    if not path.is_symlink():
+        return path
+    if not _inside(path, folder.resolve()):
+        raise TranscriptError(_outside(path, folder))
+    return path.resolve()
 
 
-# -- shared -----------------------------------------------------------------------------------
-
-
-def summarise_tool_call(name: str, arguments: object) -> str:
-    """One line: `[tool call] name {arguments…}`, arguments cut to a short preview."""
-    if isinstance(arguments, str):
-        with contextlib.suppress(ValueError, RecursionError):
-            arguments = json.loads(arguments)
-    preview = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
-    preview = " ".join(str(preview).split())
-    if len(preview) > TOOL_SUMMARY_LIMIT:
-        preview = preview[:TOOL_SUMMARY_LIMIT] + "…"
-    return f"[tool call] {name} {preview}".rstrip()
-
-
-def _time(value: str, where: str) -> datetime:
+def _inside(path: Path, root: Path) -> bool:
     try:
-        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)
-        moment.astimezone(UTC)  # an offset can carry year 1 or 9999 out of range
-    except (ValueError, OverflowError):
-        raise TranscriptError(f"{where}: {value!r} is not an ISO 8601 time") from None
-    return moment
+        return path.resolve().is_relative_to(root)
+    except (OSError, RuntimeError):  # a link loop
+        return False
 
 
-_READERS: dict[TranscriptFormat, Callable[[Path, list[Record]], Iterator[ImportedMessage]]] = {
-    "jsonl": _read_jsonl,
-    "claude-code": _read_claude_code,
-    "codex": _read_codex,
+def _outside(path: Path, folder: Path) -> str:
+    return (
+        f"{path} is a link to something outside {folder}; refused (import the file it points "
+        "at by its own path)"
+    )
+
+
+_READERS: dict[TranscriptFormat, Callable[[Path], Reader]] = {
+    "jsonl": _JsonlReader,
+    "claude-code": ClaudeCodeReader,
+    "codex": CodexReader,
 }

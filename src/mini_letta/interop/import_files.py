@@ -2,7 +2,9 @@
 
 Sources: CLAUDE.md (with its `@path` imports, to a bounded depth, confined to the file's own
 folder, cycles ignored), AGENTS.md, CONVENTIONS.md, `.cursor/rules/*.mdc` and any other `.md`.
-A folder stands for the known files in it. Tiers:
+A folder stands for the known files in it. The block `memory export` writes into an AGENTS.md
+is skipped (a file that holds nothing else imports nothing), so a round trip never nests the
+export in itself. Tiers:
 - a project's files become `projects/<project>/<source>.md`, with a description saying where
   they came from (a Cursor rule keeps its own description, globs and alwaysApply);
 - a user-level file (`~/.claude/CLAUDE.md`, `~/.codex/AGENTS.md`) is personal: it becomes a
@@ -90,11 +92,14 @@ def read_source(path: Path, name: str) -> str:
 
 
 def plan_import(sources: Iterable[Source]) -> list[ImportedFile]:
-    """What each source becomes in memory (read-only; secrets and frontmatter checked)."""
+    """What each source becomes in memory (read-only; secrets and frontmatter checked); a
+    source that holds only mini-letta's own export becomes nothing."""
     planned: list[ImportedFile] = []
     for source in sources:
         label = _label(source)
         body = _expand_imports(source.path)
+        if not body.strip():
+            continue
         kind = find_secret(body)
         if kind:
             raise SecretDetectedError(kind, f"{label} (nothing was imported)")
@@ -128,6 +133,7 @@ class ImportResult(Struct, frozen=True):
     changed: tuple[str, ...]  # memory files written
     unchanged: tuple[str, ...]
     sha: str | None  # the import's commit; None when nothing changed
+    skipped: tuple[str, ...] = ()  # sources that held only mini-letta's own export
 
 
 def import_into_memory(memory_dir: Path, paths: Sequence[Path], user_home: Path) -> ImportResult:
@@ -137,7 +143,9 @@ def import_into_memory(memory_dir: Path, paths: Sequence[Path], user_home: Path)
     from mini_letta.memory.layout import DEFAULT_HUMAN_DESCRIPTION
     from mini_letta.memory.repo import GitRepo, lock_memory
 
-    planned = plan_import(find_sources(paths, user_home))
+    sources = find_sources(paths, user_home)
+    planned = plan_import(sources)
+    skipped = tuple(sorted({_label(s) for s in sources} - {item.source for item in planned}))
     sections = [item for item in planned if item.section]
     files = {item.path: item for item in planned if not item.section}
     with lock_memory(memory_dir):
@@ -161,11 +169,11 @@ def import_into_memory(memory_dir: Path, paths: Sequence[Path], user_home: Path)
         }
         unchanged = tuple(sorted(set(wanted) - set(writes)))
         if not writes:
-            return ImportResult((), unchanged, None)
+            return ImportResult((), unchanged, None, skipped)
         names = ", ".join(sorted({item.source for item in planned}))
         plan = MemoryEditPlan("import", writes, (), f"imported {names}")
         _, sha = write_and_commit(memory_dir, plan, f"Import {names}")
-    return ImportResult(tuple(sorted(writes)), unchanged, sha)
+    return ImportResult(tuple(sorted(writes)), unchanged, sha, skipped)
 
 
 def _read(path: Path) -> str:
@@ -244,8 +252,12 @@ def _expand_imports(path: Path, *, text: str | None = None) -> str:
     Imports resolve against the importing file's folder and must stay inside the root file's
     folder; deeper than IMPORT_DEPTH, outside, missing or already included: left as written.
     """
+    from mini_letta.interop.export_files import without_block
+
     root = _project_dir(path).resolve()
-    main = read_source(path, path.name) if text is None else text
+    main = without_block(read_source(path, path.name) if text is None else text, path.name)
+    if not main.strip():
+        return ""
     seen = {path.resolve()}
     sections: list[str] = []
     pending = [(path.resolve().parent, main, 1)]

@@ -18,6 +18,7 @@ LOCAL_BASE_URLS: Mapping[str, str] = {
     "lmstudio": "http://localhost:1234/v1",
     "vllm": "http://localhost:8000/v1",
 }
+OLLAMA_PORT = 11434
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 NO_KEY = "not-needed"  # sent to servers that want no key; the SDKs insist on some value
@@ -76,6 +77,23 @@ def normalize_base_url(url: str, what: str, default_path: str = "") -> str:
     if port is None and parts.netloc.endswith(":"):
         raise InvalidValueError(f"{what} {url!r} has an empty port (say :8000, or leave it out)")
     return text if parts.path else text + default_path
+
+
+def ollama_host_url(environ: Mapping[str, str]) -> str | None:
+    """OLLAMA_HOST as Ollama's own client reads it (`host`, `host:port`, `:port`, or a URL;
+    the port defaults to 11434), as a URL; None when it is not set."""
+    host = environ.get("OLLAMA_HOST", "").strip()
+    if not host:
+        return None
+    scheme, sep, rest = host.partition("://")
+    if not sep:
+        scheme, rest = "http", host
+    address, slash, path = rest.partition("/")
+    if address.startswith(":"):
+        address = "127.0.0.1" + address
+    if ":" not in address.rpartition("]")[2]:  # no port (an IPv6 address keeps its colons)
+        address = f"{address}:{OLLAMA_PORT}"
+    return f"{scheme}://{address}{slash}{path}"
 
 
 def _by_prefix(table: Mapping[str, int], model: str) -> int | None:

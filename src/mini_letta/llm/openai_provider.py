@@ -30,6 +30,7 @@ from mini_letta.llm.catalog import (
     OPENAI_BASE_URL,
     context_window_for,
     normalize_base_url,
+    ollama_host_url,
 )
 from mini_letta.llm.failures import Failure, classify, connection_failure, one_line, transport_of
 from mini_letta.llm.handles import ModelHandle
@@ -63,13 +64,15 @@ class OpenAIConfig(Struct, frozen=True):
 
 
 def resolve_openai_config(handle: ModelHandle, options: ProviderOptions) -> OpenAIConfig:
-    """Base URL: --base-url / agent.json, else OPENAI_BASE_URL (openai/) or the preset's."""
+    """Base URL: --base-url / agent.json, else OPENAI_BASE_URL (openai/), OLLAMA_HOST
+    (ollama/) or the preset's."""
     env = options.environ
     if handle.provider == "openai":
         raw_url = options.base_url or env.get("OPENAI_BASE_URL", "").strip() or OPENAI_BASE_URL
         key_env = "OPENAI_API_KEY"
     else:
-        raw_url = options.base_url or LOCAL_BASE_URLS[handle.provider]
+        local = ollama_host_url(env) if handle.provider == "ollama" else None
+        raw_url = options.base_url or local or LOCAL_BASE_URLS[handle.provider]
         key_env = f"{handle.provider.upper()}_API_KEY"
     # OpenAI-compatible servers listen under /v1; a bare host:port means that.
     base_url = normalize_base_url(raw_url, f"the base URL for {handle.raw}", "/v1")

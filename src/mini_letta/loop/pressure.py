@@ -10,7 +10,7 @@ harder and retries, at most MAX_OVERFLOW_COMPACTIONS times per turn. Callers hol
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING
 
 from mini_letta import log
@@ -197,7 +197,14 @@ def compact_now(
         measure = _prepared(setup)
         budget = plan_budget(measure.window, measure.prompt_tokens)
         result = compact_conversation(
-            setup.store, setup.provider, setup.clock, budget, "manual", measure.tokens, focus
+            setup.store,
+            setup.provider,
+            setup.clock,
+            budget,
+            "manual",
+            measure.tokens,
+            focus,
+            on_start=_pre_compact_hooks(setup, "manual", focus),
         )
         if result is not None and setup.pinned is not None:
             setup.pinned.recompile()
@@ -227,7 +234,13 @@ def _compact(
 
     budget = plan_budget(window or measure.window, measure.prompt_tokens, shrink)
     result = compact_conversation(
-        setup.store, setup.provider, setup.clock, budget, trigger, measure.tokens
+        setup.store,
+        setup.provider,
+        setup.clock,
+        budget,
+        trigger,
+        measure.tokens,
+        on_start=_pre_compact_hooks(setup, "auto", None),
     )
     if result is None:
         return False
@@ -246,6 +259,21 @@ def _compact(
     )
     yield MessageEvent(result.summary, result.line)
     return True
+
+
+def _pre_compact_hooks(
+    setup: TurnSetup, trigger: str, focus: str | None
+) -> Callable[[], None] | None:
+    """The user's PreCompact hooks, to run once a compaction is sure to happen (None: the
+    session has no hooks; they cannot stop it)."""
+    hooks = setup.tool_context.hooks
+    if hooks is None:
+        return None
+    from mini_letta.hooks.runner import HookRunner
+
+    if not isinstance(hooks, HookRunner):
+        return None
+    return lambda: hooks.before_compact(trigger, focus)
 
 
 def _current_turn_tokens(setup: TurnSetup) -> int:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from mini_letta.reflection.policy.launcher import launch_automatic as launch_automatic
     from mini_letta.reflection.policy.session import Mode as Mode
     from mini_letta.reflection.policy.session import SpawnRequest as SpawnRequest
+    from mini_letta.reflection.policy.session import hooked_launch as hooked_launch
     from mini_letta.reflection.policy.trigger import BackgroundLaunch as BackgroundLaunch
     from mini_letta.reflection.policy.trigger import PostTurnOutcome as PostTurnOutcome
     from mini_letta.reflection.run.backlog import BacklogPlan as BacklogPlan
@@ -119,11 +120,12 @@ FACE: dict[str, tuple[str, str]] = {
     "skip_message": ("state.outcome", "skip_message"),
     "BackgroundLaunch": ("policy.trigger", "BackgroundLaunch"),
     "SpawnRequest": ("policy.session", "SpawnRequest"),
+    "hooked_launch": ("policy.session", "hooked_launch"),
     "Mode": ("policy.session", "Mode"),
     "RunTrigger": ("state.outcome", "RunTrigger"),
     "Scope": ("state.settings", "Scope"),
 }
-__all__ = [  # PostTurnOutcome is for annotations only
+__all__ = [  # not PostTurnOutcome: a union for annotations only, imported when type checking
     "AgentHealth",
     "BacklogPlan",
     "BacklogProgress",
@@ -131,7 +133,6 @@ __all__ = [  # PostTurnOutcome is for annotations only
     "BackgroundLaunch",
     "LaunchOptions",
     "Mode",
-    "PostTurnOutcome",
     "Queued",
     "ReflectionOutcome",
     "RunRecord",
@@ -151,6 +152,7 @@ __all__ = [  # PostTurnOutcome is for annotations only
     "evaluate_gate",
     "failure_summary",
     "gather_health",
+    "hooked_launch",
     "is_run_id",
     "launch",
     "launch_automatic",

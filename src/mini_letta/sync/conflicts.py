@@ -1,22 +1,22 @@
 """The rule for edits two machines made to the same lines: keep both, visibly.
 
 git's merge leaves conflict markers in a file. Memory must stay readable markdown with valid
-frontmatter, and nothing may be dropped, so each conflicted hunk keeps this machine's lines in
-place and moves the other machine's lines into a `## Needs review` block at the end of the file.
-The block stays until a person (or the agent) resolves it; `memory status` lists files that hold
-one. A file the rule cannot turn into valid memory keeps this machine's text, and the other
-version is kept beside it in a file of its own.
+frontmatter, and nothing may be dropped, so each conflicted hunk keeps the merging machine's
+lines in place and moves the other machine's lines into a `## Needs review` block at the end of
+the file. The block is read on both machines (the other one receives it by the next sync), so it
+names the two versions by their commits, never as "this" or "the other" machine. It stays until
+a person (or the agent) resolves it; `memory status` and `status` list files that hold one on
+either machine. A file the rule cannot turn into valid memory keeps the merging machine's text,
+and the other version is kept beside it in a file of its own.
 """
 
 from __future__ import annotations
 
 from mini_letta.errors import FrontmatterError
 from mini_letta.memory.frontmatter import MemoryFile, parse_memory_file, render_memory_file
-from mini_letta.memory.layout import DEFAULT_HUMAN
 from mini_letta.structs import Struct
 
 REVIEW_HEADING = "## Needs review"
-_PLACEHOLDER = DEFAULT_HUMAN.strip()
 _OURS, _BASE, _SEP, _THEIRS = "<" * 7, "|" * 7, "=" * 7, ">" * 7
 
 
@@ -32,10 +32,11 @@ def split_conflicts(text: str, *, union: bool = True) -> tuple[list[str], list[l
     """(the lines to keep, the other machine's hunks) of a file with diff3-style markers.
 
     Lines outside a conflict belong to both. Where both sides only added lines at one place of
-    the body (the hunk's base is empty, or only the new-memory placeholder that the memory layer
-    drops on the first addition) both additions are kept, this machine's first (unless
-    `union` is off): nothing there contradicts anything. Otherwise this machine's lines stay and
-    the other machine's are returned as a hunk for review. Unbalanced markers are kept as text.
+    the body (the hunk's base is empty) both additions are kept, this machine's first (unless
+    `union` is off): nothing there contradicts anything. Otherwise, a line both sides replaced
+    (the new-memory starter line included: two different replacements of it are two answers
+    to one question), this machine's lines stay and the other machine's are returned as a
+    hunk for review. Unbalanced markers are kept as text.
     """
     kept: list[str] = []
     hunks: list[list[str]] = []
@@ -71,12 +72,15 @@ def split_conflicts(text: str, *, union: bool = True) -> tuple[list[str], list[l
     return kept, hunks
 
 
-def review_block(hunks: list[list[str]], *, remote: str, when: str) -> str:
-    """The `## Needs review` block that holds the other machine's version of each hunk."""
+def review_block(hunks: list[list[str]], *, local: str, remote: str, when: str) -> str:
+    """The `## Needs review` block that holds the remote's version of each hunk, worded to
+    read right on both machines: the versions are named by their commits."""
+    kept = f"commit {local[:7]}" if local else "the merging machine"
     parts = [
         f"\n{REVIEW_HEADING}\n\n",
-        f"Memory sync on {when} found an edit from another machine ({remote[:7]}) to the same "
-        "lines; this machine's text is kept above. The other version:\n\n",
+        f"Memory sync on {when} found two different edits to the same lines, made on two "
+        f"machines. The text above is the version of {kept}; below is the version of commit "
+        f"{remote[:7]}. Keep one (or combine them), then delete this section.\n\n",
     ]
     for index, hunk in enumerate(hunks):
         if index:
@@ -86,7 +90,9 @@ def review_block(hunks: list[list[str]], *, remote: str, when: str) -> str:
     return "".join(parts)
 
 
-def resolve_conflict(path: str, merged: str, *, remote: str, when: str) -> Resolution:
+def resolve_conflict(
+    path: str, merged: str, *, remote: str, when: str, local: str = ""
+) -> Resolution:
     """Turn a conflicted file into valid memory that keeps both versions (see module doc)."""
     kept, hunks = split_conflicts(merged)
     local_text = "".join(kept)
@@ -95,7 +101,7 @@ def resolve_conflict(path: str, merged: str, *, remote: str, when: str) -> Resol
     if not hunks:  # the additions do not combine into valid memory: review them instead
         kept, hunks = split_conflicts(merged, union=False)
         local_text = "".join(kept)
-    block = review_block(hunks, remote=remote, when=when)
+    block = review_block(hunks, local=local, remote=remote, when=when)
     if not path.endswith(".md"):
         return Resolution(local_text, *_side_file(path, remote, block))
     try:
@@ -111,7 +117,7 @@ def _side_file(path: str, remote: str, block: str) -> tuple[str, str]:
     stem, dot, suffix = path.rpartition(".")
     base = stem if dot and "/" not in suffix else path
     side = f"{base}.remote-{remote[:7]}.md"
-    description = f"The other machine's version of {path}, kept by memory sync for review."
+    description = f"Commit {remote[:7]}'s version of {path}, kept by memory sync for review."
     return side, render_memory_file(MemoryFile(description, block.lstrip("\n")))
 
 
@@ -126,7 +132,7 @@ def _valid(path: str, text: str) -> bool:
 
 
 def _has_content(base: list[str]) -> bool:
-    return any(line.strip() and line.strip() != _PLACEHOLDER for line in base)
+    return any(line.strip() for line in base)
 
 
 def _in_frontmatter(lines: list[str]) -> bool:

@@ -203,13 +203,43 @@ def _integrate(repo: GitRepo, clock: Clock, move: _Mover) -> SyncOutcome:
     count = int(repo.run("rev-list", "--count", f"{head}..{remote}").strip() or 0)
     if _is_ancestor(repo, head, remote):
         _check_incoming(repo, head, remote)
+        arrived = _arrived_for_review(repo, head, remote)
         move(repo, remote)
-        return SyncOutcome(remote, count, False, False, ())
+        return SyncOutcome(remote, count, False, False, arrived)
     _check_incoming(repo, head, remote)  # what the remote wrote, before any merge of it
     commit, conflicts = _merge_commit(repo, head, remote, clock)
     _check_incoming(repo, head, commit)  # and what the merge made of both sides
+    arrived = _arrived_for_review(repo, head, commit)
     move(repo, commit)
-    return SyncOutcome(commit, count, False, True, conflicts)
+    return SyncOutcome(commit, count, False, True, tuple(dict.fromkeys((*conflicts, *arrived))))
+
+
+def _arrived_for_review(repo: GitRepo, head: str, target: str) -> tuple[str, ...]:
+    """Files that moving from `head` to `target` brings with a review block (or a kept
+    `.remote-` copy): a conflict another machine merged is this machine's to review too."""
+
+    def changed(*pick: str) -> list[str]:
+        raw = repo.run_bytes(
+            "diff",
+            "--name-only",
+            "-z",
+            "--no-renames",
+            "--no-ext-diff",
+            "--no-textconv",
+            *pick,
+            head,
+            target,
+        )
+        return [n.decode("utf-8", "replace") for n in raw.split(b"\0") if n]
+
+    touched = changed("-G", "^" + REVIEW_HEADING)  # the block's line came or went
+    copies = [path for path in changed() if ".remote-" in path]
+    found: list[str] = []
+    for path in dict.fromkeys((*touched, *copies)):
+        text = repo.show_file(target, path)
+        if text is not None and (REVIEW_HEADING in text or ".remote-" in path):
+            found.append(path)
+    return tuple(found)
 
 
 class _Refused(Exception):
@@ -249,7 +279,7 @@ def _merge_commit(
         text = repo.show_file(tree, path)
         if text is None:
             continue  # gone on both sides, in different ways: nothing left to keep
-        resolution = resolve_conflict(path, text, remote=remote, when=when)
+        resolution = resolve_conflict(path, text, remote=remote, when=when, local=head)
         blobs[path] = _write_blob(repo, resolution.text)
         if resolution.side_path is not None and resolution.side_text is not None:
             blobs[resolution.side_path] = _write_blob(repo, resolution.side_text)

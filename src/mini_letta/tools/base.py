@@ -20,7 +20,7 @@ from mini_letta.home import Home
 from mini_letta.llm.base import ToolSpec
 from mini_letta.structs import Struct, field
 from mini_letta.tools.output import cap_text
-from mini_letta.tools.permissions import PermissionMode, Refusal, decide
+from mini_letta.tools.permissions import Decision, PermissionMode, Refusal, decide
 from mini_letta.tools.schema import argument_problem
 
 if TYPE_CHECKING:
@@ -33,6 +33,25 @@ Approver = Callable[[ToolCall, str], bool]
 class ToolResult(Struct, frozen=True):
     content: str
     is_error: bool = False
+
+
+class HookDecision(Struct, frozen=True):
+    """What the user's PreToolUse hooks said of a call: `deny` refuses it with `reason`, `ask`
+    asks the user even where the mode would not, `allow` skips asking (never a refusal of the
+    mode or of --disallowed-tools); None leaves it to the permission rules."""
+
+    decision: Decision | None = None
+    reason: str = ""
+
+
+class ToolHooks(Protocol):
+    """The user's tool hooks (hooks/runner.py); a turn without hooks has None instead."""
+
+    def before_tool(self, call: ToolCall, args: Mapping[str, Any]) -> HookDecision: ...
+
+    def after_tool(self, call: ToolCall, args: Mapping[str, Any], result: ToolResult) -> str:
+        """Feedback for the model on a call that ran ("" for none)."""
+        ...
 
 
 class ToolInputError(MiniLettaError):
@@ -55,6 +74,7 @@ class ToolContext(Struct, frozen=True):
     skill_dirs: tuple[Path, ...] = ()  # the discovered skills' folders: readable, never written
     skills: Catalog | None = None  # the session's skills, for the Skill tool
     memory_file_cap: Callable[[], int] | None = None  # the memory tool's per-file token cap
+    hooks: ToolHooks | None = None  # the user's PreToolUse and PostToolUse hooks
 
 
 class Tool(Protocol):
@@ -84,41 +104,57 @@ class Toolset(Struct, frozen=True):
 def execute_tool_call(call: ToolCall, toolset: Toolset, ctx: ToolContext) -> ToolResult:
     """Run one call; the result (error or not) never holds a credential the scanner or the
     environment knows, since it is stored in messages.jsonl and shown as it is."""
-    from mini_letta.tools.environment import credential_values, redact_output
+    from mini_letta.tools.environment import credential_values
 
-    result = _execute(call, toolset, ctx)
-    content = redact_output(result.content, credential_values(ctx.environ))
-    if len(content) > ctx.output_cap:  # the backstop; tools cap their own output first
-        content = cap_text(content, ctx.output_cap)
+    result, ran = _execute(call, toolset, ctx)
+    credentials = credential_values(ctx.environ)
+    result = _redacted(result, credentials, ctx.output_cap)
+    if ran is not None and ctx.hooks is not None:  # the hooks see what the model will see
+        feedback = ctx.hooks.after_tool(call, ran, result)
+        if feedback:
+            joined = ToolResult(f"{result.content}\n\n{feedback}", result.is_error)
+            result = _redacted(joined, credentials, ctx.output_cap)
+    return result
+
+
+def _redacted(result: ToolResult, credentials: list[tuple[str, str]], cap: int) -> ToolResult:
+    from mini_letta.tools.environment import redact_output
+
+    content = redact_output(result.content, credentials)
+    if len(content) > cap:  # the backstop; tools cap their own output first
+        content = cap_text(content, cap)
     return result if content == result.content else ToolResult(content, result.is_error)
 
 
-def _execute(call: ToolCall, toolset: Toolset, ctx: ToolContext) -> ToolResult:
+def _execute(
+    call: ToolCall, toolset: Toolset, ctx: ToolContext
+) -> tuple[ToolResult, dict[str, Any] | None]:
+    """The call's result, and its arguments when the tool ran (None: refused before)."""
     tool = toolset.get(call.name)
     if tool is None:
         available = ", ".join(toolset.names()) or "none"
         return ToolResult(
             f"UnknownTool: no tool named {call.name!r} (available: {available})", True
-        )
+        ), None
     try:
         args = parse_arguments(call.arguments)
     except ToolInputError as exc:
-        return ToolResult(f"ToolInputError: {exc}", True)
+        return ToolResult(f"ToolInputError: {exc}", True), None
     problem = argument_problem(tool.spec.parameters, args)
     if problem is not None:
-        return ToolResult(f"ToolInputError: {problem}", True)
+        return ToolResult(f"ToolInputError: {problem}", True), None
     refusal = _check_permission(call, tool, args, ctx)
     if refusal is not None:
-        return ToolResult(refusal, True)
+        return ToolResult(refusal, True), None
     try:
         result = tool.run(args, ctx)
     except KeyboardInterrupt:
         raise
     except MiniLettaError as exc:
-        return ToolResult(f"{type(exc).__name__}: {exc}", True)
+        return ToolResult(f"{type(exc).__name__}: {exc}", True), args
     except Exception as exc:  # a tool bug must not end the turn; the model sees it
-        return ToolResult(f"{type(exc).__name__}: {exc}", True)
-    return result
+        return ToolResult(f"{type(exc).__name__}: {exc}", True), args
+    return result, args
 
 
 def _check_permission(
@@ -126,14 +162,22 @@ def _check_permission(
 ) -> str | None:
     """None if the call may run; else the refusal the model sees."""
     name = call.name
+    hooked = ctx.hooks.before_tool(call, args) if ctx.hooks is not None else HookDecision()
+    if hooked.decision == "deny":
+        return f"PermissionDenied: a PreToolUse hook blocked {name}: {hooked.reason}"
     decision = decide(ctx.permission_mode, tool.kind, name, ctx.allowed_tools, ctx.disallowed_tools)
     refusal = Refusal(name, tool.kind, ctx.permission_mode)
     if decision == "deny":
         return refusal.denied(ctx.disallowed_tools)
+    if hooked.decision is not None:
+        decision = hooked.decision
     if decision == "ask":
         if ctx.approve is None:
             return refusal.unanswered()
-        if not ctx.approve(call, describe_call(name, args)):
+        asked = describe_call(name, args)
+        if hooked.decision == "ask" and hooked.reason:
+            asked = f"{asked} (a hook asks: {hooked.reason})"
+        if not ctx.approve(call, asked):
             return refusal.declined()
     return None
 

@@ -37,7 +37,7 @@ class CommandOutcome(Struct, frozen=True):
     timed_out: bool
 
 
-class _Collector:
+class OutputCollector:
     """Keeps the first `head` and the last `tail` bytes of a stream, and counts the rest."""
 
     def __init__(self, head: int, tail: int) -> None:
@@ -70,12 +70,12 @@ class _Collector:
         return head_text + marker + tail.decode("utf-8", errors="replace")
 
 
-def _pump(stream: io.BufferedReader, collector: _Collector) -> None:
+def pump_stream(stream: io.BufferedReader, collector: OutputCollector) -> None:
     while chunk := stream.read1(_CHUNK):
         collector.feed(chunk)
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):  # already gone
         os.killpg(proc.pid, signal.SIGKILL)
 
@@ -95,9 +95,9 @@ def run_command(
     )
     assert proc.stdout is not None
     half = max(ctx.output_cap // 2, 1024)
-    collector = _Collector(half, half)
+    collector = OutputCollector(half, half)
     reader = threading.Thread(
-        target=_pump, args=(cast(io.BufferedReader, proc.stdout), collector), daemon=True
+        target=pump_stream, args=(cast(io.BufferedReader, proc.stdout), collector), daemon=True
     )
     reader.start()
     timed_out = False
@@ -105,17 +105,17 @@ def run_command(
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-        _kill_group(proc)
+        kill_group(proc)
         proc.wait()
     except BaseException:  # Ctrl-C: the command must not outlive us
-        _kill_group(proc)
+        kill_group(proc)
         proc.wait()
         reader.join(DRAIN_TIMEOUT)
         proc.stdout.close()
         raise
     reader.join(DRAIN_TIMEOUT)
     if reader.is_alive():  # a background child still holds the pipe: stop it too
-        _kill_group(proc)
+        kill_group(proc)
         reader.join(DRAIN_TIMEOUT)
     proc.stdout.close()
     output = strip_ansi(collector.text())

@@ -41,7 +41,13 @@ def _click_args(argv: list[str]) -> ChatArgs | None:
         ctx = command.make_context("chat", argv, help_option_names=[])
     except (click.UsageError, click.exceptions.Exit):
         return None
-    args = ChatArgs(**ctx.params)
+    params = dict(ctx.params)
+    resume = params.pop("resume")  # the command folds -r ID into --conversation
+    if resume is not None:
+        if not resume.strip() or params["conversation"] is not None:
+            return None
+        params["conversation"] = resume.strip()
+    args = ChatArgs(**params)
     refused = (
         args.prompt is None
         or not args.prompt.strip()

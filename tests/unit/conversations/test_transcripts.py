@@ -8,101 +8,13 @@ from datetime import UTC, datetime
 
 import pytest
 
+from mini_letta.conversations.messages import ToolCall
 from mini_letta.conversations.transcripts import (
     TranscriptError,
     detect_format,
     load_transcript,
-    summarise_tool_call,
 )
-
-
-def write_lines(path, records):
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
-    return path
-
-
-CLAUDE_CODE = [
-    {"type": "summary", "summary": "Fix the login bug", "leafUuid": "u4"},
-    {
-        "parentUuid": None, "isSidechain": False, "userType": "external", "cwd": "/w",
-        "sessionId": "s1", "version": "1.0.83", "type": "user", "uuid": "u1",
-        "timestamp": "2025-08-01T09:00:00.000Z",
-        "message": {"role": "user", "content": "登录页面报错了，帮我看看"},
-    },
-    {
-        "parentUuid": "u1", "isSidechain": False, "sessionId": "s1", "type": "assistant",
-        "uuid": "u2", "timestamp": "2025-08-01T09:00:03.000Z", "requestId": "req_1",
-        "message": {
-            "id": "msg_01", "role": "assistant", "model": "claude-sonnet-4-5",
-            "content": [
-                {"type": "thinking", "thinking": "look at the file", "signature": "x"},
-                {"type": "text", "text": "我先看一下 login.ts。"},
-            ],
-        },
-    },
-    {
-        "parentUuid": "u2", "isSidechain": False, "sessionId": "s1", "type": "assistant",
-        "uuid": "u3", "timestamp": "2025-08-01T09:00:04.000Z",
-        "message": {
-            "id": "msg_01", "role": "assistant",
-            "content": [{"type": "tool_use", "id": "toolu_1", "name": "Read",
-                         "input": {"file_path": "/w/login.ts"}}],
-        },
-    },
-    {
-        "parentUuid": "u3", "isSidechain": False, "sessionId": "s1", "type": "user",
-        "uuid": "u4", "timestamp": "2025-08-01T09:00:05.000Z",
-        "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "export function login"}
-        ]},
-    },
-    {
-        "parentUuid": "u4", "isSidechain": True, "sessionId": "s1", "type": "assistant",
-        "uuid": "u5", "timestamp": "2025-08-01T09:00:06.000Z",
-        "message": {"id": "msg_02", "role": "assistant",
-                    "content": [{"type": "text", "text": "a sub-agent's note"}]},
-    },
-    {
-        "parentUuid": "u4", "isSidechain": False, "isMeta": True, "sessionId": "s1",
-        "type": "user", "uuid": "u6", "timestamp": "2025-08-01T09:00:07.000Z",
-        "message": {"role": "user", "content": "Caveat: local command output"},
-    },
-    {
-        "parentUuid": "u4", "isSidechain": False, "sessionId": "s1", "type": "assistant",
-        "uuid": "u7", "timestamp": "2025-08-01T09:00:09.000Z",
-        "message": {"id": "msg_03", "role": "assistant",
-                    "content": [{"type": "text", "text": "问题在第 12 行：token 没有判空。"}]},
-    },
-]  # fmt: skip
-
-ENV_CONTEXT = "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"
-ANSWER = "lockfile 过期了，运行 pnpm install --no-frozen-lockfile。"
-CODEX = [
-    {"timestamp": "2025-10-29T00:59:38.317Z", "type": "session_meta",
-     "payload": {"id": "019a", "timestamp": "2025-10-29T00:59:38.308Z", "cwd": "/w",
-                 "originator": "codex_cli_rs", "cli_version": "0.46.0"}},
-    {"timestamp": "2025-10-29T00:59:38.317Z", "type": "response_item",
-     "payload": {"type": "message", "role": "user",
-                 "content": [{"type": "input_text", "text": ENV_CONTEXT}]}},
-    {"timestamp": "2025-10-29T00:59:38.400Z", "type": "response_item",
-     "payload": {"type": "message", "role": "user",
-                 "content": [{"type": "input_text", "text": "为什么 pnpm install 失败？"}]}},
-    {"timestamp": "2025-10-29T00:59:38.400Z", "type": "event_msg",
-     "payload": {"type": "user_message", "message": "为什么 pnpm install 失败？", "kind": "plain"}},
-    {"timestamp": "2025-10-29T00:59:38.500Z", "type": "turn_context",
-     "payload": {"cwd": "/w", "approval_policy": "never", "model": "gpt-5-codex"}},
-    {"timestamp": "2025-10-29T00:59:39.522Z", "type": "response_item",
-     "payload": {"type": "reasoning", "summary": [], "encrypted_content": "gAAA"}},
-    {"timestamp": "2025-10-29T00:59:40.000Z", "type": "response_item",
-     "payload": {"type": "function_call", "name": "shell", "call_id": "call_1",
-                 "arguments": "{\"command\":[\"bash\",\"-lc\",\"pnpm install\"]}"}},
-    {"timestamp": "2025-10-29T00:59:45.000Z", "type": "response_item",
-     "payload": {"type": "function_call_output", "call_id": "call_1",
-                 "output": "{\"output\":\"ERR_PNPM_LOCKFILE\"}"}},
-    {"timestamp": "2025-10-29T00:59:50.000Z", "type": "response_item",
-     "payload": {"type": "message", "role": "assistant",
-                 "content": [{"type": "output_text", "text": ANSWER}]}},
-]  # fmt: skip
+from support.transcripts import ANSWER, CLAUDE_CODE, CODEX, COMPACT, write_lines
 
 
 def test_jsonl_keeps_every_line_in_order_with_its_time(tmp_path):
@@ -124,24 +36,75 @@ def test_jsonl_keeps_every_line_in_order_with_its_time(tmp_path):
     assert transcript.messages[1].created_at == datetime(2025, 5, 1, 10, 0, 5, tzinfo=UTC)
 
 
-def test_claude_code_keeps_text_summarises_tools_and_skips_the_rest(tmp_path):
+def test_claude_code_keeps_the_person_s_words_tools_as_tools_and_harness_text_out(tmp_path):
     transcript = load_transcript(write_lines(tmp_path / "s1.jsonl", CLAUDE_CODE))
     assert transcript.format == "claude-code"
-    assert [(m.role, m.content) for m in transcript.messages] == [
+    assert transcript.title == "Fix the login page crash"  # the summary line, not markup
+    assert transcript.source_id == "claude-code:5d0c1f9e-7b1a-4c1e-9f3a-2b8e6d4a0c11"
+    shapes = [(m.role, m.content) for m in transcript.messages]
+    assert shapes == [
         ("user", "登录页面报错了，帮我看看"),
-        ("assistant", '我先看一下 login.ts。\n[tool call] Read {"file_path": "/w/login.ts"}'),
+        ("assistant", "我先看一下 login.ts。"),
+        ("tool", "export function login"),
+        ("assistant", ""),
+        ("tool", "Error: 2 tests failed"),
+        ("user", "/review PR 12"),  # the words typed after the command, without the markup
+        ("summary", COMPACT),
         ("assistant", "问题在第 12 行：token 没有判空。"),
     ]
+    read, bash = transcript.messages[1], transcript.messages[3]
+    assert read.tool_calls == (ToolCall("toolu_1", "Read", '{"file_path": "/w/login.ts"}'),)
+    assert bash.tool_calls[0].name == "Bash" and bash.stop_reason == "interrupted"
+    result, failed = transcript.messages[2], transcript.messages[4]
+    assert (result.tool_call_id, result.name, result.is_error) == ("toolu_1", "Read", False)
+    assert (failed.tool_call_id, failed.name, failed.is_error) == ("toolu_2", "Bash", True)
+    # caveat, /clear, its stdout, the interrupt, the expanded /review body, the command line
+    assert transcript.harness_lines == 6
     assert transcript.messages[0].created_at == datetime(2025, 8, 1, 9, 0, tzinfo=UTC)
+    words = " ".join(m.content for m in transcript.messages if m.role == "user")
+    for markup in ("<command", "<local-command", "Caveat", "[Request interrupted", "continued"):
+        assert markup not in words
 
 
-def test_codex_keeps_text_summarises_calls_and_drops_boilerplate(tmp_path):
+def test_a_renamed_claude_code_session_takes_its_custom_title(tmp_path):
+    lines = [*CLAUDE_CODE, {"type": "custom-title", "customTitle": "登录修复", "sessionId": "s"}]
+    assert load_transcript(write_lines(tmp_path / "s.jsonl", lines)).title == "登录修复"
+
+
+def test_codex_keeps_words_calls_and_results_and_drops_instructions(tmp_path):
     transcript = load_transcript(write_lines(tmp_path / "rollout-2025-10-29.jsonl", CODEX))
     assert transcript.format == "codex"
+    assert transcript.source_id == "codex:019a"
     assert [(m.role, m.content) for m in transcript.messages] == [
         ("user", "为什么 pnpm install 失败？"),
-        ("assistant", '[tool call] shell {"command": ["bash", "-lc", "pnpm install"]}'),
-        ("assistant", "lockfile 过期了，运行 pnpm install --no-frozen-lockfile。"),
+        ("assistant", ""),
+        ("tool", "ERR_PNPM_LOCKFILE"),
+        ("assistant", ANSWER),  # once: the event_msg mirror is not a second copy
+        ("tool", "Exit code: 0\nWall time: 0.1 seconds\nOutput:\nDone!"),
+        ("summary", "Summary: pnpm lockfile was stale; fixed."),
+    ]
+    shell, answer = transcript.messages[1], transcript.messages[3]
+    assert shell.tool_calls == (
+        ToolCall("call_1", "shell", '{"command":["bash","-lc","pnpm install"]}'),
+    )
+    assert answer.tool_calls[0].name == "apply_patch"
+    assert json.loads(answer.tool_calls[0].arguments) == {
+        "input": "*** Begin Patch\n*** End Patch\n"
+    }
+    assert answer.stop_reason == "interrupted"  # the turn was aborted
+    assert (transcript.messages[2].is_error, transcript.messages[4].is_error) == (True, False)
+    assert transcript.harness_lines == 2  # the environment context and the developer message
+
+
+def test_a_codex_rollout_with_its_words_only_as_events_is_read_from_them(tmp_path):
+    # meta, the user_message event, the call, its output, the agent_message event
+    events = [CODEX[0], CODEX[3], *CODEX[6:8], CODEX[10]]
+    transcript = load_transcript(write_lines(tmp_path / "rollout.jsonl", events))
+    assert [(m.role, m.content) for m in transcript.messages] == [
+        ("user", "为什么 pnpm install 失败？"),
+        ("assistant", ""),
+        ("tool", "ERR_PNPM_LOCKFILE"),
+        ("assistant", ANSWER),
     ]
 
 
@@ -192,10 +155,5 @@ def test_a_missing_or_binary_file_is_a_clear_error(tmp_path):
 
 
 def test_detect_prefers_the_first_recognisable_record(tmp_path):
-    records = [(1, {"type": "file-history-snapshot"}), (2, CLAUDE_CODE[1])]
+    records = [(1, {"type": "file-history-snapshot"}), (2, CLAUDE_CODE[2])]
     assert detect_format(tmp_path, records) == "claude-code"
-
-
-def test_a_long_tool_call_is_cut_to_one_short_line():
-    line = summarise_tool_call("Write", {"content": "x\n" * 500})
-    assert "\n" not in line and len(line) < 230 and line.endswith("…")

@@ -7,8 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from mini_letta.errors import NotFoundError, SecretDetectedError
-from mini_letta.interop.export_files import render_agents_md
+from mini_letta.errors import MemfsError, NotFoundError, SecretDetectedError
+from mini_letta.interop.export_files import (
+    BLOCK_BEGIN,
+    BLOCK_END,
+    merge_into,
+    render_agents_md,
+    render_block,
+)
 from mini_letta.interop.import_files import IMPORT_DEPTH, import_into_memory
 from mini_letta.memory.edits import read_memory_file
 from mini_letta.memory.frontmatter import parse_memory_file
@@ -113,19 +119,103 @@ def test_a_path_with_nothing_to_import_is_named(memory_repo, tmp_path):
         import_into_memory(memory_repo.path, [tmp_path / "nope.md"], tmp_path / "user")
 
 
-def test_export_puts_system_files_first_then_the_rest_and_round_trips(memory_repo, shop, tmp_path):
+def test_export_puts_system_files_first_then_the_rest_in_one_marked_block(
+    memory_repo, shop, tmp_path
+):
     import_into_memory(memory_repo.path, [shop], tmp_path / "user")
-    text = render_agents_md(memory_repo.path, "desk", memory_repo.head_sha())
-    assert text.startswith("# AGENTS.md\n")
+    _remember_about_the_person(memory_repo.path)
+    text = render_agents_md(memory_repo.path, "desk", memory_repo.head_sha(), personal=True)
+    assert text.startswith("# AGENTS.md\n\n" + BLOCK_BEGIN)
+    assert text.endswith(BLOCK_END + "\n")
     assert "I am a mini-letta agent" not in text  # the persona is mini-letta's own
     human_at = text.index("<!-- system/human.md -->")
     assert human_at < text.index("<!-- projects/shop/claude.md -->")
     assert "Use pnpm." in text and "Tabs, not spaces." in text and "Use type." in text
-    exported = _write(tmp_path / "other" / "AGENTS.md", text)
-    import_into_memory(memory_repo.path, [exported], tmp_path / "user")
-    back = read_memory_file(memory_repo.path, "projects/other/agents.md")
-    assert "Use pnpm." in back
-    assert import_into_memory(memory_repo.path, [exported], tmp_path / "user").sha is None
+
+
+def test_personal_notes_leave_only_when_asked(memory_repo, tmp_path):
+    _remember_about_the_person(memory_repo.path)
+    plain = render_agents_md(memory_repo.path, "desk", memory_repo.head_sha())
+    assert "system/human.md" not in plain and "lives in Lisbon" not in plain
+    asked = render_agents_md(memory_repo.path, "desk", memory_repo.head_sha(), personal=True)
+    assert "lives in Lisbon" in asked
+
+
+def _export(memory: Path, target: Path, *, force: bool = False) -> int:
+    """What `memory export -o target` does; returns the file's line count."""
+    current = target.read_text("utf-8") if target.exists() else None
+    block = render_block(memory, "desk", _head(memory))
+    target.write_text(merge_into(current, block, force=force, name=target.name), "utf-8")
+    return len(target.read_text("utf-8").splitlines())
+
+
+def _head(memory: Path) -> str:
+    return subprocess.run(
+        ["git", "-C", str(memory), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def test_an_agents_md_round_trip_never_grows(memory_repo, shop, tmp_path):
+    import_into_memory(memory_repo.path, [shop], tmp_path / "user")
+    target = tmp_path / "other" / "AGENTS.md"
+    target.parent.mkdir()
+    sizes = []
+    for _ in range(3):  # export, import it back, export again…
+        sizes.append(_export(memory_repo.path, target))
+        result = import_into_memory(memory_repo.path, [target], tmp_path / "user")
+        assert result.sha is None and result.skipped == ("other/AGENTS.md",)
+    assert sizes[0] > 30 and sizes == [sizes[0]] * 3
+    assert "projects/other/agents.md" not in _tree(memory_repo.path)
+
+
+def test_export_replaces_only_its_block_and_keeps_the_user_s_lines(memory_repo, shop, tmp_path):
+    import_into_memory(memory_repo.path, [shop], tmp_path / "user")
+    target = _write(tmp_path / "app" / "AGENTS.md", "# App\n\nRun `make lint` first.\n")
+    with pytest.raises(MemfsError, match="no mini-letta block, so it is not overwritten"):
+        _export(memory_repo.path, target)
+    assert target.read_text("utf-8") == "# App\n\nRun `make lint` first.\n"
+    own = f"# App\n\n{BLOCK_BEGIN} -->\n{BLOCK_END}\n\nRun `make lint` first.\n"
+    target.write_text(own, "utf-8")  # the user chose where the export goes
+    sizes = [_export(memory_repo.path, target)]
+    text = target.read_text("utf-8")
+    assert text.startswith("# App\n\n" + BLOCK_BEGIN) and "Use pnpm." in text
+    assert text.endswith(BLOCK_END + "\n\nRun `make lint` first.\n")
+    for _ in range(2):  # the user's lines come into memory once, then nothing moves
+        import_into_memory(memory_repo.path, [target], tmp_path / "user")
+        sizes.append(_export(memory_repo.path, target))
+    assert "make lint" in read_memory_file(memory_repo.path, "projects/app/agents.md")
+    assert "Use pnpm." not in read_memory_file(memory_repo.path, "projects/app/agents.md")
+    assert sizes[1] == sizes[2] and target.read_text("utf-8").count("make lint") == 2
+    target.write_text("# App\n\nRun `make lint` first.\n", "utf-8")
+    _export(memory_repo.path, target, force=True)  # forced: replaced whole
+    assert target.read_text("utf-8").startswith("# AGENTS.md\n\n" + BLOCK_BEGIN)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [f"{BLOCK_BEGIN} -->\nmine\n", f"mine\n{BLOCK_END}\n{BLOCK_BEGIN} -->\n", "{b}{e}{b}{e}"],
+)
+def test_markers_that_do_not_pair_up_are_refused_both_ways(memory_repo, tmp_path, text):
+    text = text.format(b=f"{BLOCK_BEGIN} -->\n", e=f"{BLOCK_END}\n")
+    target = _write(tmp_path / "app" / "AGENTS.md", text)
+    with pytest.raises(MemfsError, match="markers do not pair up"):
+        _export(memory_repo.path, target)
+    with pytest.raises(MemfsError, match="AGENTS.md: its mini-letta block markers"):
+        import_into_memory(memory_repo.path, [target], tmp_path / "user")
+    assert target.read_text("utf-8") == text
+
+
+def _remember_about_the_person(memory: Path) -> None:
+    from mini_letta.tools.memory_tool import apply_and_commit
+
+    args = {"command": "insert", "path": "system/human.md", "content": "- lives in Lisbon"}
+    apply_and_commit(memory, "insert", args, "remember")
+
+
+def _tree(memory: Path) -> list[str]:
+    return subprocess.run(
+        ["git", "-C", str(memory), "ls-files"], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
 
 
 @pytest.mark.parametrize("name", ["CLAUDE.md", "AGENTS.md", ".cursor/rules/x.mdc"])

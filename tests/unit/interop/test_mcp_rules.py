@@ -8,8 +8,9 @@ import pytest
 
 from mini_letta.memory.edits import read_memory_file
 from mini_letta.workspace import new_agent
+from support.groups import MCP, NO_MCP
 
-pytest.importorskip("mcp")
+pytestmark = [MCP, NO_MCP]
 
 
 def _call(server, name, args):

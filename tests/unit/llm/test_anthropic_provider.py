@@ -18,6 +18,7 @@ from mini_letta.llm.anthropic_provider import resolve_anthropic_config
 from mini_letta.llm.base import ModelRequest, TextDelta, ToolSpec, close_provider, collect
 from mini_letta.llm.handles import parse_handle
 from mini_letta.llm.registry import ProviderOptions, build_provider
+from support.groups import SDK
 from support.scripted_server import (
     Reply,
     anthropic_error,
@@ -26,6 +27,8 @@ from support.scripted_server import (
     breakpoint_problem,
     cache_breakpoints,
 )
+
+pytestmark = SDK
 
 KEY_ENV = {"ANTHROPIC_API_KEY": "sk-ant-test-dummy"}
 GREP = ToolSpec(

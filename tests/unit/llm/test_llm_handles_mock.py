@@ -26,7 +26,7 @@ def test_parse_handle(raw, provider, model):
     assert (handle.provider, handle.model) == (provider, model)
 
 
-@pytest.mark.parametrize("raw", ["gpt-4", "foo/bar", "openai/", "script:", ""])
+@pytest.mark.parametrize("raw", ["gpt4", "foo/bar", "openai/", "script:", ""])
 def test_unknown_handles_list_the_providers(raw):
     with pytest.raises(UnknownModelError, match="openai, anthropic"):
         parse_handle(raw)

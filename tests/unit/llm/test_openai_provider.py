@@ -20,6 +20,7 @@ from mini_letta.llm.base import ModelRequest, TextDelta, ToolSpec, close_provide
 from mini_letta.llm.handles import parse_handle
 from mini_letta.llm.openai_provider import resolve_openai_config
 from mini_letta.llm.registry import ProviderOptions, build_provider
+from support.groups import SDK
 from support.scripted_server import (
     Reply,
     openai_completion,
@@ -27,6 +28,8 @@ from support.scripted_server import (
     openai_stream,
     openai_tool_call,
 )
+
+pytestmark = SDK
 
 KEY_ENV = {"OPENAI_API_KEY": "sk-test-dummy"}
 READ = ToolSpec(

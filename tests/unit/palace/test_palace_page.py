@@ -17,7 +17,7 @@ from mini_letta.palace.gather import PalaceInput
 from mini_letta.palace.page import build_palace, save_palace
 from mini_letta.reflection.history.provenance import blame_file, why_line
 from mini_letta.reflection.state.watermark import read_reflection_state
-from support.palace_kit import HUMAN, LIMITS, SECRET, build_story
+from support.palace_kit import HUMAN, LIMITS, SECRET, build_story_once, copy_story
 
 
 def _data(page_html: str) -> dict:
@@ -28,9 +28,14 @@ def _data(page_html: str) -> dict:
     return json.loads(match.group(1))
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    return build_story_once(tmp_path_factory)
+
+
 @pytest.fixture
-def story(world):
-    return build_story(world)
+def story(world, built):
+    return copy_story(*built, world)
 
 
 @pytest.fixture

@@ -48,6 +48,7 @@ def test_the_builtin_suite_is_big_and_bilingual():
     assert any(len(case.conversations) > 1 for case in cases)
 
 
+@pytest.mark.timeout(300)  # 50 cases of real reflection runs: as the gate's floor test
 def test_the_mock_meets_its_floor_on_the_builtin_suite(cli):
     result = cli("eval", "reflection", "--output-format", "json")
     assert result.code == 0, result.stderr

@@ -14,6 +14,7 @@ from mini_letta.reflection.gate.hunk_review import ReviewHunk, parse_verdicts
 from mini_letta.reflection.run.launch import launch_reflection
 from mini_letta.reflection.run.setup import LaunchOptions
 from mini_letta.reflection.state.records import load_run_record
+from support.groups import SDK
 from support.reflection_kit import ScriptedProvider, add_turn, respond, tool_call
 from support.scripted_server import openai_completion
 
@@ -50,6 +51,7 @@ def _verdicts(*pairs):
     )
 
 
+@SDK
 def test_accepted_hunks_merge_and_the_verdicts_are_recorded(
     world, agent, store, reviewer, scripted_server, cli
 ):
@@ -75,6 +77,7 @@ def test_accepted_hunks_merge_and_the_verdicts_are_recorded(
     assert f"review:       hunk 1 of {HUMAN}: accept — the user said so" in shown.stdout
 
 
+@SDK
 def test_a_rejected_hunk_holds_the_run_back_with_the_reviewers_reason(
     world, agent, store, reviewer, scripted_server
 ):
@@ -88,6 +91,7 @@ def test_a_rejected_hunk_holds_the_run_back_with_the_reviewers_reason(
     assert "- Likes tea" not in (head / HUMAN).read_text()
 
 
+@SDK
 def test_an_answer_outside_the_schema_holds_the_run_back(
     world, agent, store, reviewer, scripted_server
 ):

@@ -10,8 +10,11 @@ from mini_letta.errors import ConfigError
 from mini_letta.search.embeddings import OpenAIEmbedder, load_embedder
 from mini_letta.search.query import MessageFilter
 from mini_letta.search.recall import Recall
+from support.groups import SDK
 from support.recall import say
 from support.scripted_server import Reply
+
+pytestmark = SDK
 
 
 def embeddings(*vectors):

@@ -11,6 +11,7 @@ import os
 import pytest
 
 from mini_letta.errors import InvalidValueError
+from mini_letta.memory.layout import DEFAULT_HUMAN
 from mini_letta.memory.remote import check_remote_url, memory_remote_repo, set_remote
 from mini_letta.structs import replace
 from mini_letta.sync.conflicts import REVIEW_HEADING
@@ -58,6 +59,9 @@ def test_edits_on_both_machines_end_up_on_both(machines, order):
 
 def test_both_machines_remembering_at_the_end_of_a_file_keeps_both(machines):
     first, second, history = machines
+    first.remember("system/human.md", "- lives in Lisbon")  # past the starter line
+    first.sync()
+    second.sync()
     first.remember("system/human.md", "- uses pnpm")
     second.remember("system/human.md", "- likes tabs")
     first.sync()
@@ -91,6 +95,44 @@ def test_an_overlapping_edit_is_kept_visibly_and_reported(machines):
     second.replace("system/human.md", text.partition("\n" + REVIEW_HEADING)[2], "")
     second.replace("system/human.md", "\n" + REVIEW_HEADING, "")
     assert files_needing_review(home, agent_id, clock) == ()
+
+
+def test_a_conflict_one_machine_merged_is_listed_on_the_other_too(machines):
+    first, second, _ = machines
+    old = "- indentation: not decided yet"
+    first.remember("system/human.md", old)
+    first.sync()
+    second.sync()
+    first.replace("system/human.md", old, "- prefers spaces")
+    second.replace("system/human.md", old, "- prefers tabs")
+    first.sync()
+    second_head = git(second.memory, "rev-parse", "HEAD")
+    first_head = git(first.memory, "rev-parse", "HEAD")
+    assert second.sync().needs_review == ("system/human.md",)  # the laptop merges
+    received = first.sync()  # the desk only fast-forwards to the merge
+    assert received.needs_review == ("system/human.md",) and not received.merged
+    home, agent_id, clock = first.world.home, first.agent.id, first.world.clock
+    assert files_needing_review(home, agent_id, clock) == ("system/human.md",)
+    block = first.read("system/human.md").partition(REVIEW_HEADING)[2]
+    # named by commits, so it reads right on the desk as on the laptop that wrote it
+    assert f"version of commit {second_head[:7]}" in block
+    assert f"version of commit {first_head[:7]}" in block
+    assert "this machine" not in block and "other machine" not in block
+    assert first.sync().needs_review == ("system/human.md",)  # still listed until resolved
+
+
+def test_two_replacements_of_the_starter_line_are_a_conflict_not_two_facts(machines):
+    first, second, _ = machines
+    starter = DEFAULT_HUMAN.strip()
+    first.replace("system/human.md", starter, "- name: Ana, a Go developer")
+    second.replace("system/human.md", starter, "- name: Ana, a Rust developer")
+    first.sync()
+    assert second.sync().needs_review == ("system/human.md",)
+    assert first.sync().needs_review == ("system/human.md",)
+    for machine in (first, second):
+        above, _, review = machine.read("system/human.md").partition(REVIEW_HEADING)
+        assert "Rust developer" in above and "Go developer" not in above
+        assert "Go developer" in review
 
 
 def test_a_file_deleted_on_one_side_and_changed_on_the_other_is_kept(machines):

@@ -13,6 +13,7 @@ COMMANDS: dict[str, str] = {
     "compact": "mini_letta.cli.commands.compact:compact",
     "config": "mini_letta.cli.commands.config:config",
     "context": "mini_letta.cli.commands.context:context",
+    "models": "mini_letta.cli.commands.models:models",
     "memory": "mini_letta.cli.commands.memory:memory",
     "mcp": "mini_letta.cli.commands.mcp:mcp_cmd",
     "sleeptime": "mini_letta.cli.commands.sleeptime:sleeptime",
@@ -23,7 +24,8 @@ COMMANDS: dict[str, str] = {
     "reflections": "mini_letta.cli.commands.reflections:reflections",
     "eval": "mini_letta.cli.commands.eval:eval_group",
     "search": "mini_letta.cli.commands.recall:search",
-    "import": "mini_letta.cli.commands.recall:import_cmd",
+    "import": "mini_letta.cli.commands.transcript_import:import_cmd",
     "skills": "mini_letta.cli.commands.skills:skills",
+    "hooks": "mini_letta.cli.commands.hooks:hooks",
     WORKER_COMMAND: "mini_letta.cli.commands.reflect_worker:reflect_worker",
 }

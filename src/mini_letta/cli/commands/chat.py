@@ -49,6 +49,7 @@ def chat(
     prompt: str | None,
     agent: str | None,
     conversation: str | None,
+    resume: str | None,
     continue_last: bool,
     new: bool,
     model: str | None,
@@ -69,6 +70,7 @@ def chat(
     from mini_letta.cli.terminal import current_terminal
 
     _check_input(prompt, input_format == "stream-json", output_format)
+    conversation = _resumed(conversation, resume)
     if new and conversation:
         raise click.UsageError(
             "--new and --conversation exclude each other (--new starts a conversation, "
@@ -100,6 +102,22 @@ def chat(
     code = run_chat(args, current_terminal())
     if code:
         raise click.exceptions.Exit(code)
+
+
+def _resumed(conversation: str | None, resume: str | None) -> str | None:
+    """--conversation ID or -r/--resume ID; -r with no ID picks from a list, which a headless
+    turn cannot show (as `claude -p -r` without an ID, it is a usage error)."""
+    from mini_letta.cli.options import PICK
+
+    if resume is not None and resume.strip() == PICK:
+        raise click.UsageError(
+            "-r/--resume without an ID picks from a list in the interactive session "
+            "(`mini-letta -r`); with -p give the ID (`mini-letta conversations list`), "
+            "or -c for the last conversation"
+        )
+    if resume is not None and conversation is not None:
+        raise click.UsageError("-r/--resume and --conversation both name a conversation; give one")
+    return conversation if resume is None else resume.strip()
 
 
 def _check_input(prompt: str | None, streaming_input: bool, output_format: str | None) -> None:

@@ -40,7 +40,7 @@ def compact(
     from mini_letta.llm.base import ProviderInUse
     from mini_letta.loop.pressure import compact_now
 
-    setup = conversation_setup(agent, conversation, context_window)
+    setup = _with_hooks(conversation_setup(agent, conversation, context_window))
     store = setup.store
     with ProviderInUse(setup.provider):
         result = compact_now(setup, focus)
@@ -93,3 +93,18 @@ def conversation_setup(
             )
     store = open_conversation(world.home, record.id, conversation)
     return build_turn_setup(world, record, store, TurnOptions(context_window=context_window))
+
+
+def _with_hooks(setup: TurnSetup) -> TurnSetup:
+    """The conversation's setup with the user's hooks (PreCompact), when there are any."""
+    from mini_letta.cli.world import current_world
+    from mini_letta.hooks.runner import open_hook_runner
+    from mini_letta.settings import read_settings
+    from mini_letta.structs import replace
+
+    world = current_world()
+    files = read_settings(world.home, world.project_dir)
+    hooks = open_hook_runner(files, setup.store, world.project_dir, world.environ)
+    if hooks is None:
+        return setup
+    return replace(setup, tool_context=replace(setup.tool_context, hooks=hooks))

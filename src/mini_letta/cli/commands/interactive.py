@@ -12,12 +12,14 @@ from typing import TYPE_CHECKING
 import click
 
 from mini_letta.cli.terminal import echo_wrapped
+from mini_letta.structs import replace
 
 if TYPE_CHECKING:
     from mini_letta.cli.answer_view import AnswerView
     from mini_letta.cli.commands.slash_state import SlashState
     from mini_letta.cli.repl_watch import ReflectionWatch
     from mini_letta.cli.session_bar import SessionBar
+    from mini_letta.cli.session_start import SessionStart
     from mini_letta.cli.terminal import Terminal
     from mini_letta.workspace import World
 
@@ -70,18 +72,54 @@ def _plain_readline(terminal: Terminal) -> str:
     return line.rstrip("\n")
 
 
-def open_interactive(ctx: click.Context) -> None:
+def open_interactive(ctx: click.Context, start: SessionStart | None = None) -> None:
     from mini_letta.cli.repl_watch import open_watch
+    from mini_letta.cli.session_start import SessionStart
     from mini_letta.cli.terminal import current_terminal
     from mini_letta.cli.world import current_world
 
     terminal = current_terminal()
     world = current_world()
+    start = start or SessionStart()
+    start = replace(start, resume=_resumed(world, terminal, start))
     with open_watch(world, terminal) as watch:
-        _loop(world, terminal, watch)
+        _loop(world, terminal, watch, start)
 
 
-def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
+def _resumed(world: World, terminal: Terminal, start: SessionStart) -> str | None:
+    """The conversation `-r` names, or the one picked from a list when it names none (on a
+    terminal only: without one it is a usage error, as `claude -p -r` is)."""
+    from mini_letta.cli.options import PICK
+
+    if start.resume is None or start.resume.strip() != PICK:
+        return None if start.resume is None else start.resume.strip()
+    if not terminal.is_interactive():
+        raise click.UsageError(
+            "-r/--resume without an ID picks from a list, which needs a terminal; give the ID "
+            "(`mini-letta conversations list`), or -c for the last conversation"
+        )
+    from mini_letta.cli.conversation_picker import pick_conversation
+    from mini_letta.conversations.registry import list_conversations
+    from mini_letta.workspace import find_project_agent
+
+    agent = find_project_agent(world, start.agent)
+    if agent is None or not list_conversations(world.home, agent.id):
+        echo_wrapped("No conversations to resume yet; starting the first one.", err=True)
+        return None
+    picked = pick_conversation(
+        world.home, agent.id, None, lambda prompt: _prompted_line(terminal, prompt), None
+    )
+    if picked is None:
+        raise click.exceptions.Exit(0)  # cancelled, or a number out of range: nothing starts
+    return picked
+
+
+def _prompted_line(terminal: Terminal, prompt: str) -> str:
+    terminal.echo(prompt, err=True, nl=False)
+    return _plain_readline(terminal)
+
+
+def _loop(world: World, terminal: Terminal, watch: ReflectionWatch, start: SessionStart) -> None:
     from mini_letta.cli.approval import build_terminal_approver
     from mini_letta.cli.commands.slash import find_command, run_slash_command
     from mini_letta.cli.commands.slash_skills import skill_prompt
@@ -89,12 +127,17 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
     from mini_letta.cli.headless import ChatSession, SessionRequest
     from mini_letta.cli.session_bar import SessionBar
     from mini_letta.cli.session_status import PendingNotice
+    from mini_letta.cli.typing_hold import held_typing
 
     bar = SessionBar("", "", 0, running=lambda: watch.running)
     read_line, read_answer = _read_line_factory(terminal, world, bar, lambda: state)
     approve = build_terminal_approver(read_answer, terminal.stderr, world.cwd, terminal.columns)
     request = SessionRequest(
         world=world,
+        agent_ref=start.agent,
+        conversation_id=start.resume,
+        new=start.new,
+        model=start.model,
         approve=approve,
         reflection_watch=watch,
         answer_view=_answer_view(terminal),
@@ -112,6 +155,10 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
         pending = PendingNotice()
         banner = f"mini-letta · agent {session.agent.name} · {session.setup.provider.handle} · "
         echo_wrapped(banner + "/help for commands, Ctrl-D to leave", err=True)
+        if start.resume is not None:
+            from mini_letta.cli.conversation_picker import announce_resumed
+
+            announce_resumed(session.store, terminal.columns())
         while True:
             watch.print_finished()
             bar.follow(state.session)
@@ -129,15 +176,19 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
             watch.print_finished()  # a reflection that ended while we waited for this line
             if not line:
                 continue
+            attach = True
             if line.startswith("/"):
                 builtin = find_command(line.partition(" ")[0]) is not None
                 prompt = None if builtin else skill_prompt(line, state)  # `/NAME` runs a skill
                 if prompt is None:
-                    if not run_slash_command(line, state):
+                    with held_typing(terminal):
+                        goes_on = run_slash_command(line, state)
+                    if not goes_on:
                         return
                     continue
-                line = prompt
-            interrupted = _turn(state, line)
+                line, attach = prompt, False  # a skill's text is no prompt to scan for `@`
+            with held_typing(terminal):  # the next message can be typed meanwhile
+                interrupted = _turn(state, line, attach)
             if state.session.renderer.tool_count and not hinted:
                 hinted = True
                 echo_wrapped(
@@ -148,15 +199,20 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch) -> None:
             if notice:
                 echo_wrapped(notice, err=True)
 
-    finally:  # the session's model client (the last one after a switch) is closed
-        state.session.close()
+    finally:  # the model client is closed; a conversation left empty is removed
+        state.leave()
 
 
-def _turn(state: SlashState, line: str) -> bool:
-    """Run one turn with background lines held back; True when Ctrl-C cut it short."""
+def _turn(state: SlashState, line: str, attach: bool) -> bool:
+    """Run one turn with background lines held back; True when Ctrl-C cut it short. An
+    `@path` that cannot be attached is one line, and nothing is sent."""
+    from mini_letta.tools.attachments import AttachmentError
+
     state.watch.turn_running = True
     try:
-        state.session.turn(line)
+        state.session.turn(line, attach=attach)
+    except AttachmentError as exc:
+        echo_wrapped(f"mini-letta: {exc}", err=True)
     except KeyboardInterrupt:
         echo_wrapped(f"\n(interrupted) {LEAVE_HINT}", err=True)
         return True

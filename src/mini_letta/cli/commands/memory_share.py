@@ -150,12 +150,15 @@ def import_cmd(paths: tuple[Path, ...], agent: str | None, as_json: bool) -> Non
     result = import_into_memory(folder, cwd_paths, user_home)
     if as_json:
         data = {"changed": list(result.changed), "unchanged": list(result.unchanged)}
+        data["skipped"] = list(result.skipped)
         echo(json.dumps({**data, "commit": result.sha}, ensure_ascii=False, indent=2))
         return
     for path in result.changed:
         echo(f"imported {path}")
     for path in result.unchanged:
         echo(f"unchanged {path}")
+    for name in result.skipped:
+        echo(f"skipped {name} (only mini-letta's own export)")
     if result.sha:
         echo(f"committed {result.sha[:7]}")
 
@@ -163,11 +166,20 @@ def import_cmd(paths: tuple[Path, ...], agent: str | None, as_json: bool) -> Non
 @click.command("export")
 @click.option("--format", "fmt", type=click.Choice(["agents-md"]), default="agents-md")
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write to FILE.")
+@click.option(
+    "--include-personal",
+    "personal",
+    is_flag=True,
+    help="Also export what the agent knows about you (system/human.md).",
+)
+@click.option("--force", is_flag=True, help="Replace FILE whole even if it has no export block.")
 @agent_option
-def export_cmd(fmt: str, output: Path | None, agent: str | None) -> None:
-    """Write an AGENTS.md compiled from memory (to stdout, or -o FILE atomically)."""
+def export_cmd(
+    fmt: str, output: Path | None, personal: bool, force: bool, agent: str | None
+) -> None:
+    """Write an AGENTS.md compiled from memory (to stdout, or into -o FILE's marked block)."""
     from mini_letta.cli.world import current_world
-    from mini_letta.interop.export_files import render_agents_md
+    from mini_letta.interop.export_files import merge_into, render_agents_md, render_block
     from mini_letta.memory.repo import GitRepo
     from mini_letta.storage.atomic import save_bytes
     from mini_letta.workspace import resolve_agent
@@ -175,13 +187,31 @@ def export_cmd(fmt: str, output: Path | None, agent: str | None) -> None:
     world = current_world()
     record = resolve_agent(world, agent)
     folder = world.home.memory_dir(record.id)
-    text = render_agents_md(folder, record.name, GitRepo(folder).head_sha_or_none())
+    head = GitRepo(folder).head_sha_or_none()
     if output is None:
-        echo(text, nl=False)
+        echo(render_agents_md(folder, record.name, head, personal=personal), nl=False)
         return
     target = output if output.is_absolute() else world.cwd / output
+    block = render_block(folder, record.name, head, personal=personal)
+    text = merge_into(_existing_text(target, str(output)), block, force=force, name=str(output))
     save_bytes(target, text.encode("utf-8"))
     echo(f"wrote {output}")
+
+
+def _existing_text(target: Path, name: str) -> str | None:
+    """The export target's text, or None when there is none yet (a regular UTF-8 file only:
+    a link, a folder or a device is refused rather than replaced)."""
+    from mini_letta.errors import FrontmatterError, MemfsError
+    from mini_letta.memory.files import read_plain_bytes
+
+    if not target.exists() and not target.is_symlink():
+        return None
+    try:
+        return read_plain_bytes(target, name, kind="export targets").decode("utf-8")
+    except FrontmatterError as exc:
+        raise MemfsError(f"{exc}; nothing was written") from None
+    except UnicodeDecodeError:
+        raise MemfsError(f"{name} is not UTF-8 text; nothing was written") from None
 
 
 SHARE_COMMANDS: tuple[click.Command, ...] = (remote_group, sync_cmd, import_cmd, export_cmd)

@@ -1,8 +1,8 @@
-"""`mini-letta search QUERY` and `mini-letta import FILE`: recall for the user.
+"""`mini-letta search QUERY`: recall for the user.
 
 search prints, per hit, the conversation, date, role and a snippet with the matched words
 highlighted (or, with --memory, path:line and the line); `--output-format json` prints a list
-of hit objects. import writes a transcript from another tool as a new conversation.
+of hit objects. (`import`, which brings other tools' sessions in, is transcript_import.py.)
 """
 
 from __future__ import annotations
@@ -95,60 +95,3 @@ def _print_hits(query: str, hits: list[MessageHit] | list[MemoryHit]) -> None:
         else:
             head = f"{hit.path}:{hit.line}"
         echo("\n".join(wrap_lines([head, f"  {snippet}"], width, 4)))
-
-
-@click.command("import")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=str))
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(("auto", "jsonl", "claude-code", "codex")),
-    default="auto",
-    show_default=True,
-    help="The transcript's format.",
-)
-@agent_option
-@click.option("--title", metavar="T", help="The new conversation's title.")
-@click.option("--output-format", "output_format", type=_FORMATS, default="text")
-@click.option(
-    "--reflect",
-    "then_reflect",
-    is_flag=True,
-    help="Then reflect on it all (as `reflect --all`: progress, Ctrl-C stops after a slice).",
-)
-def import_cmd(
-    file: str,
-    fmt: str,
-    agent: str | None,
-    title: str | None,
-    output_format: str,
-    then_reflect: bool,
-) -> None:
-    """Import a transcript (JSONL, a Claude Code session, a Codex rollout) as a conversation."""
-    from pathlib import Path
-
-    from mini_letta.cli.world import current_world
-    from mini_letta.conversations.importer import ImportSource, import_conversation
-    from mini_letta.conversations.transcripts import load_transcript
-    from mini_letta.workspace import resolve_or_create_agent
-
-    world = current_world()
-    path = (world.cwd / file) if not Path(file).is_absolute() else Path(file)
-    transcript = load_transcript(path, fmt)
-    record = resolve_or_create_agent(world, agent)
-    store = import_conversation(
-        world.home, record.id, ImportSource(transcript, path.name, title), world.clock
-    )
-    count = len(transcript.messages)
-    if output_format == "json":
-        echo(json.dumps({"conversationId": store.conversation_id, "messages": count}))
-    else:
-        echo(
-            f"Imported {count} message(s) from {path.name} ({transcript.format}) as "
-            f"{store.conversation_id}."
-        )
-    if then_reflect:
-        from mini_letta.cli.backlog_view import reflect_all_command
-        from mini_letta.reflection.api import LaunchOptions
-
-        reflect_all_command(world, record, store, LaunchOptions(trigger="manual"))

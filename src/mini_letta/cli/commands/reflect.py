@@ -16,6 +16,7 @@ from mini_letta.cli.terminal import echo
 if TYPE_CHECKING:
     from mini_letta.agents.records import AgentRecord
     from mini_letta.conversations.store import ConversationStore
+    from mini_letta.reflection.api import LaunchOptions, ReflectionOutcome
     from mini_letta.workspace import World
 
 _HELP = "Reflect now on the current conversation (or --conversation ID) and merge into memory."
@@ -76,7 +77,6 @@ def reflect(
         LaunchOptions,
         ReflectionOutcome,
         drained_after,
-        launch,
         launch_many,
         skip_message,
     )
@@ -111,10 +111,23 @@ def reflect(
         elif multi:
             outcome = launch_many(world, record, stores, options)
         else:
-            outcome = launch(world, record, stores[0], options)
+            outcome = _launch_hooked(world, record, stores[0], options)
         echo(render_outcome_line(outcome), err=True)
     if not outcome.ok:
         raise click.exceptions.Exit(1)
+
+
+def _launch_hooked(
+    world: World, agent: AgentRecord, store: ConversationStore, options: LaunchOptions
+) -> ReflectionOutcome:
+    """One conversation's reflection, with the PreReflect and PostReflect hooks around it."""
+    from mini_letta.hooks.runner import open_hook_runner
+    from mini_letta.reflection.api import hooked_launch, launch
+    from mini_letta.settings import read_settings
+
+    files = read_settings(world.home, world.project_dir)
+    hooks = open_hook_runner(files, store, world.project_dir, world.environ)
+    return hooked_launch(hooks, options.trigger, lambda: launch(world, agent, store, options))
 
 
 def _print_preview(world: World, agent: AgentRecord, store: ConversationStore) -> bool:

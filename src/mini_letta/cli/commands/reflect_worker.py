@@ -27,10 +27,12 @@ def reflect_worker(
     from mini_letta.cli.background import cli_spawner
     from mini_letta.cli.world import current_world
     from mini_letta.conversations.registry import open_conversation
+    from mini_letta.hooks.runner import open_hook_runner
     from mini_letta.reflection.api import (
         LaunchOptions,
         ReflectionOutcome,
         drained_after,
+        hooked_launch,
         launch,
         launch_automatic,
         post_automatic_outcome,
@@ -38,19 +40,28 @@ def reflect_worker(
         skip_message,
     )
     from mini_letta.session import AutoSync
+    from mini_letta.settings import read_settings
 
     world = current_world()
     agent = load_agent(world.home, agent_id)
     sync = AutoSync(world, agent, cli_spawner(world))  # a merge below syncs, when that is on
     try:
         store = open_conversation(world.home, agent.id, conversation_id)
+        files = read_settings(world.home, world.project_dir)
+        hooks = open_hook_runner(files, store, world.project_dir, world.environ)
         with drained_after(world, agent.id):
             if trigger == "manual":
                 options = LaunchOptions(trigger="manual", instruction=instruction)
-                outcome = launch(world, agent, store, options)
+                outcome = hooked_launch(
+                    hooks, "manual", lambda: launch(world, agent, store, options)
+                )
                 post_outcome(world.home, agent.id, outcome, world.clock)
             else:
-                launched = launch_automatic(world, agent, store, trigger)  # type: ignore[arg-type]
+                launched = hooked_launch(
+                    hooks,
+                    trigger,  # type: ignore[arg-type]
+                    lambda: launch_automatic(world, agent, store, trigger),  # type: ignore[arg-type]
+                )
                 if isinstance(launched, ReflectionOutcome):
                     post_automatic_outcome(world.home, agent.id, launched, clock=world.clock)
         sync.after_turn()

@@ -11,6 +11,8 @@ import click
 from mini_letta.cli import VERSION_LINE
 from mini_letta.cli.commands import COMMANDS
 from mini_letta.cli.help_option import add_help_options
+from mini_letta.cli.options import agent_option, model_short_option, resume_option
+from mini_letta.cli.session_start import SessionStart
 from mini_letta.cli.terminal import current_terminal
 
 
@@ -43,13 +45,43 @@ class _LazyGroup(click.Group):
     callback=_show_version,
     help="Show the version and exit.",
 )
+@agent_option
+@click.option("--new", is_flag=True, help="Start the session in a new conversation.")
+@model_short_option("Model for this session only (an alias such as sonnet, or PROVIDER/MODEL).")
+@click.option(
+    "-c", "--continue", "continue_last", is_flag=True, help="Continue the last conversation."
+)
+@resume_option
 @click.pass_context
-def app(ctx: click.Context) -> None:
-    """mini-letta: a memory-first, stateful agent for the terminal."""
-    if ctx.invoked_subcommand is None:
-        from mini_letta.cli.commands.interactive import open_interactive
+def app(
+    ctx: click.Context,
+    agent: str | None,
+    new: bool,
+    model: str | None,
+    continue_last: bool,
+    resume: str | None,
+) -> None:
+    """mini-letta: a memory-first, stateful agent for the terminal.
 
-        open_interactive(ctx)
+    With no command, the interactive session (these options start it); `mini-letta -p TEXT
+    [OPTIONS]` is one headless turn, as `chat -p TEXT`."""
+    start = SessionStart(agent, new, model, resume)
+    if ctx.invoked_subcommand is not None:
+        if start != SessionStart() or continue_last:
+            raise click.UsageError(
+                "--agent, --new, -m, -c and -r before a command are the interactive "
+                "session's; put them after the command (`mini-letta chat --agent NAME -p …`)"
+            )
+        return
+    if continue_last and (new or resume is not None):
+        raise click.UsageError(
+            "-c/--continue continues the last conversation: not with --new or -r"
+        )
+    if new and resume is not None:
+        raise click.UsageError("--new starts a conversation and -r resumes one; give one")
+    from mini_letta.cli.commands.interactive import open_interactive
+
+    open_interactive(ctx, start)
 
 
 add_help_options(app)

@@ -59,10 +59,10 @@ def _conversation_ids(state: SlashState, prefix: str) -> list[str]:
 
 
 def _models(state: SlashState, prefix: str) -> list[str]:
-    """The agent's own model, then every provider's prefix."""
-    from mini_letta.llm.handles import REMOTE_PROVIDERS
+    """The agent's own model, the aliases, then every provider's prefix."""
+    from mini_letta.llm.handles import ALIASES, REMOTE_PROVIDERS
 
-    words = [state.session.agent.model, "mock", "script:"]
+    words = [state.session.agent.model, "mock", "script:", *ALIASES]
     words += [f"{name}/" for name in REMOTE_PROVIDERS]
     return [word for word in dict.fromkeys(words) if word.startswith(prefix)]
 

@@ -8,7 +8,6 @@ command of the same job (`agents list`, `conversations list`) for the same outpu
 from __future__ import annotations
 
 from mini_letta.cli.commands.slash_state import SlashState, run_click
-from mini_letta.cli.fit import fit_line, text_columns
 from mini_letta.cli.terminal import echo, echo_wrapped
 from mini_letta.errors import MiniLettaError
 from mini_letta.structs import replace
@@ -59,42 +58,22 @@ def resume_cmd(state: SlashState, args: str) -> None:
     if target is None:
         return
     if state.switch(replace(state.request, conversation_id=target, new=False)):
-        store = state.session.store
-        echo_wrapped(
-            f"Resumed conversation {store.conversation_id} ({store.count()} messages).", err=True
-        )
+        from mini_letta.cli.conversation_picker import announce_resumed
+
+        announce_resumed(state.session.store, state.terminal.columns())
 
 
 def _pick_conversation(state: SlashState) -> str | None:
-    from mini_letta.conversations.registry import list_conversations
+    from mini_letta.cli.conversation_picker import pick_conversation
 
     session = state.session
-    found = list_conversations(session.request.world.home, session.agent.id)
-    if not found:
-        echo_wrapped("No conversations yet.", err=True)
-        return None
-    width = state.terminal.columns()
-    for number, conv in enumerate(found, 1):
-        mark = "*" if conv.id == session.store.conversation_id else " "
-        title = conv.title or "(untitled)"
-        row = f"{number:>3}{mark} {conv.id}  {conv.updated_at}  {title}"
-        if width is not None and text_columns(row) > width:  # the number picks; ids shortened
-            row = fit_line(
-                f"{number:>3}{mark} {conv.id[:13]}…  {conv.updated_at[:16]}  {title}", width
-            )
-        echo(row)
-    try:
-        answer = state.read_line("Resume which (number, empty to cancel)? ").strip()
-    except (EOFError, KeyboardInterrupt):
-        answer = ""
-    if not answer:
-        return None
-    if not answer.isdigit() or not 1 <= int(answer) <= len(found):
-        echo_wrapped(
-            f"mini-letta: no conversation numbered {answer}; pick 1 to {len(found)}", err=True
-        )
-        return None
-    return found[int(answer) - 1].id
+    return pick_conversation(
+        session.request.world.home,
+        session.agent.id,
+        session.store.conversation_id,
+        state.read_line,
+        state.terminal.columns(),
+    )
 
 
 def new_cmd(state: SlashState, args: str) -> None:

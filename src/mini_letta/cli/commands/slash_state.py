@@ -38,7 +38,7 @@ class SlashState(Struct):
         except MiniLettaError as exc:
             echo_wrapped(f"mini-letta: {exc}", err=True)
             return False
-        self.session.close()
+        self.leave(next_conversation=session.store.conversation_id)
         self.session = session
         # Pin what was resolved, so a later switch keeps this agent and conversation.
         self.request = replace(
@@ -49,6 +49,17 @@ class SlashState(Struct):
         )
         self.watch.agent_id = session.agent.id
         return True
+
+    def leave(self, next_conversation: str | None = None) -> None:
+        """Close the session; its conversation goes too if it holds no message, unless the
+        next session continues it (a /model or /permissions switch) or a reflection this
+        session started may still read it (`/dream` on an empty conversation)."""
+        from mini_letta.workspace import leave_conversation
+
+        self.session.close()
+        store = self.session.store
+        if store.conversation_id != next_conversation and not self.watch.running:
+            leave_conversation(self.request.world, store)
 
 
 def run_click(command: click.Command, argv: list[str], prog: str) -> None:

@@ -15,17 +15,24 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from mini_letta import log
 from mini_letta.errors import MiniLettaError
 from mini_letta.structs import Struct
 
 if TYPE_CHECKING:
+    from mini_letta.agents.records import AgentRecord
     from mini_letta.conversations.messages import StopReason
     from mini_letta.conversations.store import ConversationStore
+    from mini_letta.hooks.runner import HookRunner
     from mini_letta.reflection.policy.trigger import PostTurnOutcome
-    from mini_letta.reflection.state.outcome import AutoTrigger, ReflectionOutcome, RunTrigger
+    from mini_letta.reflection.state.outcome import (
+        AutoTrigger,
+        Queued,
+        ReflectionOutcome,
+        RunTrigger,
+    )
     from mini_letta.settings import Settings
     from mini_letta.workspace import World
 
@@ -64,6 +71,28 @@ def choose_mode(
     return "background" if mode == "background" else "foreground"
 
 
+_Outcome = TypeVar("_Outcome", "ReflectionOutcome", "ReflectionOutcome | Queued")
+
+
+def hooked_launch(
+    hooks: HookRunner | None, trigger: RunTrigger, launch: Callable[[], _Outcome]
+) -> _Outcome | ReflectionOutcome:
+    """A reflection this process runs, with the user's PreReflect and PostReflect hooks
+    around it: a PreReflect block holds it back (a skip naming the reason, nothing run),
+    PostReflect gets the outcome's JSON."""
+    if hooks is None:
+        return launch()
+    from mini_letta.reflection.state.outcome import ReflectionOutcome
+
+    held = hooks.before_reflect(trigger)
+    if held.blocked:
+        message = f"A PreReflect hook held the reflection back: {held.reason}"
+        return ReflectionOutcome(message, skip_reason="error", trigger=trigger)
+    outcome = launch()
+    hooks.after_reflect(trigger, outcome.to_json())
+    return outcome
+
+
 class AutoReflection:
     """The post-turn reflection policy for one conversation of a session."""
 
@@ -77,6 +106,7 @@ class AutoReflection:
         mode: Mode = "foreground",
         spawn: Spawner | None = None,
         platform: str = sys.platform,
+        hooks: HookRunner | None = None,
     ) -> None:
         if mode != "foreground" and spawn is None:
             raise ValueError(f"{mode} reflection needs a spawner to start the detached process")
@@ -87,6 +117,7 @@ class AutoReflection:
         self.mode = mode
         self.spawn = spawn
         self.platform = platform
+        self.hooks = hooks  # PreReflect and PostReflect around a run in this process
 
     def deliver_waiting(self) -> None:
         """Deliver, once, the outcomes no one saw (detached and queued runs), oldest first."""
@@ -126,7 +157,7 @@ class AutoReflection:
                 self.store,
                 platform=self.platform,
                 stop_reason=stop_reason,
-                launch=None if self.mode == "foreground" else self._detach,
+                launch=self._launcher(agent),
             )
         except MiniLettaError as exc:
             log.warning("automatic reflection: %s", exc)
@@ -138,6 +169,23 @@ class AutoReflection:
         if not (isinstance(outcome, ReflectionOutcome) and outcome.told_before):  # told once
             self.sink(outcome)  # every other failed attempt: backoff spaces them
         return outcome
+
+    def _launcher(self, agent: AgentRecord) -> Callable[[AutoTrigger], PostTurnOutcome] | None:
+        if self.mode != "foreground":
+            return self._detach
+        if self.hooks is None:
+            return None  # the default: run it here
+        hooks = self.hooks
+
+        def hooked(trigger: AutoTrigger) -> PostTurnOutcome:
+            from mini_letta.reflection.policy.launcher import launch_automatic
+
+            def run() -> ReflectionOutcome | Queued:
+                return launch_automatic(self.world, agent, self.store, trigger, foreground=True)
+
+            return hooked_launch(hooks, trigger, run)
+
+        return hooked
 
     def _detach(self, trigger: AutoTrigger) -> PostTurnOutcome:
         from mini_letta.reflection.policy.trigger import BackgroundLaunch
