@@ -275,6 +275,16 @@ def project_settings_file(project_dir: Path) -> Path:
     return project_folder(project_dir) / "settings.local.json"
 
 
+def project_mcp_file(project_dir: Path) -> Path:
+    """The project's MCP servers, in Claude Code's format: shared with other tools, committed."""
+    return project_dir / ".mcp.json"
+
+
+def project_mcp_lock(project_dir: Path) -> Path:
+    """Guards `mcp-servers add|remove` on `.mcp.json`; kept in our folder, not the project's."""
+    return project_folder(project_dir) / "mcp.json.lock"
+
+
 def project_shared_settings_file(project_dir: Path) -> Path:
     """The project's settings meant to be shared (its hooks), beside the local ones."""
     return project_folder(project_dir) / "settings.json"

@@ -12,7 +12,7 @@ arrive outside a turn go to the injected sink.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING
 
 from mini_letta.conversations.messages import Usage
@@ -32,8 +32,22 @@ if TYPE_CHECKING:
     from mini_letta.agents.records import AgentRecord
     from mini_letta.conversations.store import ConversationStore
     from mini_letta.hooks.runner import HookRunner
+    from mini_letta.mcp_client.servers import McpServers
     from mini_letta.reflection.policy.trigger import PostTurnOutcome
     from mini_letta.reflection.state.outcome import ReflectionOutcome
+
+
+def open_mcp_servers(world: World, files: Settings) -> McpServers | None:
+    """The project's and the user's MCP servers, not yet started (None when none is
+    configured: then nothing of the MCP client is imported)."""
+    if files.mcp_servers() == ([], []):
+        return None
+    from mini_letta import log
+    from mini_letta.mcp_client.servers import configured_servers
+
+    return configured_servers(
+        files, world.environ, cwd=world.project_dir, warn=lambda line: log.warning("%s", line)
+    )
 
 
 MAX_STOP_CONTINUATIONS = 3  # a Stop hook that always blocks cannot hold a turn forever
@@ -82,6 +96,7 @@ class Session:
         reflection: Mode | None = None,
         spawn: Spawner | None = None,
         on_reflection: ReflectionSink | None = None,
+        mcp: McpServers | None = None,
     ) -> None:
         self.world = world
         self.options = options or TurnOptions()
@@ -93,7 +108,14 @@ class Session:
         self.store: ConversationStore = resolve_conversation(
             world, self.agent, conversation, new=new, settings=files
         )
-        setup = build_turn_setup(world, self.agent, self.store, self.options, files)
+        # Given: shared with other sessions, closed by its owner; else this session's own.
+        self._own_mcp = mcp is None
+        self.mcp = open_mcp_servers(world, files) if mcp is None else mcp
+        try:
+            setup = build_turn_setup(world, self.agent, self.store, self.options, files, self.mcp)
+        except BaseException:
+            self._close_mcp()
+            raise
         self.setup: TurnSetup = with_memory_budget(world, self.agent, setup)
         try:
             self.hooks: HookRunner | None = None
@@ -131,8 +153,16 @@ class Session:
         self.close()
 
     def close(self) -> None:
-        """Release the model's connections (the SDK clients keep a pool)."""
-        close_provider(self.setup.provider)
+        """Release the model's connections (the SDK clients keep a pool) and stop the MCP
+        servers this session started."""
+        try:
+            close_provider(self.setup.provider)
+        finally:
+            self._close_mcp()
+
+    def _close_mcp(self) -> None:
+        if self._own_mcp and self.mcp is not None:
+            self.mcp.close()
 
     def deliver_waiting(self) -> str | None:
         """Give the sink, once, the reflection outcomes no one saw (detached and queued runs),
@@ -140,9 +170,11 @@ class Session:
         self.reflection.deliver_waiting()
         return self.sync.take_failure()
 
-    def turn(self, text: str, *, attach: bool = True) -> Iterator[SessionEvent]:
+    def turn(self, text: str, *, attach: bool = True) -> Generator[SessionEvent, None, None]:
         """Run one turn: its events, its `TurnResult`, then `AfterTurn`. Read it to the end:
-        queued reflections and memory sync run after `AfterTurn` has been taken.
+        queued reflections and memory sync run after `AfterTurn` has been taken. A
+        KeyboardInterrupt thrown in at an event stops the turn as Ctrl-C does (what was said
+        is kept, the stop reason is `interrupted`) and comes back out.
 
         With `attach`, each file the text names with `@path` goes with it (tools/attachments.py);
         a missing or refused one is an AttachmentError before anything is sent or recorded."""
@@ -150,13 +182,8 @@ class Session:
             from mini_letta.tools.attachments import attach_files
 
             text = attach_files(text, self.setup.tool_context)
-        result: TurnResult | None = None
         events = run_turn(self.setup, text) if self.hooks is None else self._hooked_turn(text)
-        for event in events:
-            if isinstance(event, TurnResult):
-                result = event
-            yield event
-        assert result is not None, "run_turn always ends with a TurnResult"
+        result = yield from _through(events)
         if self._prompt_blocked:  # a hook kept the prompt back: nothing was said
             self._prompt_blocked = False
             yield AfterTurn(result, None)
@@ -196,7 +223,7 @@ class Session:
         self.setup = replace(self.setup, tool_context=context)
         self._hook_context = self.hooks.session_started("startup" if fresh else "resume").context
 
-    def _hooked_turn(self, text: str) -> Iterator[TurnEvent]:
+    def _hooked_turn(self, text: str) -> Generator[TurnEvent, None, None]:
         """A turn with the user's hooks: UserPromptSubmit may keep the prompt back (a
         TurnResult of no steps, its reason as the error) or add context to it; a Stop hook that
         blocks has the model go on with its reason, at most MAX_STOP_CONTINUATIONS times."""
@@ -218,13 +245,8 @@ class Session:
             self._name_conversation(text)  # by the user's words, not the hooks'
         total: TurnResult | None = None
         for round_ in range(MAX_STOP_CONTINUATIONS + 1):
-            result: TurnResult | None = None
-            for event in run_turn(self.setup, message):
-                if isinstance(event, TurnResult):
-                    result = event  # held back: the turn may go on
-                else:
-                    yield event
-            assert result is not None
+            # the result is held back: the turn may go on
+            result = yield from _through(run_turn(self.setup, message), hold_result=True)
             total = result if total is None else _joined(total, result)
             if result.stop_reason in ("error", "interrupted") or round_ == MAX_STOP_CONTINUATIONS:
                 break
@@ -246,6 +268,27 @@ class Session:
     def _deliver(self, outcome: PostTurnOutcome | ReflectionOutcome) -> None:
         if self._sink is not None:
             self._sink(outcome)
+
+
+def _through(
+    events: Generator[TurnEvent, None, None], *, hold_result: bool = False
+) -> Generator[TurnEvent, None, TurnResult]:
+    """The turn's events (its `TurnResult` too, unless held back), then its result; an
+    exception thrown in at an event is passed on to the turn (a `for` loop would leave the
+    turn suspended, so it could not record it)."""
+    result: TurnResult | None = None
+    for event in events:
+        if isinstance(event, TurnResult):
+            result = event
+            if hold_result:
+                continue
+        try:
+            yield event
+        except BaseException as exc:
+            events.throw(exc)  # run_turn records an interrupt and raises it again
+            raise
+    assert result is not None, "run_turn always ends with a TurnResult"
+    return result
 
 
 def _joined(first: TurnResult, then: TurnResult) -> TurnResult:

@@ -10,17 +10,20 @@ the last agent used and each agent's current conversation, plus per-agent overri
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from mini_letta.errors import CorruptFileError
+from mini_letta.errors import CorruptFileError, StorageError
 from mini_letta.home import (
     Home,
     ensure_dir,
     lock_file_for,
     project_folder,
     project_gitignore_file,
+    project_mcp_file,
+    project_mcp_lock,
     project_settings_file,
     project_shared_settings_file,
 )
@@ -30,6 +33,8 @@ from mini_letta.structs import Struct, field
 
 SCHEMA_VERSION = 1
 DEFAULT_MODEL = "mock"
+MCP_FILE_CAP = 1_000_000  # a .mcp.json is a few hundred bytes; a larger one is not read
+McpScope = Literal["project", "user"]
 
 
 class Setting(Struct, frozen=True):
@@ -39,6 +44,16 @@ class Setting(Struct, frozen=True):
     key: str
     value: object
     source: str
+
+
+class McpServerEntry(Struct, frozen=True):
+    """One `mcpServers` entry as written (checked by mcp_client/config.py) and where it came
+    from: `project` (the project's .mcp.json) or `user` (settings.json)."""
+
+    name: str
+    entry: object
+    scope: McpScope
+    source: Path
 
 
 HookScope = Literal["user", "project", "local"]
@@ -65,8 +80,43 @@ class Settings(Struct, frozen=True):
     local_file: Path
     global_data: Mapping[str, Any]
     local_data: Mapping[str, Any]
+    mcp_file: Path | None = None  # the project's .mcp.json
+    mcp_data: Mapping[str, Any] | None = None  # None: no such file, or an unreadable one
+    mcp_problem: str | None = None  # why .mcp.json could not be read
     project_file: Path | None = None  # the project's shared settings.json (its hooks)
     project_data: Mapping[str, Any] = field(default_factory=dict)
+
+    def mcp_servers(self) -> tuple[list[McpServerEntry], list[str]]:
+        """The `mcpServers` entries of .mcp.json, then of settings.json (a project entry hides
+        a user one of the same name, as in Claude Code), and each problem as one line."""
+        problems = [self.mcp_problem] if self.mcp_problem else []
+        entries: list[McpServerEntry] = []
+        sources: list[tuple[McpScope, Path, Mapping[str, Any] | None]] = [
+            ("user", self.global_file, self.global_data)
+        ]
+        if self.mcp_file is not None:
+            sources.insert(0, ("project", self.mcp_file, self.mcp_data))
+        for scope, path, data in sources:
+            servers = (data or {}).get("mcpServers", {})
+            if not isinstance(servers, dict):
+                problems.append(f"{path}: mcpServers must be an object")
+                continue
+            taken = {entry.name for entry in entries}
+            entries += [
+                McpServerEntry(str(name), entry, scope, path)
+                for name, entry in servers.items()
+                if name not in taken
+            ]
+        return entries, problems
+
+    def mcp_approvals(self) -> Mapping[str, str]:
+        """`mcpApproved`: each project server's fingerprint as this machine approved it."""
+        value = self.local_data.get("mcpApproved", {})
+        return (
+            {k: v for k, v in value.items() if isinstance(v, str)}
+            if isinstance(value, dict)
+            else {}
+        )
 
     def hook_layers(self) -> tuple[HookLayer, ...]:
         """The `hooks` of the user's, the project's and the project-local settings, in that
@@ -152,6 +202,8 @@ class Settings(Struct, frozen=True):
 def read_settings(home: Home, project_dir: Path) -> Settings:
     """Both settings files, each read once (a missing file is an empty one)."""
     local_file = project_settings_file(project_dir)
+    mcp_file = project_mcp_file(project_dir)
+    mcp_data, mcp_problem = _read_mcp_file(mcp_file)
     shared_file: Path | None = project_shared_settings_file(project_dir)
     if shared_file is not None and _same_file(shared_file, home.settings_file):
         shared_file = None  # the project is the home folder's parent: one file, read once
@@ -160,9 +212,37 @@ def read_settings(home: Home, project_dir: Path) -> Settings:
         local_file=local_file,
         global_data=load_global_settings(home),
         local_data=_checked_project(load_json(local_file) or {}, local_file),
+        mcp_file=mcp_file,
+        mcp_data=mcp_data,
+        mcp_problem=mcp_problem,
         project_file=shared_file,
         project_data=(load_json(shared_file) or {}) if shared_file is not None else {},
     )
+
+
+def _read_mcp_file(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """The project's .mcp.json (it belongs to the project, shared with other tools): a bad one
+    is a problem to report, never a reason for a command to fail, and never moved aside."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None, None
+    if not stat.S_ISREG(info.st_mode):
+        return None, f"{path} is not a regular file"
+    if info.st_size > MCP_FILE_CAP:
+        return None, f"{path} is larger than {MCP_FILE_CAP:,} bytes"
+    try:
+        return load_json(path), None
+    except StorageError as exc:
+        return None, str(exc)
+
+
+def update_project_mcp(
+    project_dir: Path, change: Callable[[dict[str, Any]], dict[str, Any]]
+) -> dict[str, Any]:
+    """Read-modify-write the project's .mcp.json (atomically, under a lock in .mini-letta/)."""
+    ensure_project_folder(project_dir)
+    return _update(project_mcp_file(project_dir), change, lock=project_mcp_lock(project_dir))
 
 
 def _same_file(one: Path, other: Path) -> bool:
@@ -265,8 +345,10 @@ def remember_current(project_dir: Path, agent_id: str, conversation_id: str) -> 
     update_project_settings(project_dir, change)
 
 
-def _update(path: Path, change: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
-    with exclusive_lock(lock_file_for(path), what=str(path)):
+def _update(
+    path: Path, change: Callable[[dict[str, Any]], dict[str, Any]], lock: Path | None = None
+) -> dict[str, Any]:
+    with exclusive_lock(lock or lock_file_for(path), what=str(path)):
         current = load_json(path)
         updated = change(current or {})
         if updated != current:  # most turns re-remember what is already there

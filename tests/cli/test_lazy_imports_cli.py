@@ -16,7 +16,7 @@ from pathlib import Path
 
 from support.cli import cli_env
 
-SDKS = ("openai", "anthropic", "httpx", "httpx2", "mcp", "yaml")
+SDKS = ("openai", "anthropic", "httpx", "httpx2", "mcp", "yaml", "acp", "pydantic")
 TERMINAL_UI = ("rich", "prompt_toolkit", "pygments")
 
 PROBE = """
@@ -54,6 +54,8 @@ NEVER = (
     "mini_letta.context.summariser",
     "mini_letta.search",
     "mini_letta.interop",
+    "mini_letta.acp",  # `mini-letta acp` alone: the editor protocol and its SDK
+    "mini_letta.mcp_client",  # only when an MCP server is configured
     "mini_letta.hooks",  # only when a settings file has `hooks`
     "mini_letta.palace.doctor",
     "mini_letta.palace.gather",

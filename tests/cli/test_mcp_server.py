@@ -96,9 +96,9 @@ def test_the_readme_claude_desktop_config_serves_the_named_agent(cli, home, proj
     from mcp.client.stdio import StdioServerParameters
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    block = re.search(r'```json\n(\{\n  "mcpServers".*?)```', readme, re.S)
-    assert block is not None
-    server = json.loads(block.group(1))["mcpServers"]["mini-letta"]
+    blocks = re.findall(r'```json\n(\{\n  "mcpServers".*?)```', readme, re.S)
+    configs = [json.loads(block)["mcpServers"] for block in blocks]
+    (server,) = [config["mini-letta"] for config in configs if "mini-letta" in config]
     assert Path(server["command"]).is_absolute() and server["args"][:2] == ["mcp", "--agent"]
     agent = server["args"][2]
     assert cli("agents", "create", "--name", agent).code == 0

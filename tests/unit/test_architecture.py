@@ -17,13 +17,13 @@ LAYERS = {
     "errors": 0, "clock": 0, "ids": 0, "structs": 0, "log": 0, "home": 0, "storage": 0,
     "gitsafe": 0,
     "conversations": 1, "agents": 1, "memory": 1, "settings": 1,
-    "context": 2, "llm": 2, "tools": 2, "search": 2, "skills": 2, "hooks": 2,
+    "context": 2, "llm": 2, "tools": 2, "search": 2, "skills": 2, "mcp_client": 2, "hooks": 2,
     "loop": 3, "reflection": 3, "workspace": 3, "sync": 3, "interop": 3, "palace": 3,
-    "session": 4, "api": 5,
+    "session": 4, "api": 5, "acp": 5,
     "cli": 5,
 }  # fmt: skip
 FORBIDDEN = {("llm", "tools"), ("loop", "reflection"), ("reflection", "palace"), ("loop", "palace")}
-HEAVY = {"openai", "anthropic", "yaml", "httpx", "prompt_toolkit", "mcp"}
+HEAVY = {"openai", "anthropic", "yaml", "httpx", "prompt_toolkit", "mcp", "acp", "pydantic"}
 HARD_LIMIT_LINES = 700
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mini_letta.loop.events import MessageEvent, TurnResult
+from mini_letta.loop.events import AssistantDelta, MessageEvent, TurnResult
 from mini_letta.loop.setup import TurnOptions
 from mini_letta.memory.remote import memory_remote_repo, set_remote
 from mini_letta.reflection.policy.session import SpawnRequest
@@ -164,3 +164,35 @@ def test_a_failed_sync_is_reported_once(world, tmp_path):
         failure = later.deliver_waiting()
         assert failure is not None and "no-such-remote" in failure
         assert later.deliver_waiting() is None
+
+
+def test_an_interrupt_thrown_in_at_an_event_is_recorded_by_the_turn(world):
+    """A front end that stops a turn between two events (the editor's cancel) gets what Ctrl-C
+    gets: the message kept, `interrupted` recorded, the interrupt back."""
+    with Session(world) as session:
+        events = session.turn("keep me")
+        next(events)  # the user's message
+        answer = next(events)
+        assert isinstance(answer, AssistantDelta)  # the answer has begun to stream
+        with pytest.raises(KeyboardInterrupt):
+            events.throw(KeyboardInterrupt())
+        record = session.store.load_record()
+        logged = [(message.role, message.stop_reason) for message in session.store.all()]
+    assert record.last_turn is not None and record.last_turn["stopReason"] == "interrupted"
+    assert logged == [("user", None), ("assistant", "interrupted")]  # what was shown is kept
+
+
+def test_an_interrupt_at_the_users_message_is_recorded_too(world):
+    """The first event: Ctrl-C (or a cancel) right after the message was appended."""
+    with Session(world) as session:
+        events = session.turn("keep me")
+        first = next(events)
+        assert isinstance(first, MessageEvent) and first.message.role == "user"
+        with pytest.raises(KeyboardInterrupt):
+            events.throw(KeyboardInterrupt())
+        record = session.store.load_record()
+        logged = [message.role for message in session.store.all()]
+    assert record.last_turn is not None and record.last_turn["stopReason"] == "interrupted"
+    assert logged == ["user"]
+    with Session(world) as again:  # the lock was released: the conversation goes on
+        assert again.run("after").stop_reason == "end_turn"

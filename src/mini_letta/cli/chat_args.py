@@ -87,6 +87,14 @@ RESUME = OptionSpec(
     metavar="[ID]",
     bare=PICK,
 )
+PERMISSION_MODE = OptionSpec(
+    "permission_mode",
+    ("--permission-mode",),
+    "default asks before edits and commands (headless: refuses them); acceptEdits; "
+    "bypassPermissions; plan (read-only).",
+    choices=PERMISSION_MODES,
+    default="default",
+)
 CHAT_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "prompt", ("-p", "--prompt"), "The message to send; '-' reads it from standard input.",
@@ -117,12 +125,7 @@ CHAT_OPTIONS: tuple[OptionSpec, ...] = (
         "disallowed_tools", ("--disallowed-tools",),
         "Tools this run may not use (comma-separated).", metavar="NAMES",
     ),
-    OptionSpec(
-        "permission_mode", ("--permission-mode",),
-        "default asks before edits and commands (headless: refuses them); acceptEdits; "
-        "bypassPermissions; plan (read-only).",
-        choices=PERMISSION_MODES, default="default",
-    ),
+    PERMISSION_MODE,
     OptionSpec(
         "output_format", ("--output-format",),
         "How to print the turn: text (default), json, stream-json.", choices=OUTPUT_FORMATS,

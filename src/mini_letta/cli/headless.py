@@ -26,6 +26,7 @@ from mini_letta.workspace import World
 if TYPE_CHECKING:
     from mini_letta.cli.answer_view import AnswerView
     from mini_letta.cli.chat_args import OutputFormat
+    from mini_letta.mcp_client.servers import McpServers
     from mini_letta.reflection.api import Mode, PostTurnOutcome, ReflectionOutcome
 
 
@@ -51,6 +52,7 @@ class SessionRequest(Struct, frozen=True):
     on_reflection: Callable[[PostTurnOutcome | ReflectionOutcome], None] | None = None
     width: Callable[[], int | None] | None = None  # the interactive terminal's columns
     number_tools: bool = False  # the interactive session: tool lines carry `[N]` for /expand
+    mcp: McpServers | None = None  # the interactive session's MCP servers, kept across switches
 
     def turn_options(self) -> TurnOptions:
         return TurnOptions(
@@ -86,6 +88,7 @@ class ChatSession:
             reflection=mode,
             spawn=cli_spawner(world, watch),
             on_reflection=self._show_reflection,
+            mcp=request.mcp,
         )
         self.agent = self.session.agent
         self.store = self.session.store
@@ -109,7 +112,9 @@ class ChatSession:
                 self.agent.id,
                 self.store.conversation_id,
                 self.setup.provider.handle,
-                tuple(self.setup.toolset.names()),
+                # only stream-json's init event lists them: the MCP servers start at that
+                # listing, and otherwise wait for the first request
+                tuple(self.setup.toolset.names()) if request.output_format == "stream-json" else (),
                 request.permission_mode,
                 str(request.world.cwd),
             )

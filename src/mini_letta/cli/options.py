@@ -10,7 +10,14 @@ from typing import Any, TypeVar
 
 import click
 
-from mini_letta.cli.chat_args import AGENT, CONTEXT_WINDOW, MODEL, RESUME, OptionSpec
+from mini_letta.cli.chat_args import (
+    AGENT,
+    CONTEXT_WINDOW,
+    MODEL,
+    PERMISSION_MODE,
+    RESUME,
+    OptionSpec,
+)
 from mini_letta.cli.chat_args import PICK as PICK
 from mini_letta.structs import replace
 
@@ -114,3 +121,8 @@ resume_option = click_option(RESUME)
 def model_short_option(help_text: str) -> Callable[[F], F]:
     """-m/--model: the interactive session's and chat's (other commands say --model)."""
     return click_option(replace(MODEL, help=help_text))
+
+
+def permission_mode_option(help_text: str) -> Callable[[F], F]:
+    """--permission-mode as chat declares it, with this command's help."""
+    return click_option(replace(PERMISSION_MODE, help=help_text))

@@ -26,6 +26,8 @@ def render_outcome_line(outcome: ReflectionOutcome | PostTurnOutcome) -> str:
             f" ({outcome.consecutive_failures} failures in a row; automatic retries wait "
             "longer each time; `mini-letta reflections list --failed` shows them)"
         )
+    if outcome.fix is not None:
+        streak += f"; to fix it: {outcome.fix}"
     if outcome.status is None:
         return f"  ☾ reflection skipped: {outcome.skip_reason} — {outcome.message}{streak}"
     warnings = [

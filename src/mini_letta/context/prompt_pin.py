@@ -206,7 +206,7 @@ class PinnedPrompt:
                 before, after = repo.read_changed_blobs(update.from_commit, update.to_commit)
             else:
                 before, after = {}, repo.read_blobs(update.to_commit)
-            text = render_memory_update(before, after, update.to_commit)
+            text = render_memory_update(before, after, update.to_commit, self.compiler.budget())
             self._update_texts[key] = text
         return self._update_texts[key]
 

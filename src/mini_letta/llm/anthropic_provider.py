@@ -9,10 +9,9 @@ every SDK or transport exception is mapped to our kinds here.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from mini_letta.conversations.messages import Message, StopReason, ToolCall, Usage
@@ -122,25 +121,6 @@ def build_anthropic_request(config: AnthropicConfig, request: ModelRequest) -> d
     return body
 
 
-def sdk_arguments(create: Callable[..., Any], body: dict[str, Any]) -> dict[str, Any]:
-    """`body` as keyword arguments of the installed SDK's `Messages.create`: a field the SDK
-    does not name (newer SDKs dropped `temperature`) travels in `extra_body`, as the API
-    still reads it, rather than failing every call with a TypeError."""
-    known = _parameters(getattr(create, "__func__", create))
-    extra = {key: value for key, value in body.items() if key not in known}
-    if not extra:
-        return body
-    kept = {key: value for key, value in body.items() if key in known}
-    return {**kept, "extra_body": extra}
-
-
-@functools.lru_cache(maxsize=4)
-def _parameters(create: Callable[..., Any]) -> frozenset[str]:
-    import inspect
-
-    return frozenset(inspect.signature(create).parameters)
-
-
 def _wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
     """Consecutive messages of one side merge into one turn, as the API wants alternation."""
     turns: list[dict[str, Any]] = []
@@ -207,7 +187,7 @@ class AnthropicProvider(SdkProvider):
         tools: dict[int, list[str]] = {}  # block index -> [id, name, json fragments...]
         saw_call = False
         create = self._client.messages.create
-        with create(**sdk_arguments(create, body), stream=True) as events:
+        with create(**self._arguments(body, stream=True)) as events:
             for event in events:
                 kind = event.type
                 if kind == "message_start":
@@ -233,8 +213,7 @@ class AnthropicProvider(SdkProvider):
         yield StopEvent(_stop_reason(stop, saw_call))
 
     def _complete(self, body: dict[str, Any]) -> Iterator[ModelEvent]:
-        create = self._client.messages.create
-        message = create(**sdk_arguments(create, body))
+        message = self._client.messages.create(**self._arguments(body))
         saw_call = False
         for block in message.content:
             if block.type == "text" and block.text:

@@ -4,7 +4,8 @@ Reflection: from the user messages in the request's `<transcript>` it extracts l
 statements (preferences, decisions, corrections, identity and health facts such as allergies;
 Chinese and English), reads `system/human.md` with `memory_read`, then writes one concise line
 per new statement with one `memory` call per model call (skipping what memory already says,
-replacing the line a statement contradicts, or the empty-memory placeholder), and commits once.
+replacing the line a statement contradicts when the statement's words justify it, else writing
+it beside that line, or replacing the empty-memory placeholder), and commits once.
 Statements about the project rather than the person ("in this repo …", "这个仓库 …") go to
 `system/project.md` instead, read first and created when missing.
 A file the task marks over its budget is consolidated first (llm/mock_consolidation.py).
@@ -23,8 +24,10 @@ from mini_letta.conversations.messages import Message, ToolCall
 from mini_letta.errors import MiniLettaError
 from mini_letta.llm.base import ModelRequest, ModelResponse
 from mini_letta.llm.mock_consolidation import consolidation_edit, files_to_consolidate
+from mini_letta.memory.fact_kinds import CHANGE, categories
 from mini_letta.memory.layout import DEFAULT_HUMAN
 from mini_letta.memory.layout import HUMAN_FILE as HUMAN
+from mini_letta.memory.words import shares_unit
 from mini_letta.structs import Struct, replace
 
 PLACEHOLDER = DEFAULT_HUMAN.strip()  # memfs's text for a human.md that knows nothing yet
@@ -101,6 +104,7 @@ class Statement(Struct, frozen=True):
     text: str
     topic: tuple[str, str] | None  # (group, choice): two choices of one group contradict
     source: str | None = None  # the id of the message that said it: the evidence an edit cites
+    said_change: bool = False  # its sentence says, in words, that something changed
 
     def line(self) -> str:
         return f"- {self.label}: {self.text}"
@@ -124,6 +128,8 @@ def plan_human_edits(body: str, statements: list[Statement]) -> list[dict[str, A
     edits: list[dict[str, Any]] = []
     for statement in statements:
         target = switched_line(lines, statement)
+        if target is not None and not justifies(statement, lines[target]):
+            target = None
         if target is None and (_known(lines, statement) or restated(lines, statement)):
             continue
         if target is None:
@@ -259,7 +265,8 @@ def _classify(sentence: str, created_at: str | None) -> Statement | None:
     core, day = _absolute_dates(core, created_at)
     if day is not None:
         label = f"{label} ({day})"
-    return Statement(label, core, _topic(core))
+    said_change = CHANGE.search(text) is not None
+    return Statement(label, core, _topic(core), said_change=said_change)
 
 
 def _absolute_dates(text: str, created_at: str | None) -> tuple[str, str | None]:
@@ -301,13 +308,25 @@ def _known(lines: list[str], statement: Statement) -> bool:
 
 
 def _contradicted(lines: list[str], statement: Statement) -> int | None:
+    """The first line of the statement's topic group that its words justify replacing (None:
+    the statement goes beside what it contradicts, which stays until the user says so)."""
     if statement.topic is None:
         return None
     for index, line in enumerate(lines):
         topic = _topic(_line_text(line))
-        if topic is not None and topic[0] == statement.topic[0]:
+        if topic is not None and topic[0] == statement.topic[0] and justifies(statement, line):
             return index
     return None
+
+
+def justifies(statement: Statement, line: str) -> bool:
+    """Whether the statement's own words justify replacing `line`: an ordinary line gives way
+    to a statement that speaks of the same thing or says that something changed; a rule or a
+    fact about health, money, identity or dates only to one that does both, as the prompt
+    says ("changes only when the user says so explicitly")."""
+    firm = bool(categories(HUMAN, line))
+    shares = shares_unit(statement.text, line)
+    return (shares and statement.said_change) if firm else (shares or statement.said_change)
 
 
 def _line_text(line: str) -> str:

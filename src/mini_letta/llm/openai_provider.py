@@ -167,7 +167,8 @@ class OpenAIProvider(SdkProvider):
         calls: dict[int, list[str]] = {}  # index -> [id, name, argument fragments...]
         usage: Usage | None = None
         finish: str | None = None
-        with create(**body, stream=True, stream_options={"include_usage": True}) as chunks:
+        arguments = self._arguments(body, stream=True, stream_options={"include_usage": True})
+        with create(**arguments) as chunks:
             for chunk in chunks:
                 if chunk.usage is not None:
                     usage = _usage(chunk.usage)
@@ -186,7 +187,7 @@ class OpenAIProvider(SdkProvider):
         yield StopEvent(_stop_reason(finish, bool(calls)))
 
     def _complete(self, body: dict[str, Any]) -> Iterator[ModelEvent]:
-        response = self._client.chat.completions.create(**body)
+        response = self._client.chat.completions.create(**self._arguments(body))
         choice = response.choices[0] if response.choices else None
         message = choice.message if choice is not None else None
         if message is not None and message.content:

@@ -92,6 +92,14 @@ class SdkProvider(ABC):
         )
         return client, sdk
 
+    def _arguments(self, body: dict[str, Any], **more: Any) -> dict[str, Any]:
+        """`body` (and `more`) as keyword arguments of the installed SDK's `create`, by its
+        major version's row in llm/sdk_options.py."""
+        from mini_letta.llm.sdk_options import sdk_arguments, sdk_fields
+
+        fields = sdk_fields(self.sdk_module, str(getattr(self._sdk, "__version__", "")))
+        return sdk_arguments(fields, {**body, **more})
+
     @abstractmethod
     def _endpoint(self) -> tuple[str | None, str | None]:
         """(API key, base URL) the client is made with."""

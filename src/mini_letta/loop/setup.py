@@ -20,7 +20,7 @@ from mini_letta.llm.registry import ProviderOptions, build_provider
 from mini_letta.memory.compile import PromptCompiler
 from mini_letta.settings import Settings, read_settings
 from mini_letta.structs import Struct
-from mini_letta.tools.base import Approver, ToolContext, Toolset
+from mini_letta.tools.base import Approver, EditorFiles, ToolContext, Toolset, ToolSource
 from mini_letta.tools.permissions import PermissionMode
 from mini_letta.tools.registry import build_toolset, choose_tool_names
 from mini_letta.workspace import World
@@ -56,6 +56,7 @@ class TurnOptions(Struct, frozen=True):
     allowed_tools: frozenset[str] = frozenset()
     disallowed_tools: frozenset[str] = frozenset()
     recompile: bool = False  # --recompile: show memory as it is now from this turn on
+    editor_files: EditorFiles | None = None  # an editor reads and writes the files (ACP)
 
 
 def build_agent_provider(world: World, agent: AgentRecord, options: TurnOptions) -> Provider:
@@ -130,18 +131,26 @@ def _readable_skill_folders(world: World, skills: Catalog | None) -> tuple[Path,
     return skills.folders(world.cwd, world.home.root, *([home] if home else []))
 
 
+def _mcp_tools(options: TurnOptions, provider: str, mcp: ToolSource | None) -> ToolSource | None:
+    """MCP tools join unless --tools chose the set or the model is the mock (memory alone)."""
+    return None if options.tools is not None or provider == "mock" else mcp
+
+
 def build_turn_setup(
     world: World,
     agent: AgentRecord,
     store: ConversationStore,
     options: TurnOptions,
     settings: Settings | None = None,
+    mcp: ToolSource | None = None,
 ) -> TurnSetup:
     """What the turns of this conversation run with; `settings` is the command's snapshot of
-    the settings files (read here when not given)."""
+    the settings files (read here when not given); `mcp` the session's MCP servers, whose
+    tools join a real model's default tool set (listed, so started, at the first request)."""
     provider = build_agent_provider(world, agent, options)
+    provider_name = parse_handle(options.model or agent.model).provider
     names = choose_tool_names(
-        parse_handle(options.model or agent.model).provider,
+        provider_name,
         explicit=options.tools,
         configured=agent.tools,
         disallowed=options.disallowed_tools,
@@ -163,6 +172,7 @@ def build_turn_setup(
         environ=world.environ,
         skills=skills,
         skill_dirs=_readable_skill_folders(world, skills),
+        editor_files=options.editor_files,
     )
     prompt = build_system_prompt(agent, store, skills=skills)
     if options.recompile:
@@ -171,7 +181,7 @@ def build_turn_setup(
         agent=agent,
         store=store,
         provider=provider,
-        toolset=build_toolset(names),
+        toolset=build_toolset(names, more=_mcp_tools(options, provider_name, mcp)),
         tool_context=context,
         clock=world.clock,
         system_prompt=prompt,

@@ -49,7 +49,7 @@ from mini_letta.memory.recover import require_memory
 from mini_letta.tools.base import execute_tool_call
 
 
-def run_turn(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
+def run_turn(setup: TurnSetup, user_text: str) -> Generator[TurnEvent, None, None]:
     """Run one turn, yielding events; the last event is always a TurnResult.
 
     Provider errors end the turn with stop reason `error` (reported, not raised).
@@ -67,11 +67,6 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
     store = setup.store
     record = _check_ready(setup)
     user = _message(setup, "user", user_text)
-    yield MessageEvent(user, store.append(user)[0])
-    if not record.title:  # the first turn names the conversation at once
-        _touch_record(setup, title=user.content)
-    if setup.pinned is not None:
-        setup.pinned.begin_turn(user.id)
     usage = Usage()
     reported = 0  # model calls that reported usage
     steps = 0
@@ -80,7 +75,12 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
     error: str | None = None
     partial: list[str] = []
     pressure = Pressure()
-    try:
+    try:  # from the user's message on, an interrupt is recorded (even at its event)
+        yield MessageEvent(user, store.append(user)[0])
+        if not record.title:  # the first turn names the conversation at once
+            _touch_record(setup, title=user.content)
+        if setup.pinned is not None:
+            setup.pinned.begin_turn(user.id)
         while True:
             last_step = steps + 1 >= setup.max_steps
             measure = yield from request_before_call(setup, pressure)

@@ -4,7 +4,9 @@ Order (deterministic, locale-independent): base prompt, `<self>` from system/per
 other system/**.md inlined (folders as nested sections, each file with its description), the
 external memory as a tree with descriptions (bounded: memory/listing.py), the skills block
 the caller renders (from the frontmatter of skills/<name>/SKILL.md this module hands out with the
-section), then a short metadata block. Uncommitted edits are invisible. `PromptCompiler` owns the
+section), then a short metadata block. With a `FileCap`, a system file over its budget shows only
+what the budget allows, then a visible marker saying what is hidden and how to read it (a large
+file costs its budget, not its size). Uncommitted edits are invisible. `PromptCompiler` owns the
 cache (in memory and, optionally, a JSON file keyed by sha), so an unchanged memory costs one HEAD
 lookup per call. It compiles HEAD or any given commit: a conversation keeps the commit its prompt
 was compiled from (context/prompt_pin.py), so its prompt stays byte-identical while memory moves
@@ -16,16 +18,18 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from mini_letta.errors import CorruptFileError, FrontmatterError, GitError, StorageError
 from mini_letta.home import SKILLS_DIR_NAME as SKILLS
 from mini_letta.memory.layout import PERSONA_FILE as PERSONA
 from mini_letta.memory.repo import GitRepo
-from mini_letta.structs import Struct, field
+from mini_letta.structs import Struct, field, replace
 
 CACHE_SCHEMA_VERSION = 1
 _SKILL_HEAD_BYTES = 8192  # a skill's frontmatter is far shorter; the body is loaded on demand
-_RENDER_VERSION = 4  # bump when the section format changes, so disk caches are rebuilt
+_RENDER_VERSION = 5  # bump when the section format changes, so disk caches are rebuilt
+_MARKER_TOKENS = 80  # room kept for the truncation marker inside a capped file's budget
 
 Metadata = Mapping[str, str] | Callable[[], Mapping[str, str]]
 
@@ -34,6 +38,14 @@ class _Entry(Struct, frozen=True):
     path: str
     description: str
     body: str
+    first_line: int = 1  # the file's line (1-based) where the body begins
+
+
+class FileCap(Struct, frozen=True):
+    """The budget of one system file in the prompt, in the tokens `measure` counts."""
+
+    tokens: int
+    measure: Callable[[str], int]
 
 
 class _Folder(Struct):
@@ -62,8 +74,9 @@ def assemble_prompt(base: str, section: str, metadata: Mapping[str, str], skills
     return "\n\n".join(parts) + "\n"
 
 
-def build_memory_section(blobs: Mapping[str, bytes]) -> str:
-    """Render files (path -> bytes, as at HEAD); only `.md` files take part."""
+def build_memory_section(blobs: Mapping[str, bytes], cap: FileCap | None = None) -> str:
+    """Render files (path -> bytes, as at HEAD); only `.md` files take part. With `cap`, each
+    system file's body is clipped to its budget (the persona too)."""
     persona: _Entry | None = None
     system = _Folder()
     external: list[_Entry] = []
@@ -71,6 +84,8 @@ def build_memory_section(blobs: Mapping[str, bytes]) -> str:
         if not path.endswith(".md") or path.startswith(f"{SKILLS}/"):
             continue  # skills are listed by the skills block, from memory_skill_texts
         entry = _entry(path, blobs[path])
+        if cap is not None and path.startswith("system/"):
+            entry = _clipped(entry, cap)
         parts = path.split("/")
         if path == PERSONA:
             persona = entry
@@ -112,7 +127,10 @@ UPDATE_NOTE = (
 
 
 def render_memory_update(
-    before: Mapping[str, bytes], after: Mapping[str, bytes], commit: str
+    before: Mapping[str, bytes],
+    after: Mapping[str, bytes],
+    commit: str,
+    cap: FileCap | None = None,
 ) -> str:
     """What changed between two memory snapshots, rendered as the prompt renders memory.
 
@@ -125,7 +143,7 @@ def render_memory_update(
         return ""
     parts = [f'<memory_update commit="{commit[:12]}">\n{UPDATE_NOTE}']
     if changed:
-        section = build_memory_section(changed)
+        section = build_memory_section(changed, cap)
         if section:
             parts.append(section)
         skills = sorted(p.split("/")[1] for p, _ in memory_skill_texts(changed))
@@ -146,9 +164,16 @@ class PromptCompiler:
     given as a callable is evaluated when the prompt is (re)compiled, i.e. once per HEAD.
     """
 
-    def __init__(self, repo_path: Path, cache_file: Path | None = None) -> None:
+    def __init__(
+        self,
+        repo_path: Path,
+        cache_file: Path | None = None,
+        file_cap: Callable[[], FileCap | None] | None = None,
+    ) -> None:
         self.repo = GitRepo(repo_path)
         self.cache_file = cache_file
+        self.file_cap = file_cap  # asked once, at the first compile: it may load settings
+        self._cap: tuple[FileCap | None] | None = None
         self._section_key: str | None = None
         self._section = ""
         self._skills: tuple[tuple[str, str], ...] = ()
@@ -167,11 +192,23 @@ class PromptCompiler:
         cached = self._load_cached(head)
         if cached is None:
             blobs = self.repo.read_blobs(head) if head else {}
-            cached = _redacted(build_memory_section(blobs)), memory_skill_texts(blobs)
+            section = build_memory_section(blobs, self.budget())
+            cached = _redacted(section), memory_skill_texts(blobs)
             self.compiles += 1
             self._save_cached(head, *cached)
         self._section_key, (self._section, self._skills) = head, cached
         return self._section
+
+    def cap_files(self, file_cap: Callable[[], FileCap | None]) -> None:
+        """Clip each system file to the budget `file_cap` gives (asked at the first compile)."""
+        self.file_cap, self._cap = file_cap, None
+        self._section_key = self._prompt_key = None
+
+    def budget(self) -> FileCap | None:
+        """The system files' budget in the prompt (None: uncapped)."""
+        if self._cap is None:
+            self._cap = (self.file_cap() if self.file_cap is not None else None,)
+        return self._cap[0]
 
     def memory_skills(self, head: str | None = None) -> tuple[tuple[str, str], ...]:
         """(path, frontmatter) of the memory's skills at `head`, read with the section."""
@@ -194,7 +231,12 @@ class PromptCompiler:
         self._prompt_key, self._prompt = key, assemble_prompt(base, section, meta, skills)
         return self._prompt
 
-    def _load_cached(self, head: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
+    def _cap_key(self) -> str:
+        cap = self.budget()
+        return "whole" if cap is None else str(cap.tokens)
+
+    def _read_cache(self, head: str) -> dict[str, Any] | None:
+        """The cache record for `head` (None: missing, unreadable, another head or format)."""
         if self.cache_file is None or not head:
             return None
         from mini_letta.storage.atomic import load_json
@@ -205,7 +247,14 @@ class PromptCompiler:
             return None  # a cache: rebuild it rather than fail the turn
         if not data or data.get("head") != head or data.get("renderVersion") != _RENDER_VERSION:
             return None
-        section, skills = data.get("memory"), data.get("skills", [])
+        return data if isinstance(data.get("memory"), dict) else None
+
+    def _load_cached(self, head: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
+        data = self._read_cache(head)
+        if data is None:
+            return None
+        # One rendering per budget: chats (capped) and other readers (whole) share the file.
+        section, skills = data["memory"].get(self._cap_key()), data.get("skills", [])
         if not isinstance(section, str) or not isinstance(skills, list):
             return None
         pairs = tuple(
@@ -220,11 +269,14 @@ class PromptCompiler:
             return
         from mini_letta.storage.atomic import save_json
 
+        known = self._read_cache(head)
+        renderings = dict(known["memory"]) if known is not None else {}
+        renderings[self._cap_key()] = section
         record = {
             "schemaVersion": CACHE_SCHEMA_VERSION,
             "renderVersion": _RENDER_VERSION,
             "head": head,
-            "memory": section,
+            "memory": renderings,
             "skills": [list(pair) for pair in skills],
         }
         # The prompt is correct without its cache; the next compile simply tries again.
@@ -264,7 +316,38 @@ def _entry(path: str, data: bytes) -> _Entry:
         parsed = parse_memory_file(text, path)
     except FrontmatterError as exc:
         return _Entry(path, f"(invalid frontmatter: {_detail(exc, path)})", normalize_text(text))
-    return _Entry(path, parsed.description, parsed.body)
+    first = text.count("\n") - parsed.body.count("\n") + 1
+    return _Entry(path, parsed.description, parsed.body, max(1, first))
+
+
+def _clipped(entry: _Entry, cap: FileCap) -> _Entry:
+    """`entry` with its body cut to what its budget allows, whole lines first (a single line
+    longer than the budget by characters), and a marker that says how to read the rest."""
+    total = cap.measure(entry.body)
+    if total <= cap.tokens:
+        return entry
+    room = max(0, cap.tokens - _MARKER_TOKENS)
+    lines = entry.body.split("\n")
+    whole = 0  # lines shown whole
+    used = 0
+    for line in lines:
+        size = cap.measure(line) + 1
+        if used + size > room:
+            break
+        whole += 1
+        used += size
+    kept = lines[:whole]
+    if not kept and room:  # one huge first line: as much of it as fits, by characters
+        first = lines[0]
+        kept = [first[: max(1, len(first) * room // (cap.measure(first) + 1))]]
+    hidden = len(lines) - whole  # a line cut short counts as not shown
+    resume = entry.first_line + whole
+    marker = (
+        f"[… {hidden} more line(s) of {entry.path} not shown: the file is ~{total} tokens, over "
+        f"its budget of {cap.tokens} in this prompt. Read the rest with Read on this file in "
+        f"the memory path, offset={resume}.]"
+    )
+    return replace(entry, body="\n".join([*kept, marker]))
 
 
 def _detail(exc: FrontmatterError, path: str) -> str:

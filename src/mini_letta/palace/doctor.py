@@ -20,6 +20,7 @@ from typing import Literal
 
 from mini_letta.errors import FrontmatterError
 from mini_letta.llm.tokens import estimate_tokens
+from mini_letta.memory.files import read_memory_bytes
 from mini_letta.memory.frontmatter import decode_memory_bytes, normalize_text, parse_memory_file
 from mini_letta.memory.secrets import iter_secrets
 from mini_letta.palace.line_checks import Line, check_lines, content_lines
@@ -33,6 +34,7 @@ _KINDS: dict[str, tuple[Severity, str]] = {
     "secret": ("severe", "remove it from memory and rotate the credential"),
     "frontmatter": ("severe", "fix the frontmatter with `mini-letta memory edit PATH`"),
     "not_regular": ("severe", "replace it with a plain file, or remove it"),
+    "too_large": ("severe", "split it into smaller files (detail outside system/), or remove it"),
     "over_budget": ("severe", "consolidate it: merge repeats, move detail to a file outside "
                               "system/ (`memory doctor --fix` asks reflection to)"),
     "duplicate": ("warning", "keep one of the two lines"),
@@ -86,12 +88,21 @@ def diagnose(memory_dir: Path, limits: GateLimits, provenance: Provenance | None
             found.append(_finding("not_regular", rel, None, f"is a {_kind_of(mode)}, not a file"))
             continue
         paths.append(rel)
-        data = (memory_dir / rel).read_bytes()
-        if rel.endswith(".md"):
-            try:
-                texts[rel] = normalize_text(decode_memory_bytes(data, rel))
-            except FrontmatterError as exc:
-                found.append(_finding("frontmatter", rel, 1, _detail(exc, rel)))
+        if not rel.endswith(".md"):
+            continue  # listed for the unreferenced check, never read
+        try:  # bounded and never through a link: what replaced the file since the walk
+            data = read_memory_bytes(memory_dir, rel)
+        except FrontmatterError as exc:
+            kind = "too_large" if "limit" in str(exc) else "not_regular"
+            found.append(_finding(kind, rel, None, _detail(exc, rel)))
+            continue
+        except OSError as exc:  # gone since the walk
+            found.append(_finding("not_regular", rel, None, f"cannot be read ({exc.strerror})"))
+            continue
+        try:
+            texts[rel] = normalize_text(decode_memory_bytes(data, rel))
+        except FrontmatterError as exc:
+            found.append(_finding("frontmatter", rel, 1, _detail(exc, rel)))
     lines: list[Line] = []
     found += _secrets(texts)
     for rel, text in texts.items():

@@ -2,7 +2,9 @@
 
 `agents/<id>/search-index.sqlite` is derived from messages.jsonl and the memory repository and
 never the source of truth, so anything wrong with it — missing, not a database, malformed, an
-older `schema_version` — is answered by deleting it and starting over. The FTS5 tables are
+older `schema_version` — is answered by deleting it and starting over. When it cannot be deleted
+or opened (a read-only folder, something else in its place), search still works, on an index
+built in memory for this process, with one warning that says what to remove. The FTS5 tables are
 contentless: the original text lives once, in the plain tables beside them.
 """
 
@@ -20,6 +22,7 @@ from mini_letta.errors import StorageError
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT = 10.0
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
+_CANTOPEN = 14  # SQLITE_CANTOPEN: a folder or an unreadable file in the index's place
 
 T = TypeVar("T")
 
@@ -57,7 +60,10 @@ def is_corrupt(exc: sqlite3.DatabaseError) -> bool:
 def open_index(path: Path) -> sqlite3.Connection:
     """A connection to a usable index at the current schema, rebuilt empty when it was not."""
     for _ in range(2):
-        conn = _connect(path)
+        try:
+            conn = _connect(path)
+        except StorageError as exc:
+            return _in_memory(path, str(exc.__cause__ or exc))
         try:
             # No fsync: the index is derived, so after a power cut the worst case is a damaged
             # file, which is detected and rebuilt from the logs; a process crash is safe in WAL
@@ -69,11 +75,30 @@ def open_index(path: Path) -> sqlite3.Connection:
             return conn
         except sqlite3.DatabaseError as exc:
             conn.close()
+            if getattr(exc, "sqlite_errorcode", 0) & 0xFF == _CANTOPEN:
+                return _in_memory(path, str(exc))
             if not is_corrupt(exc) and not isinstance(exc, _OutdatedError):
                 raise StorageError(f"cannot use the search index {path} ({exc})") from exc
             log.warning("rebuilding the search index %s (%s)", path.name, exc)
-            remove_index(path)
+            try:
+                remove_index(path)
+            except OSError as stuck:
+                return _in_memory(path, f"{exc}; it cannot be removed: {stuck.strerror}")
     raise StorageError(f"cannot rebuild the search index {path}; remove it by hand")
+
+
+def _in_memory(path: Path, why: str) -> sqlite3.Connection:
+    """An empty index in memory, for this process: search is slower (everything is indexed
+    again) but works."""
+    log.warning(
+        "the search index %s cannot be used (%s); searching with an index in memory until it "
+        "is removed by hand",
+        path,
+        why,
+    )
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    _create(conn)
+    return conn
 
 
 def with_index(path: Path, action: Callable[[sqlite3.Connection], T]) -> T:
@@ -87,7 +112,8 @@ def with_index(path: Path, action: Callable[[sqlite3.Connection], T]) -> T:
                 raise StorageError(f"search index {path}: {exc}") from exc
             log.warning("rebuilding the damaged search index %s (%s)", path.name, exc)
             conn.close()
-            remove_index(path)
+            with contextlib.suppress(OSError):  # if it stays, open_index falls back to memory
+                remove_index(path)
         finally:
             with contextlib.suppress(sqlite3.Error):
                 conn.close()

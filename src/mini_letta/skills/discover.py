@@ -137,18 +137,21 @@ def _skill_folders(root: Path) -> Iterator[tuple[str, str]]:
 
 def read_skill(folder: Path, root: SkillRoot) -> Skill | InvalidSkill:
     """The skill in `folder`, or why it is not one."""
-    return _read(folder.name, str(folder), root)
+    return _read(folder.name, str(folder), root, folder)
 
 
-def _read(name: str, path: str, root: SkillRoot) -> Skill | InvalidSkill:
+def _read(
+    name: str, path: str, root: SkillRoot, folder: Path | None = None
+) -> Skill | InvalidSkill:
+    """`folder` defaults to `root.path / name` (a join costs less than parsing `path`)."""
     text = read_skill_text(os.path.join(path, SKILL_FILE))
     if isinstance(text, Problem):
-        return InvalidSkill(Path(path), root.label, (text,))
+        return InvalidSkill(folder or root.path / name, root.label, (text,))
     skill, problems = parse_skill(text, name)
     if skill is None or problems:
-        return InvalidSkill(Path(path), root.label, tuple(problems))
+        return InvalidSkill(folder or root.path / name, root.label, tuple(problems))
     size = len(text) if text.isascii() else len(text.encode("utf-8"))
-    return Skill(skill, root.source, root.label, Path(path), size)
+    return Skill(skill, root.source, root.label, folder or root.path / name, size)
 
 
 def read_skill_text(path: Path | str) -> str | Problem:

@@ -2,8 +2,9 @@
 
 Start-up reads every skill's frontmatter, and importing and running yaml for each costs more
 than the rest of discovery, so `read_simple` reads the usual shapes itself: `key: value` lines
-(plain or simply quoted text, or a flow list `[a, b]` of plain words) and `key:` blocks of
-two-space-indented `k: v` or `- item` lines. It returns None for anything else, which yaml then
+(plain or simply quoted text, or a flow list `[a, b]` of plain words), `key:` blocks of
+two-space-indented `k: v` or `- item` lines, and `key: >-` (or `|-`) block scalars of
+two-space-indented lines. It returns None for anything else, which yaml then
 reads; where it returns, yaml agrees (tests/unit/skills/test_skill_format.py checks shapes).
 """
 
@@ -16,23 +17,27 @@ _FENCE = re.compile(r"\n---[ \t]*(?:\n|$)")
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _UNSAFE_FIRST = set("-?:,[]{}#&*!|>'\"%@`0123456789+.~<=\\")
 _RESERVED = {"null", "true", "false", "yes", "no", "on", "off", "nan", "inf", "~"}
+# Block scalars that strip their last newline: kept or not, yaml's other ones depend on whether
+# the block ends with a line break, which the frontmatter's framing does not keep.
+_BLOCK_SCALARS = {">-", "|-"}
 
 
 def split_frontmatter(text: str) -> tuple[str, str] | str:
     """(frontmatter block, body) of a normalised text, or what is wrong with its framing."""
-    first, sep, rest = text.partition("\n")
-    if first.rstrip(" \t") != "---":
+    end = text.find("\n")
+    if (text if end < 0 else text[:end]).rstrip(" \t") != "---":
         return "SKILL.md must start with a '---' line (YAML frontmatter)"
-    match = _FENCE.search("\n" + rest) if sep else None
+    match = _FENCE.search(text, end) if end >= 0 else None  # slices, not copies, of the text
     if match is None:
         return "the frontmatter opened with '---' is never closed"
-    rest = "\n" + rest
-    return rest[1 : match.start()], rest[match.end() :]
+    return text[end + 1 : match.start()], text[match.end() :]
 
 
 def normalise(text: str) -> str:
     if text.startswith("\ufeff"):
         text = text[1:]
+    if "\r" not in text:  # the usual case: one scan instead of two replacements
+        return text
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -65,10 +70,20 @@ def read_simple(block: str) -> dict[str, Any] | None:
     """
     data: dict[str, Any] = {}
     open_key: str | None = None  # the `key:` whose indented lines follow
+    folding: tuple[str, str] | None = None  # (key, indicator) of a `key: >-` block scalar
     lines = block.split("\n") if block else []
     if lines and not lines[-1]:
         lines.pop()  # the newline that ends the last line
     for line in lines:
+        if folding is not None:
+            if line.startswith("  "):
+                if not _block_line(line):
+                    return None
+                data[folding[0]].append(line[2:])
+                continue
+            if not _end_block(data, *folding):
+                return None
+            folding = None
         if open_key is not None and line.startswith("  ") and not line.startswith("   "):
             if not _add_to_block(data, open_key, line[2:]):
                 return None
@@ -82,13 +97,38 @@ def read_simple(block: str) -> dict[str, Any] | None:
                 return None
             open_key, data[bare] = bare, None
             continue
+        head, sep, raw = line.partition(": ")
+        if sep and raw.rstrip(" ") in _BLOCK_SCALARS and _PLAIN_KEY.fullmatch(head):
+            if head in data or head.lower() in _RESERVED:
+                return None
+            folding, data[head] = (head, raw.rstrip(" ")), []
+            continue
         key, value = _pair(line)
         if key is None or value is None or key in data:
             return None
         data[key] = value
+    if folding is not None and not _end_block(data, *folding):
+        return None
     if open_key is not None and data[open_key] is None:
         return None
     return data
+
+
+def _block_line(line: str) -> bool:
+    """A line of a block scalar this reader folds as yaml would: two spaces, then text that
+    neither starts with a space (more indentation changes folding) nor holds a tab."""
+    text = line[2:]
+    return bool(text) and text == text.strip(" ") and "\t" not in text and text.isprintable()
+
+
+def _end_block(data: dict[str, Any], key: str, indicator: str) -> bool:
+    """Join the collected lines of `key: >-` with spaces (folded) or of `key: |-` with
+    newlines (literal)."""
+    lines = data[key]
+    if not lines:
+        return False  # an empty block scalar: yaml decides
+    data[key] = (" " if indicator == ">-" else "\n").join(lines)
+    return True
 
 
 def _add_to_block(data: dict[str, Any], key: str, inner: str) -> bool:

@@ -22,15 +22,15 @@ def stamp_learned_skill(root: Path, rel: str, run_id: str) -> bool:
     """Add the name and the run's metadata to the skill at `rel`; False when there is nothing
     to stamp (not a skill, gone, or its frontmatter unreadable: the gate then says why)."""
     match = _SKILL_PATH.fullmatch(rel)
-    path = root / rel
-    if match is None or not path.is_file():
+    if match is None:
         return False
     from mini_letta.errors import FrontmatterError
+    from mini_letta.memory.files import read_memory_text
 
-    text = path.read_text(encoding="utf-8", errors="replace")
-    try:
+    try:  # a plain file only: a link planted there is neither read nor written through
+        text = read_memory_text(root, rel)
         parsed = parse_memory_file(text, rel)
-    except FrontmatterError:
+    except (OSError, FrontmatterError):
         return False
     extra = dict(parsed.extra)
     extra.setdefault("name", match.group(1))
@@ -40,6 +40,8 @@ def stamp_learned_skill(root: Path, rel: str, run_id: str) -> bool:
         **learned_metadata(run_id),
     }
     stamped = render_memory_file(replace(parsed, extra=extra))
-    if stamped != text:
-        path.write_text(stamped, encoding="utf-8")
+    if stamped != text:  # replaced whole: a link put there since the read is replaced, not followed
+        from mini_letta.storage.atomic import save_bytes
+
+        save_bytes(root / rel, stamped.encode("utf-8"))
     return True

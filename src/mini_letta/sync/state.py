@@ -13,8 +13,9 @@ from typing import Any
 
 from mini_letta import log
 from mini_letta.clock import Clock
-from mini_letta.errors import CorruptFileError
+from mini_letta.errors import CorruptFileError, FrontmatterError
 from mini_letta.home import Home
+from mini_letta.memory.files import read_memory_bytes
 from mini_letta.storage.atomic import load_json, quarantine_file, save_json
 from mini_letta.storage.fields import optional_int, optional_str, optional_str_list
 from mini_letta.structs import Struct, field, replace
@@ -102,9 +103,9 @@ def still_needing_review(memory_dir: Path, paths: tuple[str, ...]) -> tuple[str,
 
     kept: list[str] = []
     for path in dict.fromkeys(paths):
-        try:
-            text = (memory_dir / path).read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        try:  # bounded and never through a link, like every memory reader
+            text = read_memory_bytes(memory_dir, path).decode("utf-8", errors="replace")
+        except (OSError, FrontmatterError):
             continue
         if REVIEW_HEADING in text or ".remote-" in path:
             kept.append(path)

@@ -59,6 +59,15 @@ class ToolInputError(MiniLettaError):
     """The model called a tool with arguments it does not accept; shown to the model."""
 
 
+class EditorFiles(Struct, frozen=True):
+    """An editor's own reading and writing of the working directory's files (ACP's `fs/*`):
+    Read sees unsaved changes, and Write and Edit show in the editor as they happen. Each is
+    None when the editor does not offer it; paths are absolute and already confined."""
+
+    read_text: Callable[[Path], str] | None = None
+    write_text: Callable[[Path, str], None] | None = None
+
+
 class ToolContext(Struct, frozen=True):
     cwd: Path
     clock: Clock
@@ -75,6 +84,7 @@ class ToolContext(Struct, frozen=True):
     skill_dirs: tuple[Path, ...] = ()  # the discovered skills' folders: readable, never written
     skills: Catalog | None = None  # the session's skills, for the Skill tool
     memory_file_cap: Callable[[], int] | None = None  # the memory tool's per-file token cap
+    editor_files: EditorFiles | None = None  # an editor's fs methods (`mini-letta acp`)
     hooks: ToolHooks | None = None  # the user's PreToolUse and PostToolUse hooks
 
 
@@ -85,21 +95,31 @@ class Tool(Protocol):
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
 
 
+class ToolSource(Protocol):
+    """Tools known only once asked for (the MCP servers'): nothing starts before then."""
+
+    def tools(self) -> tuple[Tool, ...]: ...
+
+
 class Toolset(Struct, frozen=True):
     tools: tuple[Tool, ...] = ()
+    more: ToolSource | None = None  # asked at the first request's tool list, after `tools`
+
+    def every(self) -> tuple[Tool, ...]:
+        return self.tools if self.more is None else (*self.tools, *self.more.tools())
 
     @property
     def specs(self) -> tuple[ToolSpec, ...]:
-        return tuple(tool.spec for tool in self.tools)
+        return tuple(tool.spec for tool in self.every())
 
     def get(self, name: str) -> Tool | None:
-        for tool in self.tools:
+        for tool in self.every():
             if tool.spec.name == name:
                 return tool
         return None
 
     def names(self) -> Sequence[str]:
-        return [tool.spec.name for tool in self.tools]
+        return [tool.spec.name for tool in self.every()]
 
 
 def execute_tool_call(call: ToolCall, toolset: Toolset, ctx: ToolContext) -> ToolResult:
@@ -186,7 +206,12 @@ def _check_permission(
 
 
 def describe_call(name: str, args: Mapping[str, Any]) -> str:
-    """One line for an approval prompt: the command, or the path and what happens to it."""
+    """One line for an approval prompt: the command, or the path and what happens to it (an
+    MCP tool: its server, its own name and the arguments)."""
+    if name.startswith("mcp__") and "__" in name[5:]:
+        server, _, tool = name[5:].partition("__")
+        shown = json.dumps(dict(args), ensure_ascii=False)
+        return f"{tool} on MCP server {server}: {shown[:300]}"
     if isinstance(args.get("command"), str):
         return f"{name}: {args['command']}"
     if isinstance(args.get("name"), str) and len(args) == 1:  # Skill: the skill loaded

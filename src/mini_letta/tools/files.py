@@ -4,11 +4,15 @@ Paths go through `tools.paths` (working directory and memory only, symlinks reso
 read-only here; `.git` and mini-letta's state are never written). Only regular files are
 opened. Binary files are refused by Read and Edit with a result that says so. Edit keeps the
 file's line endings: a model's `\\n` matches a CRLF file too. Every failure is a
-`ToolInputError` the runner turns into a result the model can read.
+`ToolInputError` the runner turns into a result the model can read. When an editor drives the
+session (`ToolContext.editor_files`), files in the working directory are read and written
+through it, after the same checks, so unsaved changes are seen and edits show in the editor.
 """
 
 from __future__ import annotations
 
+import io
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +52,18 @@ def _existing_file(raw: str, ctx: ToolContext, *, for_edit: bool = False) -> Pat
     return path
 
 
+def _in_editor(path: Path, ctx: ToolContext) -> bool:
+    return ctx.editor_files is not None and path.is_relative_to(ctx.cwd.resolve())
+
+
+def _editor_reader(path: Path, ctx: ToolContext) -> Callable[[Path], str] | None:
+    return ctx.editor_files.read_text if ctx.editor_files and _in_editor(path, ctx) else None
+
+
+def _editor_writer(path: Path, ctx: ToolContext) -> Callable[[Path, str], None] | None:
+    return ctx.editor_files.write_text if ctx.editor_files and _in_editor(path, ctx) else None
+
+
 def _refuse_binary(head: bytes, raw: str) -> None:
     if b"\x00" in head:
         raise BinaryFileError(
@@ -83,6 +99,11 @@ class ReadTool:
         if offset < 1 or limit < 1:
             raise ToolInputError("'offset' and 'limit' must be at least 1")
         path = _existing_file(raw, ctx)
+        read_text = _editor_reader(path, ctx)
+        if read_text is not None:  # the editor's buffer, unsaved changes included
+            data = read_text(path).encode("utf-8")
+            _refuse_binary(data[:SNIFF_BYTES], raw)
+            return _numbered_lines(io.BytesIO(data), raw, offset, limit, ctx.output_cap)
         with path.open("rb") as handle:
             _refuse_binary(handle.read(SNIFF_BYTES), raw)
             handle.seek(0)
@@ -135,7 +156,11 @@ class WriteTool:
             raise ToolInputError(f"{raw} is not a regular file (a FIFO, socket or device)")
         path.parent.mkdir(parents=True, exist_ok=True)
         data = content.encode("utf-8")
-        path.write_bytes(data)
+        write_text = _editor_writer(path, ctx)
+        if write_text is not None:
+            write_text(path, content)
+        else:
+            path.write_bytes(data)
         lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
         verb = "Overwrote" if existed else "Created"
         return ToolResult(f"{verb} {display_path(path, ctx)} ({lines} lines, {len(data)} bytes)")
@@ -170,7 +195,8 @@ class EditTool:
         if old == new:
             raise ToolInputError("old_string and new_string are the same; nothing would change")
         path = _existing_file(raw, ctx, for_edit=True)
-        data = path.read_bytes()
+        read_text = _editor_reader(path, ctx)
+        data = read_text(path).encode("utf-8") if read_text is not None else path.read_bytes()
         _refuse_binary(data[:SNIFF_BYTES], raw)
         try:
             text = data.decode("utf-8")
@@ -192,6 +218,10 @@ class EditTool:
             )
         first_line = text[: text.index(old)].count("\n") + 1
         updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
-        path.write_bytes(updated.encode("utf-8"))
+        write_text = _editor_writer(path, ctx)
+        if write_text is not None:
+            write_text(path, updated)
+        else:
+            path.write_bytes(updated.encode("utf-8"))
         where = f"{count} occurrences" if count > 1 else f"1 occurrence at line {first_line}"
         return ToolResult(f"Edited {display_path(path, ctx)}: replaced {where}")

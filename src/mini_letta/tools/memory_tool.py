@@ -2,7 +2,7 @@
 
 A change is planned and validated first (memory/edits.py), refused if a path it touches has
 uncommitted changes, if it adds a line its file already has (the model is told it is already
-known), or if it grows a `system/` file past its per-file cap (the memory gate's own budget,
+known), or if it grows any memory file past its per-file cap (the memory gate's own budget,
 passed in as `extra["memory_file_cap"]`, so a file the chat fills is one reflection can still
 consolidate rather than a wall), then written and committed with the call's `reason` as the
 message, all under the repo's lock (`agents/<id>/memory.lock`) so two processes take turns. If
@@ -76,7 +76,7 @@ def apply_and_commit(
     file_cap: Callable[[], int] | None = None,
 ) -> str:
     """Validate, write and commit one edit under the repo lock; returns the result line.
-    `file_cap` gives the per-file token cap of `system/` files (None: no cap)."""
+    `file_cap` gives the per-file token cap of every memory file (None: no cap)."""
     from mini_letta.errors import MemoryEditError
     from mini_letta.memory.edits import plan_memory_edit
     from mini_letta.memory.history import write_and_commit
@@ -107,18 +107,19 @@ def refuse_known_or_oversized(
     memory_dir: Path, plan: MemoryEditPlan, file_cap: Callable[[], int] | None
 ) -> None:
     """Raise MemoryEditError for an edit that adds a line its file already has, or that grows
-    a `system/` file past `file_cap()` tokens (a change that shrinks one always passes)."""
+    a memory file (in `system/` or not, as the gate counts) past `file_cap()` tokens (a change
+    that shrinks one always passes)."""
     from mini_letta.errors import MemoryEditError
 
     for path, data in sorted(plan.writes.items()):
-        old_text = _text_of(memory_dir / path)
+        old_text = _text_of(memory_dir, path)
         new_text = data.decode("utf-8", errors="replace")
         known = _repeated_line(old_text, new_text)
         if known is not None:
             raise MemoryEditError(
                 f"{path} already has the line {known!r}: it is already known, nothing to add"
             )
-        if file_cap is None or not path.startswith("system/"):
+        if file_cap is None:
             continue
         from mini_letta.llm.tokens import estimate_tokens
 
@@ -131,11 +132,14 @@ def refuse_known_or_oversized(
             )
 
 
-def _text_of(path: Path) -> str:
+def _text_of(memory_dir: Path, path: str) -> str:
+    from mini_letta.errors import FrontmatterError
+    from mini_letta.memory.files import read_memory_bytes
+
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-        return ""
+        return read_memory_bytes(memory_dir, path).decode("utf-8", errors="replace")
+    except (FileNotFoundError, NotADirectoryError, FrontmatterError):
+        return ""  # absent, or not a plain file: the plan names that problem itself
 
 
 def _repeated_line(old: str, new: str) -> str | None:

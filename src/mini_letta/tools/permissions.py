@@ -39,14 +39,23 @@ def decide(
     disallowed: Iterable[str] = (),
 ) -> Decision:
     """`ask` means the caller needs an approver; with none (headless), it must refuse."""
-    if name and name in disallowed:
+    if name and _named(name, disallowed):
         return "deny"
     table = _TABLE[mode]
     if mode == "plan" and table.get(kind, "deny") == "deny":
         return "deny"
-    if name and name in allowed:
+    if name and _named(name, allowed):
         return "allow"
     return table.get(kind, "ask")
+
+
+def _named(name: str, names: Iterable[str]) -> bool:
+    """`name` is listed, or it is an MCP tool whose server is (`mcp__github` names them all)."""
+    listed = set(names)
+    if name in listed:
+        return True
+    server, sep, _ = name.removeprefix("mcp__").partition("__")
+    return name.startswith("mcp__") and bool(sep) and f"mcp__{server}" in listed
 
 
 class Refusal(Struct, frozen=True):
@@ -57,7 +66,7 @@ class Refusal(Struct, frozen=True):
     mode: PermissionMode
 
     def denied(self, disallowed: Iterable[str]) -> str:
-        if self.name in disallowed:
+        if _named(self.name, disallowed):
             return f"PermissionDenied: {self.name} is disallowed for this run (--disallowed-tools)"
         return (
             f"PermissionDenied: {self.name} is not allowed in {self.mode} mode "

@@ -10,11 +10,12 @@ of TOOL_CLASSES.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Iterable, Mapping
 from typing import cast
 
 from mini_letta.errors import InvalidValueError
-from mini_letta.tools.base import Tool, Toolset
+from mini_letta.tools.base import Tool, Toolset, ToolSource
 
 TOOL_CLASSES: Mapping[str, str] = {
     "Read": "mini_letta.tools.files:ReadTool",
@@ -31,6 +32,8 @@ TOOL_CLASSES: Mapping[str, str] = {
 ALL_TOOLS: tuple[str, ...] = tuple(TOOL_CLASSES)
 MOCK_TOOLS: tuple[str, ...] = ("memory",)
 _CANONICAL = {name.lower(): name for name in TOOL_CLASSES}
+# compiled only when a name is not a built-in one: a plain turn compiles no regex for it
+MCP_NAME = r"mcp__[A-Za-z0-9_-]{1,32}(?:__[A-Za-z0-9_-]{1,64})?"
 
 
 def parse_tool_names(names: Iterable[str], where: str) -> tuple[str, ...]:
@@ -41,6 +44,8 @@ def parse_tool_names(names: Iterable[str], where: str) -> tuple[str, ...]:
         if not name:
             continue
         canonical = _CANONICAL.get(name.lower())
+        if canonical is None and re.fullmatch(MCP_NAME, name):
+            canonical = name  # a configured MCP server's tool (or all of one server's)
         if canonical is None:
             raise InvalidValueError(
                 f"unknown tool {name!r} in {where} (allowed: {', '.join(ALL_TOOLS)})"
@@ -78,11 +83,12 @@ def choose_tool_names(
     return tuple(name for name in ALL_TOOLS if name in keep)
 
 
-def build_toolset(names: Iterable[str]) -> Toolset:
-    """Instantiate the named tools (each class is imported when first needed)."""
+def build_toolset(names: Iterable[str], more: ToolSource | None = None) -> Toolset:
+    """Instantiate the named tools (each class is imported when first needed); `more` lists
+    its own (the MCP servers') when first asked."""
     tools: list[Tool] = []
     for name in names:
         module_name, _, attr = TOOL_CLASSES[name].partition(":")
         cls = getattr(importlib.import_module(module_name), attr)
         tools.append(cast(Tool, cls()))
-    return Toolset(tuple(tools))
+    return Toolset(tuple(tools), more)

@@ -303,3 +303,20 @@ def test_a_claude_code_formatter_hook_finds_the_file_it_expects(
     with _session(world, model, permission_mode="acceptEdits") as session:
         session.run("write the notes")
     assert (project / "notes.md").read_text() == "a b\n"
+
+
+def test_an_interrupt_thrown_into_a_hooked_turn_is_recorded_by_the_turn(world, hooks_dir, tmp_path):
+    """With hooks the turn runs inside the Stop-hook rounds; a cancel still reaches it."""
+    record = tmp_path / "stops.jsonl"
+    stop = recorder(hooks_dir, "stop.sh", record)
+    write_hooks(project_settings_file(world.project_dir), {"Stop": [hook_entry(stop)]})
+    with _session(world, _script(tmp_path, "never finished")) as session:
+        assert session.hooks is not None
+        events = session.turn("keep me")
+        first = next(events)
+        assert isinstance(first, MessageEvent) and first.message.role == "user"
+        with pytest.raises(KeyboardInterrupt):
+            events.throw(KeyboardInterrupt())
+        last = session.store.load_record().last_turn
+    assert last is not None and last["stopReason"] == "interrupted"
+    assert seen(record) == []  # no Stop hook for a turn that was stopped

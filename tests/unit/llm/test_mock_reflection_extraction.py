@@ -201,7 +201,7 @@ CONTRADICTIONS = [
     ),
     pytest.param(
         "- About: 我叫李雷\n",
-        "我叫韩梅梅",
+        "其实我叫韩梅梅",
         "- About: 我叫李雷",
         "- About: 我叫韩梅梅",
         id="name",
@@ -221,6 +221,33 @@ def test_a_contradicted_line_is_replaced_not_appended(body, text, old, new):
     assert _plan(body, text) == [
         {"command": "str_replace", "path": "system/human.md", "old_str": old, "new_str": new}
     ]
+
+
+# The gate's rule, kept by the mock as the prompt asks: a protected fact (a name, a rule) changes
+# only when the user says so in words, and any line only when the message speaks of it or says a
+# change; otherwise the new statement goes beside the line it contradicts.
+BESIDE = [
+    pytest.param(
+        "- About: 我叫李雷\n", "我叫韩梅梅", "- About: 我叫韩梅梅", id="name-no-change-word"
+    ),
+    pytest.param(
+        "- Decision: 从现在起我们一律用 yarn\n",
+        "From now on we use bun everywhere.",
+        "- Decision: From now on we use bun everywhere",
+        id="rule-other-language",
+    ),
+    pytest.param(
+        "- Preference: I prefer spaces for indentation\n",
+        "我更喜欢用 tabs 缩进",
+        "- Preference: 我更喜欢用 tabs 缩进",
+        id="preference-other-language-no-change-word",
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "text", "new"), BESIDE)
+def test_a_contradiction_its_words_do_not_justify_goes_beside_the_old_line(body, text, new):
+    assert _plan(body, text) == [{"command": "insert", "path": "system/human.md", "content": new}]
 
 
 def test_a_later_statement_in_the_same_transcript_wins():

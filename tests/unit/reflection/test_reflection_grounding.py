@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from mini_letta.memory.fact_kinds import categories
 from mini_letta.reflection.gate.evidence import build_user_words, is_instruction_shaped, own_words
 from mini_letta.reflection.gate.grounding import build_pool, split_label, unsupported
-from mini_letta.reflection.gate.protected import categories, change_gap
+from mini_letta.reflection.gate.protected import change_gap
 
 
 def _gap(line, *said, day="2026-05-04T09:00:00Z", before=None):

@@ -7,8 +7,6 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-import pytest
-
 BENCH = Path(__file__).resolve().parents[3] / "bench" / "soak.py"
 
 
@@ -19,12 +17,6 @@ def _soak_module():
     return module
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="since main's stricter gate (issue 20), the mock's own change-of-mind replacements "
-    "('- Decision: 从现在起我们一律用 yarn' -> pnpm, spaces -> tabs) are rejected ('a rule fact "
-    "changes only when the user says so explicitly', 'the cited messages do not mention it')",
-)
 def test_a_small_soak_keeps_reflection_merging_and_memory_tidy(tmp_path):
     soak = _soak_module()
     texts = soak.soak_texts(80, seed=3)

@@ -172,15 +172,54 @@ def test_a_deleted_conversation_leaves_the_index(recall, new_conversation):
 # -- a damaged or outdated index --------------------------------------------------------------
 
 
-def test_an_index_full_of_garbage_is_rebuilt(recall, world, agent, chat, caplog):
-    _, msgs = chat
-    assert recall.search_messages("缩进", MessageFilter())
+def _garbage_index(world, agent):
+    """The agent's index file replaced by bytes that are not a database."""
     path = world.home.search_index_file(agent.id)
     for suffix in ("-wal", "-shm"):
         path.with_name(path.name + suffix).unlink(missing_ok=True)
     path.write_bytes(b"this is not a database at all" * 100)
+    return path
+
+
+def test_an_index_full_of_garbage_is_rebuilt(recall, world, agent, chat, caplog):
+    _, msgs = chat
+    assert recall.search_messages("缩进", MessageFilter())
+    _garbage_index(world, agent)
     assert ids(recall.search_messages("缩进", MessageFilter())) == [msgs["tabs"]]
     assert "rebuilding the search index" in caplog.text
+
+
+@pytest.mark.skipif(
+    hasattr(os, "geteuid") and os.geteuid() == 0,
+    reason="root may remove a file from a read-only folder; the folder case below covers root",
+)
+def test_a_damaged_index_that_cannot_be_removed_is_searched_in_memory(
+    recall, world, agent, chat, caplog
+):
+    _, msgs = chat
+    assert recall.search_messages("缩进", MessageFilter())
+    path = _garbage_index(world, agent)
+    folder = path.parent
+    folder.chmod(0o555)  # the damaged file cannot be deleted
+    try:
+        assert ids(recall.search_messages("缩进", MessageFilter())) == [msgs["tabs"]]
+    finally:
+        folder.chmod(0o755)
+    assert "cannot be removed" in caplog.text and "index in memory" in caplog.text
+    assert path.read_bytes().startswith(b"this is not a database")  # left for the person
+
+
+def test_something_that_cannot_be_removed_in_the_index_place_is_searched_in_memory(
+    recall, world, agent, chat, caplog
+):
+    _, msgs = chat
+    path = world.home.search_index_file(agent.id)
+    for suffix in ("", "-wal", "-shm"):
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+    (path / "stuck").mkdir(parents=True)  # a folder: unlink fails, even for root
+    assert ids(recall.search_messages("缩进", MessageFilter())) == [msgs["tabs"]]
+    assert ids(recall.search_messages("缩进", MessageFilter())) == [msgs["tabs"]]  # again
+    assert "index in memory" in caplog.text and path.is_dir()
 
 
 def test_an_index_of_an_older_schema_is_rebuilt(recall, world, agent, chat):

@@ -141,6 +141,15 @@ def test_crlf_and_bom_are_accepted():
         "name: x\ndescription: d\nmetadata:\n  - a\n  - b\n",
         "name: x\ndescription: d\nhooks:\n  PreToolUse:\n    - matcher: Bash\n",
         "name: x\ndescription: d\nallowed-tools:\n- Read\n",
+        "name: x\ndescription: >-\n  Folded over\n  two lines: with a colon\nlicense: MIT\n",
+        "name: x\ndescription: |-\n  Literal\n  - kept as text\n",
+        "name: x\ndescription: >-\n  Trailing  \n  spaces\n",
+        "name: x\ndescription: >-\n  First\n    more indented\n  last\n",
+        "name: x\ndescription: >-\n  Blank\n\n  between\n",
+        "name: x\ndescription: >\n  Clipped\n",
+        "name: x\ndescription: >-\nlicense: MIT\n",
+        "name: x\ndescription: >-\n  Folded at the end",
+        "name: x\ndescription: >\n  Clipped at the end",
     ],
 )
 def test_the_fast_reader_agrees_with_yaml(block):
@@ -157,6 +166,7 @@ def test_the_fast_reader_agrees_with_yaml(block):
         "name: x\ndescription: d\nallowed-tools: [Read, Grep]\n",
         "name: x\ndescription: d\nallowed-tools:\n  - Bash(git:*)\n  - Read\n",
         'name: x\ndescription: "q"\nmetadata:\n  author: me\n  version: "1.0"\n',
+        "name: x\ndescription: >-\n  Does the task.\n  Use when asked.\nallowed-tools: [Read]\n",
     ],
 )
 def test_the_usual_shapes_need_no_yaml(block):

@@ -1,5 +1,6 @@
 """The chat's memory tool keeps memory consolidable: it refuses a line its file already has
-(the model is told it is already known) and growth of a `system/` file past the gate's cap."""
+(the model is told it is already known) and growth of any memory file past the gate's cap (the
+gate caps every file, in system/ or not)."""
 
 from __future__ import annotations
 
@@ -69,15 +70,27 @@ def test_a_system_file_cannot_grow_past_its_cap_but_may_shrink(memory_repo):
         "reason": "drop",
     }
     assert "committed" in MemoryTool().run(shrink, ctx).content
-    # outside system/ there is no per-file cap: detail goes there
+
+
+def test_a_file_outside_system_has_the_same_cap_as_the_gate_gives_it(memory_repo):
+    ctx = _ctx(memory_repo, cap=120)
     create = {
         "command": "create",
         "path": "notes/deploys.md",
         "description": "Deploy notes",
-        "content": "\n".join(f"- deploy note {n}" for n in range(80)),
+        "content": "\n".join(f"- deploy note {n}" for n in range(10)),
         "reason": "detail",
     }
-    assert "committed" in MemoryTool().run(create, ctx).content
+    assert "committed" in MemoryTool().run(create, ctx).content  # within the cap
+    head = memory_repo.head_sha()
+    with pytest.raises(MemoryEditError, match="notes/deploys.md would grow .* past its cap"):
+        for n in range(10, 80):
+            note = f"- deploy note {n} with its date and its outcome"
+            _insert(ctx, note, path="notes/deploys.md")
+    assert memory_repo.head_sha() != head  # the notes that fitted were kept
+    too_big = dict(create, path="notes/big.md", content="\n".join(f"- n {n}" for n in range(400)))
+    with pytest.raises(MemoryEditError, match="notes/big.md would grow"):
+        MemoryTool().run(too_big, ctx)
 
 
 def test_a_chat_turn_gets_the_gates_per_file_cap(world):

@@ -16,6 +16,8 @@ COMMANDS: dict[str, str] = {
     "models": "mini_letta.cli.commands.models:models",
     "memory": "mini_letta.cli.commands.memory:memory",
     "mcp": "mini_letta.cli.commands.mcp:mcp_cmd",
+    "acp": "mini_letta.cli.commands.acp:acp",
+    "mcp-servers": "mini_letta.cli.commands.mcp_servers:mcp_servers",
     "sleeptime": "mini_letta.cli.commands.sleeptime:sleeptime",
     "status": "mini_letta.cli.commands.status:status",
     "palace": "mini_letta.cli.commands.palace:palace",

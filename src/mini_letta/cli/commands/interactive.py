@@ -17,10 +17,12 @@ from mini_letta.structs import replace
 if TYPE_CHECKING:
     from mini_letta.cli.answer_view import AnswerView
     from mini_letta.cli.commands.slash_state import SlashState
+    from mini_letta.cli.headless import SessionRequest
     from mini_letta.cli.repl_watch import ReflectionWatch
     from mini_letta.cli.session_bar import SessionBar
     from mini_letta.cli.session_start import SessionStart
     from mini_letta.cli.terminal import Terminal
+    from mini_letta.mcp_client.servers import McpServers
     from mini_letta.workspace import World
 
 
@@ -145,7 +147,12 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch, start: Sessi
         width=terminal.columns,
         number_tools=True,
     )
-    session = ChatSession(request, terminal.stdout, terminal.stderr)
+    request = replace(request, mcp=_open_mcp_servers(world))  # one set for every switch
+    try:
+        session = ChatSession(request, terminal.stdout, terminal.stderr)
+    except BaseException:
+        _close_mcp_servers(request)
+        raise
     state = SlashState(request, session, watch, read_line, terminal)
     watch.agent_id = session.agent.id
     watch.on_outcome = bar.saw
@@ -200,7 +207,22 @@ def _loop(world: World, terminal: Terminal, watch: ReflectionWatch, start: Sessi
                 echo_wrapped(notice, err=True)
 
     finally:  # the model client is closed; a conversation left empty is removed
-        state.leave()
+        try:
+            state.leave()
+        finally:
+            _close_mcp_servers(request)
+
+
+def _open_mcp_servers(world: World) -> McpServers | None:
+    from mini_letta.session import open_mcp_servers
+    from mini_letta.settings import read_settings
+
+    return open_mcp_servers(world, read_settings(world.home, world.project_dir))
+
+
+def _close_mcp_servers(request: SessionRequest) -> None:
+    if request.mcp is not None:
+        request.mcp.close()
 
 
 def _turn(state: SlashState, line: str, attach: bool) -> bool:

@@ -149,6 +149,7 @@ def health_json(health: AgentHealth, review: tuple[str, ...]) -> dict[str, Any]:
                 "nextRetryAt": c.next_retry_at,
                 "backlogMessages": c.backlog_messages,
                 "backlogSlices": c.backlog_slices,
+                "refusalFix": c.refusal_fix,
             }
             for c in health.conversations
         ],
@@ -199,4 +200,6 @@ def health_lines(health: AgentHealth, review: tuple[str, ...]) -> list[str]:
             parts.append(f"next automatic try after {c.next_retry_at}")
         title = f" “{c.title[:40]}”" if c.title else ""
         lines.append(f"{mark} {c.conversation_id}{title}: {', '.join(parts)}")
+        if c.refusal_fix:
+            lines.append(f"    held back until fixed: {c.refusal_fix}")
     return lines

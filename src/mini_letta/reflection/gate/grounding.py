@@ -16,14 +16,19 @@ import re
 from collections.abc import Iterable
 from datetime import date, timedelta
 
+from mini_letta.memory.words import ASCII_WORD as _ASCII_WORD
+from mini_letta.memory.words import CJK as _CJK
+from mini_letta.memory.words import STOP as _STOP
+from mini_letta.memory.words import pairs as _pairs
+from mini_letta.memory.words import plain_units
+from mini_letta.memory.words import stem as _stem
+
 COVERAGE = 0.5  # the share of a line's plain words its evidence must hold
 _I = re.IGNORECASE
 _MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#{1,6})?\s*(?:\[[ xX]\]\s*)?")
 _LABEL = re.compile(r"^(?:\*\*)?([^:：\n]{1,40}?)(?:\*\*)?\s*(?::\s+|：\s*)")
-_ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]|[A-Za-z]")
 _TOKEN = re.compile(r"[A-Za-z0-9_][\w+#./@:~-]*[\w+#/]|[A-Za-z0-9]", re.ASCII)
 _CODE = re.compile(r"`([^`\n]{1,200})`")
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 _NUMBER = re.compile(
     r"(?<![A-Za-z0-9_.])[$€£¥]?(\d[\d,]*(?:\.\d+)?)\s*(k|K|m|M|w|万|千|百|亿)?(?![A-Za-z0-9_])"
 )
@@ -92,22 +97,6 @@ _NEGATION = re.compile(
     _I,
 )
 _CLAUSE_END = re.compile(r"[,.;:!?\n，。；：！？、]|\bbut\b|\band\b|但是|不过|而是|改用|换成")
-_STOP = frozenset(
-    " ".join(
-        (
-            "a an the and or but if of to in on at by for with from as is are was were be",
-            "been being am do does did has have had it its this that these those there here i",
-            "me my mine we us our you your he she they them their his her who what which when",
-            "where how why so than then too very just also about into out up down over only",
-            "own same some any all each both more most other such can will would should could",
-            "may might shall let lets user users person people likes like prefers prefer",
-            "preference preferences uses use using used wants want said says say told",
-            "mentioned noted note notes thinks think feel feels currently now always never",
-            "not no yes via per etc new one ones thing things way fact facts decision",
-            "decisions decided rule rules none nothing nobody without cannot",
-        )
-    ).split()
-)
 _COMMON_CAPS = frozenset({"i", "the", "a", "an", "it", "we", "my", "our", "you", "they", "he"})
 
 
@@ -215,12 +204,6 @@ def is_fact_line(line: str) -> bool:
     if not stripped or stripped.startswith("#") or stripped in ("---", "```", "~~~"):
         return False
     return _ASCII_WORD.search(stripped) is not None or _CJK.search(stripped) is not None
-
-
-def plain_units(text: str) -> list[str]:
-    """The words and Chinese character pairs that carry a line's content (no stop words)."""
-    words = [w.lower() for w in _ASCII_WORD.findall(text)]
-    return [w for w in words if len(w) > 1 and w not in _STOP] + _pairs(text)
 
 
 def has_unit(pool: EvidencePool, unit: str) -> bool:
@@ -382,17 +365,3 @@ def _chinese_number(text: str) -> int | None:
 
 def _qualifiers(text: str) -> set[str]:
     return {m.lastgroup for m in _QUALIFIER.finditer(text) if m.lastgroup}
-
-
-def _pairs(text: str) -> list[str]:
-    """Adjacent Chinese characters; a lone character (a unit after a number, 用 before a
-    name) carries too little to count."""
-    pairs: list[str] = []
-    for run in _CJK.findall(text):
-        pairs += [run[i : i + 2] for i in range(len(run) - 1)]
-    return pairs
-
-
-def _stem(word: str) -> str:
-    word = word.lower()
-    return word[:5] if len(word) > 5 else word.rstrip("s") or word

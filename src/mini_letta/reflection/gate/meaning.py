@@ -15,19 +15,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
+from mini_letta.memory.fact_kinds import categories
 from mini_letta.memory.layout import DEFAULT_HUMAN, DEFAULT_PERSONA
+from mini_letta.memory.words import plain_units
 from mini_letta.reflection.gate.evidence import UserWords
 from mini_letta.reflection.gate.grounding import (
     EvidencePool,
     build_pool,
     has_unit,
     is_fact_line,
-    plain_units,
     split_label,
     unsupported,
 )
 from mini_letta.reflection.gate.hunks import FileDiff, Hunk
-from mini_letta.reflection.gate.protected import categories, change_gap
+from mini_letta.reflection.gate.protected import change_gap
 from mini_letta.skills.validate import DANGEROUS_COMMAND
 from mini_letta.structs import Struct
 

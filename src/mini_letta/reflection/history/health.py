@@ -5,7 +5,8 @@ reflection settings, the last run and its outcome, a running or queued run, and 
 project's current conversation and the most recent others: messages, steps since the last
 reflection (counted backwards with a bound, so a long-neglected conversation costs no more
 than a busy one), the backlog in messages (O(1)) and estimated slices (from the latest messages'
-size), consecutive failures and when an automatic retry may next start.
+size), consecutive failures, when an automatic retry may next start, and the command that
+fixes a refusal the next run would repeat.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ class ConversationHealth(Struct, frozen=True):
     next_retry_at: str | None  # set while an automatic retry waits out its backoff
     backlog_messages: int = 0  # after the watermark
     backlog_slices: int = 0  # estimated from the latest messages' size and the chunk size
+    refusal_fix: str | None = None  # a refusal the next run would repeat: the fixing command
 
 
 class MemoryHealth(Struct, frozen=True):
@@ -161,6 +163,7 @@ def _conversations(
                 next_retry_at=retry_at,
                 backlog_messages=waiting,
                 backlog_slices=slices,
+                refusal_fix=state.refusal_fix,
             )
         )
     return tuple(found)

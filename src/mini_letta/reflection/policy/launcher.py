@@ -9,7 +9,8 @@ no one to run it. That rule lives here, in `drained_after`, which every launch s
 launch and its outcome's delivery in. A queued step-count launch re-checks its threshold first; a
 compaction-event one always runs. An automatic launch skipped for a lasting reason
 (`parent_dirty`, `memory_not_ready`, `error`) counts as a failed attempt, so it backs off and is
-reported once, like a failed run.
+reported once, like a failed run; a refusal the next run would repeat is told once with the
+command that fixes it (refusal.py).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import CorruptFileError, MiniLettaError
 from mini_letta.home import Home, lock_file_for
 from mini_letta.reflection.policy.backoff import is_step_count_due
+from mini_letta.reflection.policy.refusal import note_refusal
 from mini_letta.reflection.state.lease import is_lease_held, read_lease
 from mini_letta.reflection.state.outbox import post_automatic_outcome
 from mini_letta.reflection.state.outcome import (
@@ -197,7 +199,7 @@ def _launch_once(
         )
     if outcome.skip_reason in COUNTED_SKIPS:
         outcome = _count_failed_attempt(world, store, outcome)
-    return outcome
+    return note_refusal(store, outcome, world.clock)
 
 
 def _count_failed_attempt(

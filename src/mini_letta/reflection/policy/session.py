@@ -162,8 +162,12 @@ class AutoReflection:
         except MiniLettaError as exc:
             log.warning("automatic reflection: %s", exc)
             return None
-        if outcome is not None and self.mode != "watched":
-            self.sink(outcome)  # every failed attempt too: backoff spaces them, none is silent
+        if outcome is None or self.mode == "watched":
+            return outcome
+        from mini_letta.reflection.state.outcome import ReflectionOutcome
+
+        if not (isinstance(outcome, ReflectionOutcome) and outcome.told_before):  # told once
+            self.sink(outcome)  # every other failed attempt: backoff spaces them
         return outcome
 
     def _launcher(self, agent: AgentRecord) -> Callable[[AutoTrigger], PostTurnOutcome] | None:

@@ -2,10 +2,10 @@
 
 `settle_conversation` is the only place a watermark moves: `settle_slices` calls it for every
 `unreflected` slice of a run, where a consumed run (`merged`, `no_changes`) advances it to the
-end of that slice, never backwards, and resets the failure count, and any other status adds one
-failure; accepting a rejected run (reflection/history/decide.py) advances it as a merge would.
-`replay` slices are never touched. The record is written `running` at the start and completed
-at the end.
+end of that slice, never backwards, and resets the failure count (and forgets a refusal told,
+reflection/policy/refusal.py), and any other status adds one failure; accepting a rejected run
+(reflection/history/decide.py) advances it as a merge would. `replay` slices are never touched.
+The record is written `running` at the start and completed at the end.
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def settle_conversation(
             state = advance_watermark(
                 state, current, end, reflected_steps=reflected, succeeded_at=now
             )
-            state = replace(state, consecutive_failures=0)
+            state = replace(state, consecutive_failures=0, told_refusal=None, refusal_fix=None)
         else:
             state = replace(state, consecutive_failures=state.consecutive_failures + 1)
         state = replace(state, last_reflection_status=status)

@@ -92,6 +92,24 @@ def status_message(status: Status, *, commits: int = 0, detail: str = "") -> str
     )
 
 
+def refusal_fix(status: str | None, skip_reason: str | None, run_id: str | None) -> str | None:
+    """The command that fixes a refusal the next run would repeat (the slice stays where it
+    is until then), or None when a later run may well succeed by itself."""
+    if status == "rejected" and run_id:
+        return (
+            f"`mini-letta reflections show {run_id}` says why; `mini-letta reflections accept "
+            f"{run_id}` merges it anyway"
+        )
+    if "parent_dirty" in (status, skip_reason):
+        return (
+            "`mini-letta memory status` lists the uncommitted changes; commit or discard them "
+            'with git (`git -C "$(mini-letta memory path)" …`)'
+        )
+    if skip_reason == "memory_not_ready":
+        return "`mini-letta memory recover`"
+    return None
+
+
 def busy_message(holder: str, then: str) -> str:
     """Another run holds the lease; `holder` says which ("" when it is not known)."""
     which = f" ({holder})" if holder else ""
@@ -128,6 +146,7 @@ class ReflectionOutcome(Struct, frozen=True):
     record_path: str | None = None
     consecutive_failures: int = 0
     lost_watermarks: tuple[str, ...] = ()  # conversations replayed from the start (id gone)
+    told_before: bool = False  # an automatic run's refusal that was already told (refusal.py)
 
     @property
     def launched(self) -> bool:
@@ -139,9 +158,19 @@ class ReflectionOutcome(Struct, frozen=True):
         return self.status in CONSUMING or self.skip_reason == "no_payload"
 
     @property
+    def fix(self) -> str | None:
+        """The command that fixes this refusal, when the next run would repeat it."""
+        return refusal_fix(self.status, self.skip_reason, self.run_id)
+
+    @property
     def worth_reporting(self) -> bool:
-        """For automatic runs: everything but the repeats of a failure streak (reported once)."""
-        return self.ok or self.skip_reason == "busy" or self.consecutive_failures <= 1
+        """For automatic runs: everything but the repeats of a failure streak or of a refusal
+        already told (each is reported once)."""
+        if self.ok or self.skip_reason == "busy":
+            return True
+        if self.fix is not None:
+            return not self.told_before
+        return self.consecutive_failures <= 1
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -159,6 +188,8 @@ class ReflectionOutcome(Struct, frozen=True):
             "payloadPath": self.payload_path,
             "consecutiveFailures": self.consecutive_failures,
             "watermarkLost": list(self.lost_watermarks),
+            "fix": self.fix,
+            "toldBefore": self.told_before,
         }
 
     @classmethod
@@ -187,6 +218,7 @@ class ReflectionOutcome(Struct, frozen=True):
             payload_path=optional_str(data, "payloadPath"),
             consecutive_failures=optional_int(data, "consecutiveFailures", minimum=0) or 0,
             lost_watermarks=_str_tuple(data, "watermarkLost"),
+            told_before=data.get("toldBefore") is True,
         )
 
 

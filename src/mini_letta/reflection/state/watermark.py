@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from mini_letta import log
 from mini_letta.clock import Clock, SystemClock
@@ -44,6 +44,8 @@ class ReflectionStateJson(TypedDict):
     lastReflectionStatus: str | None
     consecutiveFailures: int
     countedLines: int | None
+    toldRefusal: NotRequired[str | None]
+    refusalFix: NotRequired[str | None]
 
 
 class ReflectionState(Struct, frozen=True):
@@ -59,8 +61,19 @@ class ReflectionState(Struct, frozen=True):
     # The log lines `total_completed_steps` covers: a settlement counts only the lines after
     # them, so the counters are carried, not recounted from the whole log.
     counted_lines: int | None = None
+    # A refusal the next run would repeat, told once (reflection/refusal.py): what was told,
+    # and the command that fixes it, until a run moves the watermark again.
+    told_refusal: str | None = None
+    refusal_fix: str | None = None
 
     def to_json(self) -> ReflectionStateJson:
+        data = self._spec_json()
+        if self.told_refusal is not None:  # only while a refusal holds: the spec's shape else
+            data["toldRefusal"] = self.told_refusal
+            data["refusalFix"] = self.refusal_fix
+        return data
+
+    def _spec_json(self) -> ReflectionStateJson:
         return {
             "schemaVersion": SCHEMA_VERSION,
             "reflectedThroughMessageId": self.reflected_through_message_id,
@@ -94,6 +107,8 @@ class ReflectionState(Struct, frozen=True):
             last_reflection_status=optional_str(data, "lastReflectionStatus"),
             consecutive_failures=optional_int(data, "consecutiveFailures", minimum=0) or 0,
             counted_lines=optional_int(data, "countedLines", minimum=0),
+            told_refusal=optional_str(data, "toldRefusal"),
+            refusal_fix=optional_str(data, "refusalFix"),
         )
 
 
