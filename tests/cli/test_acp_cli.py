@@ -135,7 +135,7 @@ def test_a_prompt_streams_a_tool_call_asks_permission_and_ends_the_turn(
             "Writing it.",
             tool_calls=[openai_tool_call("c1", "Write", '{"path": "notes.txt", "content": "hi"}')],
         ),
-        openai_stream("Done."),
+        openai_stream("Done.", reasoning="The file is written; say so."),
         openai_stream(
             tool_calls=[
                 openai_tool_call("c2", "Read", '{"path": "notes.txt"}'),
@@ -165,6 +165,8 @@ def test_a_prompt_streams_a_tool_call_asks_permission_and_ends_the_turn(
             (result,) = [u for s, u in client.updates if u.session_update == "tool_call_update"]
             assert result.status == "completed"
             assert client.text(sid) == "Writing it.Done."
+            thought = client.text(sid, "agent_thought_chunk")
+            assert thought == "The file is written; say so."  # the model's reasoning, streamed
             (asked, options) = client.permissions[0]
             assert asked.tool_call_id == "c1"
             assert options == ["allow-once", "allow-always", "reject"]
@@ -201,6 +203,8 @@ def test_a_prompt_streams_a_tool_call_asks_permission_and_ends_the_turn(
                 await conn.set_session_mode(session_id=sid, mode_id="yolo")
 
     asyncio.run(drive())
+    (conversation,) = home.root.glob("agents/*/conversations/*/messages.jsonl")
+    assert "say so" not in conversation.read_text(encoding="utf-8")  # reasoning is not kept
     commands = [u for _, u in client.updates if u.session_update == "available_commands_update"]
     names = {command.name for command in commands[0].available_commands}
     assert {"memory", "search", "context", "reflect", "status"} <= names

@@ -265,11 +265,17 @@ def openai_stream(
     finish_reason: str | None = None,
     chunk_size: int = 4,
     cached: int | None = None,
+    reasoning: str = "",
+    reasoning_field: str = "reasoning_content",
 ) -> Reply:
-    """An SSE reply: role chunk, text in pieces, tool calls in argument fragments, usage."""
+    """An SSE reply: role chunk, reasoning in pieces (under `reasoning_field`, as DeepSeek, vLLM,
+    Ollama and OpenRouter send it), text in pieces, tool calls in argument fragments, usage."""
     calls = tool_calls or []
     finish = finish_reason or ("tool_calls" if calls else "stop")
     chunks: list[dict[str, Any]] = [_oa_chunk({"role": "assistant", "content": ""})]
+    for start in range(0, len(reasoning), chunk_size):
+        piece = reasoning[start : start + chunk_size]
+        chunks.append(_oa_chunk({"content": None, reasoning_field: piece}))
     for start in range(0, len(text), chunk_size):
         chunks.append(_oa_chunk({"content": text[start : start + chunk_size]}))
     for index, call in enumerate(calls):
@@ -372,8 +378,10 @@ def anthropic_stream(
     stop_reason: str | None = None,
     chunk_size: int = 4,
     cache: tuple[int, int] | None = None,
+    thinking: str = "",
 ) -> Reply:
-    """An SSE reply: message_start, one block per text/tool_use with deltas, message_delta/stop.
+    """An SSE reply: message_start, one block per thinking/text/tool_use with deltas,
+    message_delta/stop.
 
     `cache` is (cache_read_input_tokens, cache_creation_input_tokens), sent in message_start.
     """
@@ -386,6 +394,14 @@ def anthropic_stream(
         ("ping", {"type": "ping"}),
     ]
     index = 0
+    if thinking:
+        events.append(_an_block_start(index, {"type": "thinking", "thinking": "", "signature": ""}))
+        for start in range(0, len(thinking), chunk_size):
+            delta = {"type": "thinking_delta", "thinking": thinking[start : start + chunk_size]}
+            events.append(_an_delta(index, delta))
+        events.append(_an_delta(index, {"type": "signature_delta", "signature": "c2lnbmVk"}))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+        index += 1
     if text:
         events.append(_an_block_start(index, {"type": "text", "text": ""}))
         for start in range(0, len(text), chunk_size):

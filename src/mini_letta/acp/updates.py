@@ -2,7 +2,8 @@
 
 A streamed answer is `agent_message_chunk`s; a tool call is a `tool_call` (its kind, a title,
 the files it touches, `pending`) and then a `tool_call_update` with its result (`completed` or
-`failed`); a compaction is told as an `agent_thought_chunk`. Replaying a conversation for
+`failed`); the model's reasoning, when it sends any, and a compaction are told as
+`agent_thought_chunk`s (reasoning is not logged, so a replay has none). Replaying a conversation for
 `session/load` sends the same updates from the log (user messages as `user_message_chunk`).
 The SDK is imported inside each builder: this module is only loaded by `mini-letta acp`.
 """
@@ -18,6 +19,7 @@ from mini_letta.conversations.messages import Message, ToolCall
 from mini_letta.loop.events import (
     AssistantDelta,
     CompactionEvent,
+    ThoughtDelta,
     ToolCallEvent,
     ToolResultEvent,
     TurnEvent,
@@ -147,6 +149,8 @@ def updates_for_event(event: TurnEvent, cwd: Path, memory_dir: Path | None) -> l
     """The updates one turn event sends (most send none: the log's messages were streamed)."""
     if isinstance(event, AssistantDelta):
         return [agent_text(event.text)] if event.text else []
+    if isinstance(event, ThoughtDelta):
+        return [thought_text(event.text)] if event.text else []
     if isinstance(event, ToolCallEvent):
         return [tool_call_start(view_tool_call(event.call, cwd, memory_dir))]
     if isinstance(event, ToolResultEvent):

@@ -1,6 +1,6 @@
 """`anthropic/<model>` through the official `anthropic` SDK (Messages API with tool use).
 
-Chat turns stream the raw event sequence (message_start, content blocks with text and
+Chat turns stream the raw event sequence (message_start, content blocks with text, thinking and
 tool-input deltas, message_delta, message_stop); other purposes use one non-streamed call.
 Our history maps onto alternating user/assistant turns: tool results travel as `tool_result`
 blocks in a user turn. The SDK is imported when the provider is built; its retries are off and
@@ -21,6 +21,7 @@ from mini_letta.llm.base import (
     ModelRequest,
     ModelToolCall,
     Provider,
+    ReasoningDelta,
     StopEvent,
     TextDelta,
     UsageEvent,
@@ -199,6 +200,8 @@ class AnthropicProvider(SdkProvider):
                     delta = event.delta
                     if delta.type == "text_delta" and delta.text:
                         yield TextDelta(delta.text)
+                    elif delta.type == "thinking_delta" and delta.thinking:
+                        yield ReasoningDelta(delta.thinking)
                     elif delta.type == "input_json_delta" and event.index in tools:
                         tools[event.index].append(delta.partial_json)
                 elif kind == "content_block_stop" and event.index in tools:

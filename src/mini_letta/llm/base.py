@@ -1,9 +1,9 @@
 """The one provider protocol: a request in, a stream of typed events out.
 
 Every provider — the embedded mock, the scripted replayer, the OpenAI and Anthropic SDKs —
-implements `stream()`. Events arrive in order: any number of `TextDelta` and `ModelToolCall`,
-then at most one `UsageEvent`, then exactly one `StopEvent`. Errors are raised as the
-`ProviderError` kinds in `mini_letta.errors`; no SDK type ever leaves a provider.
+implements `stream()`. Events arrive in order: any number of `TextDelta`, `ReasoningDelta` and
+`ModelToolCall`, then at most one `UsageEvent`, then exactly one `StopEvent`. Errors are raised
+as the `ProviderError` kinds in `mini_letta.errors`; no SDK type ever leaves a provider.
 """
 
 from __future__ import annotations
@@ -39,6 +39,13 @@ class TextDelta(Struct, frozen=True):
     text: str
 
 
+class ReasoningDelta(Struct, frozen=True):
+    """A piece of the model's reasoning, streamed by models that show it. It is not the
+    answer: shown as it comes, never kept in the conversation or replayed to the model."""
+
+    text: str
+
+
 class ModelToolCall(Struct, frozen=True):
     call: ToolCall
 
@@ -51,7 +58,7 @@ class StopEvent(Struct, frozen=True):
     reason: StopReason
 
 
-ModelEvent = TextDelta | ModelToolCall | UsageEvent | StopEvent
+ModelEvent = TextDelta | ReasoningDelta | ModelToolCall | UsageEvent | StopEvent
 
 
 class Provider(Protocol):
@@ -95,7 +102,8 @@ class ModelResponse(Struct, frozen=True):
 
 
 def collect(events: Iterator[ModelEvent]) -> ModelResponse:
-    """Drain a stream into one response (for callers that do not show tokens as they come)."""
+    """Drain a stream into one response (for callers that do not show tokens as they come;
+    reasoning is dropped)."""
     parts: list[str] = []
     calls: list[ToolCall] = []
     usage: Usage | None = None
@@ -107,6 +115,6 @@ def collect(events: Iterator[ModelEvent]) -> ModelResponse:
             calls.append(event.call)
         elif isinstance(event, UsageEvent):
             usage = event.usage
-        else:
+        elif isinstance(event, StopEvent):
             stop = event.reason
     return ModelResponse("".join(parts), tuple(calls), usage, stop)

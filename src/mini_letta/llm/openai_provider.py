@@ -1,9 +1,10 @@
 """`openai/<model>` and the local presets, through the official `openai` SDK (Chat Completions).
 
-Chat turns stream (text deltas as they arrive, tool calls assembled from their fragments, usage
-from the final chunk); other purposes (summary, reflection) use one non-streamed call. The SDK
-is imported when the provider is built, never before; its retries are off (`llm/retry.py` owns
-the policy) and every SDK or transport exception is mapped to our kinds at this boundary.
+Chat turns stream (text deltas as they arrive, reasoning deltas when a compatible server sends
+them, tool calls assembled from their fragments, usage from the final chunk); other purposes
+(summary, reflection) use one non-streamed call. The SDK is imported when the provider is built,
+never before; its retries are off (`llm/retry.py` owns the policy) and every SDK or transport
+exception is mapped to our kinds at this boundary.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from mini_letta.llm.base import (
     ModelRequest,
     ModelToolCall,
     Provider,
+    ReasoningDelta,
     StopEvent,
     TextDelta,
     UsageEvent,
@@ -174,6 +176,9 @@ class OpenAIProvider(SdkProvider):
                     usage = _usage(chunk.usage)
                 for choice in chunk.choices:
                     delta = choice.delta
+                    thought = _reasoning(delta)
+                    if thought:
+                        yield ReasoningDelta(thought)
                     if delta.content:
                         yield TextDelta(delta.content)
                     for part in delta.tool_calls or ():
@@ -238,6 +243,17 @@ def _usage(raw: Any) -> Usage:
     details = getattr(raw, "prompt_tokens_details", None)
     cached = getattr(details, "cached_tokens", None) if details is not None else None
     return Usage(raw.prompt_tokens or 0, raw.completion_tokens or 0, cached or 0)
+
+
+def _reasoning(delta: Any) -> str:
+    """The reasoning a compatible server puts beside the content: `reasoning_content` (DeepSeek,
+    vLLM) or `reasoning` (Ollama, OpenRouter, newer vLLM). The SDK does not declare them; it keeps
+    them as extra attributes. A server sending both sends the same text twice: the first counts."""
+    for name in ("reasoning_content", "reasoning"):
+        value = getattr(delta, name, None)
+        if isinstance(value, str) and value:
+            return value
+    return ""
 
 
 def _merge_fragment(calls: dict[int, list[str]], part: Any) -> None:

@@ -18,6 +18,14 @@ class AssistantDelta(Struct, frozen=True):
     text: str
 
 
+class ThoughtDelta(Struct, frozen=True):
+    """A piece of the model's reasoning as it streams: shown by front ends that care (an
+    editor's thought chunks), never appended to the conversation, so never replayed or
+    reflected on."""
+
+    text: str
+
+
 class ToolCallEvent(Struct, frozen=True):
     call: ToolCall
 
@@ -44,5 +52,11 @@ class TurnResult(Struct, frozen=True):
 
 
 TurnEvent = (
-    MessageEvent | AssistantDelta | ToolCallEvent | ToolResultEvent | CompactionEvent | TurnResult
+    MessageEvent
+    | AssistantDelta
+    | ThoughtDelta
+    | ToolCallEvent
+    | ToolResultEvent
+    | CompactionEvent
+    | TurnResult
 )

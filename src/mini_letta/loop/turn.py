@@ -26,6 +26,7 @@ from mini_letta.ids import new_message_id
 from mini_letta.llm.base import (
     ModelRequest,
     ModelToolCall,
+    ReasoningDelta,
     StopEvent,
     TextDelta,
     UsageEvent,
@@ -33,6 +34,7 @@ from mini_letta.llm.base import (
 from mini_letta.loop.events import (
     AssistantDelta,
     MessageEvent,
+    ThoughtDelta,
     ToolCallEvent,
     ToolResultEvent,
     TurnEvent,
@@ -187,7 +189,8 @@ def _run_tools(setup: TurnSetup, calls: list[ToolCall]) -> Iterator[TurnEvent]:
 def _stream(
     setup: TurnSetup, request: ModelRequest, partial: list[str]
 ) -> Generator[TurnEvent, None, tuple[list[ToolCall], Usage | None, StopReason]]:
-    """One model call; text goes into `partial` as it streams (kept if interrupted)."""
+    """One model call; text goes into `partial` as it streams (kept if interrupted); reasoning
+    is passed on as it streams and kept nowhere."""
     calls: list[ToolCall] = []
     usage: Usage | None = None
     stop: StopReason = "end_turn"
@@ -195,6 +198,8 @@ def _stream(
         if isinstance(event, TextDelta):
             partial.append(event.text)
             yield AssistantDelta(event.text)
+        elif isinstance(event, ReasoningDelta):
+            yield ThoughtDelta(event.text)
         elif isinstance(event, ModelToolCall):
             calls.append(event.call)
         elif isinstance(event, UsageEvent):

@@ -11,7 +11,13 @@ from acp.schema import EmbeddedResourceContentBlock, ResourceContentBlock, TextR
 from mini_letta.acp.server import is_conversation_name, prompt_text
 from mini_letta.acp.updates import replay_updates, updates_for_event, view_tool_call
 from mini_letta.conversations.messages import Message, ToolCall
-from mini_letta.loop.events import AssistantDelta, CompactionEvent, ToolCallEvent, ToolResultEvent
+from mini_letta.loop.events import (
+    AssistantDelta,
+    CompactionEvent,
+    ThoughtDelta,
+    ToolCallEvent,
+    ToolResultEvent,
+)
 from mini_letta.tools.base import ToolResult
 from mini_letta.workspace import World, new_agent
 from mini_letta.workspace import resolve_conversation as open_store
@@ -54,6 +60,9 @@ def test_turn_events_become_chunks_calls_and_results():
     (chunk,) = updates_for_event(AssistantDelta("Hel"), CWD, None)
     assert (chunk.session_update, chunk.content.text) == ("agent_message_chunk", "Hel")
     assert updates_for_event(AssistantDelta(""), CWD, None) == []
+    (reasoning,) = updates_for_event(ThoughtDelta("Hmm"), CWD, None)
+    assert (reasoning.session_update, reasoning.content.text) == ("agent_thought_chunk", "Hmm")
+    assert updates_for_event(ThoughtDelta(""), CWD, None) == []
     (start,) = updates_for_event(ToolCallEvent(call), CWD, None)
     assert (start.session_update, start.kind, start.status) == ("tool_call", "edit", "pending")
     (diff,) = start.content  # the change, from the arguments alone

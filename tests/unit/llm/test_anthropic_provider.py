@@ -15,7 +15,14 @@ from mini_letta.errors import (
     UnknownModelError,
 )
 from mini_letta.llm.anthropic_provider import resolve_anthropic_config
-from mini_letta.llm.base import ModelRequest, TextDelta, ToolSpec, close_provider, collect
+from mini_letta.llm.base import (
+    ModelRequest,
+    ReasoningDelta,
+    TextDelta,
+    ToolSpec,
+    close_provider,
+    collect,
+)
 from mini_letta.llm.handles import parse_handle
 from mini_letta.llm.registry import ProviderOptions, build_provider
 from support.groups import SDK
@@ -78,6 +85,18 @@ def test_anthropic_streams_text_tool_use_and_usage(provider, scripted_server):
     assert request.body["tools"] == [
         {"name": "Grep", "description": "Search.", "input_schema": GREP.parameters}
     ]
+
+
+def test_anthropic_thinking_deltas_stream_as_reasoning_not_text(provider, scripted_server):
+    scripted_server.queue(anthropic_stream("Yes.", thinking="Check the docs first."))
+    events = list(provider.stream(_request()))
+    is_text = [
+        isinstance(e, TextDelta) for e in events if isinstance(e, ReasoningDelta | TextDelta)
+    ]
+    assert is_text == sorted(is_text) and not is_text[0] and is_text[-1]  # reasoning, then text
+    thought = "".join(e.text for e in events if isinstance(e, ReasoningDelta))
+    assert thought == "Check the docs first."
+    assert collect(iter(events)).text == "Yes."
 
 
 def test_anthropic_history_alternates_with_tool_results_in_user_turns(provider, scripted_server):

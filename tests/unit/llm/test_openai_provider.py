@@ -16,7 +16,14 @@ from mini_letta.errors import (
     UnknownModelError,
     UnreachableError,
 )
-from mini_letta.llm.base import ModelRequest, TextDelta, ToolSpec, close_provider, collect
+from mini_letta.llm.base import (
+    ModelRequest,
+    ReasoningDelta,
+    TextDelta,
+    ToolSpec,
+    close_provider,
+    collect,
+)
 from mini_letta.llm.handles import parse_handle
 from mini_letta.llm.openai_provider import resolve_openai_config
 from mini_letta.llm.registry import ProviderOptions, build_provider
@@ -73,6 +80,28 @@ def test_openai_streams_text_tool_calls_and_usage(provider, scripted_server):
     assert request.headers["x-stainless-retry-count"] == "0"
     assert request.body["stream"] is True
     assert request.body["stream_options"] == {"include_usage": True}
+
+
+@pytest.mark.parametrize("field", ["reasoning_content", "reasoning", "both"])
+def test_openai_streams_a_servers_reasoning_before_its_answer(provider, scripted_server, field):
+    reply = openai_stream("It is 4.", reasoning="2 and 2 make 4.", reasoning_field="reasoning")
+    if field != "reasoning":  # DeepSeek's name; newer vLLM sends both with the same text
+        for _, chunk in reply.sse or ():
+            for choice in chunk["choices"] if isinstance(chunk, dict) else ():
+                delta = choice["delta"]
+                if "reasoning" in delta:
+                    delta["reasoning_content"] = delta["reasoning"]
+                    if field == "reasoning_content":
+                        del delta["reasoning"]
+    scripted_server.queue(reply)
+    events = list(provider.stream(_request()))
+    is_text = [
+        isinstance(e, TextDelta) for e in events if isinstance(e, ReasoningDelta | TextDelta)
+    ]
+    assert is_text == sorted(is_text) and not is_text[0] and is_text[-1]  # reasoning, then text
+    thought = "".join(e.text for e in events if isinstance(e, ReasoningDelta))
+    assert thought == "2 and 2 make 4."  # once, though a server sent it under both names
+    assert collect(iter(events)).text == "It is 4."  # the answer is the content alone
 
 
 def test_openai_request_carries_system_tools_and_tool_history(provider, scripted_server):

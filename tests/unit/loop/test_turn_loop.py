@@ -13,17 +13,21 @@ from mini_letta.llm.base import (
     ModelEvent,
     ModelRequest,
     ModelToolCall,
+    ProviderInUse,
     StopEvent,
     TextDelta,
     ToolSpec,
     UsageEvent,
 )
-from mini_letta.loop.events import MessageEvent, ToolResultEvent, TurnResult
+from mini_letta.llm.registry import ProviderOptions, build_provider
+from mini_letta.loop.events import MessageEvent, ThoughtDelta, ToolResultEvent, TurnResult
 from mini_letta.loop.setup import TurnOptions, build_turn_setup
 from mini_letta.loop.turn import run_turn
 from mini_letta.structs import Struct, field
 from mini_letta.tools.base import ToolContext, ToolResult, Toolset
 from mini_letta.workspace import resolve_conversation, resolve_or_create_agent
+from support.groups import SDK
+from support.scripted_server import openai_stream, openai_tool_call
 
 
 class ScriptedProvider(Struct):
@@ -92,6 +96,38 @@ def test_tool_call_then_answer(world):
     # The second request carried the tool result back to the model (after the reminder).
     sent = [m for m in provider.requests[1].messages if not m.id.startswith("reminder-")]
     assert [m.role for m in sent] == ["user", "assistant", "tool"]
+
+
+@SDK
+def test_reasoning_streams_as_thoughts_and_is_never_kept_or_replayed(world, clock, scripted_server):
+    scripted_server.queue(
+        openai_stream(
+            tool_calls=[openai_tool_call("c1", "echo", '{"text": "hi"}')],
+            reasoning="First I echo.",
+        ),
+        openai_stream("echoed", reasoning="The echo came back."),
+    )
+    options = ProviderOptions(
+        environ={"OPENAI_API_KEY": "sk-test-dummy"}, base_url=scripted_server.url, clock=clock
+    )
+    with ProviderInUse(build_provider("openai/x", options)) as provider:
+        store, setup = _setup(world, provider, tools=[EchoTool()])
+        events = list(run_turn(setup, "please echo"))
+    thoughts = "".join(e.text for e in events if isinstance(e, ThoughtDelta))
+    assert thoughts == "First I echo.The echo came back."
+    result = events[-1]
+    assert isinstance(result, TurnResult) and (result.text, result.steps) == ("echoed", 2)
+    logged = store.all()
+    assert [(m.role, m.content) for m in logged if m.role == "assistant"] == [
+        ("assistant", ""),
+        ("assistant", "echoed"),
+    ]
+    # nowhere in the home: not the log, the record, nor memory (so reflection never sees it)
+    kept = b"".join(p.read_bytes() for p in world.home.root.rglob("*") if p.is_file())
+    assert b"echo came back" not in kept and b"First I echo" not in kept
+    assert b"echoed" in kept
+    replayed = str(scripted_server.requests[1].body["messages"])
+    assert "First I echo" not in replayed  # the model's next request carries the answer only
 
 
 @pytest.mark.parametrize(
