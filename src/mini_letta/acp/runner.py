@@ -7,6 +7,12 @@ the work runs here, on the main thread, and `session/cancel` sends this thread t
 SIGINT: an editor's stop button is Ctrl-C, with nothing to re-implement. A cancel reaches
 only the job of its own session, and only while that job says it may be interrupted; a stray
 interrupt between jobs is dropped.
+
+One SIGINT can be lost: landing after the main thread's last look at its signals and before
+it blocks (on a lock, a socket), it wakes nothing and the wait goes on. So a cancel knocks
+again every 50 ms until the job's own handler has seen it (or the job ends), and the handler
+raises KeyboardInterrupt once per job, so a later knock never interrupts the code that
+records the interruption.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from __future__ import annotations
 import queue
 import signal
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
@@ -28,6 +35,7 @@ class Job:
         self.future: Future[Any] = Future()
         self.interruptible = False
         self.cancelled = False
+        self.interrupt_seen = False  # set on the main thread when the SIGINT became an exception
 
 
 class TurnRunner:
@@ -60,17 +68,36 @@ class TurnRunner:
             return False
         if hasattr(signal, "pthread_kill"):
             signal.pthread_kill(self._thread_id, signal.SIGINT)
+            threading.Thread(target=self._knock, args=(job, self._thread_id), daemon=True).start()
         else:  # Windows: raised at the main thread's next instruction, not during a wait
             import _thread
 
             _thread.interrupt_main()
         return True
 
+    def _knock(self, job: Job, thread_id: int, *, every: float = 0.05, tries: int = 200) -> None:
+        """Send SIGINT again until `job` has seen one, stopped allowing it, or ended."""
+        for _ in range(tries):
+            time.sleep(every)
+            with self._lock:
+                if self._current is not job or not job.interruptible or job.interrupt_seen:
+                    return
+                signal.pthread_kill(thread_id, signal.SIGINT)
+
+    def _on_sigint(self, signum: int, frame: object) -> None:
+        """Ctrl-C's KeyboardInterrupt, once per job: the knocks after the first are dropped."""
+        job = self._current  # no lock: this runs on the main thread, which may hold it
+        if job is not None:
+            if job.interrupt_seen:
+                return
+            job.interrupt_seen = True
+        raise KeyboardInterrupt
+
     def run(self) -> None:
         """Run jobs until `stop`; must be the main thread (SIGINT is delivered there)."""
         assert threading.current_thread() is threading.main_thread()
         self._thread_id = threading.get_ident()
-        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        previous = signal.signal(signal.SIGINT, self._on_sigint)
         try:
             while True:
                 try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import threading
 
 import pytest
@@ -43,6 +44,39 @@ def test_a_cancel_interrupts_the_owners_blocking_job_as_ctrl_c_would():
         assert runner.interrupt("s2") is False  # another session's cancel touches nothing
         assert runner.interrupt("s1") is True
         outcome.append(future.result(timeout=45))  # a loaded machine is slow to deliver it
+
+    thread = _in_thread(runner, client)
+    runner.run()
+    thread.join(10)
+    assert outcome == ["interrupted"]
+
+
+def test_a_cancel_whose_first_signal_is_lost_still_stops_the_job():
+    """A SIGINT landing just before the main thread blocks wakes nothing; the cancel knocks
+    again. Here the first one is lost for certain: it arrives while SIGINT is ignored."""
+    runner = TurnRunner()
+    started, sent, never = threading.Event(), threading.Event(), threading.Event()
+
+    def work(job: Job) -> str:
+        handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        runner.allow_interrupts(job, True)
+        started.set()
+        assert sent.wait(20)
+        signal.signal(signal.SIGINT, handler)
+        try:
+            never.wait(30)
+        except KeyboardInterrupt:
+            return "interrupted"
+        return "waited it out"
+
+    outcome: list[object] = []
+
+    def client() -> None:
+        future = runner.submit(work, owner="s1")
+        assert started.wait(20)
+        assert runner.interrupt("s1") is True
+        sent.set()
+        outcome.append(future.result(timeout=45))
 
     thread = _in_thread(runner, client)
     runner.run()
