@@ -99,6 +99,8 @@ def _read_attachment(raw: str, ctx: ToolContext) -> Attachment | None:
         path = resolve_tool_path(raw, ctx)
     except ToolInputError as exc:
         raise AttachmentError(f"@{_shown(raw)}: {exc}") from None
+    if not path.exists() and os.path.lexists(path):  # 3.13 resolves a loop without raising
+        raise AttachmentError(f"@{_shown(raw)}: cannot be read (a link that leads nowhere)")
     if not path.exists():
         raise AttachmentError(
             f"@{_shown(raw)}: no such file (in backticks, `@{_shown(raw)}` stays text); "

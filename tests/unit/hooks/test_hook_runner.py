@@ -235,9 +235,12 @@ def test_plain_output_of_a_tool_hook_stays_with_the_user(tmp_path):
     )
 
 
-def test_deeply_nested_json_is_plain_words_not_a_crash(tmp_path):
+def test_deeply_nested_json_is_not_a_crash(tmp_path):
+    """3.11's parser refuses this depth (the text is then plain words, added as context);
+    3.13's parses it (an answer with no field we read, so nothing is added)."""
     nested = '{"a":' * 5000 + "1" + "}" * 5000
     hook = hook_script(tmp_path, "deep.sh", f"printf '%s' '{nested}'")
     runner = _runner(tmp_path, {"UserPromptSubmit": [hook_entry(hook)]})
     reply = runner.prompt_submitted("x")
-    assert not reply.blocked and reply.context.startswith('{"a":{"a":')
+    assert not reply.blocked
+    assert reply.context == "" or reply.context.startswith('{"a":{"a":')
