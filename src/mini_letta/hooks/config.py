@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from mini_letta.errors import ConfigError
 from mini_letta.settings import HookLayer, HookScope
@@ -31,16 +31,7 @@ HookEvent = Literal[
     "PreReflect",
     "PostReflect",
 ]
-HOOK_EVENTS: tuple[HookEvent, ...] = (
-    "PreToolUse",
-    "PostToolUse",
-    "UserPromptSubmit",
-    "SessionStart",
-    "Stop",
-    "PreCompact",
-    "PreReflect",
-    "PostReflect",
-)
+HOOK_EVENTS: tuple[HookEvent, ...] = get_args(HookEvent)
 DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 3600.0
 _NAMES_ONLY = re.compile(r"[A-Za-z0-9_|]*")

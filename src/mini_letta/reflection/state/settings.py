@@ -222,30 +222,18 @@ def build_settings_patch(
     """The camelCase changes requested by `sleeptime` flags, validated (exit 2 when not)."""
     patch: dict[str, Any] = {}
     if trigger is not None:
-        if trigger not in TRIGGERS:
-            raise InvalidValueError(
-                f"invalid --trigger {trigger!r} (allowed: {', '.join(TRIGGERS)})"
-            )
-        patch["trigger"] = trigger
+        patch["trigger"] = _choice("--trigger", trigger, TRIGGERS)
     if steps is not None:
         text = steps.strip()
         if not text.isdigit() or int(text) <= 0:
             raise InvalidValueError(f"invalid --steps {steps!r} (allowed: an integer > 0)")
         patch["stepCount"] = int(text)
     if merge is not None:
-        if merge not in MERGE_MODES:
-            raise InvalidValueError(
-                f"invalid --merge {merge!r} (allowed: {', '.join(MERGE_MODES)})"
-            )
-        patch["merge"] = merge
+        patch["merge"] = _choice("--merge", merge, MERGE_MODES)
     if merge_instructions is not None:
         patch["mergeInstructions"] = merge_instructions.strip()
     if memory_sync is not None:
-        if memory_sync not in MEMORY_SYNC_MODES:
-            raise InvalidValueError(
-                f"invalid --memory-sync {memory_sync!r} (allowed: {', '.join(MEMORY_SYNC_MODES)})"
-            )
-        patch["memorySync"] = memory_sync
+        patch["memorySync"] = _choice("--memory-sync", memory_sync, MEMORY_SYNC_MODES)
     if model is not None:
         patch["model"] = validate_value("model", model)
         patch["baseUrl"] = None  # a server belongs to the model it was given with
@@ -257,6 +245,13 @@ def build_settings_patch(
     if review_base_url is not None:
         patch["reviewBaseUrl"] = review_base_url.strip()
     return patch
+
+
+def _choice(flag: str, value: str, allowed: Sequence[str]) -> str:
+    """`value` when it is one of `allowed`, else the usage error naming the flag and the choices."""
+    if value not in allowed:
+        raise InvalidValueError(f"invalid {flag} {value!r} (allowed: {', '.join(allowed)})")
+    return value
 
 
 def render_settings_json(settings: ReflectionSettings) -> str:
