@@ -4,7 +4,9 @@ person accepts or discards what was held back."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
 
 import pytest
 
@@ -299,6 +301,43 @@ def test_the_gate_lets_plain_additions_through(parent):
     limits = GateLimits.for_window(128_000)
     said = [{"id": "msg-1", "role": "user", "content": "this project uses pnpm"}]
     assert check_gate(parent, base, tip, parent.path, _facts(limits=limits, messages=said)) == []
+
+
+def test_a_duplicate_is_found_in_the_files_already_read_with_one_git_process(parent):
+    body = "- Editor: Vim (since 2019)\n- 编辑器：用 Vim\n"
+    (parent.path / "notes").mkdir()
+    (parent.path / "notes/tools.md").write_text(f"---\ndescription: t\n---\n{body}")
+    git(parent.path, "add", "-A")
+    git(parent.path, "commit", "-qm", "tools")
+    twins = "* editor — VIM, since 2019!\n- 编辑器: 用vim\n- Shell: fish\n"
+    base, tip = _branch_with(parent, {"notes/tools.md": f"---\ndescription: t\n---\n{body}{twins}"})
+    with _processes() as started:
+        reasons = check_gate(parent, base, tip, parent.path, _facts())
+    assert reasons == [
+        "notes/tools.md duplicates what memory already says: '* editor — VIM, since 2019!'"
+    ]
+    assert started == ["git"]  # the diff; the duplicate check reads the files the gate holds
+
+
+_STARTED: list[list[str]] = []
+
+
+def _audit(event, args):
+    if event == "subprocess.Popen" and _STARTED:
+        _STARTED[-1].append(str(args[0]).rsplit("/", 1)[-1])
+
+
+sys.addaudithook(_audit)  # a hook stays for the process: it records only inside _processes()
+
+
+@contextlib.contextmanager
+def _processes():
+    """The programs started in this block, by name (an audit hook: nothing is patched)."""
+    _STARTED.append([])
+    try:
+        yield _STARTED[-1]
+    finally:
+        _STARTED.pop()
 
 
 def test_the_mock_cites_evidence_when_it_replaces_a_contradicted_line(world, agent, store):
