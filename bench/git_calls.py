@@ -20,11 +20,12 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src"
 sys.path.insert(0, str(SRC))
 
-from mini_letta.clock import SystemClock  # noqa: E402
+from mini_letta.agents.records import AgentRecord  # noqa: E402
+from mini_letta.clock import SystemClock, format_timestamp  # noqa: E402
 from mini_letta.conversations.messages import Message  # noqa: E402
+from mini_letta.conversations.store import ConversationStore  # noqa: E402
 from mini_letta.home import Home  # noqa: E402
 from mini_letta.ids import new_message_id  # noqa: E402
-from mini_letta.clock import format_timestamp  # noqa: E402
 from mini_letta.reflection.run.launch import launch_reflection  # noqa: E402
 from mini_letta.reflection.run.setup import LaunchOptions  # noqa: E402
 from mini_letta.tools.base import ToolContext  # noqa: E402
@@ -56,24 +57,54 @@ def _hook(event: str, args: tuple[object, ...]) -> None:
     _calls.append((name, caller))
 
 
-def count(action: Callable[[], object]) -> list[tuple[str, str]]:
-    """The git processes `action` starts, as (subcommand, caller)."""
+def count(action: Callable[[], object]) -> tuple[object, list[tuple[str, str]]]:
+    """What `action` returns, and the git processes it starts as (subcommand, caller)."""
     global _calls
     _calls = []
     try:
-        action()
-        return _calls
+        return action(), _calls
     finally:
         _calls = None
 
 
-def _say(store: object, clock: SystemClock, *texts: str) -> None:
+def _say(store: ConversationStore, clock: SystemClock, *texts: str) -> None:
     for text in texts:
         batch = []
         for role, body in (("user", text), ("assistant", f"ok: {text}")):
             now = clock.now()
             batch.append(Message(new_message_id(now), role, body, format_timestamp(now)))
-        store.append(batch)  # type: ignore[attr-defined]
+        store.append(batch)
+
+
+def _scenarios(root: Path) -> list[tuple[str, list[tuple[str, str]]]]:
+    clock = SystemClock()
+    world = World(Home(root / "home"), root / "project", {}, clock)
+    new_agent(world, name="warm")  # imports loaded before counting
+    agent, created = count(lambda: new_agent(world))
+    assert isinstance(agent, AgentRecord)
+    memory_dir = world.home.memory_dir(agent.id)
+    ctx = ToolContext(cwd=memory_dir, clock=clock, memory_dir=memory_dir)
+    edit = {"command": "insert", "path": "system/human.md", "content": "- tea", "reason": "b"}
+    MemoryTool().run({**edit, "content": "- warm"}, ctx)
+    _, edited = count(lambda: MemoryTool().run(edit, ctx))
+    store = resolve_conversation(world, agent, None, new=True)
+    runs = []
+    for said, expected in (
+        (("我更喜欢用 tabs 缩进", "今天我们决定以后一律用 pnpm"), "merged"),
+        (("hello there", "thanks"), "no_changes"),
+    ):
+        _say(store, clock, *said)
+        outcome, calls = count(lambda: launch_reflection(world, agent, store, LaunchOptions()))
+        assert getattr(outcome, "status", None) == expected, outcome
+        runs.append(calls)
+    _, turn = count(lambda: _turn(root))
+    return [
+        ("agent creation", created),
+        ("memory-tool edit", edited),
+        ("reflection run, merged", runs[0]),
+        ("reflection run, no changes", runs[1]),
+        ("mock turn (in-process)", turn),
+    ]
 
 
 def main() -> None:
@@ -81,36 +112,9 @@ def main() -> None:
     parser.add_argument("--trace", action="store_true")
     opts = parser.parse_args()
     sys.addaudithook(_hook)
-    rows: list[tuple[str, list[tuple[str, str]]]] = []
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        (root / "project").mkdir()
-        clock = SystemClock()
-        world = World(Home(root / "home"), root / "project", {}, clock)
-        new_agent(world, name="warm")  # imports loaded before counting
-        holder: dict[str, object] = {}
-        rows.append(("agent creation", count(lambda: holder.update(agent=new_agent(world)))))
-        agent = holder["agent"]
-        memory_dir = world.home.memory_dir(agent.id)  # type: ignore[attr-defined]
-        ctx = ToolContext(cwd=memory_dir, clock=clock, memory_dir=memory_dir)
-        edit = {
-            "command": "insert",
-            "path": "system/human.md",
-            "content": "- likes tea",
-            "reason": "bench",
-        }
-        MemoryTool().run({**edit, "content": "- warm"}, ctx)
-        rows.append(("memory-tool edit", count(lambda: MemoryTool().run(edit, ctx))))
-        store = resolve_conversation(world, agent, None, new=True)  # type: ignore[arg-type]
-        _say(store, clock, "我更喜欢用 tabs 缩进", "今天我们决定以后一律用 pnpm")
-        merged = count(lambda: holder.update(o=launch_reflection(world, agent, store, LaunchOptions())))
-        assert holder["o"].status == "merged", holder["o"]  # type: ignore[attr-defined]
-        rows.append(("reflection run, merged", merged))
-        _say(store, clock, "hello there", "thanks")
-        nothing = count(lambda: holder.update(o=launch_reflection(world, agent, store, LaunchOptions())))
-        assert holder["o"].status == "no_changes", holder["o"]  # type: ignore[attr-defined]
-        rows.append(("reflection run, no changes", nothing))
-        rows.append(("mock turn (in-process)", count(lambda: _turn(root))))
+        (Path(tmp) / "project").mkdir()
+        rows = _scenarios(Path(tmp))
     for label, calls in rows:
         by_name = collections.Counter(name for name, _ in calls)
         detail = ", ".join(f"{name} {n}" for name, n in by_name.most_common())
