@@ -4,9 +4,7 @@ person accepts or discards what was held back."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import sys
 
 import pytest
 
@@ -18,6 +16,7 @@ from mini_letta.reflection.run.launch import launch_reflection, preview_reflecti
 from mini_letta.reflection.run.setup import LaunchOptions
 from mini_letta.reflection.state.records import load_run_record
 from mini_letta.reflection.state.watermark import read_reflection_state
+from support.git_calls import git_calls
 from support.reflection_kit import SECRETS, ScriptedProvider, add_turn, git, respond, tool_call
 
 HUMAN = "system/human.md"
@@ -311,33 +310,12 @@ def test_a_duplicate_is_found_in_the_files_already_read_with_one_git_process(par
     git(parent.path, "commit", "-qm", "tools")
     twins = "* editor — VIM, since 2019!\n- 编辑器: 用vim\n- Shell: fish\n"
     base, tip = _branch_with(parent, {"notes/tools.md": f"---\ndescription: t\n---\n{body}{twins}"})
-    with _processes() as started:
+    with git_calls() as started:
         reasons = check_gate(parent, base, tip, parent.path, _facts())
     assert reasons == [
         "notes/tools.md duplicates what memory already says: '* editor — VIM, since 2019!'"
     ]
-    assert started == ["git"]  # the diff; the duplicate check reads the files the gate holds
-
-
-_STARTED: list[list[str]] = []
-
-
-def _audit(event, args):
-    if event == "subprocess.Popen" and _STARTED:
-        _STARTED[-1].append(str(args[0]).rsplit("/", 1)[-1])
-
-
-sys.addaudithook(_audit)  # a hook stays for the process: it records only inside _processes()
-
-
-@contextlib.contextmanager
-def _processes():
-    """The programs started in this block, by name (an audit hook: nothing is patched)."""
-    _STARTED.append([])
-    try:
-        yield _STARTED[-1]
-    finally:
-        _STARTED.pop()
+    assert started == ["diff"]  # the duplicate check reads the files the gate holds
 
 
 def test_the_mock_cites_evidence_when_it_replaces_a_contradicted_line(world, agent, store):

@@ -1,10 +1,11 @@
 """Throwaway homes for the evals: one agent made once, then a copy of its home per case.
 
 A copy costs a fraction of a new agent (no `git init`, no first commit, no agent record to
-write). Git never rewrites an object file or a sample hook in place (it writes a new file and
-renames it, and prunes by unlinking), so a copy links those instead of copying their bytes;
-every other file is copied with its times, so the copy's index stays fresh and git need not
-re-read the files to trust it.
+write). Git never rewrites an object file in place (it writes a new file and renames it, and
+prunes by unlinking), so a copy links the objects instead of copying their bytes, and leaves
+out the sample hooks `git init` writes (never run: mini-letta runs git without hooks); every
+other file is copied with its times, so the copy's index stays fresh and git need not re-read
+the files to trust it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from mini_letta.home import Home
 from mini_letta.structs import Struct
 from mini_letta.workspace import World
 
-_SHARED = ("objects", "hooks")  # folders of .git whose files git only adds and removes
+_OBJECTS = f"{os.sep}.git{os.sep}objects{os.sep}"  # files git only adds and removes
 
 
 class AgentTemplate(Struct, frozen=True):
@@ -49,16 +50,27 @@ def copy_template(
 ) -> World:
     """A world on a copy of the template's home and project in `into` (an empty folder)."""
     shutil.copytree(
-        template.root, into, symlinks=True, dirs_exist_ok=True, copy_function=_copy_or_link
+        template.root,
+        into,
+        symlinks=True,
+        dirs_exist_ok=True,
+        copy_function=_copy_or_link,
+        ignore=_sample_hooks,
     )
     return World(Home(into / "home"), into / "project", environ, clock)
 
 
 def _copy_or_link(source: str, target: str) -> object:
-    if any(f"{os.sep}.git{os.sep}{folder}{os.sep}" in source for folder in _SHARED):
+    if _OBJECTS in source:
         try:
             os.link(source, target)
             return target
         except OSError:
             pass  # no hard links here (another device, a file system without them): copy
     return shutil.copy2(source, target)
+
+
+def _sample_hooks(folder: str, names: list[str]) -> list[str]:
+    if not folder.endswith(f"{os.sep}.git{os.sep}hooks"):
+        return []
+    return [name for name in names if name.endswith(".sample")]

@@ -23,7 +23,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mini_letta.context.memory_budget import MemoryBudget, lines_tokens, over_budget
 from mini_letta.errors import FrontmatterError, MemfsError, MemoryEditError
@@ -32,11 +32,11 @@ from mini_letta.memory.frontmatter import parse_memory_file
 from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.repo import GitRepo
 from mini_letta.memory.secrets import find_secret
-from mini_letta.reflection.gate.evidence import UserWords, build_user_words
-from mini_letta.reflection.gate.grounding import split_label
 from mini_letta.reflection.gate.hunks import FileDiff, frontmatter_lines, parse_diff
-from mini_letta.reflection.gate.meaning import CitedEdit, meaning_reasons
 from mini_letta.structs import Struct, field
+
+if TYPE_CHECKING:
+    from mini_letta.reflection.gate.evidence import UserWords
 
 DUMP_CHARS = 200
 DUMP_LINES = 3
@@ -81,6 +81,12 @@ def check_gate(repo: GitRepo, base: str, tip: str, tree: Path, facts: GateInput)
     diffs = parse_diff(repo.run("diff", "--no-renames", "-U0", "--no-color", base, tip))
     if not diffs:
         return []
+    # The rules on meaning compile many patterns: loaded when a run has something to judge,
+    # not by every process that only asks for the budgets (GateLimits) or normalise_line.
+    from mini_letta.reflection.gate.evidence import build_user_words
+    from mini_letta.reflection.gate.meaning import CitedEdit, meaning_reasons
+    from mini_letta.skills.validate import check_skill_edits, is_skill_path, said_by_id
+
     changed = [d.path for d in diffs if d.status != "deleted"]
     files = _read_files(tree, [*_system_paths(tree), *changed])
     for diff in diffs:
@@ -93,8 +99,6 @@ def check_gate(repo: GitRepo, base: str, tip: str, tree: Path, facts: GateInput)
     reasons += _dump_reasons(diffs, facts, words)
     reasons += _duplicate_reasons(diffs, files)
     reasons += _evidence_reasons(diffs, facts)
-    from mini_letta.skills.validate import check_skill_edits, is_skill_path, said_by_id
-
     if not reasons:  # a skill's lines are steps and code, grounded by its own command check
         notes = [d for d in diffs if not is_skill_path(d.path)]
         edits = [CitedEdit(c.path, c.message_ids, c.lines, c.removed) for c in facts.citations]
@@ -220,6 +224,8 @@ def _dictated(path: str, citations: Sequence[Citation], words: Mapping[str, User
 
 def _in(text: str, dictated: str) -> bool:
     """Whether `text` (or its content after a short label) is what the user dictated."""
+    from mini_letta.reflection.gate.grounding import split_label
+
     return bool(dictated) and (text in dictated or split_label(text)[0] in dictated)
 
 
