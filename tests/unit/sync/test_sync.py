@@ -172,8 +172,9 @@ def test_sync_refuses_uncommitted_changes_and_changes_nothing(machines):
     assert (first.memory / "system" / "human.md").read_text(encoding="utf-8") == "hand edit\n"
 
 
-def test_a_remote_rewound_by_someone_else_gets_our_history_back(machines, remote):
-    first, second, _ = machines
+def test_a_remote_rewound_by_someone_else_gets_our_history_back(machines):
+    first, second, history = machines
+    remote = history.remote
     first.remember("system/human.md", "- fact one")
     first.sync()
     second.sync()
@@ -190,8 +191,9 @@ def test_a_remote_rewound_by_someone_else_gets_our_history_back(machines, remote
     assert "- fact one" in git(remote, "show", "refs/heads/main:system/human.md")
 
 
-def test_repository_configured_programs_never_run_during_sync(machines, remote, tmp_path):
-    first, _, _ = machines
+def test_repository_configured_programs_never_run_during_sync(machines, tmp_path):
+    first, _, history = machines
+    remote = history.remote
     marker = tmp_path / "ran"
     hook = remote / "hooks" / "pre-receive"
     hook.write_text(f"#!/bin/sh\ntouch {marker}\n", encoding="utf-8")

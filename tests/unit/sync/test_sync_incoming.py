@@ -27,9 +27,8 @@ GHP = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 class Attacker:
     """A plain git clone of the remote that pushes whatever it likes."""
 
-    def __init__(self, remote: Path, where: Path) -> None:
-        subprocess.run(["git", "clone", "-q", "-b", "main", str(remote), str(where)], check=True)
-        self.path = where
+    def __init__(self, clone: Path) -> None:
+        self.path = clone
 
     def write(self, rel: str, data: bytes | str) -> None:
         target = self.path / rel
@@ -50,8 +49,8 @@ class Attacker:
 
 
 @pytest.fixture
-def attacker(machines, remote, tmp_path) -> Attacker:
-    return Attacker(remote, tmp_path / "attacker")
+def attacker(attacker_clone: Path) -> Attacker:
+    return Attacker(attacker_clone)
 
 
 def _refused(machine: Machine, *needles: str) -> str:
@@ -166,7 +165,8 @@ def test_a_clean_incoming_change_still_moves_memory(machines, attacker):
     assert "uses pnpm" in second.read("notes/ok.md")
 
 
-def test_a_clone_of_a_remote_holding_a_link_is_refused(machines, attacker, tmp_path, clock, remote):
+def test_a_clone_of_a_remote_holding_a_link_is_refused(machines, attacker, tmp_path, clock):
+    remote = machines[2].remote
     attacker.link("notes/x.md", "/etc/passwd")
     attacker.push()
     project = tmp_path / "third" / "project"
