@@ -198,6 +198,7 @@ def test_repository_configured_programs_never_run_during_sync(machines, tmp_path
     hook = remote / "hooks" / "pre-receive"
     hook.write_text(f"#!/bin/sh\ntouch {marker}\n", encoding="utf-8")
     hook.chmod(0o755)
+    git(remote, "config", "core.alternateRefsCommand", f"touch {marker}")
     local_hook = first.memory / ".git" / "hooks" / "pre-push"
     local_hook.write_text(f"#!/bin/sh\ntouch {marker}\n", encoding="utf-8")
     local_hook.chmod(0o755)
