@@ -70,19 +70,6 @@ def test_a_bad_remote_url_is_a_usage_error(cli):
     assert _agent_names(cli) == ["a"]
 
 
-def test_a_second_machine_joins_with_agents_create(cli, remote, tmp_path):
-    cli("chat", "-p", "请记住我喜欢用 vim")
-    cli("memory", "remote", "set", str(remote))
-    cli("memory", "sync")
-    laptop = _laptop(cli, tmp_path)
-    joined = laptop("agents", "create", "--name", "laptop", "--memory-remote", str(remote))
-    assert joined.code == 0, joined.stderr
-    assert "我喜欢用 vim" in laptop("memory", "show", "system/human.md").stdout
-    missing = laptop("agents", "create", "--name", "x", "--memory-remote", str(tmp_path / "no"))
-    assert missing.code == 1 and "git clone failed" in missing.stderr
-    assert _agent_names(laptop) == ["laptop"]  # nothing half-made is left
-
-
 def test_after_merge_syncs_in_the_background_when_memory_moves(home, project, clock, remote):
     world = World(home=home, cwd=project, environ=cli_env(home.root), clock=clock)
     agent = new_agent(world)
@@ -105,12 +92,19 @@ def test_after_merge_syncs_in_the_background_when_memory_moves(home, project, cl
     assert session.after_turn() is None
 
 
-def test_memory_status_lists_files_left_for_review(cli, remote, tmp_path):
+def test_a_second_machine_joins_and_both_list_files_left_for_review(cli, remote, tmp_path):
+    """One story (the second machine costs a clone): the laptop joins with `agents create`,
+    both edit the same line, and each lists the file left for review after its sync."""
     cli("chat", "-p", "请记住我喜欢用 vim")
     cli("memory", "remote", "set", str(remote))
     cli("memory", "sync")
     laptop = _laptop(cli, tmp_path)
-    laptop("agents", "create", "--name", "laptop", "--memory-remote", str(remote))
+    joined = laptop("agents", "create", "--name", "laptop", "--memory-remote", str(remote))
+    assert joined.code == 0, joined.stderr
+    assert "我喜欢用 vim" in laptop("memory", "show", "system/human.md").stdout
+    missing = laptop("agents", "create", "--name", "x", "--memory-remote", str(tmp_path / "no"))
+    assert missing.code == 1 and "git clone failed" in missing.stderr
+    assert _agent_names(laptop) == ["laptop"]  # nothing half-made is left
     laptop_memory = Path(laptop("memory", "path").stdout.strip())
     desk_memory = Path(cli("memory", "path").stdout.strip())
     for memory, text in ((desk_memory, "- vim, always"), (laptop_memory, "- emacs now")):
