@@ -16,6 +16,7 @@ import pytest
 from mini_letta.errors import MemfsError
 from mini_letta.home import Home
 from mini_letta.memory.files import MAX_MEMORY_FILES
+from mini_letta.memory.incoming import MAX_LISTED
 from mini_letta.sync.engine import SyncError
 from mini_letta.workspace import World, new_agent
 from support.sync import Machine, git
@@ -74,15 +75,16 @@ def _all_objects(repo: Path) -> bytes:
     return listing.stdout
 
 
-@pytest.mark.parametrize(
-    ("rel", "to"), [("notes/x.md", "/etc/passwd"), ("system/zero.md", "/dev/zero")]
-)
-def test_an_incoming_symlink_is_refused_by_name(machines, attacker, rel, to):
+def test_incoming_symlinks_are_refused_by_name(machines, attacker):
     _, second, _ = machines
-    attacker.link(rel, to)
+    links = {"notes/x.md": "/etc/passwd", "system/zero.md": "/dev/zero"}
+    for rel, to in links.items():
+        attacker.link(rel, to)
     attacker.push()
-    _refused(second, rel, "symbolic link")
-    assert not (second.memory / rel).is_symlink()
+    message = _refused(second)
+    for rel in links:
+        assert _names(message, rel, "symbolic link"), message
+        assert not (second.memory / rel).is_symlink()
 
 
 def test_an_incoming_submodule_is_refused_by_name(machines, attacker):
@@ -130,23 +132,33 @@ def test_a_secret_in_an_incoming_commit_message_is_refused(machines, attacker):
     assert GHP.encode() not in _all_objects(second.memory)
 
 
-@pytest.mark.parametrize(
-    ("rel", "data", "problem"),
-    [
-        ("notes/big.md", b"---\ndescription: big\n---\n" + b"x" * 500_000, "past the limit"),
-        ("notes/nul.md", b"\0" * 1000, "NUL"),
-        ("notes/bin.md", bytes(range(128, 256)) * 10, "UTF-8"),
-        ("notes/run.sh", b"#!/bin/sh\n", "outside the memory layout"),
-        (".hidden/x.md", b"---\ndescription: h\n---\n", "outside the memory layout"),
-    ],
-)
-def test_incoming_files_past_the_memory_tool_s_limits_are_refused(
-    machines, attacker, rel, data, problem
-):
+# Each past one of the memory tool's limits; one push brings all of them (no more than the
+# refusal names), and each must be named with its own reason.
+PAST_THE_LIMITS = [
+    ("notes/big.md", b"---\ndescription: big\n---\n" + b"x" * 500_000, "past the limit"),
+    ("notes/nul.md", b"\0" * 1000, "NUL"),
+    ("notes/bin.md", bytes(range(128, 256)) * 10, "UTF-8"),
+    ("notes/run.sh", b"#!/bin/sh\n", "outside the memory layout"),
+    (".hidden/x.md", b"---\ndescription: h\n---\n", "outside the memory layout"),
+]
+
+
+def test_incoming_files_past_the_memory_tool_s_limits_are_refused(machines, attacker):
+    assert len(PAST_THE_LIMITS) <= MAX_LISTED
     _, second, _ = machines
-    attacker.write(rel, data)
+    for rel, data, _ in PAST_THE_LIMITS:
+        attacker.write(rel, data)
     attacker.push()
-    _refused(second, rel, problem)
+    message = _refused(second)
+    for rel, _, problem in PAST_THE_LIMITS:
+        assert _names(message, rel, problem), (rel, message)
+
+
+def _names(message: str, rel: str, problem: str) -> bool:
+    """Whether the refusal names `rel` with `problem` (each problem is one `; ` part)."""
+    return any(
+        f"{rel} " in part or f"{rel}:" in part for part in message.split("; ") if problem in part
+    )
 
 
 def test_too_many_incoming_files_are_refused(machines, attacker):
