@@ -1,4 +1,4 @@
-"""Fixtures the sync tests share: a bare remote and two machines that sync through it.
+"""Fixtures the sync tests share: two machines that sync through a bare remote.
 
 The two machines are built once per test process and copied for each test (support/sync.py):
 every test still starts from a desk that pushed, a laptop that cloned and a remote, its own.
@@ -15,7 +15,6 @@ from support.sync import (
     ATTACKER,
     Machine,
     RemoteHistory,
-    bare_remote,
     build_two_machines,
     copy_two_machines,
     point_at_remote,
@@ -27,12 +26,6 @@ def built_machines(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("two-machines")
     build_two_machines(root, FakeClock())
     return root
-
-
-@pytest.fixture
-def remote(tmp_path: Path) -> Path:
-    """An empty bare remote, for a test that makes its own machines."""
-    return bare_remote(tmp_path / "empty-remote.git")
 
 
 @pytest.fixture

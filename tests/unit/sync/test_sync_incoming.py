@@ -206,11 +206,12 @@ def _non_bare_remote(path: Path, marker: Path) -> None:
     (path / ".git" / "info" / "attributes").write_text("* filter=evil\n")
 
 
-def test_a_local_remote_with_a_working_tree_is_refused_and_runs_nothing(tmp_path, clock):
+def test_a_local_remote_with_a_working_tree_is_refused_and_runs_nothing(machines, tmp_path):
+    desk, _, _ = machines
     marker = tmp_path / "ran"
     target = tmp_path / "shared"
     _non_bare_remote(target, marker)
-    desk = Machine(tmp_path / "desk", clock, target, join=False)
+    git(desk.memory, "remote", "set-url", "origin", str(target))
     desk.remember("system/human.md", "- a fact")
     with pytest.raises(SyncError, match=r"not a bare repository.*git clone --bare"):
         desk.sync()
@@ -218,8 +219,9 @@ def test_a_local_remote_with_a_working_tree_is_refused_and_runs_nothing(tmp_path
     assert git(target, "for-each-ref") == ""  # nothing was pushed there
 
 
-def test_a_bare_remote_named_by_a_file_url_still_syncs(tmp_path, clock, remote):
-    desk = Machine(tmp_path / "desk", clock, remote, join=False)
-    git(desk.memory, "remote", "set-url", "origin", f"file://{remote}")
+def test_a_bare_remote_named_by_a_file_url_still_syncs(machines):
+    desk, _, history = machines
+    git(desk.memory, "remote", "set-url", "origin", f"file://{history.remote}")
     desk.remember("system/human.md", "- a fact")
     assert desk.sync().pushed
+    assert "- a fact" in git(history.remote, "show", "refs/heads/main:system/human.md")
