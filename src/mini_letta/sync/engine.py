@@ -198,7 +198,10 @@ def _sync(repo: GitRepo, url: str, clock: Clock, move: _Mover) -> SyncOutcome:
             repo.run("update-ref", _TRACKING, step.head)
             return SyncOutcome(step.head, pulled, True, merged, conflicts)
         refused_push = said  # the next fetch says whether the remote moved meanwhile
-    raise SyncError(f"the remote kept moving; gave up after {PUSH_ATTEMPTS} attempts, try again")
+    raise SyncError(
+        f"the remote kept moving; gave up after {PUSH_ATTEMPTS} attempts (the last push: "
+        f"{refused_push}), try again"
+    )
 
 
 def _integrate(
