@@ -8,10 +8,8 @@ pointed at the copied remote, so no test ever sees another's repositories.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 from mini_letta.agents.registry import list_agents
@@ -123,48 +121,3 @@ class RemoteHistory:
             ).returncode
             assert code == 0, f"the remote moved backwards: {older[:7]} -> {head[:7]}"
         self.seen.append(head)
-
-
-class GitCalls:
-    """Counts the git processes this process starts while it is entered (an audit hook, so
-    nothing is patched): `with GitCalls() as calls: ...; calls.total, calls.by_command`."""
-
-    _active: list[GitCalls] = []
-    _hooked = False
-
-    def __init__(self) -> None:
-        self.by_command: dict[str, int] = {}
-
-    @property
-    def total(self) -> int:
-        return sum(self.by_command.values())
-
-    def __enter__(self) -> GitCalls:
-        if not GitCalls._hooked:
-            sys.addaudithook(_count_git)
-            GitCalls._hooked = True
-        GitCalls._active.append(self)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        GitCalls._active.remove(self)
-
-
-def _count_git(event: str, args: tuple[object, ...]) -> None:
-    if event != "subprocess.Popen" or not GitCalls._active:
-        return
-    argv = args[1]
-    if not isinstance(argv, list | tuple) or not argv or os.path.basename(str(argv[0])) != "git":
-        return
-    rest = [str(arg) for arg in argv[1:]]
-    index, name = 0, "?"
-    while index < len(rest):
-        if rest[index] in ("-C", "-c"):
-            index += 2
-        elif rest[index].startswith("-"):
-            index += 1
-        else:
-            name = rest[index]
-            break
-    for calls in GitCalls._active:
-        calls.by_command[name] = calls.by_command.get(name, 0) + 1
