@@ -31,7 +31,7 @@ from mini_letta.memory.remote import (
 )
 from mini_letta.memory.repo import GitRepo, lock_memory
 from mini_letta.structs import Struct, replace
-from mini_letta.sync.conflicts import REVIEW_HEADING, resolve_conflict
+from mini_letta.sync.conflicts import REVIEW_HEADING, brought_for_review, resolve_conflict
 from mini_letta.sync.state import (
     SyncState,
     load_sync_state,
@@ -220,35 +220,15 @@ def _integrate(
     if not ahead:
         arrival = _check_incoming(repo, head, remote)
         move(repo, remote)
-        return SyncOutcome(remote, behind, False, False, _arrived_for_review(arrival))
+        return SyncOutcome(remote, behind, False, False, brought_for_review(arrival.texts))
     _check_incoming(repo, head, remote)  # what the remote wrote, before any merge of it
     commit, conflicts = _merge_commit(repo, head, remote, clock)
     # and what the merge made of both sides (the messages: the remote's, checked just now,
     # and the merge's own, checked as it was written)
     arrival = _check_incoming(repo, head, commit, messages=False)
-    arrived = _arrived_for_review(arrival)
+    arrived = brought_for_review(arrival.texts)
     move(repo, commit)
     return SyncOutcome(commit, behind, False, True, tuple(dict.fromkeys((*conflicts, *arrived))))
-
-
-def _arrived_for_review(arrival: Arrival) -> tuple[str, ...]:
-    """Files a move brings with a review block (or a kept `.remote-` copy): a conflict another
-    machine merged is this machine's to review too. A block counts when its heading line came
-    or went, so a file that only kept an old block is not listed again."""
-    found: list[str] = []
-    for path, (before, after) in arrival.texts.items():
-        if after is None:
-            continue
-        if ".remote-" in path or (
-            REVIEW_HEADING in after and _headings(before) != _headings(after)
-        ):
-            found.append(path)
-    return tuple(found)
-
-
-def _headings(text: str | None) -> list[str]:
-    lines = (text or "").splitlines()
-    return [line for line in lines if line.startswith(REVIEW_HEADING)]
 
 
 class _Refused(Exception):
