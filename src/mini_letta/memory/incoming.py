@@ -29,8 +29,8 @@ MAX_LISTED = 5  # problems named in the one-line refusal; the count says how man
 
 class Arrival(Struct, frozen=True):
     """What moving memory from one commit to another would bring: the reasons it may not
-    (none: it may), and the text before and after of each changed file the checks read (all
-    of them when there is no problem; None where the file is absent)."""
+    (none: it may), and the text before and after (None: absent) of each file the checks read,
+    which is every file the move adds or changes when there is no problem."""
 
     problems: list[str]
     texts: dict[str, tuple[str | None, str | None]]
