@@ -265,8 +265,10 @@ def test_a_sync_merge_never_writes_a_credential_into_its_message(machines):
 
 
 def _start_a_move(first: Machine, second: Machine) -> str:
-    """Record on `second` a fast-forward to `first`'s HEAD, as a sync does before its checkout
-    (the killed sync had fetched it); returns the move's target."""
+    """Publish `first`'s commits and record on `second` a fast-forward to them, as a sync does
+    before its checkout (the killed sync had fetched them); returns the move's target. A plain
+    push publishes them: how they reached the remote is not what these tests are about."""
+    git(first.memory, "push", "-q", "origin", "main")
     git(second.memory, "fetch", "-q", "origin")
     head = git(second.memory, "rev-parse", "HEAD")
     target = git(first.memory, "rev-parse", "HEAD")
@@ -289,7 +291,6 @@ def test_a_fast_forward_killed_halfway_is_finished_by_the_next_sync(machines, wr
     first, second, _ = machines
     first.create("projects/alpha.md", "alpha\n" * 50)
     first.create("projects/beta.md", "beta\n")
-    first.sync()
     target = _start_a_move(first, second)
     # the checkout got as far as alpha (all of it, or as much as git had written), then died
     _checked_out(first, second, "projects/alpha.md", written)
@@ -309,7 +310,6 @@ def test_a_link_the_killed_checkout_made_is_compared_as_a_link_never_followed(ma
     (first.memory / "projects" / "link.md").symlink_to(outside)
     git(first.memory, "add", "projects/link.md")
     git(first.memory, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "link")
-    first.sync()
     head = git(second.memory, "rev-parse", "HEAD")
     _start_a_move(first, second)
     (second.memory / "projects").mkdir()
@@ -326,7 +326,6 @@ def test_a_move_killed_after_its_index_was_written_is_finished_too(machines):
     first, second, _ = machines
     first.create("projects/alpha.md", "alpha\n")
     first.remember("system/persona.md", "- a changed persona")
-    first.sync()
     target = _start_a_move(first, second)
     for path in ("projects/alpha.md", "system/persona.md"):  # files and index moved, HEAD not
         _checked_out(first, second, path)
@@ -339,7 +338,6 @@ def test_a_move_killed_after_its_index_was_written_is_finished_too(machines):
 def test_a_person_s_edit_is_never_taken_for_a_half_done_move(machines):
     first, second, _ = machines
     first.create("projects/alpha.md", "alpha\n")
-    first.sync()
     _start_a_move(first, second)
     (second.memory / "system" / "human.md").write_text("my own edit\n", encoding="utf-8")
     with pytest.raises(SyncError, match="uncommitted changes"):
@@ -350,7 +348,6 @@ def test_a_person_s_edit_is_never_taken_for_a_half_done_move(machines):
 def test_a_half_done_move_followed_by_an_agent_edit_still_syncs(machines):
     first, second, _ = machines
     first.create("projects/alpha.md", "alpha\n")
-    first.sync()
     _start_a_move(first, second)
     _checked_out(first, second, "projects/alpha.md")
     second.remember("system/human.md", "- a new fact")  # the agent commits in between
