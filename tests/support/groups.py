@@ -10,6 +10,7 @@ import pytest
 
 SDK = pytest.mark.xdist_group("sdk")  # the openai or anthropic SDK
 MCP = pytest.mark.xdist_group("mcp")  # the MCP SDK
+ACP = pytest.mark.xdist_group("acp")  # the Agent Client Protocol SDK (pydantic, about 1.3 s)
 
 # Skips a test where the MCP SDK is missing without importing it (an import at collection would
 # cost every worker its 2 s, for tests that run on one).
