@@ -3,7 +3,8 @@ process's OWN model request, SIGINT, collect; the child is killed and reaped on 
 
 Waiting for "any request" let a request from another process (a detached worker of an earlier
 test on the same session-wide server) stand for this one, so the signal could land during the
-process's start-up instead of during its model call."""
+process's start-up instead of during its model call. A child that inherited SIGINT ignored
+(a test leaving SIG_IGN behind in the worker) is named, not waited out."""
 
 from __future__ import annotations
 
@@ -54,6 +55,7 @@ def interrupt_during_model_call(
             lambda: any(asking in json.dumps(r.body) for r in list(server.requests)),
             f"the process to ask the model about {asking!r}",
         )
+        assert not _ignores_sigint(child.pid), "the child inherited SIGINT ignored (SIG_IGN)"
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=timeout)
     finally:
@@ -61,3 +63,15 @@ def interrupt_during_model_call(
             child.kill()
         child.communicate()  # reaped, its pipes closed: nothing leaks into the next test
     return Interrupted(child.returncode, out, err)
+
+
+def _ignores_sigint(pid: int) -> bool:
+    """True when the process ignores SIGINT (Linux: its SigIgn mask); a parent that ignored it
+    when starting the process passed that on, and the signal would be lost."""
+    status = Path(f"/proc/{pid}/status")
+    if not status.exists():
+        return False
+    for line in status.read_text().splitlines():
+        if line.startswith("SigIgn:"):
+            return bool(int(line.split()[1], 16) & (1 << (signal.SIGINT - 1)))
+    return False
