@@ -72,9 +72,9 @@ def _problems(stderr: str) -> list[str]:
 HINT = "(run again with TRACE_RESOURCES=1 to see where each object was made)"
 
 
-def _env(home: Path) -> dict[str, str]:
+def _env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     trace = os.environ.get("TRACE_RESOURCES")
-    return cli_env(home, {"TRACE_RESOURCES": trace} if trace else None)
+    return cli_env(home, {**(extra or {}), **({"TRACE_RESOURCES": trace} if trace else {})})
 
 
 # -- 20 searches in one chat ----------------------------------------------------------------
@@ -167,14 +167,14 @@ def _text(result: Any) -> str:
     return "".join(getattr(part, "text", "") for part in result.content)
 
 
-async def _mcp_session(home: Path, cwd: Path, errlog: IO[str]) -> dict[str, Any]:
+async def _mcp_session(home: Path, cwd: Path, errlog: IO[str], fence: Path) -> dict[str, Any]:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     params = StdioServerParameters(
         command=sys.executable,
         args=[*STRICT, "mcp"],
-        env=_env(home),
+        env=_env(home, {"GIT_CEILING_DIRECTORIES": str(fence)}),  # never above the test's folder
         cwd=cwd,
     )
     seen: dict[str, Any] = {"counts": [], "index": [], "search": set(), "errors": []}
@@ -204,11 +204,16 @@ async def _mcp_session(home: Path, cwd: Path, errlog: IO[str]) -> dict[str, Any]
 
 @MCP
 def test_an_mcp_session_of_40_calls_leaves_nothing_open(cli, home, project, tmp_path):
+    """Started in a subfolder of the project, `mini-letta mcp` serves the project's agent: its
+    searches find what the chat in the project remembered."""
     pytest.importorskip("mcp")
     assert cli("chat", "-p", "请记住我喜欢用 vim").code == 0
+    sub = project / "src"
+    sub.mkdir()
     errlog_path = tmp_path / "mcp-stderr.txt"
     with errlog_path.open("w", encoding="utf-8") as errlog:
-        seen = asyncio.run(asyncio.wait_for(_mcp_session(home.root, project, errlog), 120))
+        session = _mcp_session(home.root, sub, errlog, tmp_path)
+        seen = asyncio.run(asyncio.wait_for(session, 120))
     stderr = errlog_path.read_text(encoding="utf-8")
     assert _problems(stderr) == [], stderr
     assert seen["errors"] == [False]
