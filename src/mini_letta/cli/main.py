@@ -131,7 +131,13 @@ def run() -> None:
     # that live as long as the process; collecting every 700 of them cost ~20 collections and
     # ~4 ms of a mock turn. Collect every 50,000: a long interactive session still collects.
     gc.set_threshold(50_000, 10, 10)
-    sys.exit(_flush_stdout(main()))
+    try:
+        code = main()
+    except KeyboardInterrupt:  # Ctrl-C during start-up, before a command could catch it
+        if sys.stderr is not None:
+            sys.stderr.write("mini-letta: interrupted\n")
+        code = 130
+    sys.exit(_flush_stdout(code))
 
 
 def _flush_stdout(code: int) -> int:
