@@ -15,18 +15,17 @@ import json
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from support.cli import cli_env
-from support.groups import ACP
+from support.groups import ACP, NO_ACP
 from support.scripted_server import Reply, ScriptedServer, openai_stream, openai_tool_call
 
 # The SDK is imported by the tests that run (one worker, ACP group), not at collection.
-pytestmark = [ACP, pytest.mark.skipif(find_spec("acp") is None, reason="no ACP SDK")]
+pytestmark = [ACP, NO_ACP]
 
 TIMEOUT = 30
 

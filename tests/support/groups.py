@@ -15,3 +15,4 @@ ACP = pytest.mark.xdist_group("acp")  # the Agent Client Protocol SDK (pydantic,
 # Skips a test where the MCP SDK is missing without importing it (an import at collection would
 # cost every worker its 2 s, for tests that run on one).
 NO_MCP = pytest.mark.skipif(find_spec("mcp") is None, reason="the MCP SDK is not installed")
+NO_ACP = pytest.mark.skipif(find_spec("acp") is None, reason="the ACP SDK is not installed")

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
-
 from mini_letta.acp.permission import build_editor_approver, mode_state
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.tools.permissions import PERMISSION_MODES
+from support.groups import ACP, NO_ACP
+
+pytestmark = [ACP, NO_ACP]  # the SDK is loaded where these run, not at collection
 
 BASH = ToolCall("c1", "Bash", '{"command": "pnpm test"}')
 WRITE = ToolCall("c2", "Write", '{"path": "a.txt", "content": "x"}')
@@ -19,7 +20,9 @@ class Editor:
         self.answers = list(answers)
         self.asked: list[object] = []
 
-    def __call__(self, update, options) -> RequestPermissionResponse:
+    def __call__(self, update, options) -> object:
+        from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+
         self.asked.append(update)
         answer = self.answers.pop(0)
         if answer is None:
