@@ -14,18 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from support.cli import cli_env
+from support.cli import CliResult, cli_env
 from support.scripted_server import ScriptedServer
 from support.waiting import wait_until
-
-
-class Interrupted:
-    """What the interrupted process left: its exit code and output."""
-
-    def __init__(self, code: int, stdout: str, stderr: str) -> None:
-        self.code = code
-        self.stdout = stdout
-        self.stderr = stderr
 
 
 def interrupt_during_model_call(
@@ -36,7 +27,7 @@ def interrupt_during_model_call(
     server: ScriptedServer,
     asking: str,
     timeout: float = 30,
-) -> Interrupted:
+) -> CliResult:
     """Run `mini-letta ARGS` against `server`; once the server has a request whose body holds
     `asking`, send SIGINT and wait (at most `timeout` s) for the process to end."""
     keys = {"OPENAI_API_KEY": "sk-test-dummy", "OPENAI_BASE_URL": server.url}
@@ -62,7 +53,7 @@ def interrupt_during_model_call(
         if child.poll() is None:
             child.kill()
         child.communicate()  # reaped, its pipes closed: nothing leaks into the next test
-    return Interrupted(child.returncode, out, err)
+    return CliResult(child.returncode, out, err)
 
 
 def _ignores_sigint(pid: int) -> bool:
