@@ -220,14 +220,13 @@ async def _cancel_mid_turn_keeps_what_was_said(
     conn: Any, client: RecordingClient, server: ScriptedServer, project: Path, home: Path
 ) -> str:
     """Malformed requests are one-line errors; a cancel stops a turn as Ctrl-C does and keeps
-    what was shown; the session goes on. Queues the reply the editor leaves during (last)."""
+    what was shown; the session goes on."""
     import acp
 
     halting = openai_stream("Half an answer, and the rest never comes").sse
     server.queue(
         Reply(sse=halting, pause_after=3, pause=60),  # "Half an " streams, then it hangs
         openai_stream("Back again."),
-        Reply(sse=openai_stream("too late").sse, delay=60),  # for _leave_mid_turn
     )
     sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
     for bad in (
@@ -248,10 +247,12 @@ async def _cancel_mid_turn_keeps_what_was_said(
 
 
 async def _two_sessions_share_the_agent_beside_the_terminal(
-    conn: Any, client: RecordingClient, cli: Any, project: Path
+    conn: Any, client: RecordingClient, server: ScriptedServer, cli: Any, project: Path
 ) -> tuple[str, str, str]:
     """Two sessions of one project (one in a subfolder) are conversations of its one agent,
-    whose foreground reflection after every turn merges and is told in the session."""
+    whose foreground reflection after every turn merges and is told in the session. The agent
+    is the mock's, the sessions talk to the server's `--model`."""
+    server.queue(openai_stream("Tabs it is."), openai_stream("pnpm, noted."))
     one = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
     (project / "src").mkdir()  # a session in a subfolder is the project's too
     two = (await conn.new_session(cwd=str(project / "src"), mcp_servers=[])).session_id
@@ -263,7 +264,7 @@ async def _two_sessions_share_the_agent_beside_the_terminal(
     assert (await _prompt(conn, one, "/memory")).stop_reason == "end_turn"
     assert "system/" in client.text(one)
     assert "☾ reflection" in client.text(one) and "merged" in client.text(one)
-    assert one != two and client.text(two)  # the mock answered in the second session too
+    assert one != two and client.text(two).startswith("pnpm, noted.")  # the --model answered
     return one, two, json.loads(terminal.stdout)["conversationId"]
 
 
@@ -299,19 +300,19 @@ async def _a_loaded_session_is_replayed(
 def test_one_editor_process_serves_turns_cancels_sessions_and_loads(
     cli, scripted_server, home, project, tmp_path
 ):
-    """Project `tools` (an openai/x agent on the scripted server): tool calls and permissions,
-    a cancel. Project `project` (a mock agent reflecting after every turn): two sessions and
-    the terminal on one agent, a conversation loaded. Then the editor leaves mid-turn."""
+    """The server's `--model` (openai/x, on the scripted server) answers every session. Project
+    `tools`: tool calls and permissions, a cancel. Project `project` (a mock agent reflecting
+    after every turn): two sessions and the terminal on one agent, a conversation loaded. Then
+    the editor leaves mid-turn."""
     tools = tmp_path / "tools"
     tools.mkdir()
-    assert cli("agents", "create", "--model", "openai/x", cwd=tools).code == 0
     cli("agents", "create")  # reflection after every turn, in the foreground, as configured
     cli("sleeptime", "--trigger", "step-count", "--steps", "1")
     env = {"OPENAI_API_KEY": "sk-test-dummy", "OPENAI_BASE_URL": scripted_server.url}
     client = RecordingClient()
 
     async def drive() -> tuple[str, str, Any]:
-        async with editor(client, home.root, project, env=env) as conn:
+        async with editor(client, home.root, project, "--model", "openai/x", env=env) as conn:
             await _tool_calls_ask_permission_through_the_editor(
                 conn, client, scripted_server, tools
             )
@@ -319,7 +320,7 @@ def test_one_editor_process_serves_turns_cancels_sessions_and_loads(
                 conn, client, scripted_server, tools, home.root
             )
             one, two, terminal = await _two_sessions_share_the_agent_beside_the_terminal(
-                conn, client, cli, project
+                conn, client, scripted_server, cli, project
             )
             agents = {p.parent.name: p.parent.parent.parent.name for p in _conversations(home)}
             assert agents[one] == agents[two] == agents[terminal] != agents[cancelled]
@@ -327,6 +328,7 @@ def test_one_editor_process_serves_turns_cancels_sessions_and_loads(
             await _a_loaded_session_is_replayed(conn, client, project, home.root, terminal, True)
             await _a_loaded_session_is_replayed(conn, client, project, home.root, one, False)
             # the editor goes away while a turn waits for the model: it stops as at Ctrl-C
+            scripted_server.queue(Reply(sse=openai_stream("too late").sse, delay=60))
             left = asyncio.ensure_future(
                 conn.prompt(session_id=cancelled, prompt=[_block("left mid-turn")])
             )
