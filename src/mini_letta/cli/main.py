@@ -151,15 +151,18 @@ def _keep_ctrl_c(previous: Callable[[UnraisableHookArgs], object]) -> Callable[.
     by when the callback has returned; anything else is told as before."""
 
     def hook(unraisable: UnraisableHookArgs) -> None:
-        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+        import threading
+
+        main_thread = threading.current_thread() is threading.main_thread()
+        if not (main_thread and isinstance(unraisable.exc_value, KeyboardInterrupt)):
             previous(unraisable)
             return
         import signal
 
-        if not hasattr(signal, "setitimer"):  # Windows: at the next instruction, best effort
+        if not hasattr(signal, "setitimer"):  # Windows: no timer signal; the flag, from a thread
             import _thread
 
-            _thread.interrupt_main()
+            threading.Timer(0.01, _thread.interrupt_main).start()
             return
         before = signal.getsignal(signal.SIGALRM) or signal.SIG_DFL
 
