@@ -15,6 +15,7 @@ from mini_letta.home import Home  # noqa: E402
 from mini_letta.workspace import World  # noqa: E402
 from support.cli import CliResult, run_cli, run_cli_in_process  # noqa: E402
 from support.clock import FakeClock  # noqa: E402
+from support.groups import group_node_ids  # noqa: E402
 from support.scripted_server import ScriptedServer  # noqa: E402
 
 # Hypothesis: a bounded number of examples per property and no per-example deadline (a shared
@@ -26,6 +27,12 @@ settings.register_profile("thorough", max_examples=1000, deadline=None)
 settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if getattr(config.option, "loadgroup", False):  # an xdist worker under --dist loadgroup
+        group_node_ids(items)
 
 
 @pytest.fixture
