@@ -15,12 +15,29 @@ from __future__ import annotations
 import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from mini_letta.errors import ProviderError
 from mini_letta.llm.base import ModelEvent, ModelRequest
 from mini_letta.llm.catalog import CONNECT_TIMEOUT, READ_TIMEOUT
 from mini_letta.llm.failures import transport_of
+
+if TYPE_CHECKING:
+    import ssl
+
+
+_TLS_CONTEXTS: dict[str, ssl.SSLContext] = {}
+
+
+def _tls_context(http: ModuleType) -> ssl.SSLContext:
+    """The HTTP library's default TLS context, made once per process and shared by every client:
+    making one reads the system's certificates (about 60 ms of CPU), which each summary,
+    reflection and review client paid again. Contexts are safe to share between connections."""
+    context = _TLS_CONTEXTS.get(http.__name__)
+    if context is None:
+        context = _TLS_CONTEXTS[http.__name__] = http.create_ssl_context()
+    return context
 
 
 class SdkProvider(ABC):
@@ -84,11 +101,14 @@ class SdkProvider(ABC):
             ) from exc
         api_key, base_url = self._endpoint()
         http = transport_of(sdk)
+        timeout = http.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT)
         client = getattr(sdk, self.client_class)(
             api_key=api_key,
             base_url=base_url,
             max_retries=0,
-            timeout=http.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT),
+            timeout=timeout,
+            # The SDK's own HTTP client with its defaults, but on this process's one TLS context.
+            http_client=sdk.DefaultHttpxClient(timeout=timeout, verify=_tls_context(http)),
         )
         return client, sdk
 
