@@ -15,6 +15,7 @@ import io
 import shutil
 import subprocess
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import cast
@@ -89,16 +90,22 @@ def _feed(stdin: io.BufferedWriter | object, payload: bytes) -> None:
 
 
 def _finish(proc: subprocess.Popen[bytes], threads: list[threading.Thread]) -> None:
-    """Let the readers drain; a background child still holding a pipe is stopped too."""
-    for thread in threads:
-        thread.join(DRAIN_TIMEOUT)
+    """Let the readers drain; a background child still holding a pipe is stopped too. The
+    readers share one drain period (joined one by one, each took its own: a child holding
+    both pipes cost twice the period)."""
+    _join(threads)
     if any(thread.is_alive() for thread in threads):
         kill_group(proc)
-        for thread in threads:
-            thread.join(DRAIN_TIMEOUT)
+        _join(threads)
     for stream in (proc.stdout, proc.stderr):
         if stream is not None:
             stream.close()
+
+
+def _join(threads: list[threading.Thread]) -> None:
+    deadline = time.monotonic() + DRAIN_TIMEOUT
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
 
 
 def _text(collector: OutputCollector) -> str:
