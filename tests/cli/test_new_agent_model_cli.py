@@ -98,9 +98,3 @@ def test_a_person_is_told_once_per_home_how_to_choose_a_real_model(home, project
         new_agent(other, name="three")
     assert quiet.getvalue() == "" and "mockHintShown" not in load_global_settings(other.home)
 
-
-def test_the_sdk_tests_run_as_one_group(request):
-    """Under `--dist loadgroup` this file's tests carry the SDK group in their ids, which is what
-    keeps them (and the seconds of importing each SDK) on one worker."""
-    if getattr(request.config.option, "loadgroup", False):
-        assert request.node.nodeid.endswith("@sdk"), request.node.nodeid

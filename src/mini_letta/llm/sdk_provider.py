@@ -15,29 +15,12 @@ from __future__ import annotations
 import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from mini_letta.errors import ProviderError
 from mini_letta.llm.base import ModelEvent, ModelRequest
 from mini_letta.llm.catalog import CONNECT_TIMEOUT, READ_TIMEOUT
 from mini_letta.llm.failures import transport_of
-
-if TYPE_CHECKING:
-    import ssl
-
-
-_TLS_CONTEXTS: dict[str, ssl.SSLContext] = {}
-
-
-def _tls_context(http: ModuleType) -> ssl.SSLContext:
-    """The HTTP library's default TLS context, made once per process and shared by every client:
-    making one reads the system's certificates (about 60 ms of CPU), which each summary,
-    reflection and review client paid again. Contexts are safe to share between connections."""
-    context = _TLS_CONTEXTS.get(http.__name__)
-    if context is None:
-        context = _TLS_CONTEXTS[http.__name__] = http.create_ssl_context()
-    return context
 
 
 class SdkProvider(ABC):
@@ -100,15 +83,15 @@ class SdkProvider(ABC):
                 f"{self.handle} needs the {self.sdk_module} package (pip install {self.sdk_module})"
             ) from exc
         api_key, base_url = self._endpoint()
+        from mini_letta.llm.http_client import sdk_http_client
+
         http = transport_of(sdk)
-        timeout = http.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT)
         client = getattr(sdk, self.client_class)(
             api_key=api_key,
             base_url=base_url,
             max_retries=0,
-            timeout=timeout,
-            # The SDK's own HTTP client with its defaults, but on this process's one TLS context.
-            http_client=sdk.DefaultHttpxClient(timeout=timeout, verify=_tls_context(http)),
+            timeout=http.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT),
+            http_client=sdk_http_client(sdk),
         )
         return client, sdk
 
