@@ -97,4 +97,3 @@ def test_a_person_is_told_once_per_home_how_to_choose_a_real_model(home, project
     with log.warnings_to(quiet):
         new_agent(other, name="three")
     assert quiet.getvalue() == "" and "mockHintShown" not in load_global_settings(other.home)
-
