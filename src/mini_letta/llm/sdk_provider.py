@@ -12,15 +12,30 @@ client's connection pool; whoever built the provider closes it when done.
 
 from __future__ import annotations
 
+import functools
 import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from mini_letta.errors import ProviderError
 from mini_letta.llm.base import ModelEvent, ModelRequest
 from mini_letta.llm.catalog import CONNECT_TIMEOUT, READ_TIMEOUT
 from mini_letta.llm.failures import transport_of
+
+if TYPE_CHECKING:
+    import ssl
+
+
+@functools.cache
+def tls_context(http: ModuleType) -> ssl.SSLContext:
+    """The HTTP library's default TLS context (system CA certificates, `SSL_CERT_FILE`), made
+    once per process: making one reads every CA certificate (about 55 ms of CPU), and each SDK
+    client would otherwise make its own (a session's chat, summary and reflection providers;
+    a test suite's hundreds). One context serves any number of clients and threads."""
+    context: ssl.SSLContext = http.create_ssl_context()
+    return context
 
 
 class SdkProvider(ABC):
@@ -89,6 +104,7 @@ class SdkProvider(ABC):
             base_url=base_url,
             max_retries=0,
             timeout=http.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT),
+            http_client=sdk.DefaultHttpxClient(verify=tls_context(http)),
         )
         return client, sdk
 
