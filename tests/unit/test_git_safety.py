@@ -219,3 +219,57 @@ def test_a_remote_git_call_runs_no_repository_program(tmp_path):
     remote.commit_paths(["a.md"], "a")
     remote.run("fetch", "-q", "ext::sh -c touch% " + str(markers / "ext"), check=False)
     assert _fired(markers) == []
+
+
+UPPER = "\tclean = tr a-z A-Z\n\trequired = true\n"
+# Ways a repository can define a driver that a quick look at `.git/config` might miss; each is
+# read by git (the control below), so mini-letta must ask git and disarm it.
+HIDDEN_DRIVERS = {
+    "include": ("[include]\n\tpath = more.cfg\n", '[filter "upper"]\n' + UPPER),
+    "includeIf": ('[includeIf "onbranch:**"]\n\tpath = more.cfg\n', '[filter "upper"]\n' + UPPER),
+    "upper case": ('[FILTER "upper"]\n' + UPPER, None),
+    "old dotted header": ("[Filter.upper]\n" + UPPER, None),
+}
+
+
+@pytest.mark.parametrize("how", sorted(HIDDEN_DRIVERS))
+def test_a_driver_the_config_hides_is_still_asked_of_git_and_disarmed(tmp_path, how):
+    repo = init_memory_repo(tmp_path / "memory")
+    main, included = HIDDEN_DRIVERS[how]
+    with (repo.path / ".git" / "config").open("a") as config:
+        config.write(main)
+    if included is not None:
+        (repo.path / ".git" / "more.cfg").write_text(included)
+    (repo.path / ".gitattributes").write_text("*.md filter=upper\n")
+    _plain_git(repo.path, "add", ".gitattributes")  # the control: plain git runs the filter
+    assert _plain_config(repo.path, "filter.upper.clean") == "tr a-z A-Z"
+    (repo.path / "a.md").write_text("exact bytes\n")
+    GitRepo(repo.path).commit_paths(["a.md", ".gitattributes"], "a")
+    assert GitRepo(repo.path).show_file("HEAD", "a.md") == "exact bytes\n"
+
+
+def test_a_driver_in_a_worktrees_own_config_is_disarmed_there(tmp_path):
+    parent = init_memory_repo(tmp_path / "memory")
+    _plain_git(parent.path, "config", "extensions.worktreeConfig", "true")
+    worktree = create_worktree(parent, tmp_path / "worktrees", "run-1")
+    own = Path(_plain_config(worktree.path, "--absolute-git-dir", command="rev-parse"))
+    (own / "config.worktree").write_text('[filter "upper"]\n' + UPPER)
+    assert _plain_config(worktree.path, "filter.upper.clean") == "tr a-z A-Z"
+    assert _plain_config(parent.path, "filter.upper.clean") == ""  # the checkout has none
+    (worktree.path / ".gitattributes").write_text("*.md filter=upper\n")
+    (worktree.path / "a.md").write_text("exact bytes\n")
+    GitRepo(parent.path).run("status")  # the checkout's answer must not stand for the worktree
+    worktree.repo.commit_paths(["a.md", ".gitattributes"], "a")
+    assert parent.show_file(worktree.branch, "a.md") == "exact bytes\n"
+    remove_worktree(parent, worktree)
+
+
+def _plain_config(repo: Path, *args: str, command: str = "config") -> str:
+    proc = subprocess.run(
+        ["git", "-C", str(repo), command, *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    return proc.stdout.strip()

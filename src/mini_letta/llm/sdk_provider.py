@@ -12,30 +12,15 @@ client's connection pool; whoever built the provider closes it when done.
 
 from __future__ import annotations
 
-import functools
 import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from mini_letta.errors import ProviderError
 from mini_letta.llm.base import ModelEvent, ModelRequest
 from mini_letta.llm.catalog import CONNECT_TIMEOUT, READ_TIMEOUT
 from mini_letta.llm.failures import transport_of
-
-if TYPE_CHECKING:
-    import ssl
-
-
-@functools.cache
-def tls_context(http: ModuleType) -> ssl.SSLContext:
-    """The HTTP library's default TLS context (system CA certificates, `SSL_CERT_FILE`), made
-    once per process: making one reads every CA certificate (about 55 ms of CPU), and each SDK
-    client would otherwise make its own (a session's chat, summary and reflection providers;
-    a test suite's hundreds). One context serves any number of clients and threads."""
-    context: ssl.SSLContext = http.create_ssl_context()
-    return context
 
 
 class SdkProvider(ABC):
@@ -98,13 +83,15 @@ class SdkProvider(ABC):
                 f"{self.handle} needs the {self.sdk_module} package (pip install {self.sdk_module})"
             ) from exc
         api_key, base_url = self._endpoint()
+        from mini_letta.llm.http_client import sdk_http_client
+
         http = transport_of(sdk)
         client = getattr(sdk, self.client_class)(
             api_key=api_key,
             base_url=base_url,
             max_retries=0,
             timeout=http.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT),
-            http_client=sdk.DefaultHttpxClient(verify=tls_context(http)),
+            http_client=sdk_http_client(sdk),
         )
         return client, sdk
 

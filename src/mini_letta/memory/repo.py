@@ -38,6 +38,8 @@ GIT_TIMEOUT = 60.0
 MEMORY_LOCK_TIMEOUT = 30.0
 _SHA_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _LOCK_EXISTS = re.compile(r"Unable to create '(.+\.lock)': File exists")
+GC_AUTO = 1000
+GC_AUTO_PACK_LIMIT = 50
 HARNESS_NAME = "mini-letta"
 HARNESS_EMAIL = "mini-letta@localhost"
 _CONFIG = (
@@ -49,7 +51,8 @@ _CONFIG = (
     # Packed in the foreground (no detached child outliving the command) and sooner than
     # git's 6,700 loose objects: months of small commits stay a few packs.
     "gc.autoDetach=false",
-    "gc.auto=1000",
+    f"gc.auto={GC_AUTO}",
+    f"gc.autoPackLimit={GC_AUTO_PACK_LIMIT}",  # pinned: `pack_due` applies git's rule with it
 )
 # Remote operations (sync) also read the user's config; these keep their results predictable.
 _REMOTE_CONFIG = ("merge.conflictStyle=diff3", "push.default=nothing")
@@ -158,14 +161,7 @@ class GitRepo:
         except OSError as exc:
             raise GitError(f"git {name} could not run in {self.path}: {exc.strerror}") from exc
         if check and proc.returncode != 0:
-            said = _first_line(proc)
-            held = _LOCK_EXISTS.search(said)
-            if held:  # git's own advice spans several lines; this is it in one
-                said = (
-                    f"{held.group(1)} exists: another git seems to be using the memory "
-                    "repository; if none is running, remove that file"
-                )
-            raise GitError(f"git {name} failed: {said}")
+            raise _failure(name, proc)
         return proc
 
     def _user_transport(self) -> list[str]:
@@ -184,18 +180,87 @@ class GitRepo:
         """The repo's filter and merge drivers as they are now, disarmed (config can change).
 
         Asked of `git config` again whenever a config file of the repository changed; the
-        answer is shared by the checkout and its worktrees (one entry per repository).
+        answer is shared by the checkout and its worktrees (one entry per repository). When
+        git reads no config but the repository's own and those files cannot name a driver
+        (see `_names_no_driver`), there is nothing to ask.
         """
         dirs = _git_dirs(self.path)
         stamp = None if dirs is None else _config_stamp(*dirs)
         known = None if dirs is None else _DRIVERS.get(dirs[1])
         if stamp is not None and known is not None and known[0] == stamp:
             return known[1]
-        proc = self._run(("config", "-z", "--get-regexp", DRIVER_KEYS), check=False)
-        found = driver_overrides(proc.stdout) if proc.returncode == 0 else []
+        if dirs is not None and not self._user_config and _names_no_driver(*dirs):
+            found: list[str] = []
+        else:
+            proc = self._run(("config", "-z", "--get-regexp", DRIVER_KEYS), check=False)
+            found = driver_overrides(proc.stdout) if proc.returncode == 0 else []
         if dirs is not None and stamp is not None:
             _DRIVERS[dirs[1]] = (stamp, found)
         return found
+
+    def pack_due(self) -> bool:
+        """Whether `git gc --auto` would pack anything, by git's own rule read from the files:
+        more than GC_AUTO/256 loose objects in `objects/17`, or more than GC_AUTO_PACK_LIMIT
+        packs. It counts every pack (git leaves out kept ones) and says True when unsure, so
+        it may call git for nothing but never skips a packing git would do."""
+        dirs = _git_dirs(self.path)
+        if dirs is None:
+            return True
+        objects = dirs[1] / "objects"
+        threshold = -(-GC_AUTO // 256)
+        try:
+            loose = 0
+            with os.scandir(objects / "17") as entries:
+                for entry in entries:
+                    if _LOOSE_NAME.fullmatch(entry.name):
+                        loose += 1
+                        if loose > threshold:
+                            return True
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return True
+        try:
+            with os.scandir(objects / "pack") as entries:
+                packs = sum(1 for entry in entries if entry.name.endswith(".pack"))
+        except FileNotFoundError:
+            return False
+        except OSError:
+            return True
+        return packs > GC_AUTO_PACK_LIMIT
+
+    def may_have_worktrees(self) -> bool:
+        """Whether git may know a linked worktree (an entry in `worktrees/` of the common git
+        dir): False only when that folder is certainly absent or empty."""
+        dirs = _git_dirs(self.path)
+        if dirs is None:
+            return True
+        try:
+            return any((dirs[1] / "worktrees").iterdir())
+        except FileNotFoundError:
+            return False
+        except OSError:
+            return True
+
+    def may_have_branches(self, prefix: str) -> bool:
+        """Whether a branch under `refs/heads/<prefix>` may exist, read from the loose refs and
+        packed-refs; True when unsure (a reftable, an unreadable file)."""
+        dirs = _git_dirs(self.path)
+        if dirs is None:
+            return True
+        common = dirs[1]
+        try:
+            if (common / "reftable").exists():
+                return True
+            loose = common / "refs" / "heads" / prefix
+            if any(files for _, _, files in os.walk(loose, onerror=_raise)):
+                return True
+            packed = (common / "packed-refs").read_bytes()
+        except FileNotFoundError:
+            return False
+        except OSError:
+            return True
+        return b" refs/heads/" + prefix.encode("utf-8") in packed
 
     def exists(self) -> bool:
         return (self.path / ".git").exists()
@@ -286,36 +351,31 @@ class GitRepo:
         unique = sorted(set(paths))
         if not unique:
             return None
-        present = [p for p in unique if os.path.lexists(self.path / p)]
-        tracked = self._tracked(unique)
-        stage = sorted(set(present) | tracked)
+        present = {p for p in unique if os.path.lexists(self.path / p)}
+        # A path still on disk is staged whether tracked or not; only a missing one needs git
+        # to say whether it is a deletion to stage or was never there.
+        absent = [p for p in unique if p not in present]
+        stage = sorted(present | (self._tracked(absent) if absent else set()))
         if not stage:
             return None
         try:
             self.run("--literal-pathspecs", "add", "-A", "--", *stage)
-            if (
-                self.has_head()
-                and self.returncode(
-                    "--literal-pathspecs", "diff", "--cached", "--quiet", "HEAD", "--", *stage
-                )
-                == 0
-            ):
-                return None
-            self.run(
-                "--literal-pathspecs",
-                "commit",
-                "-q",
-                "--no-edit",
-                "--cleanup=whitespace",
-                "-m",
-                message,
-                "--",
-                *stage,
-            )
+            commit = ("commit", "-q", "--no-edit", "--cleanup=whitespace", "-m", message)
+            proc = self._run(("--literal-pathspecs", *commit, "--", *stage), check=False)
+            if proc.returncode != 0:
+                # "Nothing to commit" is also a failure to git: asked only now, so a commit
+                # that happens costs no look at the index first.
+                if self.has_head() and self._same_as_head(stage):
+                    return None
+                raise _failure("commit", proc)
         except GitError:
             self._unstage(stage)
             raise
         return self.head_sha()
+
+    def _same_as_head(self, paths: Sequence[str]) -> bool:
+        quiet = ("--literal-pathspecs", "diff", "--cached", "--quiet", "HEAD", "--", *paths)
+        return self.returncode(*quiet) == 0
 
     def _tracked(self, paths: Sequence[str]) -> set[str]:
         dirs = _git_dirs(self.path)
@@ -400,6 +460,8 @@ class GitRepo:
 # never stale; a worktree with a `config.worktree` of its own replaces the entry as it reads.
 _DRIVERS: dict[Path, tuple[tuple[int, ...], list[str]]] = {}
 
+_LOOSE_NAME = re.compile(r"[0-9a-f]{38}|[0-9a-f]{62}")  # git's loose objects in one folder
+
 _ASK_GIT = "ask git"  # what `_read_head` says when the files alone cannot answer
 
 
@@ -469,6 +531,12 @@ def _read_head(work_tree: Path) -> str | None:
     return None  # not packed either: unborn
 
 
+def _raise(error: OSError) -> None:
+    """`os.walk`'s error handler: a folder that cannot be listed is not an empty one."""
+    if not isinstance(error, FileNotFoundError):
+        raise error
+
+
 def _parse_batch(output: bytes) -> list[bytes]:
     """Split `git cat-file --batch` output into the objects' contents, in request order."""
     blobs: list[bytes] = []
@@ -483,6 +551,28 @@ def _parse_batch(output: bytes) -> list[bytes]:
         blobs.append(output[start : start + size])
         position = start + size + 1
     return blobs
+
+
+# Every section a driver (or a file that could define one) is declared in has one of these
+# words in its header, whatever the spelling: section names are ASCII and case-insensitive.
+_DRIVER_SECTIONS = (b"filter", b"merge", b"remote", b"include")
+
+
+def _names_no_driver(git_dir: Path, common: Path) -> bool:
+    """True when the config files git reads for this work tree (the shared `config`, and a
+    `config.worktree` in either git dir) do not mention a driver's section or an include
+    anywhere, comments and values included: such a repository certainly defines no driver.
+    False (ask git) on any doubt: a word present, a file that cannot be read."""
+    for path in (common / "config", common / "config.worktree", git_dir / "config.worktree"):
+        try:
+            text = path.read_bytes().lower()
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return False
+        if any(word in text for word in _DRIVER_SECTIONS):
+            return False
+    return True
 
 
 def _config_stamp(git_dir: Path, common: Path) -> tuple[int, ...] | None:
@@ -507,6 +597,17 @@ def _with_diff_flags(args: Sequence[str], name: str) -> list[str]:
         return list(args)
     at = list(args).index(name) + 1
     return [*args[:at], *DIFF_FLAGS, *args[at:]]
+
+
+def _failure(name: str, proc: subprocess.CompletedProcess[bytes]) -> GitError:
+    said = _first_line(proc)
+    held = _LOCK_EXISTS.search(said)
+    if held:  # git's own advice spans several lines; this is it in one
+        said = (
+            f"{held.group(1)} exists: another git seems to be using the memory "
+            "repository; if none is running, remove that file"
+        )
+    return GitError(f"git {name} failed: {said}")
 
 
 def _first_line(proc: subprocess.CompletedProcess[bytes]) -> str:
@@ -550,8 +651,10 @@ def init_memory_repo(
         return repo
     path.mkdir(parents=True, exist_ok=True)
     if not repo.exists():
-        repo.run("init", "-q")
-    repo.run("symbolic-ref", "HEAD", "refs/heads/main")
+        repo.run("init", "-q")  # on `main`: init.defaultBranch is among the harness's settings
+    head = _head_file(path)
+    if head is None or head[0] != "ref: refs/heads/main":  # an older git, or a half-made repo
+        repo.run("symbolic-ref", "HEAD", "refs/heads/main")
     files = {
         PERSONA_FILE: MemoryFile(DEFAULT_PERSONA_DESCRIPTION, _body(persona, DEFAULT_PERSONA)),
         HUMAN_FILE: MemoryFile(DEFAULT_HUMAN_DESCRIPTION, _body(human, DEFAULT_HUMAN)),

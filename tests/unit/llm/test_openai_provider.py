@@ -280,24 +280,6 @@ def test_unreachable_server_is_one_line_naming_the_url(clock):
     assert clock.sleeps == []  # nothing listens: retrying would only make the user wait
 
 
-def test_every_sdk_client_shares_one_verifying_tls_context(scripted_server, clock):
-    """Loading the CA certificates costs ~55 ms of CPU: once per process, not once a client."""
-    import ssl
-
-    contexts = []
-    for handle in ("openai/gpt-4o", "openai/gpt-4o-mini", "anthropic/claude-sonnet-4-5"):
-        environ = {"OPENAI_API_KEY": "sk-test", "ANTHROPIC_API_KEY": "sk-ant-test"}
-        options = ProviderOptions(environ=environ, base_url=scripted_server.url, clock=clock)
-        provider = build_provider(handle, options)
-        try:
-            http_client = provider.inner._client._client  # type: ignore[attr-defined]
-            contexts.append(http_client._transport._pool._ssl_context)
-        finally:
-            close_provider(provider)
-    assert len({id(context) for context in contexts}) == 1
-    assert contexts[0].verify_mode == ssl.CERT_REQUIRED and contexts[0].check_hostname
-
-
 def test_openai_without_key_names_the_variable():
     with pytest.raises(MissingKeyError) as caught:
         build_provider("openai/gpt-4o", ProviderOptions(environ={}))

@@ -288,3 +288,17 @@ def test_remove_worktree_tolerates_missing_pieces(memory_repo, worktrees):
     remove_worktree(memory_repo, wt)
     remove_worktree(memory_repo, wt)  # twice: nothing left to remove, no error
     assert _gone(memory_repo, wt)
+
+
+def test_a_packed_stale_branch_is_found_and_a_clean_repo_asks_git_nothing(memory_repo, worktrees):
+    from support.git_calls import git_calls
+
+    with git_calls() as calls:
+        assert clean_stale_worktrees(memory_repo, worktrees) == []
+    assert calls == []  # no worktrees/ entry, no reflection/ ref: nothing to prune or list
+    wt = create_worktree(memory_repo, worktrees, "20261008160658-00000018")
+    git(memory_repo.path, "worktree", "remove", "--force", str(wt.path))
+    git(memory_repo.path, "pack-refs", "--all")  # the branch now lives in packed-refs only
+    assert not (memory_repo.path / ".git" / "refs" / "heads" / wt.branch).exists()
+    assert clean_stale_worktrees(memory_repo, worktrees) == [wt.branch]
+    assert _gone(memory_repo, wt)

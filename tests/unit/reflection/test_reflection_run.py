@@ -391,3 +391,20 @@ def test_a_tiny_chat_window_does_not_starve_the_reflection(world, store):
     conversation = resolve_conversation(world, small, None, new=True)
     _chat(conversation, world.clock, *CHAPTER)
     assert _launch(world, small, conversation).status == "merged"
+
+
+def test_the_lease_is_renewed_after_a_minute_of_work_not_at_every_step(world, agent, store):
+    _chat(store, world.clock, *CHAPTER)
+    lease = world.home.reflection_lease_file(agent.id)
+    seen: list[str] = []
+
+    def look():
+        seen.append(json.loads(lease.read_text())["expiresAt"])
+
+    effects = {1: look, 2: lambda: world.clock.advance(10), 3: look}
+    effects.update({4: lambda: world.clock.advance(61), 5: look})
+    provider = SideEffectProvider(MockProvider(), effects)
+    assert _launch(world, agent, store, provider=provider).status == "merged"
+    taken, after_a_quick_step, after_a_minute = seen
+    assert after_a_quick_step == taken  # ten seconds of work wrote nothing
+    assert after_a_minute > taken  # a minute did

@@ -115,11 +115,23 @@ def test_memory_is_packed_past_the_threshold(world, agent):
     folder = world.home.memory_dir(agent.id)
     for n in range(1_200):
         (folder / f"loose-{n}.txt").write_text(f"loose object {n}\n")
+    assert not repo.pack_due()  # a fresh repository: `git gc --auto` would do nothing
     repo.run("add", ".")
     loose_before = _loose(repo)
-    assert loose_before > 1_000
+    assert loose_before > 1_000 and repo.pack_due()
     pack_memory(repo)
-    assert _loose(repo) < 100
+    assert _loose(repo) < 100 and not repo.pack_due()
+
+
+def test_many_packs_make_a_packing_due_as_git_counts_them(world, agent):
+    repo = GitRepo(world.home.memory_dir(agent.id))
+    packs = repo.path / ".git" / "objects" / "pack"
+    packs.mkdir(exist_ok=True)
+    for n in range(50):  # git's gc.autoPackLimit, which mini-letta pins
+        (packs / f"pack-{n:040x}.pack").write_bytes(b"")
+    assert not repo.pack_due()
+    (packs / f"pack-{50:040x}.pack").write_bytes(b"")
+    assert repo.pack_due()
 
 
 def _loose(repo: GitRepo) -> int:

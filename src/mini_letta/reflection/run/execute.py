@@ -8,7 +8,7 @@ interrupt records `interrupted` and propagates.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mini_letta.clock import format_timestamp
@@ -52,6 +52,7 @@ from mini_letta.skills.prompt import render_memory_skill_list
 from mini_letta.tools.base import ToolContext, Toolset
 
 REJECTED_PREFIX = "reflection-rejected/"
+RENEW_EVERY = 60.0  # seconds between the lease's renewals while the agent works
 
 
 def execute_run(run: RunSetup, slices: list[Slice], *, multi: bool) -> ReflectionOutcome:
@@ -261,9 +262,23 @@ def _run_agent(
         max_steps=run.options.max_steps,
     )
     transcript = RunTranscript(run.world.home, run.agent.id, run.run_id)
-    return run_side_agent(
-        spec, transcript, task, run.world.clock, on_step=lambda: run.lease.renew(run.world.clock)
-    )
+    return run_side_agent(spec, transcript, task, run.world.clock, on_step=_renewer(run))
+
+
+def _renewer(run: RunSetup) -> Callable[[], None]:
+    """Renews the lease after a step once RENEW_EVERY seconds have passed since the last time:
+    a lease lasts half an hour, and a renewal is a locked, fsynced write, so a run of a few
+    quick steps makes none."""
+    clock = run.world.clock
+    last = clock.monotonic()
+
+    def after_step() -> None:
+        nonlocal last
+        if clock.monotonic() - last >= RENEW_EVERY:
+            run.lease.renew(clock)
+            last = clock.monotonic()
+
+    return after_step
 
 
 def _reviewer(run: RunSetup) -> Reviewer:

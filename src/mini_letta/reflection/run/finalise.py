@@ -23,7 +23,7 @@ from mini_letta.reflection.gate.hunk_review import ReviewOutcome, Verdict
 from mini_letta.reflection.run.worktree import (
     Worktree,
     branch_subject,
-    commits_ahead,
+    branch_subjects,
     is_merged,
 )
 from mini_letta.reflection.state.outcome import Status, status_message
@@ -49,6 +49,7 @@ class ReviewReport(Struct, frozen=True):
 Reviewer = Callable[[Worktree, int], ReviewReport]
 SecondLook = Callable[[Worktree], ReviewOutcome]  # the review model's verdicts on the hunks
 MERGE_LOCK_TIMEOUT = 60.0
+_NOT_ON_MAIN = MergeAttempt(False, detail="memory is not on branch main")
 
 
 class Finalised(Struct, frozen=True):
@@ -80,17 +81,24 @@ def finalise_worktree(
         return _done("dirty_uncommitted", detail=_paths(dirty))
     if agent_error is not None:
         return _done("failed", detail=agent_error)
-    commits = commits_ahead(parent, worktree)
+    subjects = branch_subjects(parent, worktree)
+    commits = len(subjects)
     if commits == 0:
         return _done("no_changes")
     with lock_memory(parent.path, timeout=MERGE_LOCK_TIMEOUT):  # not mid-way through an edit
         parent_changes = parent.changed_paths()
-    if parent_changes:
-        return _done("parent_dirty", commits=commits, detail=_paths(parent_changes))
-    if gate is not None:
-        reasons = check_gate(parent, worktree.base, worktree.branch, worktree.path, gate)
-        if reasons:
-            return Finalised("rejected", "; ".join(reasons), commits, reasons=tuple(reasons))
+        if parent_changes:
+            return _done("parent_dirty", commits=commits, detail=_paths(parent_changes))
+        if gate is not None:
+            reasons = check_gate(parent, worktree.base, worktree.branch, worktree.path, gate)
+            if reasons:
+                return Finalised("rejected", "; ".join(reasons), commits, reasons=tuple(reasons))
+        if merge == "auto" and second_look is None:
+            # Nothing waits on a model before this merge: it keeps the lock, so the look at the
+            # parent above is the one the merge relies on, taken once.
+            if parent.current_branch() != "main":
+                return _merged(parent, commits, _NOT_ON_MAIN)
+            return _merged(parent, commits, _merge_locked(parent, worktree, subjects[0]))
     verdicts: tuple[Verdict, ...] = ()
     if second_look is not None:
         looked = second_look(worktree)
@@ -100,17 +108,16 @@ def finalise_worktree(
                 "rejected", "; ".join(looked.reasons), commits, None, tuple(looked.reasons),
                 verdicts,
             )  # fmt: skip
-    return replace(_merge(parent, worktree, commits, merge, review), review=verdicts)
-
-
-def _merge(
-    parent: GitRepo, worktree: Worktree, commits: int, merge: MergeMode, review: Reviewer | None
-) -> Finalised:
     if merge == "explicit":
         if review is None:
             raise RuntimeError("merge=explicit needs a reviewer")
-        return _verify_review(parent, worktree, commits, review(worktree, commits))
-    attempt = merge_branch(parent, worktree)
+        final = _verify_review(parent, worktree, commits, review(worktree, commits))
+    else:
+        final = _merged(parent, commits, merge_branch(parent, worktree, subjects[0]))
+    return replace(final, review=verdicts)
+
+
+def _merged(parent: GitRepo, commits: int, attempt: MergeAttempt) -> Finalised:
     if attempt.merged:
         return _done("merged", commits=commits, head=parent.head_sha())
     if attempt.dirty:
@@ -120,23 +127,24 @@ def _merge(
     return _done("failed", commits=commits, detail=attempt.detail)
 
 
-def merge_branch(parent: GitRepo, worktree: Worktree) -> MergeAttempt:
+def merge_branch(parent: GitRepo, worktree: Worktree, tip: str | None = None) -> MergeAttempt:
     """`git merge` the reflection branch into main (fast-forward or a merge commit).
 
     Runs under the memory repo's lock, the one the memory tool commits under, and re-checks
     that the parent is clean there. A conflict is aborted at once: the parent is left as it was.
+    `tip` is the branch tip's subject when the caller has read it.
     """
     with lock_memory(parent.path, timeout=MERGE_LOCK_TIMEOUT):
         if parent.current_branch() != "main":
-            return MergeAttempt(False, detail="memory is not on branch main")
+            return _NOT_ON_MAIN
         changes = parent.changed_paths()
         if changes:
             return MergeAttempt(False, detail=_paths(changes), dirty=True)
-        return _merge_locked(parent, worktree)
+        return _merge_locked(parent, worktree, tip)
 
 
-def _merge_locked(parent: GitRepo, worktree: Worktree) -> MergeAttempt:
-    message = f"merge(reflection): {branch_subject(parent, worktree)}"
+def _merge_locked(parent: GitRepo, worktree: Worktree, tip: str | None) -> MergeAttempt:
+    message = f"merge(reflection): {branch_subject(parent, worktree, tip)}"
     try:
         refuse_secret(message, "the merge message")
     except SecretDetectedError as exc:

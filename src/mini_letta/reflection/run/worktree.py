@@ -102,9 +102,11 @@ def clean_stale_worktrees(parent: GitRepo, worktrees_dir: Path) -> list[str]:
                 if entry.exists():
                     shutil.rmtree(entry, ignore_errors=True)
                 removed.append(entry.name)
-    with contextlib.suppress(GitError):
-        parent.run("worktree", "prune")
-    for branch in _reflection_branches(parent):
+    if parent.may_have_worktrees():  # else git has nothing to prune
+        with contextlib.suppress(GitError):
+            parent.run("worktree", "prune")
+    branches = _reflection_branches(parent) if parent.may_have_branches(BRANCH_PREFIX) else []
+    for branch in branches:
         parent.returncode("branch", "-D", branch)
         removed.append(branch)
     if removed:
@@ -112,14 +114,19 @@ def clean_stale_worktrees(parent: GitRepo, worktrees_dir: Path) -> list[str]:
     return removed
 
 
-def commits_ahead(parent: GitRepo, worktree: Worktree) -> int:
-    out = parent.run("rev-list", "--count", f"{worktree.base}..{worktree.branch}")
-    return int(out.strip() or 0)
+def branch_subjects(parent: GitRepo, worktree: Worktree) -> list[str]:
+    """The subjects of the branch's commits since its base, newest first: how many there
+    are and the tip's, with one git process."""
+    out = parent.run("log", "-z", "--format=%s", f"{worktree.base}..{worktree.branch}")
+    return out.removesuffix("\0").split("\0") if out else []
 
 
-def branch_subject(parent: GitRepo, worktree: Worktree) -> str:
-    """The tip commit's subject without a conventional prefix, for the merge message."""
-    subject = parent.run("log", "-1", "--format=%s", worktree.branch).strip()
+def branch_subject(parent: GitRepo, worktree: Worktree, tip: str | None = None) -> str:
+    """The tip commit's subject (`tip`, when the caller read it) without a conventional
+    prefix, for the merge message."""
+    if tip is None:
+        tip = parent.run("log", "-1", "--format=%s", worktree.branch)
+    subject = tip.strip()
     head, sep, rest = subject.partition(":")
     if sep and rest.strip() and " " not in head.strip():
         subject = rest.strip()

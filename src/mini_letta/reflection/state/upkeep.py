@@ -8,7 +8,7 @@ start time, so age is read from the name), never a `running` one, a rejected one
 decision, or a conversation's newest consumed run (a corrupt watermark is rebuilt from it).
 Pruning only starts a tenth past the count, so it reads the records once per many runs. The
 memory repository is packed with `git gc --auto` (in the foreground, `memory/repo.py`), which
-does nothing until the threshold of loose objects is reached.
+does nothing until the threshold of loose objects is reached; git is started only then.
 """
 
 from __future__ import annotations
@@ -133,7 +133,10 @@ def tidy_after_run(
 
 
 def pack_memory(repo: GitRepo) -> None:
-    """`git gc --auto` in the foreground; a failure is logged, never raised (nothing is lost)."""
+    """`git gc --auto` in the foreground when its rule says it would pack (`pack_due`, read
+    from the files: most runs start no git for this); a failure is logged, never raised."""
+    if not repo.pack_due():
+        return
     try:
         repo.run("gc", "--auto", "--quiet")
     except GitError as exc:

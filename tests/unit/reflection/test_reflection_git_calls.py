@@ -1,0 +1,52 @@
+"""How many git processes the memory operations start: each costs a user 2-3 ms of CPU.
+
+The bounds are loose (a little above today's counts, bench/git_calls.py prints them) so a
+refactor that brings back a repeated look at the repository fails here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from mini_letta.memory.repo import GitRepo
+from mini_letta.reflection.run.launch import launch_reflection
+from mini_letta.reflection.run.setup import LaunchOptions
+from mini_letta.tools.base import ToolContext
+from mini_letta.tools.memory_tool import MemoryTool
+from mini_letta.workspace import new_agent
+from support.git_calls import git_calls
+from support.reflection_kit import add_turn
+
+EDIT = {"command": "insert", "path": "system/human.md", "content": "- tea", "reason": "r"}
+
+
+def test_creating_an_agent_starts_three_git_processes(world):
+    new_agent(world, name="warm")
+    with git_calls() as calls:
+        new_agent(world)
+    assert sorted(calls) == ["add", "commit", "init"]  # no config, no symbolic-ref
+
+
+def test_a_memory_tool_edit_starts_three_git_processes(world, agent):
+    memory = world.home.memory_dir(agent.id)
+    ctx = ToolContext(cwd=memory, clock=world.clock, memory_dir=memory)
+    with git_calls() as calls:
+        result = MemoryTool().run(EDIT, ctx)
+    assert "committed" in result.content
+    assert calls == ["status", "add", "commit"]
+
+
+def test_a_merged_run_and_a_run_with_nothing_to_keep_stay_within_their_counts(world, agent, store):
+    add_turn(store, world.clock, "我更喜欢用 tabs 缩进", answer="好的")
+    with git_calls() as merged:
+        outcome = launch_reflection(world, agent, store, LaunchOptions())
+    assert outcome.status == "merged", outcome
+    assert len(merged) <= 16, Counter(merged)
+    assert Counter(merged)["status"] <= 4, merged  # launch, commit tool, worktree, parent
+    assert not {"config", "gc", "for-each-ref", "rev-list", "ls-files"} & set(merged), merged
+    add_turn(store, world.clock, "hello there", answer="hi")
+    with git_calls() as nothing:
+        outcome = launch_reflection(world, agent, store, LaunchOptions())
+    assert outcome.status == "no_changes", outcome
+    assert len(nothing) <= 9, Counter(nothing)
+    assert GitRepo(world.home.memory_dir(agent.id)).current_branch() == "main"
