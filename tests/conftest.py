@@ -28,6 +28,27 @@ settings.load_profile(
 )
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keeps `--dist loadgroup` grouping on pytest 9.2: xdist 3.8 names a test's group by
+    appending `@group` to `item._nodeid`, which pytest 9.2 no longer reads (its node ids are
+    structured), so every `xdist_group` was ignored and each worker imported every SDK
+    (pytest-dev/pytest-xdist#1386). Where xdist's suffix did not take, add it the new way."""
+    if not getattr(config.option, "loadgroup", False):  # set on xdist workers only
+        return
+    for item in items:
+        names = sorted(
+            {
+                str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                for m in item.iter_markers("xdist_group")
+            }
+        )
+        suffix = "@" + "_".join(names)
+        node_id = getattr(item, "_id", None)
+        if names and node_id is not None and not item.nodeid.endswith(suffix):
+            item._id = type(node_id).parse(item.nodeid + suffix)  # type: ignore[attr-defined]
+
+
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()

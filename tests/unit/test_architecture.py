@@ -5,10 +5,13 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
+
+# Every check reads the same parsed package (about 1.5 s of CPU to parse and walk): one worker.
+pytestmark = pytest.mark.xdist_group("architecture")
 
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "mini_letta"
 
@@ -27,8 +30,14 @@ HEAVY = {"openai", "anthropic", "yaml", "httpx", "prompt_toolkit", "mcp", "acp",
 HARD_LIMIT_LINES = 700
 
 
-def _modules() -> list[Path]:
-    return sorted(p for p in PACKAGE.rglob("*.py"))
+@functools.cache
+def _modules() -> tuple[Path, ...]:
+    return tuple(sorted(PACKAGE.rglob("*.py")))
+
+
+@functools.cache
+def _source(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
 
 
 @functools.cache
@@ -38,12 +47,13 @@ def _parse(source: str) -> ast.Module:
 
 
 def _tree(path: Path) -> ast.Module:
-    return _parse(path.read_text(encoding="utf-8"))
+    return _parse(_source(path))
 
 
 @functools.cache
-def _nodes(path: Path) -> tuple[ast.AST, ...]:
-    return tuple(ast.walk(_tree(path)))
+def _nodes_of(tree: ast.AST) -> tuple[ast.AST, ...]:
+    """Every node of a tree, walked once for all the checks (trees are cached, so is this)."""
+    return tuple(ast.walk(tree))
 
 
 def _concern(path: Path) -> str:
@@ -51,13 +61,12 @@ def _concern(path: Path) -> str:
     return parts[0]
 
 
-def _imports(
-    tree: ast.AST, nodes: Iterable[ast.AST] | None = None
-) -> list[tuple[str, ast.stmt, bool]]:
+@functools.cache
+def _imports(tree: ast.AST) -> list[tuple[str, ast.stmt, bool]]:
     """(module, node, at_top_level) for every import in the file."""
     found = []
     top = set(map(id, getattr(tree, "body", [])))
-    for node in ast.walk(tree) if nodes is None else nodes:
+    for node in _nodes_of(tree):
         if isinstance(node, ast.Import):
             found += [(alias.name, node, id(node) in top) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -65,39 +74,87 @@ def _imports(
     return found
 
 
-@functools.cache
-def _module_imports(path: Path) -> list[tuple[str, ast.stmt, bool]]:
-    return _imports(_tree(path), _nodes(path))
+def _relative(path: Path) -> str:
+    return str(path.relative_to(PACKAGE))
 
 
-@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_imports_follow_the_layers(path):
+def _layer_offences(path: Path, tree: ast.Module) -> list[str]:
+    """`file:line imports module: why` for each import that goes up a layer or a forbidden way."""
     source = _concern(path)
     if source not in LAYERS:
-        return  # __init__, __main__
-    for module, node, _ in _module_imports(path):
+        return []  # __init__, __main__
+    found = []
+    for module, node, _ in _imports(tree):
         if not module.startswith("mini_letta."):
             continue
         target = module.split(".")[1]
         if target not in LAYERS or target == source:
             continue
-        where = f"{path.relative_to(PACKAGE)}:{node.lineno} imports {module}"
-        assert LAYERS[target] <= LAYERS[source], f"{where}: a lower layer imports a higher one"
-        assert (source, target) not in FORBIDDEN, f"{where}: forbidden direction"
+        where = f"{_relative(path)}:{node.lineno} imports {module}"
+        if LAYERS[target] > LAYERS[source]:
+            found.append(f"{where}: a lower layer imports a higher one")
+        elif (source, target) in FORBIDDEN:
+            found.append(f"{where}: forbidden direction")
+    return found
 
 
-@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_heavy_libraries_are_imported_lazily(path):
-    for module, node, at_top in _module_imports(path):
-        if module.split(".")[0] in HEAVY:
-            assert not at_top, f"{path.relative_to(PACKAGE)}:{node.lineno} imports {module} at top"
+def _eager_heavy_imports(path: Path, tree: ast.Module) -> list[str]:
+    """`file:line imports module at top` for each heavy library imported at module level."""
+    return [
+        f"{_relative(path)}:{node.lineno} imports {module} at top"
+        for module, node, at_top in _imports(tree)
+        if at_top and module.split(".")[0] in HEAVY
+    ]
 
 
-@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_modules_stay_small(path):
-    lines = len(path.read_text(encoding="utf-8").splitlines())
+def _size_offence(path: Path, source: str) -> list[str]:
+    lines = len(source.splitlines())
     limit = REFLECTION_LIMIT_LINES if _concern(path) == "reflection" else HARD_LIMIT_LINES
-    assert lines <= limit, f"{path.relative_to(PACKAGE)} has {lines} lines (at most {limit})"
+    return [f"{_relative(path)} has {lines} lines (at most {limit})"] if lines > limit else []
+
+
+def _assert_none(check: Callable[[Path], list[str]], paths: Iterable[Path] | None = None) -> None:
+    """One rule applied to every module (or to `paths`): the failure lists every offence, each
+    naming its module and line."""
+    found = [offence for path in paths or _modules() for offence in check(path)]
+    assert not found, "\n".join(found)
+
+
+def test_imports_follow_the_layers():
+    _assert_none(lambda path: _layer_offences(path, _tree(path)))
+
+
+def test_heavy_libraries_are_imported_lazily():
+    _assert_none(lambda path: _eager_heavy_imports(path, _tree(path)))
+
+
+def test_modules_stay_small():
+    _assert_none(lambda path: _size_offence(path, _source(path)))
+
+
+def test_the_module_checks_find_an_offender():
+    """Each per-module rule above names the module and line that breaks it."""
+    memory = PACKAGE / "memory" / "repo.py"
+    up = ast.parse("import os\n\ndef f():\n    from mini_letta.loop.turn import run_turn\n")
+    assert _layer_offences(memory, up) == [
+        "memory/repo.py:4 imports mini_letta.loop.turn: a lower layer imports a higher one"
+    ]
+    sideways = ast.parse("from mini_letta.tools.base import Tool\n")
+    assert _layer_offences(PACKAGE / "llm" / "base.py", sideways) == [
+        "llm/base.py:1 imports mini_letta.tools.base: forbidden direction"
+    ]
+    assert _layer_offences(PACKAGE / "tools" / "base.py", sideways) == []
+    assert _layer_offences(PACKAGE / "__main__.py", up) == []
+    heavy = ast.parse("import openai\nimport json\n\ndef f():\n    import anthropic\n")
+    assert _eager_heavy_imports(memory, heavy) == ["memory/repo.py:1 imports openai at top"]
+    big = "x = 1\n" * (REFLECTION_LIMIT_LINES + 1)
+    assert _size_offence(memory, big) == []
+    assert _size_offence(REFLECTION / "api.py", big) == [
+        f"reflection/api.py has {REFLECTION_LIMIT_LINES + 1} lines (at most 400)"
+    ]
+    assert _size_offence(memory, big * 2) == [
+        f"memory/repo.py has {2 * REFLECTION_LIMIT_LINES + 2} lines (at most 700)"
+    ]
 
 
 # reflection/ is its face (api.py) over sub-packages that import one way: a run reads state and
@@ -136,11 +193,11 @@ def _reflection_bypasses(path: Path, source: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize(
-    "path", sorted(REFLECTION.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE))
-)
-def test_reflection_sub_packages_import_one_way(path):
-    assert _reflection_bypasses(path, path.read_text(encoding="utf-8")) == []
+def test_reflection_sub_packages_import_one_way():
+    _assert_none(
+        lambda path: [f"{_relative(path)}:{b}" for b in _reflection_bypasses(path, _source(path))],
+        sorted(REFLECTION.rglob("*.py")),
+    )
 
 
 def test_the_reflection_direction_check_finds_a_wrong_way_import():
@@ -177,11 +234,11 @@ def _face_bypasses(source: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize(
-    "path", sorted((PACKAGE / "cli").rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE))
-)
-def test_the_cli_reaches_a_faced_package_only_through_its_face(path):
-    assert _face_bypasses(path.read_text(encoding="utf-8")) == [], path.relative_to(PACKAGE)
+def test_the_cli_reaches_a_faced_package_only_through_its_face():
+    _assert_none(
+        lambda path: [f"{_relative(path)}:{b}" for b in _face_bypasses(_source(path))],
+        sorted((PACKAGE / "cli").rglob("*.py")),
+    )
 
 
 def test_the_face_check_finds_a_bypass():
@@ -210,7 +267,7 @@ def _import_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         targets = set()
-        for node in _nodes(path):
+        for node in _nodes_of(_tree(path)):
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 for alias in node.names:
                     full = f"{node.module}.{alias.name}"
@@ -308,24 +365,50 @@ def test_package_init_imports_nothing_until_asked():
 _FILE_NAME = re.compile(r"^[\w.*{}-]*\.(json|jsonl|lock|idx|lease)$")
 
 
-@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_only_home_names_files(path):
-    """Every file under the home (and the project's settings) is named in home.py alone."""
+def _file_names(path: Path, tree: ast.Module) -> list[str]:
+    """`file:line names a file ('x.json')` for each file name spelled outside home.py."""
     if path.name == "home.py" and path.parent == PACKAGE:
-        return
-    for node in _nodes(path):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            assert not _FILE_NAME.match(node.value), (
-                f"{path.relative_to(PACKAGE)}:{node.lineno} names a file ({node.value!r}); "
-                "ask Home (home.py) for the path instead"
-            )
+        return []
+    return [
+        f"{_relative(path)}:{node.lineno} names a file ({node.value!r}): ask Home (home.py)"
+        for node in _nodes_of(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and _FILE_NAME.match(node.value)
+    ]
 
 
-@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_code_cites_no_document_outside_the_repository(path):
+def test_only_home_names_files():
+    """Every file under the home (and the project's settings) is named in home.py alone."""
+    _assert_none(lambda path: _file_names(path, _tree(path)))
+
+
+_SPEC = re.compile(r"\bSPEC\b")
+
+
+def _citations(path: Path, source: str) -> list[str]:
+    return [
+        f"{_relative(path)}:{number}: {line}"
+        for number, line in enumerate(source.splitlines(), 1)
+        if _SPEC.search(line)
+    ]
+
+
+def test_code_cites_no_document_outside_the_repository():
     """Comments point to docs/architecture.md or stand alone; there is no spec to cite."""
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        assert not re.search(r"\bSPEC\b", line), f"{path.relative_to(PACKAGE)}:{number}: {line}"
+    _assert_none(lambda path: _citations(path, _source(path)))
+
+
+def test_the_file_name_and_citation_checks_find_an_offender():
+    memory = PACKAGE / "memory" / "repo.py"
+    tree = ast.parse('LOCK = "memory.lock"\nNAME = f"{x}.json"\nTEXT = "a json file"\n')
+    assert _file_names(memory, tree) == [
+        "memory/repo.py:1 names a file ('memory.lock'): ask Home (home.py)",
+        "memory/repo.py:2 names a file ('.json'): ask Home (home.py)",
+    ]
+    assert _file_names(PACKAGE / "home.py", tree) == []
+    source = "x = 1\n# see SPEC section 3\n# a SPECIAL case\n"
+    assert _citations(memory, source) == ["memory/repo.py:2: # see SPEC section 3"]
 
 
 def test_every_name_a_face_exports_can_be_imported() -> None:

@@ -83,12 +83,15 @@ class SdkProvider(ABC):
                 f"{self.handle} needs the {self.sdk_module} package (pip install {self.sdk_module})"
             ) from exc
         api_key, base_url = self._endpoint()
+        from mini_letta.llm.http_client import sdk_http_client
+
         http = transport_of(sdk)
         client = getattr(sdk, self.client_class)(
             api_key=api_key,
             base_url=base_url,
             max_retries=0,
             timeout=http.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT),
+            http_client=sdk_http_client(sdk),
         )
         return client, sdk
 

@@ -57,8 +57,14 @@ class OpenAIEmbedder(Struct, frozen=True):
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         import openai
 
+        from mini_letta.llm.http_client import sdk_http_client
+
         client = openai.OpenAI(
-            base_url=self.base_url, api_key=self.api_key, max_retries=0, timeout=self.deadline
+            base_url=self.base_url,
+            api_key=self.api_key,
+            max_retries=0,
+            timeout=self.deadline,
+            http_client=sdk_http_client(openai),
         )
         stop_at = time.monotonic() + self.deadline
         limit = _BODY_SLACK + len(texts) * MAX_DIMENSIONS * _BYTES_PER_NUMBER

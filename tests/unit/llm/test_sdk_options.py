@@ -14,6 +14,9 @@ from mini_letta.llm.anthropic_provider import AnthropicConfig, build_anthropic_r
 from mini_letta.llm.base import ModelRequest, ToolSpec
 from mini_letta.llm.openai_provider import OpenAIConfig, build_openai_request
 from mini_letta.llm.sdk_options import SDK_FIELDS, sdk_arguments, sdk_fields
+from support.groups import SDK
+
+pytestmark = SDK  # it imports both SDKs: run where they are loaded
 
 CREATE = {
     "openai": ("openai.resources.chat.completions", "Completions"),

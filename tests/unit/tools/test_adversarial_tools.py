@@ -8,8 +8,10 @@ few whole turns with the scripted model show the same outcomes end to end.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -106,36 +108,59 @@ READABLE = {
 EDIT_REFUSAL = {"memory": IN_MEMORY, "git": IN_GIT, "mini-letta": IN_STATE}
 
 
+def _refusal_problem(result: ToolResult, needle: str) -> str | None:
+    """What is wrong with `result` as a refusal naming `needle` and leaking nothing."""
+    if SECRET in result.content or "root:" in result.content:
+        return "leaked a secret"
+    if not result.is_error:
+        return "was not refused"
+    return None if needle in result.content else f"was refused without {needle!r}"
+
+
 def _assert_refused(result: ToolResult, needle: str) -> None:
-    assert result.is_error, result.content
-    assert needle in result.content, result.content
-    assert SECRET not in result.content and "root:" not in result.content
+    problem = _refusal_problem(result, needle)
+    assert problem is None, f"{problem}: {result.content}"
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("tool", ["Read", "Grep"])
-def test_reading_a_target(scene, tool, target, mode):
-    raw = scene.fill(TARGETS[target][0])
-    args = {"path": raw} if tool == "Read" else {"pattern": ".", "path": raw}
-    result = call_tool(tool, args, _ctx(scene, mode))
-    if target in ESCAPES:
-        _assert_refused(result, OUTSIDE)
-    else:
-        assert not result.is_error, result.content
-        assert READABLE[target][0] in result.content
+def _assert_all(outcomes: Iterable[tuple[str, str | None, ToolResult]]) -> None:
+    """Each case is checked (none stops the others); the failure names every wrong one."""
+    wrong = [f"{case}: {problem}: {r.content[:300]!r}" for case, problem, r in outcomes if problem]
+    assert not wrong, "\n".join(wrong)
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("target", TARGETS)
-def test_globbing_a_target_folder(scene, target, mode):
-    raw = scene.fill(TARGETS[target][1])
-    result = call_tool("Glob", {"pattern": "**", "path": raw}, _ctx(scene, mode))
-    if target in ESCAPES:
-        _assert_refused(result, OUTSIDE)
-    else:
-        assert not result.is_error, result.content
-        assert READABLE[target][1] in result.content
+def _shown(result: ToolResult, needle: str) -> str | None:
+    if result.is_error:
+        return "was refused"
+    return None if needle in result.content else f"does not show {needle!r}"
+
+
+def test_reading_every_target_in_every_mode(scene):
+    def outcomes() -> Iterator[tuple[str, str | None, ToolResult]]:
+        for tool, target, mode in itertools.product(("Read", "Grep"), TARGETS, MODES):
+            raw = scene.fill(TARGETS[target][0])
+            args = {"path": raw} if tool == "Read" else {"pattern": ".", "path": raw}
+            result = call_tool(tool, args, _ctx(scene, mode))
+            if target in ESCAPES:
+                problem = _refusal_problem(result, OUTSIDE)
+            else:
+                problem = _shown(result, READABLE[target][0])
+            yield f"{tool} {target} in {mode}", problem, result
+
+    _assert_all(outcomes())
+
+
+def test_globbing_every_target_folder_in_every_mode(scene):
+    def outcomes() -> Iterator[tuple[str, str | None, ToolResult]]:
+        for target, mode in itertools.product(TARGETS, MODES):
+            raw = scene.fill(TARGETS[target][1])
+            result = call_tool("Glob", {"pattern": "**", "path": raw}, _ctx(scene, mode))
+            if target in ESCAPES:
+                problem = _refusal_problem(result, OUTSIDE)
+            else:
+                problem = _shown(result, READABLE[target][1])
+            yield f"Glob {target} in {mode}", problem, result
+
+    _assert_all(outcomes())
 
 
 def _edit_args(tool: str, raw: str, target: str) -> dict[str, str]:
@@ -153,42 +178,48 @@ def _untouched(scene: Scene) -> None:
     assert "likes tabs" in (scene.memory / "system" / "human.md").read_text()
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("tool", ["Write", "Edit"])
-def test_changing_a_target(scene, tool, target, mode):
-    raw = scene.fill(TARGETS[target][0])
-    result = call_tool(tool, _edit_args(tool, raw, target), _ctx(scene, mode))
-    if mode == "default":
-        _assert_refused(result, ASKS)
-    elif mode == "plan":
-        _assert_refused(result, PLAN)
-    else:
-        _assert_refused(result, OUTSIDE if target in ESCAPES else EDIT_REFUSAL[target])
-    _untouched(scene)
+def test_changing_every_target_in_every_mode(scene):
+    """Each refusal leaves every target as it was (checked after each call)."""
+
+    def outcomes() -> Iterator[tuple[str, str | None, ToolResult]]:
+        for tool, target, mode in itertools.product(("Write", "Edit"), TARGETS, MODES):
+            raw = scene.fill(TARGETS[target][0])
+            result = call_tool(tool, _edit_args(tool, raw, target), _ctx(scene, mode))
+            if mode == "default":
+                needle = ASKS
+            elif mode == "plan":
+                needle = PLAN
+            else:
+                needle = OUTSIDE if target in ESCAPES else EDIT_REFUSAL[target]
+            yield f"{tool} {target} in {mode}", _refusal_problem(result, needle), result
+            _untouched(scene)
+
+    _assert_all(outcomes())
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize(
-    "args",
-    [{"pattern": "."}, {"pattern": "root|TOP", "path": "."}, {"pattern": ".", "glob": "*"}],
-    ids=["everything", "named", "glob"],
-)
-def test_grep_over_the_project_never_follows_a_link_out(scene, args, mode):
-    result = call_tool("Grep", args, _ctx(scene, mode))
-    assert SECRET not in result.content and "root:" not in result.content
-    assert "link.txt" not in result.content and "passwd" not in result.content
-    if args["pattern"] == ".":
-        assert "a.txt:1: hello project" in result.content
+GREPS = {
+    "everything": {"pattern": "."},
+    "named": {"pattern": "root|TOP", "path": "."},
+    "glob": {"pattern": ".", "glob": "*"},
+}
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_glob_over_the_project_lists_no_link_out(scene, mode):
-    result = call_tool("Glob", {"pattern": "**"}, _ctx(scene, mode))
-    shown = result.content.splitlines()
-    assert "a.txt" in shown and ".mini-letta/settings.local.json" in shown
-    assert not {"link.txt", "passwd", "linkdir", "linkdir/secret.txt"} & set(shown)
-    assert not any(line.startswith(".git/") for line in shown)
+def test_grep_over_the_project_never_follows_a_link_out(scene):
+    for (name, args), mode in itertools.product(GREPS.items(), MODES):
+        result = call_tool("Grep", args, _ctx(scene, mode))
+        case = f"Grep {name} in {mode}: {result.content}"
+        assert SECRET not in result.content and "root:" not in result.content, case
+        assert "link.txt" not in result.content and "passwd" not in result.content, case
+        if args["pattern"] == ".":
+            assert "a.txt:1: hello project" in result.content, case
+
+
+def test_glob_over_the_project_lists_no_link_out(scene):
+    for mode in MODES:
+        shown = call_tool("Glob", {"pattern": "**"}, _ctx(scene, mode)).content.splitlines()
+        assert "a.txt" in shown and ".mini-letta/settings.local.json" in shown, (mode, shown)
+        assert not {"link.txt", "passwd", "linkdir", "linkdir/secret.txt"} & set(shown), mode
+        assert not any(line.startswith(".git/") for line in shown), (mode, shown)
 
 
 def test_a_link_inside_the_project_is_still_searched(scene):
@@ -198,23 +229,23 @@ def test_a_link_inside_the_project_is_still_searched(scene):
     assert "alias.txt" in call_tool("Glob", {"pattern": "*.txt"}, ctx).content
 
 
-@pytest.mark.parametrize(
-    ("raw", "needle"),
-    [
-        ("sub/.git/config", IN_GIT),
-        (".GIT/config", IN_GIT),
-        (".Git./config", IN_GIT),
-        ("GIT~1/config", IN_GIT),
-        (".git", IN_GIT),
-        ("gitlink/config", IN_GIT),
-        ("bare.git/config", IN_GIT),
-        ("sub/.mini-letta/settings.local.json", IN_STATE),
-        (".MINI-LETTA/settings.local.json", IN_STATE),
-        ("state/agents/x/agent.json", IN_STATE),
-    ],
-)
-@pytest.mark.parametrize("tool", ["Write", "Edit"])
-def test_edits_never_reach_git_or_mini_letta_state_by_any_name(scene, tool, raw, needle):
+# Names of a git folder or of mini-letta's state that no edit may reach (a case, a trailing
+# dot, an 8.3 short name, a link, a bare repository, the home's own files).
+STATE_NAMES = {
+    "sub/.git/config": IN_GIT,
+    ".GIT/config": IN_GIT,
+    ".Git./config": IN_GIT,
+    "GIT~1/config": IN_GIT,
+    ".git": IN_GIT,
+    "gitlink/config": IN_GIT,
+    "bare.git/config": IN_GIT,
+    "sub/.mini-letta/settings.local.json": IN_STATE,
+    ".MINI-LETTA/settings.local.json": IN_STATE,
+    "state/agents/x/agent.json": IN_STATE,
+}
+
+
+def test_edits_never_reach_git_or_mini_letta_state_by_any_name(scene):
     os.symlink(scene.project / ".git", scene.project / "gitlink")
     bare = scene.project / "bare.git"
     for folder in ("objects", "refs"):
@@ -225,13 +256,19 @@ def test_edits_never_reach_git_or_mini_letta_state_by_any_name(scene, tool, raw,
     (state / "agents" / "x").mkdir(parents=True)
     (state / "agents" / "x" / "agent.json").write_text("{}")
     ctx = make_context(scene.project, None, home=Home(state), permission_mode="bypassPermissions")
-    args = {"path": raw, "content": PWNED}
-    if tool == "Edit":
-        args = {"path": raw, "old_string": "x", "new_string": PWNED}
-    _assert_refused(call_tool(tool, args, ctx), needle)
-    assert (bare / "config").read_text() == GIT_CONFIG
-    assert (state / "agents" / "x" / "agent.json").read_text() == "{}"
-    _untouched(scene)
+
+    def outcomes() -> Iterator[tuple[str, str | None, ToolResult]]:
+        for (raw, needle), tool in itertools.product(STATE_NAMES.items(), ("Write", "Edit")):
+            args = {"path": raw, "content": PWNED}
+            if tool == "Edit":
+                args = {"path": raw, "old_string": "x", "new_string": PWNED}
+            result = call_tool(tool, args, ctx)
+            yield f"{tool} {raw}", _refusal_problem(result, needle), result
+            assert (bare / "config").read_text() == GIT_CONFIG
+            assert (state / "agents" / "x" / "agent.json").read_text() == "{}"
+            _untouched(scene)
+
+    _assert_all(outcomes())
 
 
 def test_a_fifo_is_neither_read_nor_searched(scene):
@@ -261,27 +298,30 @@ def test_bash_is_gated_by_the_mode_not_confined(scene, mode, outcome):
     assert result.is_error == (mode != "bypassPermissions")
 
 
-def _turn(world, tmp_path, calls, mode):
+def _turn(world, tmp_path, calls, mode, agent=None):
+    """The tool results of one scripted turn (on `agent`, else on a new agent)."""
     script = tmp_path / "script.json"
     steps = [{"toolCalls": [call]} for call in calls]
     script.write_text(json.dumps([*steps, "done"]), encoding="utf-8")
-    agent = new_agent(world, model=f"script:{script}")
+    agent = agent or new_agent(world, model=f"script:{script}")
     store = resolve_conversation(world, agent, None)
     setup = build_turn_setup(world, agent, store, TurnOptions(permission_mode=mode))
     events = list(run_turn(setup, "look around"))
     return [event.result for event in events if isinstance(event, ToolResultEvent)]
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_a_scripted_turn_greps_nothing_from_outside(world, tmp_path, mode):
+def test_a_scripted_turn_greps_nothing_from_outside_in_any_mode(world, tmp_path):
     secret = tmp_path / "outside-secret.txt"
     secret.write_text(f"{SECRET}\n")
     os.symlink(secret, world.cwd / "link.txt")
     os.symlink("/etc/passwd", world.cwd / "passwd")
     (world.cwd / "a.txt").write_text("hello\n")
-    results = _turn(world, tmp_path, [{"name": "Grep", "arguments": {"pattern": "."}}], mode)
-    assert "a.txt:1: hello" in results[0].content.splitlines()
-    assert SECRET not in results[0].content and "root:" not in results[0].content
+    agent = new_agent(world, model=f"script:{tmp_path / 'script.json'}")
+    for mode in MODES:
+        grep = [{"name": "Grep", "arguments": {"pattern": "."}}]
+        content = _turn(world, tmp_path, grep, mode, agent)[0].content
+        assert "a.txt:1: hello" in content.splitlines(), (mode, content)
+        assert SECRET not in content and "root:" not in content, (mode, content)
 
 
 def test_a_scripted_accept_edits_turn_cannot_arm_git(world, tmp_path):
