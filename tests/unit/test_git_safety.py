@@ -273,3 +273,23 @@ def _plain_config(repo: Path, *args: str, command: str = "config") -> str:
         check=False,
     )
     return proc.stdout.strip()
+
+
+def test_a_driver_added_later_to_an_included_file_is_disarmed_too(tmp_path):
+    """An included file is not among the files whose stamp says the config is unchanged, so
+    a repository that includes one is asked every time."""
+    repo = init_memory_repo(tmp_path / "memory")
+    main, included = HIDDEN_DRIVERS["include"]
+    with (repo.path / ".git" / "config").open("a") as config:
+        config.write(main)
+    more = repo.path / ".git" / "more.cfg"
+    more.write_text(str(included))
+    (repo.path / ".gitattributes").write_text("*.md filter=upper\n*.txt filter=lower\n")
+    (repo.path / "a.md").write_text("exact bytes\n")
+    repo.commit_paths(["a.md", ".gitattributes"], "a")
+    with more.open("a") as extra:
+        extra.write('[filter "lower"]\n\tclean = tr A-Z a-z\n\trequired = true\n')
+    assert _plain_config(repo.path, "filter.lower.clean") == "tr A-Z a-z"
+    (repo.path / "b.txt").write_text("Exact Bytes\n")
+    repo.commit_paths(["b.txt"], "b")
+    assert repo.show_file("HEAD", "b.txt") == "Exact Bytes\n"
