@@ -165,15 +165,22 @@ class GitRepo:
         return proc
 
     def _user_transport(self) -> list[str]:
-        """The user's own credential helpers and ssh/askpass commands, which beat the repo's."""
+        """The user's own credential helpers and ssh/askpass commands, which beat the repo's.
+
+        One `git config --show-scope` lists every scope; only the system and global entries
+        are kept. A git too old for `--show-scope` is asked scope by scope."""
         if self._transport is None:
-            listings = [
-                self._run(("config", scope, "-z", "--get-regexp", TRANSPORT_KEYS), check=False)
-                for scope in ("--system", "--global")
-            ]
-            self._transport = user_transport_config(
-                b"".join(proc.stdout for proc in listings if proc.returncode == 0)
-            )
+            scoped = ("config", "-z", "--show-scope", "--get-regexp", TRANSPORT_KEYS)
+            proc = self._run(scoped, check=False)
+            if proc.returncode in (0, 1):  # 1: no entry at all
+                listing = _user_scopes(proc.stdout)
+            else:
+                listings = [
+                    self._run(("config", scope, "-z", "--get-regexp", TRANSPORT_KEYS), check=False)
+                    for scope in ("--system", "--global")
+                ]
+                listing = b"".join(p.stdout for p in listings if p.returncode == 0)
+            self._transport = user_transport_config(listing)
         return self._transport
 
     def _driver_overrides(self) -> list[str]:
@@ -533,6 +540,18 @@ def _read_head(work_tree: Path) -> str | None:
         if name == ref and _SHA_RE.fullmatch(sha):
             return sha
     return None  # not packed either: unborn
+
+
+def _user_scopes(listing: bytes) -> bytes:
+    """The system and global entries of `git config -z --show-scope` output (scope NUL key
+    LF value NUL, repeated), as `git config -z` alone would list them."""
+    fields = listing.split(b"\0")
+    kept = [
+        entry + b"\0"
+        for scope, entry in zip(fields[0::2], fields[1::2], strict=False)
+        if scope in (b"system", b"global")
+    ]
+    return b"".join(kept)
 
 
 def _raise(error: OSError) -> None:
