@@ -19,11 +19,9 @@ from mini_letta.loop.events import (
 from mini_letta.tools.base import ToolResult
 from mini_letta.workspace import World, new_agent
 from mini_letta.workspace import resolve_conversation as open_store
-from support.groups import ACP, NO_ACP
+from support.groups import ACP
 
-# The updates are the SDK's models: built on the worker that has the SDK loaded, which is
-# imported by the tests that run, not at every worker's collection.
-pytestmark = [ACP, NO_ACP]
+pytestmark = ACP  # the SDK is imported by the tests, not at collection
 
 CWD = Path("/work/project")
 MEMORY = Path("/home/me/.mini-letta/agents/a/memory")
