@@ -2,7 +2,9 @@
 
 Each pane gets its own tmux server (`-S`, a socket in a fresh temporary folder), so tests never
 see each other's windows; the server is killed and the folder removed afterwards. Reading
-polls `capture-pane` through `wait_until`, bounded, never sleeping long.
+polls through `wait_until`, bounded, never sleeping long; tmux copies everything the program
+writes to a file (`pipe-pane`), so a look while that file has not grown reuses the last capture
+instead of starting a `tmux capture-pane` process (most looks, while a turn or a start-up runs).
 """
 
 from __future__ import annotations
@@ -29,8 +31,10 @@ def is_status_line(row: str) -> bool:
 
 
 class Pane:
-    def __init__(self, socket: str) -> None:
+    def __init__(self, socket: str, output: str) -> None:
         self.socket = socket
+        self.output = output  # where tmux copies the program's output (`pipe-pane`)
+        self._captured: dict[bool, tuple[int, str]] = {}  # styles -> (output size, screen)
 
     def _tmux(self, *args: str) -> str:
         assert TMUX is not None
@@ -47,11 +51,25 @@ class Pane:
         self._tmux("send-keys", "-t", "s", "-l", text)
 
     def screen(self, *, styles: bool = False) -> str:
-        """The visible screen, wrapped rows joined; with `styles`, the escape codes too."""
-        return self._tmux("capture-pane", "-p", "-J", *(["-e"] if styles else []), "-t", "s")
+        """The visible screen, wrapped rows joined; with `styles`, the escape codes too. The
+        screen changes only when the program writes, so while the copy of its output has not
+        grown, the last capture is still the screen (its size is read before capturing: what
+        arrives during a capture makes the next look capture again)."""
+        try:
+            size = os.stat(self.output).st_size
+        except FileNotFoundError:
+            size = -1
+        last = self._captured.get(styles)
+        if last is not None and size >= 0 and last[0] == size:
+            return last[1]
+        screen = self._tmux("capture-pane", "-p", "-J", *(["-e"] if styles else []), "-t", "s")
+        self._captured[styles] = (size, screen)
+        return screen
 
     def wait_for(self, text: str, timeout: float = 30.0) -> str:
-        wait_until(lambda: text in self.screen(), f"{text!r} on screen:\n{self.screen()}", timeout)
+        wait_until(
+            lambda: text in self.screen(), lambda: f"{text!r} on screen:\n{self.screen()}", timeout
+        )
         return self.screen()
 
     def prompts(self) -> int:
@@ -72,7 +90,7 @@ class Pane:
             rows = [row for row in self.screen().splitlines() if row.strip()]
             return len(rows) >= 2 and rows[-2].rstrip() == "›" and is_status_line(rows[-1])
 
-        wait_until(ready, f"an empty prompt on screen:\n{self.screen()}", timeout)
+        wait_until(ready, lambda: f"an empty prompt on screen:\n{self.screen()}", timeout)
 
     def tty_flags(self) -> tuple[int, int]:
         """The pane's terminal modes as the program in it left them: (iflag, lflag)."""
@@ -105,7 +123,7 @@ def session_pane(
     once its status line is up."""
     assert TMUX is not None
     folder = tempfile.mkdtemp(prefix="ml-tmux-")  # short: a socket path has a length limit
-    pane = Pane(os.path.join(folder, "s"))
+    pane = Pane(os.path.join(folder, "s"), os.path.join(folder, "out"))
     environ = cli_env(home, {"TERM": "xterm-256color", **(env or {})})
     assignments = [f"{name}={shlex.quote(value)}" for name, value in environ.items()]
     program = [shlex.quote(sys.executable), "-m", "mini_letta", *map(shlex.quote, args)]
@@ -115,6 +133,7 @@ def session_pane(
          "-x", str(width), "-y", str(height), "-c", str(cwd), command],
         check=True, timeout=10,
     )  # fmt: skip
+    pane._tmux("pipe-pane", "-t", "s", f"cat >> {shlex.quote(pane.output)}")
     try:
         if ready:
             wait_until(

@@ -8,13 +8,16 @@ from collections.abc import Callable
 POLL = 0.02  # seconds between looks
 
 
-def wait_until(predicate: Callable[[], object], what: str, timeout: float = 30.0) -> None:
-    """Return once `predicate()` is true; fail naming `what` if `timeout` seconds pass first.
+def wait_until(
+    predicate: Callable[[], object], what: str | Callable[[], str], timeout: float = 30.0
+) -> None:
+    """Return once `predicate()` is true; fail naming `what` if `timeout` seconds pass first
+    (a callable `what` is asked only then, so it can describe the state at the failure).
 
     The bound only turns a hang into a clear failure; no test asserts how fast anything is.
     """
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
+            raise AssertionError(f"timed out waiting for {what() if callable(what) else what}")
         time.sleep(POLL)

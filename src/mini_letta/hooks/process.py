@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
+import select
 import shutil
 import subprocess
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import cast
@@ -65,7 +68,7 @@ def run_hook_command(
         thread.start()
     failure = ""
     try:
-        proc.wait(timeout=timeout)
+        _wait(proc, timeout)
     except subprocess.TimeoutExpired:
         failure = f"timed out after {timeout:g}s and was stopped"
         kill_group(proc)
@@ -80,6 +83,27 @@ def run_hook_command(
     return HookRun(code, _text(out), _text(err), failure)
 
 
+def _wait(proc: subprocess.Popen[bytes], timeout: float) -> None:
+    """`proc.wait(timeout)`, woken by the exit itself where the system can say (a pidfd):
+    Popen.wait with a timeout looks again after sleeps that grow to 50 ms, which a quick hook
+    (run on every tool call) paid after it had already exited."""
+    pidfd_open = getattr(os, "pidfd_open", None)  # Linux; elsewhere Popen's own wait
+    try:
+        fd = pidfd_open(proc.pid) if pidfd_open is not None else None
+    except OSError:  # an older kernel
+        fd = None
+    if fd is None:
+        proc.wait(timeout=timeout)
+        return
+    try:
+        exited, _, _ = select.select([fd], [], [], timeout)
+    finally:
+        os.close(fd)
+    if not exited:
+        raise subprocess.TimeoutExpired(proc.args, timeout)
+    proc.wait()
+
+
 def _feed(stdin: io.BufferedWriter | object, payload: bytes) -> None:
     writer = cast(io.BufferedWriter, stdin)
     with contextlib.suppress(OSError):  # the hook exited without reading it all
@@ -89,16 +113,22 @@ def _feed(stdin: io.BufferedWriter | object, payload: bytes) -> None:
 
 
 def _finish(proc: subprocess.Popen[bytes], threads: list[threading.Thread]) -> None:
-    """Let the readers drain; a background child still holding a pipe is stopped too."""
-    for thread in threads:
-        thread.join(DRAIN_TIMEOUT)
+    """Let the readers drain; a background child still holding a pipe is stopped too. The
+    readers share one drain period (joined one by one, each took its own: a child holding
+    both pipes cost twice the period)."""
+    _join(threads)
     if any(thread.is_alive() for thread in threads):
         kill_group(proc)
-        for thread in threads:
-            thread.join(DRAIN_TIMEOUT)
+        _join(threads)
     for stream in (proc.stdout, proc.stderr):
         if stream is not None:
             stream.close()
+
+
+def _join(threads: list[threading.Thread]) -> None:
+    deadline = time.monotonic() + DRAIN_TIMEOUT
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
 
 
 def _text(collector: OutputCollector) -> str:

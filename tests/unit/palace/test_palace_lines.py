@@ -28,9 +28,32 @@ def _blame(repo, path):
     return shas
 
 
-def _commit(repo, message):
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", message, "--allow-empty")
+class _History:
+    """Commits written by one `git fast-import` (a whole tree each, as `add -A` would stage it)
+    rather than an add and a commit per step: 45 commits in one git process."""
+
+    def __init__(self) -> None:
+        self.stream = bytearray()
+        self.marks = 0
+
+    def commit(self, branch: str, message: str, tree: dict[str, str], *parents: int) -> int:
+        self.marks += 1
+        text = message.encode()
+        self.stream += b"commit refs/heads/%s\nmark :%d\n" % (branch.encode(), self.marks)
+        self.stream += b"committer t <t@t> %d +0000\n" % (1_700_000_000 + self.marks)
+        self.stream += b"data %d\n%s\n" % (len(text), text)
+        for verb, parent in zip(("from", *["merge"] * len(parents)), parents, strict=False):
+            self.stream += b"%s :%d\n" % (verb.encode(), parent)
+        self.stream += b"deleteall\n"
+        for path, content in sorted(tree.items()):
+            data = content.encode()
+            self.stream += b"M 100644 inline %s\ndata %d\n%s\n" % (path.encode(), len(data), data)
+        return self.marks
+
+    def write(self, repo) -> None:
+        subprocess.run(["git", "-C", str(repo), "fast-import", "--quiet"],
+                       input=bytes(self.stream), check=True, capture_output=True)  # fmt: skip
+        git(repo, "reset", "-q", "--hard", "main")
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -40,12 +63,14 @@ def test_replay_matches_git_blame(tmp_path, seed):
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
     files: dict[str, list[str]] = {}
+    extra: dict[str, str] = {}  # the merge's files, kept by every later commit
+    history = _History()
+    head = 0
     for step in range(40):
         name = rng.choice(NAMES)
         lines = files.get(name, [])
         action = rng.random()
         if action < 0.1 and lines:
-            (repo / name).unlink()
             files.pop(name)
         else:
             lines = list(lines)
@@ -58,18 +83,16 @@ def test_replay_matches_git_blame(tmp_path, seed):
                     del lines[min(where, len(lines) - 1)]
                 else:
                     lines[min(where, len(lines) - 1)] = f"changed {step}"
-            (repo / name).parent.mkdir(parents=True, exist_ok=True)
-            (repo / name).write_text("\n".join(lines) + ("\n" if lines else ""))
             files[name] = lines
-        _commit(repo, f"step {step}")
+        tree = {n: "\n".join(ls) + ("\n" if ls else "") for n, ls in files.items()} | extra
+        head = history.commit("main", f"step {step}", tree, *([head] if head else []))
         if step == 20:  # a side branch merged with a merge commit
-            git(repo, "checkout", "-qb", "side")
-            (repo / "side.md").write_text("from the side\n")
-            _commit(repo, "side")
-            git(repo, "checkout", "-q", "main")
-            (repo / "main.md").write_text("on main\n")
-            _commit(repo, "main moves")
-            git(repo, "merge", "-q", "--no-ff", "--no-edit", "side")
+            side = history.commit("side", "side", tree | {"side.md": "from the side\n"}, head)
+            extra["main.md"] = "on main\n"
+            head = history.commit("main", "main moves", tree | extra, head)
+            extra["side.md"] = "from the side\n"
+            head = history.commit("main", "Merge branch 'side'", tree | extra, head, side)
+    history.write(repo)
     history = load_line_history(GitRepo(repo))
     tracked = subprocess.run(["git", "-C", str(repo), "ls-files", "-z"], capture_output=True,
                              check=True).stdout.decode().split("\0")  # fmt: skip

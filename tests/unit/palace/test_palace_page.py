@@ -11,13 +11,19 @@ import stat
 
 import pytest
 
+from mini_letta.home import Home
 from mini_letta.memory.history import save_hand_edit
 from mini_letta.memory.repo import GitRepo
 from mini_letta.palace.gather import PalaceInput
 from mini_letta.palace.page import build_palace, save_palace
 from mini_letta.reflection.history.provenance import blame_file, why_line
 from mini_letta.reflection.state.watermark import read_reflection_state
+from mini_letta.workspace import World
+from support.clock import FakeClock
 from support.palace_kit import HUMAN, LIMITS, SECRET, build_story_once, copy_story
+
+# One worker for the module under xdist: its story is built once per worker that runs any of it.
+pytestmark = pytest.mark.xdist_group("palace-page")
 
 
 def _data(page_html: str) -> dict:
@@ -33,17 +39,37 @@ def built(tmp_path_factory):
     return build_story_once(tmp_path_factory)
 
 
-@pytest.fixture
-def story(world, built):
-    return copy_story(*built, world)
+# The story, its world and its page are built once and shared by the tests that only read
+# them; a test that changes the memory takes `own_world` and `own_story`, a copy of its own.
+@pytest.fixture(scope="module")
+def world(built):
+    return built[0]
+
+
+@pytest.fixture(scope="module")
+def story(built):
+    return built[1]
 
 
 @pytest.fixture
+def own_world(tmp_path):
+    (tmp_path / "project").mkdir()
+    return World(
+        home=Home(tmp_path / "home"), cwd=tmp_path / "project", environ={}, clock=FakeClock()
+    )
+
+
+@pytest.fixture
+def own_story(own_world, built):
+    return copy_story(*built, own_world)
+
+
+@pytest.fixture(scope="module")
 def page(world, story):
     return build_palace(PalaceInput(world.home, story.agent, LIMITS, 8192, world.clock))
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def data(page):
     return _data(page.html)
 
@@ -131,11 +157,11 @@ def test_the_page_is_self_contained_and_forbids_every_request(page):
     assert page.html.count("</script>") == 2
 
 
-def test_memory_text_cannot_close_the_data_tag(world, story):
-    memory = world.home.memory_dir(story.agent.id)
+def test_memory_text_cannot_close_the_data_tag(own_world, own_story):
+    memory = own_world.home.memory_dir(own_story.agent.id)
     hostile = "---\ndescription: </script><script>alert(1)</script>\n---\n<img src=http://x/y>\n"
     save_hand_edit(memory, "notes/evil.md", lambda _: hostile)
-    page = build_palace(PalaceInput(world.home, story.agent, LIMITS, 8192, world.clock))
+    page = build_palace(PalaceInput(own_world.home, own_story.agent, LIMITS, 8192, own_world.clock))
     assert page.html.count("</script>") == 2 and "<img" not in page.html
     evil = _file(_data(page.html), "notes/evil.md")
     assert "&lt;img src=http://x/y&gt;" in evil["html"]

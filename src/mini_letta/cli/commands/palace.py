@@ -117,6 +117,7 @@ def _open(url: str) -> None:
     """$BROWSER (as the terminal's environment has it; `%s` is the URL) or the system's."""
     import shlex
     import subprocess
+    import threading
 
     terminal = current_terminal()
     browser = terminal.environ.get("BROWSER", "").split(":")[0].strip()
@@ -124,11 +125,13 @@ def _open(url: str) -> None:
         args = shlex.split(browser)
         args = [a.replace("%s", url) for a in args] if "%s" in browser else [*args, url]
         try:
-            subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, start_new_session=True,
-                             env=dict(terminal.environ))  # fmt: skip
+            browsing = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL, start_new_session=True,
+                                        env=dict(terminal.environ))  # fmt: skip
         except OSError as exc:
             raise click.ClickException(f"could not start $BROWSER ({exc.strerror})") from exc
+        # Reaped when it exits, so a long session (`/palace --open`) keeps no zombie behind.
+        threading.Thread(target=browsing.wait, daemon=True).start()
         return
     import webbrowser
 
