@@ -15,7 +15,6 @@ import bisect
 import functools
 import re
 from collections.abc import Callable, Iterator
-from typing import TypeVar
 
 from mini_letta.errors import SecretDetectedError
 from mini_letta.memory.secret_patterns import LOOKBACK, PATTERNS, WINDOW, SecretPattern, compiled
@@ -23,7 +22,6 @@ from mini_letta.structs import Struct
 
 Observer = Callable[[int, int], None]  # (start, end) of each window a shape is matched in
 Shaped = Callable[[int, int, int], None]  # (pattern index, start, end) of each shape match
-_Text = TypeVar("_Text", str, bytes)
 _TOKEN_TAIL = re.compile(r"[^\s\"'`,;]*+")
 
 
@@ -40,10 +38,12 @@ def scan_secrets(
     `shaped` each span a shape matched, before its value is judged (how linear it is)."""
     taken = _Taken()
     ascii_text = text.encode("ascii", "replace")  # one byte per character: positions carry over
-    folded = ascii_text.lower()
-    for index, pattern in enumerate(PATTERNS):
+    haystacks = (text, ascii_text, ascii_text.lower())
+    for index, (pattern, needles) in enumerate(zip(PATTERNS, _NEEDLES, strict=True)):
+        positions = _anchor_positions(haystacks, needles)
+        if not positions:
+            continue
         report = None if shaped is None else functools.partial(shaped, index)
-        positions = _anchor_positions(text, ascii_text, folded, pattern)
         covered = 0  # this pattern's last match ends here; anchors inside it are skipped
         for position in positions:
             if position < covered:
@@ -57,26 +57,30 @@ def scan_secrets(
     return taken.matches()
 
 
+def _needles(pattern: SecretPattern) -> tuple[tuple[int, str | bytes], ...]:
+    """Each anchor as it is searched for: (which haystack, needle). An ASCII anchor is found
+    in the text's bytes (folded when the pattern is), the fastest `find`; others in the text."""
+    return tuple(
+        (2 if pattern.fold else 1, anchor.encode("ascii")) if anchor.isascii() else (0, anchor)
+        for anchor in pattern.anchors
+    )
+
+
+_NEEDLES = tuple(_needles(pattern) for pattern in PATTERNS)  # encoded once, not every scan
+
+
 def _anchor_positions(
-    text: str, ascii_text: bytes, folded: bytes, pattern: SecretPattern
+    haystacks: tuple[str, bytes, bytes], needles: tuple[tuple[int, str | bytes], ...]
 ) -> list[int]:
-    """Where the pattern's anchors occur, ascending; bytes search is the fastest `find`."""
+    """Where the pattern's anchors occur, ascending."""
     found: list[int] = []
-    for anchor in pattern.anchors:
-        if anchor.isascii():
-            found += _find_all(folded if pattern.fold else ascii_text, anchor.encode("ascii"))
-        else:
-            found += _find_all(text, anchor)
-    return sorted(set(found)) if len(pattern.anchors) > 1 else found
-
-
-def _find_all(haystack: _Text, needle: _Text) -> list[int]:
-    found: list[int] = []
-    index = haystack.find(needle)
-    while index != -1:
-        found.append(index)
-        index = haystack.find(needle, index + 1)
-    return found
+    for which, needle in needles:
+        haystack = haystacks[which]
+        index = haystack.find(needle)  # type: ignore[arg-type]
+        while index != -1:
+            found.append(index)
+            index = haystack.find(needle, index + 1)  # type: ignore[arg-type]
+    return sorted(set(found)) if len(needles) > 1 else found
 
 
 def _match_at(
