@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from mini_letta.home import project_settings_file
 from mini_letta.loop.events import AssistantDelta, MessageEvent, TurnResult
 from mini_letta.loop.setup import TurnOptions
 from mini_letta.memory.remote import memory_remote_repo, set_remote
@@ -18,6 +19,7 @@ from mini_letta.reflection.state.settings import save_reflection_settings
 from mini_letta.session import AfterTurn, PostTurnJob, ReflectionSink, Session, SyncRequest
 from mini_letta.settings import read_settings, remember_current
 from mini_letta.workspace import World, new_agent
+from support.file_events import file_events
 
 EVERY_TURN = {"trigger": "step-count", "stepCount": 1}
 
@@ -196,3 +198,13 @@ def test_an_interrupt_at_the_users_message_is_recorded_too(world):
     assert logged == ["user"]
     with Session(world) as again:  # the lock was released: the conversation goes on
         assert again.run("after").stop_reason == "end_turn"
+
+
+def test_a_turn_reads_the_settings_files_once_for_the_whole_command(world):
+    with Session(world) as earlier:  # the agent and its conversation: an earlier command's
+        earlier.run("hello")
+    with file_events() as seen, Session(world) as session:
+        session.run("hi")
+    assert seen.reads(world.home.settings_file) == 1, seen.opened
+    # the local file once more inside the locked update that remembers the conversation
+    assert seen.reads(project_settings_file(world.project_dir)) <= 2
