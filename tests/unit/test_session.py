@@ -208,3 +208,17 @@ def test_a_turn_reads_the_settings_files_once_for_the_whole_command(world):
     assert seen.reads(world.home.settings_file) == 1, seen.opened
     # the local file once more inside the locked update that remembers the conversation
     assert seen.reads(project_settings_file(world.project_dir)) <= 2
+
+
+def test_a_turn_writes_conversation_json_once_per_change_it_must_keep(world):
+    with file_events() as first, Session(world) as session:
+        session.run("hi")
+    record = world.home.conversation_file(session.agent.id, session.store.conversation_id)
+    # created at open; the title with the prompt's pin; the reminder's carrier before the
+    # model is asked; the last turn and its usage at the end
+    assert first.replaces(record) == 4, first.replaced
+    with file_events() as second, Session(world) as session:
+        session.run("again")
+    assert second.replaces(record) == 1  # the last turn: pin and carrier stay as they were
+    saved = session.store.load_record()
+    assert saved.title == "hi" and saved.last_turn == {"stopReason": "end_turn", "steps": 1}

@@ -72,4 +72,6 @@ def attach_reminder(view: ContextView, text: str) -> WithReminder:
 def save_reminder_carrier(store: ConversationStore, carrier_id: str) -> None:
     """Record which message carries the reminder (caller holds the conversation lock)."""
     record = store.load_record()
-    store.save_record(record.with_updates(reminders={"messageId": carrier_id}))
+    carrier = {"messageId": carrier_id}
+    if record.reminders != carrier:  # each step asks; the file changes when the carrier does
+        store.save_record(record.with_updates(reminders=carrier))
