@@ -219,6 +219,6 @@ def test_a_turn_writes_conversation_json_once_per_change_it_must_keep(world):
     assert first.replaces(record) == 4, first.replaced
     with file_events() as second, Session(world) as session:
         session.run("again")
-    assert second.replaces(record) == 1  # the last turn: pin and carrier stay as they were
+    assert second.replaces(record) == 1  # the last turn only: the pin and the carrier stay
     saved = session.store.load_record()
     assert saved.title == "hi" and saved.last_turn == {"stopReason": "end_turn", "steps": 1}

@@ -72,6 +72,4 @@ def attach_reminder(view: ContextView, text: str) -> WithReminder:
 def save_reminder_carrier(store: ConversationStore, carrier_id: str) -> None:
     """Record which message carries the reminder (caller holds the conversation lock)."""
     record = store.load_record()
-    carrier = {"messageId": carrier_id}
-    if record.reminders != carrier:  # each step asks; the file changes when the carrier does
-        store.save_record(record.with_updates(reminders=carrier))
+    store.save_record(record.with_updates(reminders={"messageId": carrier_id}))
