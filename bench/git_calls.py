@@ -5,6 +5,8 @@ Prints how many `git` processes (by subcommand) start for: creating an agent, on
 edit, a reflection run that merges, a reflection run with nothing to keep, and a mock
 headless turn (in-process). Each git process costs about 2-3 ms of CPU. `--trace` also
 prints each call with the product function that started it.
+
+Before the git work of issue 22 (08f424e): 5, 5, 23, 12 and 2; after it: 3, 3, 15, 8 and 2.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""Memory sync cost: a 1,000-file memory with one changed file, against a local bare remote.
+"""Memory sync cost: a memory at its 1,000-file limit, one changed file, a local bare remote.
 
-Prints the median time of `sync_memory` (in-process: lease, lock, fetch, integrate, push) for
-three cases: nothing to do, one local edit to push, and one edit on each of two machines (fetch,
+Prints the median time of `sync_memory` (in-process: lease, lock, fetch, integrate, push) and the
+git processes it starts (counted with an audit hook) for four cases: nothing to do, one local edit
+to push, a fast-forward to the other machine's edit, and one edit on each of two machines (fetch,
 merge, push). Run: python bench/memory_sync.py
 """
 
@@ -18,13 +19,22 @@ import _common  # noqa: F401  (puts src/ on sys.path)
 
 from mini_letta.clock import SystemClock
 from mini_letta.home import Home
+from mini_letta.memory.files import MAX_MEMORY_FILES
 from mini_letta.memory.remote import memory_remote_repo, set_remote
 from mini_letta.sync.engine import sync_memory
 from mini_letta.tools.memory_tool import apply_and_commit
 from mini_letta.workspace import World, new_agent
 
-FILES = 1000
+FILES = MAX_MEMORY_FILES - 2  # and the two system files: at the limit a clone accepts
 RUNS = 5
+_started: list[str] = []  # the programs of the processes started since the last `_timed`
+
+
+def _count(event: str, args: tuple[object, ...]) -> None:
+    if event == "subprocess.Popen":
+        argv = args[1]
+        if isinstance(argv, list | tuple) and argv:
+            _started.append(Path(str(argv[0])).name)
 
 
 def _machine(root: Path, remote: Path, join: bool) -> tuple[World, str]:
@@ -42,10 +52,14 @@ def _edit(world: World, agent_id: str, n: int) -> None:
     apply_and_commit(memory, "insert", args, f"fact {n}")
 
 
-def _timed(world: World, agent_id: str) -> float:
+def _timed(world: World, agent_id: str, gits: list[int] | None = None) -> float:
+    _started.clear()
     started = time.perf_counter()
     sync_memory(world.home, agent_id, world.clock)
-    return (time.perf_counter() - started) * 1000
+    took = (time.perf_counter() - started) * 1000
+    if gits is not None:
+        gits.append(_started.count("git"))
+    return took
 
 
 def main() -> None:
@@ -60,23 +74,30 @@ def main() -> None:
         path.write_text(f"---\ndescription: note {i}\n---\n- first fact of note {i}\n", "utf-8")
     git = ["git", "-C", str(memory), "-c", "user.name=b", "-c", "user.email=b@b"]
     subprocess.run([*git, "add", "-A"], check=True)
-    subprocess.run([*git, "commit", "-qm", "1,000 notes"], check=True)
+    subprocess.run([*git, "commit", "-qm", f"{FILES} notes"], check=True)
     sync_memory(desk.home, desk_id, desk.clock)
     laptop, laptop_id = _machine(root / "laptop", remote, join=True)
-    idle, push, merge = [], [], []
+    sys.addaudithook(_count)
+    idle, push, pull, merge = [], [], [], []
+    gits: dict[str, list[int]] = {"idle": [], "push": [], "pull": [], "merge": []}
     for n in range(RUNS):
-        idle.append(_timed(desk, desk_id))
+        idle.append(_timed(desk, desk_id, gits["idle"]))
         _edit(desk, desk_id, n)
-        push.append(_timed(desk, desk_id))
+        push.append(_timed(desk, desk_id, gits["push"]))
+        pull.append(_timed(laptop, laptop_id, gits["pull"]))
         _edit(desk, desk_id, 100 + n)
         _edit(laptop, laptop_id, 500 + n)
         _timed(desk, desk_id)
-        merge.append(_timed(laptop, laptop_id))
+        merge.append(_timed(laptop, laptop_id, gits["merge"]))
         _timed(desk, desk_id)
-    print(f"memory of {FILES} files, local bare remote, median of {RUNS}:")
-    print(f"  nothing to sync           {median(idle):7.1f} ms")
-    print(f"  one changed file (push)   {median(push):7.1f} ms")
-    print(f"  one edit on each machine  {median(merge):7.1f} ms (fetch, merge, push)")
+    print(f"memory of {FILES + 2} files, local bare remote, median of {RUNS}:")
+    print(f"  nothing to sync           {median(idle):7.1f} ms {max(gits['idle']):3} git")
+    print(f"  one changed file (push)   {median(push):7.1f} ms {max(gits['push']):3} git")
+    print(f"  the other's edit (pull)   {median(pull):7.1f} ms {max(gits['pull']):3} git")
+    print(
+        f"  one edit on each machine  {median(merge):7.1f} ms {max(gits['merge']):3} git"
+        " (fetch, merge, push)"
+    )
 
 
 if __name__ == "__main__":

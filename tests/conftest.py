@@ -115,9 +115,21 @@ def scripted_server(_scripted_server_process: ScriptedServer) -> Iterator[Script
     server.check()
 
 
-@pytest.fixture
-def memory_repo(tmp_path: Path):
-    """A fresh agent memory repository (real git) with the default persona and human files."""
+@pytest.fixture(scope="session")
+def _memory_repo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from mini_letta.memory.repo import init_memory_repo
 
-    return init_memory_repo(tmp_path / "memory")
+    return init_memory_repo(tmp_path_factory.mktemp("template") / "memory").path
+
+
+@pytest.fixture
+def memory_repo(tmp_path: Path, _memory_repo_template: Path):
+    """A fresh agent memory repository (real git) with the default persona and human files:
+    a copy of the one `init_memory_repo` made once per session (a plain repository's `.git`
+    holds no path of its own), instead of three git processes per test."""
+    import shutil
+
+    from mini_letta.memory.repo import GitRepo
+
+    shutil.copytree(_memory_repo_template, tmp_path / "memory", symlinks=True)
+    return GitRepo(tmp_path / "memory")

@@ -1,9 +1,11 @@
 """`mini-letta acp` driven by the official SDK's client side over real stdio.
 
-Each test spawns the agent as a subprocess (`acp.spawn_agent_process`) and speaks protocol
-version 1 to it: a turn with a tool call and its permission request, a cancel mid-turn, a
-conversation loaded and replayed in a second process, two sessions on one agent beside the
-terminal, and the slash commands.
+One agent process (`acp.spawn_agent_process`) speaks protocol version 1 to the test's editor
+and serves every session the contracts need, as an editor keeps one agent for a workspace:
+a turn with tool calls and their permission requests, a cancel mid-turn, two sessions of a
+second project on one agent beside the terminal, a conversation loaded and replayed, the slash
+commands, and last the editor leaving mid-turn. An ACP start-up costs about 2 s of CPU (the
+SDK's pydantic models), so the contracts share it rather than start one each.
 """
 
 from __future__ import annotations
@@ -19,21 +21,19 @@ from typing import Any
 import pytest
 
 from support.cli import cli_env
-from support.scripted_server import Reply, openai_stream, openai_tool_call
+from support.groups import ACP, NO_ACP
+from support.scripted_server import Reply, ScriptedServer, openai_stream, openai_tool_call
 
-acp = pytest.importorskip("acp")
-from acp import PROTOCOL_VERSION, spawn_agent_process  # noqa: E402
-from acp.schema import (  # noqa: E402
-    AllowedOutcome,
-    ClientCapabilities,
-    DeniedOutcome,
-    FileSystemCapabilities,
-    ReadTextFileResponse,
-    RequestPermissionResponse,
-    WriteTextFileResponse,
-)
+# The SDK is imported by the tests that run (one worker, ACP group), not at collection.
+pytestmark = [ACP, NO_ACP]
 
 TIMEOUT = 30
+
+
+def _block(text: str) -> Any:
+    import acp
+
+    return acp.text_block(text)
 
 
 class RecordingClient:
@@ -52,7 +52,9 @@ class RecordingClient:
 
     async def request_permission(
         self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any
-    ) -> RequestPermissionResponse:
+    ) -> Any:
+        from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+
         self.permissions.append((tool_call, [option.option_id for option in options]))
         if not self.answers:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
@@ -62,12 +64,16 @@ class RecordingClient:
         )
 
     async def read_text_file(self, session_id: str, path: str, **kwargs: Any) -> Any:
+        from acp.schema import ReadTextFileResponse
+
         self.reads.append(path)
         if path in self.buffers:
             return ReadTextFileResponse(content=self.buffers[path])
         return ReadTextFileResponse(content=Path(path).read_text(encoding="utf-8"))
 
     async def write_text_file(self, session_id: str, path: str, content: str, **kwargs: Any) -> Any:
+        from acp.schema import WriteTextFileResponse
+
         self.writes.append((path, content))
         Path(path).write_text(content, encoding="utf-8")  # as an editor saves what it wrote
         return WriteTextFileResponse()
@@ -75,14 +81,16 @@ class RecordingClient:
     def on_connect(self, conn: Any) -> None:
         pass
 
-    def kinds(self, session_id: str) -> list[str]:
-        return [u.session_update for sid, u in self.updates if sid == session_id]
+    def of(self, session_id: str, since: int = 0) -> list[Any]:
+        """The updates of one session, from the `since`-th update on."""
+        return [u for sid, u in self.updates[since:] if sid == session_id]
 
-    def text(self, session_id: str, kind: str = "agent_message_chunk") -> str:
+    def kinds(self, session_id: str) -> list[str]:
+        return [u.session_update for u in self.of(session_id)]
+
+    def text(self, session_id: str, kind: str = "agent_message_chunk", since: int = 0) -> str:
         return "".join(
-            u.content.text
-            for sid, u in self.updates
-            if sid == session_id and u.session_update == kind
+            u.content.text for u in self.of(session_id, since) if u.session_update == kind
         )
 
 
@@ -91,6 +99,9 @@ async def editor(
     client: RecordingClient, home: Path, cwd: Path, *args: str, env: dict[str, str] | None = None
 ) -> AsyncIterator[Any]:
     """The agent process, initialized; stopped (stdin closed) on the way out."""
+    from acp import PROTOCOL_VERSION, spawn_agent_process
+    from acp.schema import ClientCapabilities, FileSystemCapabilities
+
     command = (sys.executable, "-m", "mini_letta", "acp", *args)
     spawned = spawn_agent_process(client, *command, env=cli_env(home, env), cwd=cwd)
     async with spawned as (conn, proc):
@@ -117,6 +128,10 @@ async def _until(predicate: Any, what: str) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
+async def _prompt(conn: Any, sid: str, text: str) -> Any:
+    return await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[_block(text)]), TIMEOUT)
+
+
 def _messages(home: Path, conversation_id: str) -> list[dict[str, Any]]:
     (log,) = home.glob(f"agents/*/conversations/{conversation_id}/messages.jsonl")
     return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
@@ -127,10 +142,14 @@ def _record(home: Path, conversation_id: str) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def test_a_prompt_streams_a_tool_call_asks_permission_and_ends_the_turn(
-    scripted_server, home, project
-):
-    scripted_server.queue(
+async def _tool_calls_ask_permission_through_the_editor(
+    conn: Any, client: RecordingClient, server: ScriptedServer, project: Path
+) -> str:
+    """A turn streams tool calls, asks before the edit and the command, edits through the
+    editor, reads its unsaved buffer, and the session's mode changes what is asked."""
+    import acp
+
+    server.queue(
         openai_stream(
             "Writing it.",
             tool_calls=[openai_tool_call("c1", "Write", '{"path": "notes.txt", "content": "hi"}')],
@@ -146,112 +165,179 @@ def test_a_prompt_streams_a_tool_call_asks_permission_and_ends_the_turn(
         openai_stream(tool_calls=[openai_tool_call("c4", "Bash", '{"command": "echo ran"}')]),
         openai_stream("Ran it."),
     )
-    env = {"OPENAI_API_KEY": "sk-test-dummy", "OPENAI_BASE_URL": scripted_server.url}
-    client = RecordingClient(answers=["allow-once", "reject"])
+    client.answers = ["allow-once", "reject"]
+    session = await conn.new_session(cwd=str(project), mcp_servers=[])
+    sid = session.session_id
+    assert session.modes.current_mode_id == "default"
+    done = await _prompt(conn, sid, "write notes.txt")
+    assert done.stop_reason == "end_turn"
+    (start,) = [u for u in client.of(sid) if u.session_update == "tool_call"]
+    assert (start.kind, start.status, start.tool_call_id) == ("edit", "pending", "c1")
+    assert "notes.txt" in start.title
+    assert [loc.path for loc in start.locations] == [str(project / "notes.txt")]
+    (result,) = [u for u in client.of(sid) if u.session_update == "tool_call_update"]
+    assert result.status == "completed"
+    assert client.text(sid) == "Writing it.Done."
+    thought = client.text(sid, "agent_thought_chunk")
+    assert thought == "The file is written; say so."  # the model's reasoning, streamed
+    (asked, options) = client.permissions[0]
+    assert asked.tool_call_id == "c1"
+    assert options == ["allow-once", "allow-always", "reject"]
+    assert (project / "notes.txt").read_text() == "hi"
+    notes = str((project / "notes.txt").resolve())
+    assert client.writes == [(notes, "hi")]  # through the editor
+    client.buffers[notes] = "hi, unsaved"
+    await _until(lambda: "available_commands_update" in client.kinds(sid), "the commands")
 
-    async def drive() -> None:
-        async with editor(client, home.root, project, "--model", "openai/x", env=env) as conn:
-            session = await conn.new_session(cwd=str(project), mcp_servers=[])
-            sid = session.session_id
-            assert session.modes.current_mode_id == "default"
-            done = await asyncio.wait_for(
-                conn.prompt(session_id=sid, prompt=[acp.text_block("write notes.txt")]), TIMEOUT
-            )
-            assert done.stop_reason == "end_turn"
-            (start,) = [u for s, u in client.updates if u.session_update == "tool_call"]
-            assert (start.kind, start.status, start.tool_call_id) == ("edit", "pending", "c1")
-            assert "notes.txt" in start.title
-            assert [loc.path for loc in start.locations] == [str(project / "notes.txt")]
-            (result,) = [u for s, u in client.updates if u.session_update == "tool_call_update"]
-            assert result.status == "completed"
-            assert client.text(sid) == "Writing it.Done."
-            thought = client.text(sid, "agent_thought_chunk")
-            assert thought == "The file is written; say so."  # the model's reasoning, streamed
-            (asked, options) = client.permissions[0]
-            assert asked.tool_call_id == "c1"
-            assert options == ["allow-once", "allow-always", "reject"]
-            assert (project / "notes.txt").read_text() == "hi"
-            notes = str((project / "notes.txt").resolve())
-            assert client.writes == [(notes, "hi")]  # through the editor
-            client.buffers[notes] = "hi, unsaved"
-            await _until(lambda: "available_commands_update" in client.kinds(sid), "the commands")
+    rejected = await _prompt(conn, sid, "clean up")
+    assert rejected.stop_reason == "end_turn"
+    read = [u for u in client.of(sid) if getattr(u, "tool_call_id", "") == "c2"]
+    assert "hi, unsaved" in read[-1].content[0].content.text  # the editor's buffer
+    bash = [u for u in client.of(sid) if getattr(u, "tool_call_id", "") == "c3"]
+    assert [(u.session_update, u.status) for u in bash] == [
+        ("tool_call", "pending"),
+        ("tool_call_update", "failed"),
+    ]
+    assert bash[0].kind == "execute"
+    assert "declined" in bash[1].content[0].content.text
+    assert (project / "notes.txt").exists()
 
-            rejected = await asyncio.wait_for(
-                conn.prompt(session_id=sid, prompt=[acp.text_block("clean up")]), TIMEOUT
-            )
-            assert rejected.stop_reason == "end_turn"
-            read = [u for s, u in client.updates if getattr(u, "tool_call_id", "") == "c2"]
-            assert "hi, unsaved" in read[-1].content[0].content.text  # the editor's buffer
-            bash = [u for s, u in client.updates if getattr(u, "tool_call_id", "") == "c3"]
-            assert [(u.session_update, u.status) for u in bash] == [
-                ("tool_call", "pending"),
-                ("tool_call_update", "failed"),
-            ]
-            assert bash[0].kind == "execute"
-            assert "declined" in bash[1].content[0].content.text
-            assert (project / "notes.txt").exists()
-
-            await conn.set_session_mode(session_id=sid, mode_id="bypassPermissions")
-            ran = await asyncio.wait_for(
-                conn.prompt(session_id=sid, prompt=[acp.text_block("run it")]), TIMEOUT
-            )
-            assert ran.stop_reason == "end_turn"
-            echo = [u for s, u in client.updates if getattr(u, "tool_call_id", "") == "c4"]
-            assert echo[-1].status == "completed" and "ran" in echo[-1].content[0].content.text
-            assert len(client.permissions) == 2  # the mode let it run without asking
-            with pytest.raises(acp.RequestError):
-                await conn.set_session_mode(session_id=sid, mode_id="yolo")
-
-    asyncio.run(drive())
-    (conversation,) = home.root.glob("agents/*/conversations/*/messages.jsonl")
-    assert "say so" not in conversation.read_text(encoding="utf-8")  # reasoning is not kept
-    commands = [u for _, u in client.updates if u.session_update == "available_commands_update"]
+    await conn.set_session_mode(session_id=sid, mode_id="bypassPermissions")
+    ran = await _prompt(conn, sid, "run it")
+    assert ran.stop_reason == "end_turn"
+    echo = [u for u in client.of(sid) if getattr(u, "tool_call_id", "") == "c4"]
+    assert echo[-1].status == "completed" and "ran" in echo[-1].content[0].content.text
+    assert len(client.permissions) == 2  # the mode let it run without asking
+    with pytest.raises(acp.RequestError):
+        await conn.set_session_mode(session_id=sid, mode_id="yolo")
+    commands = [u for u in client.of(sid) if u.session_update == "available_commands_update"]
     names = {command.name for command in commands[0].available_commands}
     assert {"memory", "search", "context", "reflect", "status"} <= names
+    return sid
 
 
-def test_cancel_mid_turn_stops_it_and_keeps_what_was_said(scripted_server, home, project):
+async def _cancel_mid_turn_keeps_what_was_said(
+    conn: Any, client: RecordingClient, server: ScriptedServer, project: Path, home: Path
+) -> str:
+    """Malformed requests are one-line errors; a cancel stops a turn as Ctrl-C does and keeps
+    what was shown; the session goes on."""
+    import acp
+
     halting = openai_stream("Half an answer, and the rest never comes").sse
-    scripted_server.queue(
+    server.queue(
         Reply(sse=halting, pause_after=3, pause=60),  # "Half an " streams, then it hangs
         openai_stream("Back again."),
-        Reply(sse=openai_stream("too late").sse, delay=60),
     )
+    sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+    for bad in (
+        conn.new_session(cwd="relative/dir", mcp_servers=[]),
+        conn.prompt(session_id="conv-nope", prompt=[_block("hi")]),
+        conn.prompt(session_id=sid, prompt=[_block("   ")]),
+    ):
+        with pytest.raises(acp.RequestError) as refused:
+            await asyncio.wait_for(bad, TIMEOUT)
+        assert refused.value.code == -32602 and "\n" not in str(refused.value)
+    turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[_block("keep me")]))
+    await _until(lambda: client.text(sid) == "Half an ", "the answer to begin")
+    await conn.cancel(session_id=sid)
+    assert (await asyncio.wait_for(turn, TIMEOUT)).stop_reason == "cancelled"
+    assert _record(home, sid)["lastTurn"]["stopReason"] == "interrupted"
+    assert (await _prompt(conn, sid, "again")).stop_reason == "end_turn"
+    return sid
+
+
+async def _two_sessions_share_the_agent_beside_the_terminal(
+    conn: Any, client: RecordingClient, server: ScriptedServer, cli: Any, project: Path
+) -> tuple[str, str, str]:
+    """Two sessions of one project (one in a subfolder) are conversations of its one agent,
+    whose foreground reflection after every turn merges and is told in the session. The agent
+    is the mock's, the sessions talk to the server's `--model`."""
+    server.queue(openai_stream("Tabs it is."), openai_stream("pnpm, noted."))
+    one = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+    (project / "src").mkdir()  # a session in a subfolder is the project's too
+    two = (await conn.new_session(cwd=str(project / "src"), mcp_servers=[])).session_id
+    for sid, text in ((one, "I prefer tabs for indentation"), (two, "I use pnpm")):
+        assert (await _prompt(conn, sid, text)).stop_reason == "end_turn"
+    # the terminal on the same agent meanwhile
+    terminal = cli("chat", "-p", "from the terminal", "--output-format", "json", cwd=project)
+    assert terminal.code == 0, terminal.stderr
+    assert (await _prompt(conn, one, "/memory")).stop_reason == "end_turn"
+    assert "system/" in client.text(one)
+    assert "☾ reflection" in client.text(one) and "merged" in client.text(one)
+    assert one != two and client.text(two).startswith("pnpm, noted.")  # the --model answered
+    return one, two, json.loads(terminal.stdout)["conversationId"]
+
+
+async def _a_loaded_session_is_replayed(
+    conn: Any, client: RecordingClient, project: Path, home: Path, sid: str, first: bool
+) -> None:
+    """`session/load` replays the conversation from disk as updates (`first`: a conversation
+    this process never opened, as after an editor's restart), and what reflection learned is
+    in the memory the loaded session reads; a wrong id is one line."""
+    import acp
+
+    mark = len(client.updates)
+    await asyncio.wait_for(
+        conn.load_session(cwd=str(project), session_id=sid, mcp_servers=[]), TIMEOUT
+    )
+    said = _messages(home, sid)
+    users = "".join(m["content"] for m in said if m["role"] == "user")
+    assistants = "".join(m["content"] for m in said if m["role"] == "assistant")
+    assert client.text(sid, "user_message_chunk", since=mark) == users
+    assert client.text(sid, since=mark) == assistants  # a command's output is not in the log
+    if first:
+        mark = len(client.updates)
+        human = conn.prompt(session_id=sid, prompt=[_block("/memory show system/human.md")])
+        await asyncio.wait_for(human, TIMEOUT)
+        assert "tabs" in client.text(sid, since=mark)
+        for wrong in ("conv-nope", "../" + sid):
+            missing = conn.load_session(cwd=str(project), session_id=wrong, mcp_servers=[])
+            with pytest.raises(acp.RequestError) as failed:
+                await asyncio.wait_for(missing, TIMEOUT)
+            assert "\n" not in str(failed.value)
+
+
+def test_one_editor_process_serves_turns_cancels_sessions_and_loads(
+    cli, scripted_server, home, project, tmp_path
+):
+    """The server's `--model` (openai/x, on the scripted server) answers every session. Project
+    `tools`: tool calls and permissions, a cancel. Project `project` (a mock agent reflecting
+    after every turn): two sessions and the terminal on one agent, a conversation loaded. Then
+    the editor leaves mid-turn."""
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    cli("agents", "create")  # reflection after every turn, in the foreground, as configured
+    cli("sleeptime", "--trigger", "step-count", "--steps", "1")
     env = {"OPENAI_API_KEY": "sk-test-dummy", "OPENAI_BASE_URL": scripted_server.url}
     client = RecordingClient()
 
-    async def drive() -> tuple[str, Any]:
+    async def drive() -> tuple[str, str, Any]:
         async with editor(client, home.root, project, "--model", "openai/x", env=env) as conn:
-            sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
-            for bad in (
-                conn.new_session(cwd="relative/dir", mcp_servers=[]),
-                conn.prompt(session_id="conv-nope", prompt=[acp.text_block("hi")]),
-                conn.prompt(session_id=sid, prompt=[acp.text_block("   ")]),
-            ):
-                with pytest.raises(acp.RequestError) as refused:
-                    await asyncio.wait_for(bad, TIMEOUT)
-                assert refused.value.code == -32602 and "\n" not in str(refused.value)
-            turn = asyncio.ensure_future(
-                conn.prompt(session_id=sid, prompt=[acp.text_block("keep me")])
+            await _tool_calls_ask_permission_through_the_editor(
+                conn, client, scripted_server, tools
             )
-            await _until(lambda: client.text(sid) == "Half an ", "the answer to begin")
-            await conn.cancel(session_id=sid)
-            assert (await asyncio.wait_for(turn, TIMEOUT)).stop_reason == "cancelled"
-            assert _record(home.root, sid)["lastTurn"]["stopReason"] == "interrupted"
-            again = await asyncio.wait_for(
-                conn.prompt(session_id=sid, prompt=[acp.text_block("again")]), TIMEOUT
+            cancelled = await _cancel_mid_turn_keeps_what_was_said(
+                conn, client, scripted_server, tools, home.root
             )
-            assert again.stop_reason == "end_turn"
+            one, two, terminal = await _two_sessions_share_the_agent_beside_the_terminal(
+                conn, client, scripted_server, cli, project
+            )
+            agents = {p.parent.name: p.parent.parent.parent.name for p in _conversations(home)}
+            assert agents[one] == agents[two] == agents[terminal] != agents[cancelled]
+            assert len(list(home.root.glob("agents/*/agent.json"))) == 2  # one per project
+            await _a_loaded_session_is_replayed(conn, client, project, home.root, terminal, True)
+            await _a_loaded_session_is_replayed(conn, client, project, home.root, one, False)
             # the editor goes away while a turn waits for the model: it stops as at Ctrl-C
+            scripted_server.queue(Reply(sse=openai_stream("too late").sse, delay=60))
             left = asyncio.ensure_future(
-                conn.prompt(session_id=sid, prompt=[acp.text_block("left mid-turn")])
+                conn.prompt(session_id=cancelled, prompt=[_block("left mid-turn")])
             )
-            await _until(lambda: len(scripted_server.requests) == 3, "the third model call")
-            return sid, left
+            await _until(lambda: _asked(scripted_server, "left mid-turn"), "the last model call")
+            return cancelled, one, left
 
-    sid, left = asyncio.run(drive())
+    cancelled, one, left = asyncio.run(drive())
     assert isinstance(left.exception(), ConnectionError)  # the editor left before the answer
-    said = [(m["role"], m["content"], m.get("stopReason")) for m in _messages(home.root, sid)]
+    said = [(m["role"], m["content"], m.get("stopReason")) for m in _messages(home.root, cancelled)]
     assert said == [
         ("user", "keep me", None),
         ("assistant", "Half an ", "interrupted"),  # what was shown is kept
@@ -259,64 +345,19 @@ def test_cancel_mid_turn_stops_it_and_keeps_what_was_said(scripted_server, home,
         ("assistant", "Back again.", "end_turn"),
         ("user", "left mid-turn", None),
     ]
-    assert _record(home.root, sid)["lastTurn"]["stopReason"] == "interrupted"
+    assert _record(home.root, cancelled)["lastTurn"]["stopReason"] == "interrupted"
+    conversations = "".join(p.read_text(encoding="utf-8") for p in _conversations(home))
+    assert "say so" not in conversations  # reasoning is not kept
+    assert "tabs" in _messages(home.root, one)[0]["content"]
 
 
-def test_sessions_share_one_agent_and_a_loaded_one_is_replayed(cli, home, project):
-    cli("agents", "create")  # reflection after every turn, in the foreground, as configured
-    cli("sleeptime", "--trigger", "step-count", "--steps", "1")
-    first = RecordingClient()
+def _conversations(home: Any) -> list[Path]:
+    return list(home.root.glob("agents/*/conversations/*/messages.jsonl"))
 
-    async def two_sessions() -> tuple[str, str]:
-        async with editor(first, home.root, project, "--model", "mock") as conn:
-            one = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
-            (project / "src").mkdir()  # a session in a subfolder is the project's too
-            two = (await conn.new_session(cwd=str(project / "src"), mcp_servers=[])).session_id
-            for sid, text in ((one, "I prefer tabs for indentation"), (two, "I use pnpm")):
-                reply = await asyncio.wait_for(
-                    conn.prompt(session_id=sid, prompt=[acp.text_block(text)]), TIMEOUT
-                )
-                assert reply.stop_reason == "end_turn"
-            # the terminal on the same agent meanwhile
-            terminal = cli("chat", "-p", "from the terminal", "--model", "mock")
-            assert terminal.code == 0, terminal.stderr
-            listing = await asyncio.wait_for(
-                conn.prompt(session_id=one, prompt=[acp.text_block("/memory")]), TIMEOUT
-            )
-            assert listing.stop_reason == "end_turn"
-            assert "system/" in first.text(one)
-            assert "☾ reflection" in first.text(one) and "merged" in first.text(one)
-            return one, two
 
-    one, two = asyncio.run(two_sessions())
-    assert one != two
-    assert len(list(home.root.glob("agents/*/agent.json"))) == 1
-    assert first.text(two)  # the mock answered in the second session too
-
-    second = RecordingClient()
-
-    async def load() -> None:
-        async with editor(second, home.root, project, "--model", "mock") as conn:
-            await asyncio.wait_for(
-                conn.load_session(cwd=str(project), session_id=one, mcp_servers=[]), TIMEOUT
-            )
-            assert second.text(one, "user_message_chunk") == "I prefer tabs for indentation"
-            said = [m["content"] for m in _messages(home.root, one) if m["role"] == "assistant"]
-            assert second.text(one) == "".join(said)  # a command's output is not in the log
-            assert "agent_message_chunk" in second.kinds(one)
-            # what the first editor session's reflection learned, a new process remembers
-            human = conn.prompt(
-                session_id=one, prompt=[acp.text_block("/memory show system/human.md")]
-            )
-            await asyncio.wait_for(human, TIMEOUT)
-            assert "tabs" in second.text(one).rpartition("".join(said))[2]
-            for wrong in ("conv-nope", "../" + one):
-                missing = conn.load_session(cwd=str(project), session_id=wrong, mcp_servers=[])
-                with pytest.raises(acp.RequestError) as failed:
-                    await asyncio.wait_for(missing, TIMEOUT)
-                assert "\n" not in str(failed.value)
-
-    asyncio.run(load())
+def _asked(server: ScriptedServer, text: str) -> bool:
+    """The model was called with `text` as the last user message."""
+    return any(text in json.dumps(r.body.get("messages", [])[-1:]) for r in server.requests)
 
 
 def test_an_unknown_agent_is_one_line_before_serving(cli):

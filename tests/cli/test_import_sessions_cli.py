@@ -156,5 +156,6 @@ def test_an_import_killed_halfway_leaves_nothing_half_imported(cli, home, projec
     assert cli("import", str(small)).code == 0
     assert list(staging.iterdir()) == []  # the next import removed any leftover
     for conversation in _conversations(cli):
-        shown = json.loads(cli("conversations", "show", conversation["id"], "--json").stdout)
+        every = ("--json", "-n", "100000")  # `show` lists the last 20 unless told otherwise
+        shown = json.loads(cli("conversations", "show", conversation["id"], *every).stdout)
         assert len(shown["messages"]) in (2, 2_000)  # whole or not at all

@@ -114,11 +114,12 @@ def test_version_loads_the_entry_point_alone(home, project):
         "mini_letta.cli.main",
     ]
     # typing (with re and enum) would double the cost of `--version`; click is a third of a turn
-    assert _found(loaded, ("typing", "re", "enum", "click", "dataclasses")) == []
+    assert _found(loaded, ("typing", "re", "enum", "click", "dataclasses", *SDKS)) == []
 
 
-def test_plain_mock_turn_loads_only_what_it_uses(cli, home, project):
-    assert cli("chat", "-p", "hello").code == 0  # the agent, its memory repo, the conversation
+def test_plain_mock_turn_loads_only_what_it_uses(home, project):
+    # the first turn also makes the agent, its memory repo and the conversation: no SDK, no yaml
+    assert _found(_probe(home.root, project, "chat", "-p", "hello"), SDKS) == []
     loaded = _probe(home.root, project, "chat", "-p", "hello again")
     assert _found(loaded, NEVER) == []
     assert _found(loaded, NOT_IN_A_TURN) == []

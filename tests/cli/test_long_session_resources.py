@@ -1,9 +1,9 @@
 """Long-running processes close what they open, when they are done with it, not at a collection.
 
-Two real processes run with `-W error::ResourceWarning` and tracemalloc (a warning names where
-the object was made): a stream-json chat whose 20 turns each search (conversations or memory),
-and `mini-letta mcp` driven by the official MCP
-client through 20 searches and 20 reads and edits. Between calls the test reads the process's
+Two real processes run with `-W error::ResourceWarning` (TRACE_RESOURCES=1 adds tracemalloc,
+so a warning names where the object was made): a stream-json chat whose 20 turns each search
+(conversations or memory), and `mini-letta mcp` driven by the official MCP client through 20
+searches and 20 reads and edits. Between calls the test reads the process's
 open descriptors from /proc: the recall index is never left open and nothing accumulates over
 the ten calls after the first ten (one descriptor left per call would show ten). That
 holds on every Python; 3.13 and later also warn about an unclosed SQLite connection itself.
@@ -29,14 +29,16 @@ pytestmark = [
     pytest.mark.timeout(120),  # 40 model steps or 40 MCP calls in a traced process
 ]
 
-# `mini-letta ARGS` with tracemalloc on, so a warning names the line that made the object (one
-# frame: more makes the session several times slower). The MCP SDK is imported before tracing
-# starts (tracing a large import takes minutes on a busy machine); all the session does is traced.
+# `mini-letta ARGS` with every ResourceWarning an error. Tracing where each object was made
+# (tracemalloc, one frame) doubles the processes' CPU, so it is on only when a failure is
+# being read: TRACE_RESOURCES=1 in the test run's environment. The MCP SDK is imported before
+# tracing starts (tracing a large import takes minutes on a busy machine).
 TRACED_MAIN = """
-import runpy, sys, tracemalloc
+import os, runpy, sys, tracemalloc
 import mcp.server.mcpserver
 sys.argv = ["mini-letta", *sys.argv[1:]]
-tracemalloc.start(1)
+if os.environ.get("TRACE_RESOURCES"):
+    tracemalloc.start(1)
 runpy.run_module("mini_letta", run_name="__main__", alter_sys=True)
 """
 STRICT = ["-W", "error::ResourceWarning", "-c", TRACED_MAIN]
@@ -63,7 +65,16 @@ def index_files(files: list[str]) -> list[str]:
 def _problems(stderr: str) -> list[str]:
     """Lines of a warning the process printed (unraisable ones land on stderr)."""
     needles = ("ResourceWarning", "Exception ignored", "unclosed", "Traceback")
-    return [line for line in stderr.splitlines() if any(n in line for n in needles)]
+    found = [line for line in stderr.splitlines() if any(n in line for n in needles)]
+    return found + [HINT] if found else []
+
+
+HINT = "(run again with TRACE_RESOURCES=1 to see where each object was made)"
+
+
+def _env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    trace = os.environ.get("TRACE_RESOURCES")
+    return cli_env(home, {**(extra or {}), **({"TRACE_RESOURCES": trace} if trace else {})})
 
 
 # -- 20 searches in one chat ----------------------------------------------------------------
@@ -88,7 +99,7 @@ def test_a_chat_of_20_searches_leaves_nothing_open(cli, home, project, tmp_path)
         query = {"query": "缩进" if turn % 2 else "person"}
         script += [{"toolCalls": [{"name": tool, "arguments": query}]}, f"answer {turn}"]
     (tmp_path / "script.json").write_text(json.dumps(script), encoding="utf-8")
-    env = cli_env(home.root)
+    env = _env(home.root)
     args = ["chat", "--input-format", "stream-json", "--output-format", "stream-json"]
     args += [
         "--model",
@@ -156,14 +167,14 @@ def _text(result: Any) -> str:
     return "".join(getattr(part, "text", "") for part in result.content)
 
 
-async def _mcp_session(home: Path, cwd: Path, errlog: IO[str]) -> dict[str, Any]:
+async def _mcp_session(home: Path, cwd: Path, errlog: IO[str], fence: Path) -> dict[str, Any]:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     params = StdioServerParameters(
         command=sys.executable,
         args=[*STRICT, "mcp"],
-        env=cli_env(home),
+        env=_env(home, {"GIT_CEILING_DIRECTORIES": str(fence)}),  # never above the test's folder
         cwd=cwd,
     )
     seen: dict[str, Any] = {"counts": [], "index": [], "search": set(), "errors": []}
@@ -193,11 +204,16 @@ async def _mcp_session(home: Path, cwd: Path, errlog: IO[str]) -> dict[str, Any]
 
 @MCP
 def test_an_mcp_session_of_40_calls_leaves_nothing_open(cli, home, project, tmp_path):
+    """Started in a subfolder of the project, `mini-letta mcp` serves the project's agent: its
+    searches find what the chat in the project remembered."""
     pytest.importorskip("mcp")
     assert cli("chat", "-p", "请记住我喜欢用 vim").code == 0
+    sub = project / "src"
+    sub.mkdir()
     errlog_path = tmp_path / "mcp-stderr.txt"
     with errlog_path.open("w", encoding="utf-8") as errlog:
-        seen = asyncio.run(asyncio.wait_for(_mcp_session(home.root, project, errlog), 120))
+        session = _mcp_session(home.root, sub, errlog, tmp_path)
+        seen = asyncio.run(asyncio.wait_for(session, 120))
     stderr = errlog_path.read_text(encoding="utf-8")
     assert _problems(stderr) == [], stderr
     assert seen["errors"] == [False]

@@ -1,8 +1,11 @@
-"""`mini-letta mcp` through the official MCP client over stdio: a real subprocess."""
+"""`mini-letta mcp` through the official MCP client over stdio: one real subprocess, started as
+the README tells Claude Desktop to start it."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -22,12 +25,25 @@ def _git_log(memory: Path) -> list[str]:
     return out.stdout.splitlines()
 
 
-async def _session(home: Path, cwd: Path, script: Any) -> Any:
+def _readme_server() -> dict[str, Any]:
+    """The README's Claude Desktop entry for mini-letta."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r'```json\n(\{\n  "mcpServers".*?)```', readme, re.S)
+    configs = [json.loads(block)["mcpServers"] for block in blocks]
+    (server,) = [config["mini-letta"] for config in configs if "mini-letta" in config]
+    assert Path(server["command"]).is_absolute() and server["args"][:2] == ["mcp", "--agent"]
+    return server  # type: ignore[no-any-return]
+
+
+async def _session(server: dict[str, Any], home: Path, cwd: Path, script: Any) -> Any:
+    """`script(client)` against the README's configuration, as Claude Desktop runs it: the
+    agent by name, the home from its MINI_LETTA_HOME (the command is this checkout's)."""
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
+    env = cli_env(home, {**server["env"], "MINI_LETTA_HOME": str(home)})
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "mini_letta", "mcp"], env=cli_env(home), cwd=cwd
+        command=sys.executable, args=["-m", "mini_letta", *server["args"]], env=env, cwd=cwd
     )
     async with Client(params, read_timeout_seconds=30) as client:
         return await script(client)
@@ -37,9 +53,17 @@ def _text(result: Any) -> str:
     return "".join(getattr(part, "text", "") for part in result.content)
 
 
-def test_every_tool_and_resource_through_the_official_client(cli, home, project):
+def test_every_tool_and_resource_through_the_official_client_as_the_readme_configures_it(
+    cli, home, project, tmp_path
+):
+    """One server process, started as the README's Claude Desktop config says, in a folder
+    that is not the project: it serves the named agent, every tool and resource."""
+    server = _readme_server()
+    assert cli("agents", "create", "--name", server["args"][2]).code == 0
     assert cli("chat", "-p", "请记住我喜欢用 vim").code == 0
     memory = Path(cli("memory", "path").stdout.strip())
+    elsewhere = tmp_path / "not-the-project"
+    elsewhere.mkdir()
 
     async def script(client: Any) -> dict[str, Any]:
         found: dict[str, Any] = {}
@@ -65,7 +89,8 @@ def test_every_tool_and_resource_through_the_official_client(cli, home, project)
         found["resource"] = human.contents[0].text
         return found
 
-    found = asyncio.run(asyncio.wait_for(_session(home.root, project, script), 60))
+    session = _session(server, home.root, elsewhere, script)
+    found = asyncio.run(asyncio.wait_for(session, 60))
     assert found["tools"] == [
         "memory_create", "memory_edit", "memory_list", "memory_read", "memory_search"
     ]  # fmt: skip
@@ -84,33 +109,3 @@ def test_every_tool_and_resource_through_the_official_client(cli, home, project)
     assert log[:2] == ["cargo now", "alpha"]
     assert "uses cargo" in (memory / "projects" / "alpha.md").read_text(encoding="utf-8")
     assert not (memory / "notes.md").exists()
-
-
-def test_the_readme_claude_desktop_config_serves_the_named_agent(cli, home, project, tmp_path):
-    """The README's config, as Claude Desktop runs it: another working folder, the agent by
-    name, the home from MINI_LETTA_HOME (the command is this checkout's)."""
-    import json
-    import re
-
-    from mcp import Client
-    from mcp.client.stdio import StdioServerParameters
-
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r'```json\n(\{\n  "mcpServers".*?)```', readme, re.S)
-    configs = [json.loads(block)["mcpServers"] for block in blocks]
-    (server,) = [config["mini-letta"] for config in configs if "mini-letta" in config]
-    assert Path(server["command"]).is_absolute() and server["args"][:2] == ["mcp", "--agent"]
-    agent = server["args"][2]
-    assert cli("agents", "create", "--name", agent).code == 0
-    elsewhere = tmp_path / "not-the-project"
-    elsewhere.mkdir()
-    env = cli_env(home.root, {**server["env"], "MINI_LETTA_HOME": str(home.root)})
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "mini_letta", *server["args"]], env=env, cwd=elsewhere
-    )
-
-    async def listing() -> str:
-        async with Client(params, read_timeout_seconds=30) as client:
-            return _text(await client.call_tool("memory_list", {}))
-
-    assert "system/human.md" in asyncio.run(asyncio.wait_for(listing(), 60))

@@ -7,6 +7,7 @@ import json
 import textwrap
 
 from support.cli import SRC
+from support.groups import MCP, NO_MCP
 
 BLOCKER = textwrap.dedent(
     """
@@ -90,6 +91,8 @@ def test_without_the_mcp_extra_serving_and_configured_servers_say_how_to_install
     assert "an MCP server in your configuration needs the MCP SDK" in chat.stderr
 
 
+@MCP  # the turn loads the MCP SDK in this process
+@NO_MCP
 def test_a_headless_turn_lists_mcp_tools_refuses_unapproved_calls_and_warns_in_one_line(
     cli, scripted_server, project
 ):
@@ -118,6 +121,8 @@ def test_a_headless_turn_lists_mcp_tools_refuses_unapproved_calls_and_warns_in_o
     )
 
 
+@MCP  # the turn loads the MCP SDK in this process
+@NO_MCP
 def test_the_interactive_session_starts_its_servers_once_across_new_conversations(
     cli, scripted_server, project, tmp_path
 ):

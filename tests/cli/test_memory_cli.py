@@ -265,31 +265,6 @@ def test_missing_git_is_a_clear_start_up_error(cli, tmp_path):
     assert "git is not installed or not on PATH; install git" in result.stderr
 
 
-NO_YAML = """
-import sys
-from mini_letta.cli.main import main
-code = main(sys.argv[1:])
-heavy = sorted(m for m in ("yaml", "openai", "anthropic", "httpx") if m in sys.modules)
-print("HEAVY=" + ",".join(heavy), file=sys.stderr)
-sys.exit(code)
-"""
-
-
-@pytest.mark.parametrize(
-    "args", [["--version"], ["chat", "-p", "hello"]], ids=["version", "plain-chat"]
-)
-def test_plain_commands_do_not_import_yaml(cli, args):
-    from support.cli import cli_env
-
-    for _ in range(2):  # the first chat also creates the agent and its memory
-        proc = subprocess.run(
-            [sys.executable, "-c", NO_YAML, *args], cwd=cli.cwd, env=cli_env(cli.home),
-            capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
-        assert proc.returncode == 0, proc.stderr
-        assert "HEAVY=\n" in proc.stderr, proc.stderr
-
-
 def test_a_hand_edit_past_the_budget_is_told_at_once(cli, tmp_path):
     _memory_dir(cli)
     big = "---\ndescription: The user\n---\n" + "".join(

@@ -45,22 +45,6 @@ def _laptop(cli, tmp_path: Path):
     return type(cli)(tmp_path / "laptop-home", project)
 
 
-def test_remote_set_sync_show_and_unset(cli, remote):
-    assert cli("chat", "-p", "请记住我喜欢用 vim").code == 0
-    assert "no remote" in cli("memory", "sync").stderr
-    done = cli("memory", "remote", "set", str(remote))
-    assert done.code == 0 and str(remote) in done.stdout
-    synced = cli("memory", "sync")
-    assert synced.code == 0 and synced.stdout.startswith("memory sync: pushed; memory at ")
-    assert "我喜欢用 vim" in _remote_file(remote, "system/human.md")
-    again = json.loads(cli("memory", "sync", "--json").stdout)
-    assert again["pushed"] is False and again["pulled"] == 0
-    shown = json.loads(cli("memory", "remote", "show", "--json").stdout)
-    assert shown["url"] == str(remote) and shown["lastError"] is None
-    assert cli("memory", "remote", "unset").stdout.strip() == "memory remote removed"
-    assert "(none;" in cli("memory", "remote", "show").stdout
-
-
 def test_a_bad_remote_url_is_a_usage_error(cli):
     cli("agents", "create", "--name", "a")
     result = cli("memory", "remote", "set", "https://me:pw@example.com/m.git")
@@ -68,19 +52,6 @@ def test_a_bad_remote_url_is_a_usage_error(cli):
     created = cli("agents", "create", "--name", "b", "--memory-remote", "ext::sh -c id")
     assert created.code == 2 and "not allowed" in created.stderr
     assert _agent_names(cli) == ["a"]
-
-
-def test_a_second_machine_joins_with_agents_create(cli, remote, tmp_path):
-    cli("chat", "-p", "请记住我喜欢用 vim")
-    cli("memory", "remote", "set", str(remote))
-    cli("memory", "sync")
-    laptop = _laptop(cli, tmp_path)
-    joined = laptop("agents", "create", "--name", "laptop", "--memory-remote", str(remote))
-    assert joined.code == 0, joined.stderr
-    assert "我喜欢用 vim" in laptop("memory", "show", "system/human.md").stdout
-    missing = laptop("agents", "create", "--name", "x", "--memory-remote", str(tmp_path / "no"))
-    assert missing.code == 1 and "git clone failed" in missing.stderr
-    assert _agent_names(laptop) == ["laptop"]  # nothing half-made is left
 
 
 def test_after_merge_syncs_in_the_background_when_memory_moves(home, project, clock, remote):
@@ -105,12 +76,29 @@ def test_after_merge_syncs_in_the_background_when_memory_moves(home, project, cl
     assert session.after_turn() is None
 
 
-def test_memory_status_lists_files_left_for_review(cli, remote, tmp_path):
-    cli("chat", "-p", "请记住我喜欢用 vim")
-    cli("memory", "remote", "set", str(remote))
-    cli("memory", "sync")
+def test_remote_set_sync_join_review_and_unset(cli, remote, tmp_path):
+    """One story, as two machines live it (each step builds on the last): the desk sets a
+    remote and pushes; the laptop joins with `agents create`; both edit the same line and
+    each lists the file left for review after its sync; the desk forgets the remote."""
+    assert cli("chat", "-p", "请记住我喜欢用 vim").code == 0
+    assert "no remote" in cli("memory", "sync").stderr
+    done = cli("memory", "remote", "set", str(remote))
+    assert done.code == 0 and str(remote) in done.stdout
+    synced = cli("memory", "sync")
+    assert synced.code == 0 and synced.stdout.startswith("memory sync: pushed; memory at ")
+    assert "我喜欢用 vim" in _remote_file(remote, "system/human.md")
+    again = json.loads(cli("memory", "sync", "--json").stdout)
+    assert again["pushed"] is False and again["pulled"] == 0
+    shown = json.loads(cli("memory", "remote", "show", "--json").stdout)
+    assert shown["url"] == str(remote) and shown["lastError"] is None
+
     laptop = _laptop(cli, tmp_path)
-    laptop("agents", "create", "--name", "laptop", "--memory-remote", str(remote))
+    joined = laptop("agents", "create", "--name", "laptop", "--memory-remote", str(remote))
+    assert joined.code == 0, joined.stderr
+    assert "我喜欢用 vim" in laptop("memory", "show", "system/human.md").stdout
+    missing = laptop("agents", "create", "--name", "x", "--memory-remote", str(tmp_path / "no"))
+    assert missing.code == 1 and "git clone failed" in missing.stderr
+    assert _agent_names(laptop) == ["laptop"]  # nothing half-made is left
     laptop_memory = Path(laptop("memory", "path").stdout.strip())
     desk_memory = Path(cli("memory", "path").stdout.strip())
     for memory, text in ((desk_memory, "- vim, always"), (laptop_memory, "- emacs now")):
@@ -127,6 +115,9 @@ def test_memory_status_lists_files_left_for_review(cli, remote, tmp_path):
     ]
     assert "needs review: system/human.md" in cli("memory", "sync").stdout  # the desk too
     assert "needs review after a sync: system/human.md" in cli("status").stdout
+
+    assert cli("memory", "remote", "unset").stdout.strip() == "memory remote removed"
+    assert "(none;" in cli("memory", "remote", "show").stdout
 
 
 def test_memory_import_and_export_from_the_command_line(cli, project):

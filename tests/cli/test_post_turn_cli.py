@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import re
-import subprocess
-import sys
+import threading
 from pathlib import Path
 
 from mini_letta.clock import SystemClock
@@ -177,36 +178,37 @@ def _workers_of(conversation_id: str) -> list[str]:
     return found
 
 
-def _interactive(home: Path, cwd: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "mini_letta"],
-        cwd=cwd,
-        env=cli_env(home),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-    )
-
-
 def test_the_interactive_session_shows_a_finished_reflection_before_the_next_line(
     cli, home, project
 ):
+    """The session reads a pipe line by line: the second line is written only once the
+    detached reflection of the first turn has finished, and its outcome is shown first."""
+    from mini_letta.cli.main import main
+    from mini_letta.cli.terminal import Terminal
+
     cli("agents", "create")  # sleeptime saves to agent.json: the agent must exist
     cli("sleeptime", "--trigger", "step-count", "--steps", "1")
-    repl = _interactive(home.root, project)
-    assert repl.stdin is not None
-    repl.stdin.write("我更喜欢用 tabs 缩进\n")
-    repl.stdin.flush()
-    wait_until(lambda: home.agents_dir.exists() and _outbox(home), "the reflection")
-    out, err = repl.communicate("/bogus\n", timeout=60)
-    assert repl.returncode == 0 and "Traceback" not in err, err
-    assert "（mock）我听到了：我更喜欢用 tabs 缩进" in out
-    lines = err.splitlines()
+    read_end, write_end = os.pipe()
+    out, err = io.StringIO(), io.StringIO()
+
+    def type_lines() -> None:
+        with open(write_end, "w", encoding="utf-8") as keyboard:
+            keyboard.write("我更喜欢用 tabs 缩进\n")
+            keyboard.flush()
+            wait_until(lambda: home.agents_dir.exists() and _outbox(home), "the reflection")
+            keyboard.write("/bogus\n")
+
+    typist = threading.Thread(target=type_lines, daemon=True)
+    typist.start()
+    with open(read_end, encoding="utf-8") as keys:
+        code = main([], Terminal(keys, out, err, cli_env(home.root), project))
+    typist.join(30)
+    assert code == 0 and "Traceback" not in err.getvalue(), err.getvalue()
+    assert "（mock）我听到了：我更喜欢用 tabs 缩进" in out.getvalue()
+    lines = err.getvalue().splitlines()
     merged = next(i for i, line in enumerate(lines) if MERGED.match(line))
     unknown = next(i for i, line in enumerate(lines) if line.startswith("Unknown command /bogus"))
-    assert merged < unknown, err
+    assert merged < unknown, err.getvalue()
 
 
 def test_reflect_and_sleeptime_in_the_interactive_session(cli):

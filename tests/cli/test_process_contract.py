@@ -82,3 +82,36 @@ def _read_until_result(stream) -> dict:
         if event["type"] == "result":
             return event
     raise AssertionError("the process ended before answering")
+
+
+# Ctrl-C landing while a start-up module is being imported, made certain: an import hook raises
+# KeyboardInterrupt for one module, as the signal would in the middle of importing it.
+CTRL_C_IN_IMPORT = """
+import sys
+target = sys.argv.pop(1)
+
+class CtrlC:
+    def find_spec(self, name, path=None, target_=None):
+        if name == target:
+            raise KeyboardInterrupt
+        return None
+
+sys.meta_path.insert(0, CtrlC())
+sys.argv[0] = "mini-letta"
+from mini_letta.cli.main import run
+run()
+"""
+
+
+def test_ctrl_c_during_start_up_is_one_line_and_exit_130(home, project):
+    for module in ("mini_letta.cli.terminal", "mini_letta.cli.chat_args"):
+        child = subprocess.run(
+            [sys.executable, "-c", CTRL_C_IN_IMPORT, module, "chat", "-p", "hi"],
+            cwd=project,
+            env=cli_env(home.root),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert (child.returncode, child.stdout) == (130, ""), child.stderr
+        assert child.stderr == "mini-letta: interrupted\n", child.stderr

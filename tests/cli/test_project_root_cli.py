@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +11,7 @@ import pytest
 
 from mini_letta.home import Home
 from mini_letta.workspace import ProjectReason, find_project
-from support.cli import cli_env, run_cli_in_process
-from support.groups import MCP, NO_MCP
+from support.cli import run_cli_in_process
 
 
 def _git_init(folder: Path) -> Path:
@@ -138,25 +135,3 @@ def _writable(folder: Path) -> bool:
         return False
     (folder / "probe").unlink()
     return True
-
-
-@MCP
-@NO_MCP
-def test_mcp_from_a_subfolder_serves_the_projects_agent(home, project, tmp_path):
-    assert _cli(home, project, tmp_path, "chat", "-p", "请记住我喜欢用 vim").code == 0
-    sub = project / "src"
-    sub.mkdir()
-
-    async def listed() -> str:
-        from mcp import Client
-        from mcp.client.stdio import StdioServerParameters
-
-        env = cli_env(home.root, _fenced(tmp_path))
-        params = StdioServerParameters(
-            command=sys.executable, args=["-m", "mini_letta", "mcp"], env=env, cwd=sub
-        )
-        async with Client(params, read_timeout_seconds=30) as client:
-            result = await client.call_tool("memory_read", {"path": "system/human.md"})
-            return "".join(getattr(part, "text", "") for part in result.content)
-
-    assert "vim" in asyncio.run(asyncio.wait_for(listed(), 60))

@@ -4,17 +4,13 @@ process) stops after the slice in progress and keeps it, and a later `reflect --
 from __future__ import annotations
 
 import json
-import signal
-import subprocess
-import sys
 
 from mini_letta.reflection.state.records import list_run_records
 from mini_letta.reflection.state.watermark import read_reflection_state
 from mini_letta.workspace import new_agent, resolve_conversation
-from support.cli import cli_env
+from support.interrupt import interrupt_during_model_call
 from support.reflection_kit import add_turn
 from support.scripted_server import Reply, openai_completion
-from support.waiting import wait_until
 
 FILLER = "We walked through the next part of the migration script and its error handling. " * 3
 
@@ -46,31 +42,23 @@ def test_ctrl_c_stops_after_the_slice_and_a_later_run_resumes(cli, world, script
     # the first slice's model call waits, so the signal arrives while that slice runs
     reply = openai_completion("Nothing lasting here.")
     scripted_server.queue(Reply(body=reply.body, delay=3))
-    keys = {"OPENAI_API_KEY": "sk-test-dummy", "OPENAI_BASE_URL": scripted_server.url}
-    env = cli_env(world.home.root, keys)
     args = ["--agent", agent.id, "--conversation", store.conversation_id]
-    child = subprocess.Popen(
-        [sys.executable, "-m", "mini_letta", "reflect", "--all", *args],
+    child = interrupt_during_model_call(
+        ["reflect", "--all", *args],
+        home=world.home.root,
         cwd=world.cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+        server=scripted_server,
+        asking="(0)",  # the first slice's messages
+        timeout=60,
     )
-    try:
-        wait_until(lambda: scripted_server.requests, "the first slice to call the model")
-        child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=60)
-    finally:
-        if child.poll() is None:
-            child.kill()
-    assert child.returncode == 130, err
-    assert "Traceback" not in err and "Stopping after this slice" in err
-    assert "`mini-letta reflect --all` goes on from there" in err
+    assert child.code == 130, child.stderr
+    assert "Traceback" not in child.stderr and "Stopping after this slice" in child.stderr
+    assert "`mini-letta reflect --all` goes on from there" in child.stderr
     (first,) = list_run_records(world.home, agent.id)
     assert first.status == "no_changes"  # the slice in progress finished and was kept
     state = read_reflection_state(store)
     assert state.reflected_through_line == first.slices[0].slice_end_line - 1
+    keys = {"OPENAI_API_KEY": "sk-test-dummy", "OPENAI_BASE_URL": scripted_server.url}
     resumed = cli("reflect", "--all", "--model", "mock", *args, env=keys)
     assert resumed.code == 0, resumed.stderr
     records = list_run_records(world.home, agent.id)

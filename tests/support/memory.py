@@ -17,15 +17,14 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
     return found
 
 
-def git_state(root: Path) -> tuple[str, str, str]:
-    """HEAD sha, `git status --porcelain` and the index listing: all must be unchanged."""
-
-    def run(*args: str) -> str:
-        return subprocess.run(
-            ["git", "-C", str(root), *args], capture_output=True, text=True, check=True
-        ).stdout
-
-    return run("rev-parse", "HEAD"), run("status", "--porcelain"), run("ls-files", "-s")
+def git_state(root: Path) -> str:
+    """HEAD's sha and every path whose index entry or file differs from it, with the mode and
+    object of each side (`status --porcelain=v2 --branch`): the whole index and working tree
+    as git sees them, in one process. Compare before and after: all must be unchanged."""
+    args = ["status", "--porcelain=v2", "--branch", "--untracked-files=all"]
+    return subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, text=True, check=True
+    ).stdout
 
 
 def write_file(root: Path, rel: str, text: str) -> None:

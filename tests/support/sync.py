@@ -1,16 +1,28 @@
-"""Two homes ("machines") sharing one memory remote, for the sync tests."""
+"""Two homes ("machines") sharing one memory remote, for the sync tests.
+
+Building the pair costs about forty git processes (two agents, a first push, a clone), so it is
+built once per test process (`build_two_machines`) and each test gets its own copy
+(`copy_two_machines`): the copy is the same files, with the remote URL in each clone's config
+pointed at the copied remote, so no test ever sees another's repositories.
+"""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
+from mini_letta.agents.registry import list_agents
 from mini_letta.home import Home
 from mini_letta.memory.edits import read_memory_file
 from mini_letta.memory.remote import memory_remote_repo, set_remote
 from mini_letta.sync.engine import sync_memory
 from mini_letta.tools.memory_tool import apply_and_commit
 from mini_letta.workspace import World, new_agent
+
+# The folders of a pair, under one root: the bare remote, the machine that pushed first, the
+# machine that joined by cloning, and a plain git clone of the remote (no mini-letta at all).
+REMOTE, DESK, LAPTOP, ATTACKER = "remote.git", "desk", "laptop", "attacker"
 
 
 class Machine:
@@ -21,6 +33,15 @@ class Machine:
         self.agent = new_agent(self.world, memory_remote=str(remote) if join else None)
         if not join:
             set_remote(memory_remote_repo(self.memory), str(remote))
+
+    @classmethod
+    def reopen(cls, root: Path, clock) -> Machine:
+        """The machine whose home and project are under `root` (its home holds one agent)."""
+        machine = cls.__new__(cls)
+        home = Home(root / "home")
+        machine.world = World(home=home, cwd=root / "project", environ={}, clock=clock)
+        (machine.agent,) = list_agents(home)
+        return machine
 
     @property
     def memory(self) -> Path:
@@ -49,6 +70,39 @@ def git(repo: Path, *args: str) -> str:
     return subprocess.run(
         ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
     ).stdout.strip()
+
+
+def bare_remote(path: Path) -> Path:
+    subprocess.run(["git", "init", "-q", "--bare", str(path)], check=True)
+    return path
+
+
+def build_two_machines(root: Path, clock) -> None:
+    """Under `root`: a remote, a desk that pushed its new memory there, a laptop that joined
+    by cloning it, and a plain clone of it. Copy it with `copy_two_machines`, never use it."""
+    remote = bare_remote(root / REMOTE)
+    Machine(root / DESK, clock, remote, join=False).sync()
+    Machine(root / LAPTOP, clock, remote, join=True)
+    subprocess.run(
+        ["git", "clone", "-q", "-b", "main", str(remote), str(root / ATTACKER)], check=True
+    )
+
+
+def copy_two_machines(built: Path, root: Path, clock) -> tuple[Machine, Machine, Path]:
+    """(desk, laptop, remote): a copy of the pair `build_two_machines` made, under `root`.
+    The plain clone is copied too; `point_at_remote(root / ATTACKER, root)` makes it usable."""
+    # git's sample hooks (a quarter of the files) never run: not copied
+    skip = shutil.ignore_patterns("*.sample")
+    shutil.copytree(built, root, symlinks=True, ignore=skip, dirs_exist_ok=True)
+    desk, laptop = Machine.reopen(root / DESK, clock), Machine.reopen(root / LAPTOP, clock)
+    for machine in (desk, laptop):
+        point_at_remote(machine.memory, root)
+    return desk, laptop, root / REMOTE
+
+
+def point_at_remote(clone: Path, root: Path) -> None:
+    """Point a copied clone's `origin` at the copied remote (its config holds the old path)."""
+    git(clone, "config", "remote.origin.url", str(root / REMOTE))
 
 
 class RemoteHistory:

@@ -12,7 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from mini_letta.gitsafe import driver_overrides, safe_git_env, user_transport_config
+from mini_letta.gitsafe import (
+    TRANSPORT_KEYS,
+    driver_overrides,
+    safe_git_env,
+    user_transport_config,
+)
 from mini_letta.memory.history import load_diff, load_log, load_status, undo_commit
 from mini_letta.memory.repo import GitRepo, init_memory_repo
 from mini_letta.reflection.run.finalise import merge_branch
@@ -273,3 +278,52 @@ def _plain_config(repo: Path, *args: str, command: str = "config") -> str:
         check=False,
     )
     return proc.stdout.strip()
+
+
+def test_a_driver_added_later_to_an_included_file_is_disarmed_too(tmp_path):
+    """An included file is not among the files whose stamp says the config is unchanged, so
+    a repository that includes one is asked every time."""
+    repo = init_memory_repo(tmp_path / "memory")
+    main, included = HIDDEN_DRIVERS["include"]
+    with (repo.path / ".git" / "config").open("a") as config:
+        config.write(main)
+    more = repo.path / ".git" / "more.cfg"
+    more.write_text(str(included))
+    (repo.path / ".gitattributes").write_text("*.md filter=upper\n*.txt filter=lower\n")
+    (repo.path / "a.md").write_text("exact bytes\n")
+    repo.commit_paths(["a.md", ".gitattributes"], "a")
+    with more.open("a") as extra:
+        extra.write('[filter "lower"]\n\tclean = tr A-Z a-z\n\trequired = true\n')
+    assert _plain_config(repo.path, "filter.lower.clean") == "tr A-Z a-z"
+    (repo.path / "b.txt").write_text("Exact Bytes\n")
+    repo.commit_paths(["b.txt"], "b")
+    assert repo.show_file("HEAD", "b.txt") == "Exact Bytes\n"
+
+
+def test_the_users_transport_settings_are_read_with_one_git_process(tmp_path):
+    from support.git_calls import git_calls
+
+    repo = init_memory_repo(tmp_path / "memory")
+    _plain_git(repo.path, "config", "credential.helper", "!evil")
+    _plain_git(repo.path, "config", "core.sshCommand", "evil-ssh")
+    (tmp_path / ".gitconfig").write_text(
+        "[credential]\n\thelper = store\n[core]\n\tsshCommand = ssh -i key\n"
+    )
+    environ = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
+    remote = GitRepo(repo.path, environ=environ, user_config=True)
+    with git_calls() as calls:
+        transport = remote._user_transport()
+    assert calls == ["config"]
+    assert "credential.helper=store" in transport and "core.sshCommand=ssh -i key" in transport
+    assert not any("evil" in item for item in transport)
+    by_scope = b"".join(  # what git says scope by scope, on this machine's system config too
+        subprocess.run(
+            ["git", "-C", str(repo.path), "config", scope, "-z", "--get-regexp", TRANSPORT_KEYS],
+            capture_output=True,
+            env=environ,
+            timeout=30,
+            check=False,
+        ).stdout
+        for scope in ("--system", "--global")
+    )
+    assert transport == user_transport_config(by_scope)

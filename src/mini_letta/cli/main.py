@@ -17,6 +17,8 @@ from mini_letta.cli import VERSION_LINE
 
 TYPE_CHECKING = False  # not `typing`'s: importing typing would double what `--version` costs
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from sys import UnraisableHookArgs
     from typing import TextIO
 
     from mini_letta.cli.terminal import Terminal
@@ -131,7 +133,47 @@ def run() -> None:
     # that live as long as the process; collecting every 700 of them cost ~20 collections and
     # ~4 ms of a mock turn. Collect every 50,000: a long interactive session still collects.
     gc.set_threshold(50_000, 10, 10)
-    sys.exit(_flush_stdout(main()))
+    sys.unraisablehook = _keep_ctrl_c(sys.unraisablehook)
+    try:
+        code = main()
+    except KeyboardInterrupt:  # Ctrl-C during start-up, before a command could catch it
+        if sys.stderr is not None:
+            sys.stderr.write("mini-letta: interrupted\n")
+        code = 130
+    sys.exit(_flush_stdout(code))
+
+
+def _keep_ctrl_c(previous: Callable[[UnraisableHookArgs], object]) -> Callable[..., None]:
+    """A Ctrl-C whose KeyboardInterrupt is raised inside a callback Python cannot propagate
+    from (a finaliser, an import lock's weakref callback, pydantic building a validator while
+    the model SDK is imported) is "ignored": the turn went on and waited for the model. Such an
+    interrupt is raised again 10 ms later, from a timer signal (it also ends a blocking read),
+    by when the callback has returned; anything else is told as before."""
+
+    def hook(unraisable: UnraisableHookArgs) -> None:
+        import threading
+
+        main_thread = threading.current_thread() is threading.main_thread()
+        if not (main_thread and isinstance(unraisable.exc_value, KeyboardInterrupt)):
+            previous(unraisable)
+            return
+        import signal
+
+        if not hasattr(signal, "setitimer"):  # Windows: no timer signal; the flag, from a thread
+            import _thread
+
+            threading.Timer(0.01, _thread.interrupt_main).start()
+            return
+        before = signal.getsignal(signal.SIGALRM) or signal.SIG_DFL
+
+        def again(signum: int, frame: object) -> None:
+            signal.signal(signal.SIGALRM, before)
+            raise KeyboardInterrupt
+
+        signal.signal(signal.SIGALRM, again)
+        signal.setitimer(signal.ITIMER_REAL, 0.01)
+
+    return hook
 
 
 def _flush_stdout(code: int) -> int:

@@ -19,19 +19,37 @@ from mini_letta.memory.frontmatter import decode_memory_bytes
 from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.repo import GitRepo
 from mini_letta.memory.secrets import iter_secrets, secret_values
+from mini_letta.structs import Struct
 
 _PLAIN = ("100644", "100755")
+_ABSENT = "000000"  # the mode of the side of a change where the file is not
 _KINDS = {"120000": "a symbolic link", "160000": "a submodule (another repository)"}
 MAX_LISTED = 5  # problems named in the one-line refusal; the count says how many more
 
 
+class Arrival(Struct, frozen=True):
+    """What moving memory from one commit to another would bring: the reasons it may not
+    (none: it may), and the text before and after (None: absent) of each file the checks read,
+    which is every file the move adds or changes when there is no problem."""
+
+    problems: list[str]
+    texts: dict[str, tuple[str | None, str | None]]
+
+
 def incoming_problems(repo: GitRepo, old: str | None, new: str) -> list[str]:
     """Each reason memory may not move from commit `old` (None: nothing yet) to `new`."""
+    return check_arrival(repo, old, new).problems
+
+
+def check_arrival(repo: GitRepo, old: str | None, new: str, *, messages: bool = True) -> Arrival:
+    """The checks of `incoming_problems`, with the texts they read (see `Arrival`). The
+    commits' messages are not read again when `messages` is off (a caller that checked them
+    already, and every message it added itself)."""
     changes = list(_changes(repo, old, new))
     problems: list[str] = []
     to_read: list[tuple[str, str, str | None]] = []  # (path, new sha, old sha)
     for old_mode, new_mode, old_sha, new_sha, path in changes:
-        if new_mode == "000000":
+        if new_mode == _ABSENT:
             continue  # deleted: the layout check on deletions is the gate's, not sync's
         if new_mode not in _PLAIN:
             what = _KINDS.get(new_mode, f"not a regular file (mode {new_mode})")
@@ -45,10 +63,12 @@ def incoming_problems(repo: GitRepo, old: str | None, new: str) -> list[str]:
             )
             continue
         to_read.append((path, new_sha, old_sha if old_mode in _PLAIN else None))
-    problems += _content_problems(repo, to_read)
-    problems += _count_problems(repo, old, new)
-    problems += _message_problems(repo, old, new)
-    return problems
+    texts: dict[str, tuple[str | None, str | None]] = {}
+    problems += _content_problems(repo, to_read, texts)
+    problems += _count_problems(repo, old, new, changes)
+    if messages:
+        problems += _message_problems(repo, old, new)
+    return Arrival(problems, texts)
 
 
 def describe_refusal(problems: list[str]) -> str:
@@ -76,7 +96,12 @@ def _empty_tree(repo: GitRepo) -> str:
     return repo.run_bytes("mktree", stdin=b"").decode("ascii").strip()
 
 
-def _content_problems(repo: GitRepo, files: list[tuple[str, str, str | None]]) -> list[str]:
+def _content_problems(
+    repo: GitRepo,
+    files: list[tuple[str, str, str | None]],
+    texts: dict[str, tuple[str | None, str | None]],
+) -> list[str]:
+    """The problems of each file's new text; each text read goes into `texts` with the old."""
     if not files:
         return []
     sizes = _sizes(repo, [sha for _, sha, _ in files])
@@ -100,7 +125,9 @@ def _content_problems(repo: GitRepo, files: list[tuple[str, str, str | None]]) -
                 f"{path} has {len(text)} characters, past the limit of {MAX_FILE_CHARS}"
             )
             continue
-        known = secret_values(blobs[old].decode("utf-8", "replace")) if old else set()
+        before = blobs[old].decode("utf-8", "replace") if old else None
+        texts[path] = (before, text)
+        known = secret_values(before) if before is not None else set()
         kinds = sorted({s.kind for s in iter_secrets(text) if text[s.start : s.end] not in known})
         if kinds:
             problems.append(f"{path} holds what looks like a secret ({', '.join(kinds)})")
@@ -113,10 +140,18 @@ def _sizes(repo: GitRepo, shas: list[str]) -> list[int]:
     return [int(line.split()[2]) for line in output.decode("ascii").splitlines()]
 
 
-def _count_problems(repo: GitRepo, old: str | None, new: str) -> list[str]:
-    count = len(repo.list_files(new))
-    before = len(repo.list_files(old)) if old is not None else 0
-    if count > MAX_MEMORY_FILES and count > before:
+def _count_problems(
+    repo: GitRepo, old: str | None, new: str, changes: list[tuple[str, str, str, str, str]]
+) -> list[str]:
+    """A move that adds files may not take memory past its file count. The diff says how the
+    count changes (each entry is one path, added, removed or changed in place), so the tree is
+    listed only when files are added, and never from nothing (all of it is in the diff)."""
+    added = sum(1 for old_mode, _, _, _, _ in changes if old_mode == _ABSENT)
+    removed = sum(1 for _, new_mode, _, _, _ in changes if new_mode == _ABSENT)
+    if added <= removed:
+        return []
+    count = len(repo.list_files(new)) if old is not None else added
+    if count > MAX_MEMORY_FILES:
         return [f"memory would hold {count} files, past the limit of {MAX_MEMORY_FILES}"]
     return []
 

@@ -54,11 +54,13 @@ def check_remote_url(url: str, cwd: Path) -> str:
 
 # The receive side of a push to this machine runs here, as this user: none of the remote
 # repository's programs may run there (hooks, fsmonitor, alternates, an automatic gc), and it
-# never updates a working tree.
+# never updates a working tree. The alternates' refs come from `true` (none): receive-pack
+# runs the command even when empty, and an empty one fails with a line that came first in
+# every refused push's message, where git's reason belongs.
 _RECEIVE_CONFIG = (
     "core.hooksPath=/dev/null",
     "core.fsmonitor=false",
-    "core.alternateRefsCommand=",
+    "core.alternateRefsCommand=true",
     "receive.denyCurrentBranch=refuse",
     "receive.autogc=false",
 )
@@ -91,9 +93,22 @@ def refuse_non_bare_remote(repo: GitRepo, url: str) -> None:
     config = path / "config"
     bare = False
     if not (path / ".git").exists() and config.is_file():
-        code, _ = repo.try_run("config", "--file", str(config), "--get", "core.worktree")
-        said = repo.run("config", "--file", str(config), "--get", "core.bare", check=False)
-        bare = code != 0 and said.strip().lower() in ("true", "yes", "on", "1", "")
+        raw = repo.run_bytes(
+            "config",
+            "--file",
+            str(config),
+            "-z",
+            "--get-regexp",
+            r"^core\.(bare|worktree)$",
+            check=False,
+        )
+        found: dict[str, str] = {}  # the last value of each key wins, as for git
+        for entry in raw.decode("utf-8", "replace").split("\0"):
+            key, _, value = entry.partition("\n")
+            if key:
+                found[key] = value
+        said = found.get("core.bare", "").strip()
+        bare = "core.worktree" not in found and said.lower() in ("true", "yes", "on", "1", "")
     if not bare:
         raise MemfsError(
             f"the remote {path} is not a bare repository, and pushing to one with a working "
@@ -111,10 +126,8 @@ def memory_remote_repo(memory_dir: Path, environ: Mapping[str, str] | None = Non
 
 
 def get_remote(repo: GitRepo) -> str | None:
-    code, _ = repo.try_run("config", "--get", f"remote.{REMOTE}.url")
-    if code != 0:
-        return None
-    return repo.run("config", "--get", f"remote.{REMOTE}.url").strip() or None
+    """The remote's URL; None when there is none (git prints nothing then)."""
+    return repo.run("config", "--get", f"remote.{REMOTE}.url", check=False).strip() or None
 
 
 def set_remote(repo: GitRepo, url: str) -> None:

@@ -165,15 +165,22 @@ class GitRepo:
         return proc
 
     def _user_transport(self) -> list[str]:
-        """The user's own credential helpers and ssh/askpass commands, which beat the repo's."""
+        """The user's own credential helpers and ssh/askpass commands, which beat the repo's.
+
+        One `git config --show-scope` lists every scope; only the system and global entries
+        are kept. A git too old for `--show-scope` is asked scope by scope."""
         if self._transport is None:
-            listings = [
-                self._run(("config", scope, "-z", "--get-regexp", TRANSPORT_KEYS), check=False)
-                for scope in ("--system", "--global")
-            ]
-            self._transport = user_transport_config(
-                b"".join(proc.stdout for proc in listings if proc.returncode == 0)
-            )
+            scoped = ("config", "-z", "--show-scope", "--get-regexp", TRANSPORT_KEYS)
+            proc = self._run(scoped, check=False)
+            if proc.returncode in (0, 1):  # 1: no entry at all
+                listing = _user_scopes(proc.stdout)
+            else:
+                listings = [
+                    self._run(("config", scope, "-z", "--get-regexp", TRANSPORT_KEYS), check=False)
+                    for scope in ("--system", "--global")
+                ]
+                listing = b"".join(p.stdout for p in listings if p.returncode == 0)
+            self._transport = user_transport_config(listing)
         return self._transport
 
     def _driver_overrides(self) -> list[str]:
@@ -182,19 +189,22 @@ class GitRepo:
         Asked of `git config` again whenever a config file of the repository changed; the
         answer is shared by the checkout and its worktrees (one entry per repository). When
         git reads no config but the repository's own and those files cannot name a driver
-        (see `_names_no_driver`), there is nothing to ask.
+        (`_config_mentions` finds none of the words), there is nothing to ask.
         """
         dirs = _git_dirs(self.path)
         stamp = None if dirs is None else _config_stamp(*dirs)
         known = None if dirs is None else _DRIVERS.get(dirs[1])
         if stamp is not None and known is not None and known[0] == stamp:
             return known[1]
-        if dirs is not None and not self._user_config and _names_no_driver(*dirs):
+        mentioned = None if dirs is None else _config_mentions(*dirs)
+        if mentioned == frozenset() and not self._user_config:
             found: list[str] = []
         else:
             proc = self._run(("config", "-z", "--get-regexp", DRIVER_KEYS), check=False)
             found = driver_overrides(proc.stdout) if proc.returncode == 0 else []
-        if dirs is not None and stamp is not None:
+        # An included file is not in the stamp: a repository that includes one is always asked.
+        cacheable = mentioned is not None and b"include" not in mentioned
+        if dirs is not None and stamp is not None and cacheable:
             _DRIVERS[dirs[1]] = (stamp, found)
         return found
 
@@ -457,7 +467,8 @@ class GitRepo:
 
 # Per repository (its common git dir): the config files' stamp and the driver overrides read
 # from them. A memo of what those files say, checked against their stamp at every use, so
-# never stale; a worktree with a `config.worktree` of its own replaces the entry as it reads.
+# never stale (a repository whose config includes another file is never memoised: that file
+# is not in the stamp); a worktree with a `config.worktree` of its own replaces the entry.
 _DRIVERS: dict[Path, tuple[tuple[int, ...], list[str]]] = {}
 
 _LOOSE_NAME = re.compile(r"[0-9a-f]{38}|[0-9a-f]{62}")  # git's loose objects in one folder
@@ -531,6 +542,18 @@ def _read_head(work_tree: Path) -> str | None:
     return None  # not packed either: unborn
 
 
+def _user_scopes(listing: bytes) -> bytes:
+    """The system and global entries of `git config -z --show-scope` output (scope NUL key
+    LF value NUL, repeated), as `git config -z` alone would list them."""
+    fields = listing.split(b"\0")
+    kept = [
+        entry + b"\0"
+        for scope, entry in zip(fields[0::2], fields[1::2], strict=False)
+        if scope in (b"system", b"global")
+    ]
+    return b"".join(kept)
+
+
 def _raise(error: OSError) -> None:
     """`os.walk`'s error handler: a folder that cannot be listed is not an empty one."""
     if not isinstance(error, FileNotFoundError):
@@ -558,21 +581,20 @@ def _parse_batch(output: bytes) -> list[bytes]:
 _DRIVER_SECTIONS = (b"filter", b"merge", b"remote", b"include")
 
 
-def _names_no_driver(git_dir: Path, common: Path) -> bool:
-    """True when the config files git reads for this work tree (the shared `config`, and a
-    `config.worktree` in either git dir) do not mention a driver's section or an include
-    anywhere, comments and values included: such a repository certainly defines no driver.
-    False (ask git) on any doubt: a word present, a file that cannot be read."""
+def _config_mentions(git_dir: Path, common: Path) -> frozenset[bytes] | None:
+    """Which of `_DRIVER_SECTIONS` the config files git reads for this work tree (the shared
+    `config`, a `config.worktree` in either git dir) mention anywhere, comments and values
+    included; None when one cannot be read. None of them: the repository defines no driver."""
+    found: set[bytes] = set()
     for path in (common / "config", common / "config.worktree", git_dir / "config.worktree"):
         try:
             text = path.read_bytes().lower()
         except FileNotFoundError:
             continue
         except OSError:
-            return False
-        if any(word in text for word in _DRIVER_SECTIONS):
-            return False
-    return True
+            return None
+        found.update(word for word in _DRIVER_SECTIONS if word in text)
+    return frozenset(found)
 
 
 def _config_stamp(git_dir: Path, common: Path) -> tuple[int, ...] | None:

@@ -12,6 +12,8 @@ and the other version is kept beside it in a file of its own.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from mini_letta.errors import FrontmatterError
 from mini_letta.memory.frontmatter import MemoryFile, parse_memory_file, render_memory_file
 from mini_letta.structs import Struct
@@ -111,6 +113,26 @@ def resolve_conflict(
     body = parsed.body if parsed.body.endswith("\n") or not parsed.body else parsed.body + "\n"
     updated = MemoryFile(parsed.description, body + block, parsed.read_only, dict(parsed.extra))
     return Resolution(render_memory_file(updated))
+
+
+def brought_for_review(texts: Mapping[str, tuple[str | None, str | None]]) -> tuple[str, ...]:
+    """Of the files a move changes (path -> its text before and after, None where absent),
+    those it brings with a review block or as a kept `.remote-` copy: a conflict another
+    machine merged is this machine's to review too. A block counts when a heading line came or
+    went, so a file that only kept an old block while other lines changed is not listed again."""
+    found: list[str] = []
+    for path, (before, after) in texts.items():
+        if after is None:
+            continue
+        if ".remote-" in path or (
+            REVIEW_HEADING in after and _headings(before) != _headings(after)
+        ):
+            found.append(path)
+    return tuple(found)
+
+
+def _headings(text: str | None) -> list[str]:
+    return [line for line in (text or "").splitlines() if line.startswith(REVIEW_HEADING)]
 
 
 def _side_file(path: str, remote: str, block: str) -> tuple[str, str]:

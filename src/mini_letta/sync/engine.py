@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import GitError, MemfsError, MiniLettaError
 from mini_letta.home import Home
-from mini_letta.memory.incoming import describe_refusal, incoming_problems
+from mini_letta.memory.incoming import Arrival, check_arrival, describe_refusal
 from mini_letta.memory.remote import (
     BRANCH,
     REMOTE,
@@ -31,7 +31,7 @@ from mini_letta.memory.remote import (
 )
 from mini_letta.memory.repo import GitRepo, lock_memory
 from mini_letta.structs import Struct, replace
-from mini_letta.sync.conflicts import REVIEW_HEADING, resolve_conflict
+from mini_letta.sync.conflicts import REVIEW_HEADING, brought_for_review, resolve_conflict
 from mini_letta.sync.state import (
     SyncState,
     load_sync_state,
@@ -172,74 +172,63 @@ def _sync(repo: GitRepo, url: str, clock: Clock, move: _Mover) -> SyncOutcome:
     _refuse_unclean(repo)
     pulled, merged = 0, False
     conflicts: tuple[str, ...] = ()
+    checked = _tracking_sha(repo)  # what this machine last took from the remote
+    refused_push: str | None = None  # what git said when the last push was refused
     for _ in range(PUSH_ATTEMPTS):
-        before = _tracking_sha(repo)
         _fetch(repo)
+        remote = _tracking_sha(repo)
+        head = repo.head_sha()
+        ahead, behind = _divergence(repo, head, remote)
+        if refused_push is not None and not behind:
+            raise GitError(f"git push failed: {refused_push}")  # not because the remote moved
         try:
-            step = _integrate(repo, clock, move)
+            step = _integrate(repo, head, remote, ahead, behind, clock, move)
         except _Refused as refused:
-            _forget_fetched(repo, before)
+            _forget_fetched(repo, checked)
             raise SyncError(describe_refusal(refused.problems)) from None
+        checked = remote
         pulled += step.pulled
         merged = merged or step.merged
         conflicts = (*conflicts, *step.needs_review)
-        if not _remote_needs(repo):
-            return SyncOutcome(repo.head_sha(), pulled, False, merged, conflicts)
+        if remote == step.head:
+            return SyncOutcome(step.head, pulled, False, merged, conflicts)
         push = ("push", "-q", "--porcelain", *push_options(url), REMOTE, f"{BRANCH}:{BRANCH}")
         code, said = repo.try_run(*push)
         if code == 0:
-            repo.run("update-ref", _TRACKING, repo.head_sha())
-            return SyncOutcome(repo.head_sha(), pulled, True, merged, conflicts)
-        if not _rejected_because_remote_moved(repo):
-            raise GitError(f"git push failed: {said}")
-    raise SyncError(f"the remote kept moving; gave up after {PUSH_ATTEMPTS} attempts, try again")
+            repo.run("update-ref", _TRACKING, step.head)
+            return SyncOutcome(step.head, pulled, True, merged, conflicts)
+        refused_push = said  # the next fetch says whether the remote moved meanwhile
+    raise SyncError(
+        f"the remote kept moving; gave up after {PUSH_ATTEMPTS} attempts (the last push: "
+        f"{refused_push}), try again"
+    )
 
 
-def _integrate(repo: GitRepo, clock: Clock, move: _Mover) -> SyncOutcome:
-    head = repo.head_sha()
-    remote = _tracking_sha(repo)
-    if remote is None or remote == head or _is_ancestor(repo, remote, head):
+def _integrate(
+    repo: GitRepo,
+    head: str,
+    remote: str | None,
+    ahead: int,
+    behind: int,
+    clock: Clock,
+    move: _Mover,
+) -> SyncOutcome:
+    """Bring the `behind` commits the remote has into memory: a fast-forward when memory has
+    none of its own (`ahead`), else a merge."""
+    if remote is None or not behind:
         return SyncOutcome(head, 0, False, False, ())
-    count = int(repo.run("rev-list", "--count", f"{head}..{remote}").strip() or 0)
-    if _is_ancestor(repo, head, remote):
-        _check_incoming(repo, head, remote)
-        arrived = _arrived_for_review(repo, head, remote)
+    if not ahead:
+        arrival = _check_incoming(repo, head, remote)
         move(repo, remote)
-        return SyncOutcome(remote, count, False, False, arrived)
+        return SyncOutcome(remote, behind, False, False, brought_for_review(arrival.texts))
     _check_incoming(repo, head, remote)  # what the remote wrote, before any merge of it
     commit, conflicts = _merge_commit(repo, head, remote, clock)
-    _check_incoming(repo, head, commit)  # and what the merge made of both sides
-    arrived = _arrived_for_review(repo, head, commit)
+    # and what the merge made of both sides (the messages: the remote's, checked just now,
+    # and the merge's own, checked as it was written)
+    arrival = _check_incoming(repo, head, commit, messages=False)
+    arrived = brought_for_review(arrival.texts)
     move(repo, commit)
-    return SyncOutcome(commit, count, False, True, tuple(dict.fromkeys((*conflicts, *arrived))))
-
-
-def _arrived_for_review(repo: GitRepo, head: str, target: str) -> tuple[str, ...]:
-    """Files that moving from `head` to `target` brings with a review block (or a kept
-    `.remote-` copy): a conflict another machine merged is this machine's to review too."""
-
-    def changed(*pick: str) -> list[str]:
-        raw = repo.run_bytes(
-            "diff",
-            "--name-only",
-            "-z",
-            "--no-renames",
-            "--no-ext-diff",
-            "--no-textconv",
-            *pick,
-            head,
-            target,
-        )
-        return [n.decode("utf-8", "replace") for n in raw.split(b"\0") if n]
-
-    touched = changed("-G", "^" + REVIEW_HEADING)  # the block's line came or went
-    copies = [path for path in changed() if ".remote-" in path]
-    found: list[str] = []
-    for path in dict.fromkeys((*touched, *copies)):
-        text = repo.show_file(target, path)
-        if text is not None and (REVIEW_HEADING in text or ".remote-" in path):
-            found.append(path)
-    return tuple(found)
+    return SyncOutcome(commit, behind, False, True, tuple(dict.fromkeys((*conflicts, *arrived))))
 
 
 class _Refused(Exception):
@@ -248,10 +237,11 @@ class _Refused(Exception):
         self.problems = problems
 
 
-def _check_incoming(repo: GitRepo, head: str, target: str) -> None:
-    problems = incoming_problems(repo, head, target)
-    if problems:
-        raise _Refused(problems)
+def _check_incoming(repo: GitRepo, head: str, target: str, *, messages: bool = True) -> Arrival:
+    arrival = check_arrival(repo, head, target, messages=messages)
+    if arrival.problems:
+        raise _Refused(arrival.problems)
+    return arrival
 
 
 def _forget_fetched(repo: GitRepo, before: str | None) -> None:
@@ -364,28 +354,22 @@ def _refuse_unclean(repo: GitRepo) -> None:
 
 
 def _tracking_sha(repo: GitRepo) -> str | None:
-    code, _ = repo.try_run("rev-parse", "-q", "--verify", f"{_TRACKING}^{{commit}}")
-    return repo.rev_parse(_TRACKING) if code == 0 else None
+    """The remote's branch as last fetched; None when the remote has none yet."""
+    found = repo.run("rev-parse", "-q", "--verify", f"{_TRACKING}^{{commit}}", check=False)
+    return found.strip() if _SHA.fullmatch(found.strip()) else None
 
 
-def _is_ancestor(repo: GitRepo, older: str, newer: str) -> bool:
-    return repo.returncode("merge-base", "--is-ancestor", older, newer) == 0
-
-
-def _remote_needs(repo: GitRepo) -> bool:
-    remote = _tracking_sha(repo)
-    return remote != repo.head_sha()
+def _divergence(repo: GitRepo, head: str, remote: str | None) -> tuple[int, int]:
+    """(commits only memory has, commits only the remote has): one walk answers both which
+    way the two are related and how many commits a pull brings."""
+    if remote is None or remote == head:
+        return 0, 0
+    counts = repo.run("rev-list", "--left-right", "--count", f"{head}...{remote}").split()
+    if len(counts) != 2 or not all(count.isdigit() for count in counts):
+        raise GitError(f"git rev-list could not compare {head[:7]} with {remote[:7]}")
+    return int(counts[0]), int(counts[1])
 
 
 def _fetch(repo: GitRepo) -> None:
     """Fetch the remote's branches (a glob, so an empty remote is not an error)."""
     repo.run("fetch", "-q", "--no-tags", "--prune", REMOTE, _FETCH_REFSPEC)
-
-
-def _rejected_because_remote_moved(repo: GitRepo) -> bool:
-    try:
-        _fetch(repo)
-    except GitError:
-        return False
-    remote = _tracking_sha(repo)
-    return remote is not None and not _is_ancestor(repo, remote, repo.head_sha())

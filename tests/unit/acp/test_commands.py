@@ -9,6 +9,9 @@ import pytest
 from mini_letta.acp.commands import COMMANDS, Target, available_commands, is_command, run_command
 from mini_letta.cli.commands.acp import run_captured
 from mini_letta.workspace import World, new_agent
+from support.groups import ACP
+
+pytestmark = ACP  # available_commands imports the SDK
 
 
 @pytest.fixture

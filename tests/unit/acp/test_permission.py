@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-
-from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+from typing import TYPE_CHECKING
 
 from mini_letta.acp.permission import build_editor_approver, mode_state
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.tools.permissions import PERMISSION_MODES
+from support.groups import ACP
+
+if TYPE_CHECKING:
+    from acp.schema import RequestPermissionResponse
+
+pytestmark = ACP  # the SDK is imported by the tests, not at collection
 
 BASH = ToolCall("c1", "Bash", '{"command": "pnpm test"}')
 WRITE = ToolCall("c2", "Write", '{"path": "a.txt", "content": "x"}')
@@ -20,6 +25,8 @@ class Editor:
         self.asked: list[object] = []
 
     def __call__(self, update, options) -> RequestPermissionResponse:
+        from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+
         self.asked.append(update)
         answer = self.answers.pop(0)
         if answer is None:

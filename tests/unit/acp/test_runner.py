@@ -59,10 +59,12 @@ def test_a_cancel_whose_first_signal_is_lost_still_stops_the_job():
 
     def work(job: Job) -> str:
         handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        runner.allow_interrupts(job, True)
-        started.set()
-        assert sent.wait(20)
-        signal.signal(signal.SIGINT, handler)
+        try:  # restored whatever happens: a worker left ignoring SIGINT passes that on to
+            runner.allow_interrupts(job, True)  # every process it starts later (exec keeps it)
+            started.set()
+            assert sent.wait(20)
+        finally:
+            signal.signal(signal.SIGINT, handler)
         try:
             never.wait(30)
         except KeyboardInterrupt:

@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from acp import text_block
-from acp.schema import EmbeddedResourceContentBlock, ResourceContentBlock, TextResourceContents
 
 from mini_letta.acp.server import is_conversation_name, prompt_text
 from mini_letta.acp.updates import replay_updates, updates_for_event, view_tool_call
@@ -21,6 +19,9 @@ from mini_letta.loop.events import (
 from mini_letta.tools.base import ToolResult
 from mini_letta.workspace import World, new_agent
 from mini_letta.workspace import resolve_conversation as open_store
+from support.groups import ACP
+
+pytestmark = ACP  # the SDK is imported by the tests, not at collection
 
 CWD = Path("/work/project")
 MEMORY = Path("/home/me/.mini-letta/agents/a/memory")
@@ -109,6 +110,9 @@ def test_a_conversation_replays_as_it_was_said(home, project, clock):
 
 
 def test_a_prompt_reads_its_text_embedded_files_and_links():
+    from acp import text_block
+    from acp.schema import EmbeddedResourceContentBlock, ResourceContentBlock, TextResourceContents
+
     blocks = [
         text_block("explain this"),
         EmbeddedResourceContentBlock(

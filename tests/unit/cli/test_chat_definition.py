@@ -55,50 +55,50 @@ def test_the_plain_form_reads_no_option_click_converts():
     assert {"prompt", "agent", "conversation", "new", "output_format"} <= plain
 
 
-@pytest.mark.parametrize(
-    "words",
-    [
-        ["-p", "hi"],
-        ["--prompt", "你好", "--output-format", "json"],
-        ["--new", "-p", "hi", "--agent", "bob", "--recompile"],
-        ["-p", "hi", "--conversation", "conv-1", "--background-reflection"],
-        ["-c", "-p", "hi"],
-        ["-p", "hi", "--permission-mode", "plan", "--tools", "Read,Grep"],
-        ["-p", "hi", "--input-format", "text", "--output-format", "stream-json"],
-    ],
-)
-def test_common_headless_lines_take_the_plain_form(words):
-    plain = plain_chat_args(["chat", *words])
-    assert plain is not None and plain == _click_args(words)
+PLAIN_LINES = [
+    ["-p", "hi"],
+    ["--prompt", "你好", "--output-format", "json"],
+    ["--new", "-p", "hi", "--agent", "bob", "--recompile"],
+    ["-p", "hi", "--conversation", "conv-1", "--background-reflection"],
+    ["-c", "-p", "hi"],
+    ["-p", "hi", "--permission-mode", "plan", "--tools", "Read,Grep"],
+    ["-p", "hi", "--input-format", "text", "--output-format", "stream-json"],
+]
 
 
-@pytest.mark.parametrize(
-    "words",
-    [
-        ["-p", "-"],  # standard input
-        ["-p", "--new"],  # click takes the option's name as the prompt
-        ["-p", "hi", "-p", "again"],  # click keeps the last
-        ["-p", "hi", "-r", "conv-1"],  # its value is optional: click reads whether one follows
-        ["-p", "hi", "-m", "mock"],
-        ["-p", "  "],  # click's usage error
-        ["-p", "hi", "--agent", ""],
-        ["-p", "hi", "--output-format", "JSON"],  # not a choice
-        ["-p", "hi", "--new", "--conversation", "c"],  # the command's usage error
-        ["-c", "-p", "hi", "--new"],
-        ["-p", "hi", "--input-format", "stream-json"],
-        ["--input-format", "stream-json", "--output-format", "stream-json"],  # no prompt
-        ["-p", "hi", "--output-format=json"],
-        ["-phi"],
-        ["-p", "hi", "--"],
-        ["-p", "hi", "--model", "mock"],  # checked by a callback: click's
-        ["-p", "hi", "--max-steps", "3"],  # converted: click's
-        ["-p", "hi", "--prom", "x"],
-        ["--help"],
-        ["-p"],
-    ],
-)
-def test_anything_unusual_goes_to_click(words):
-    assert plain_chat_args(["chat", *words]) is None
+def test_common_headless_lines_take_the_plain_form():
+    for words in PLAIN_LINES:
+        plain = plain_chat_args(["chat", *words])
+        assert plain is not None and plain == _click_args(words), words
+
+
+UNUSUAL_LINES = [
+    ["-p", "-"],  # standard input
+    ["-p", "--new"],  # click takes the option's name as the prompt
+    ["-p", "hi", "-p", "again"],  # click keeps the last
+    ["-p", "hi", "-r", "conv-1"],  # its value is optional: click reads whether one follows
+    ["-p", "hi", "-m", "mock"],
+    ["-p", "  "],  # click's usage error
+    ["-p", "hi", "--agent", ""],
+    ["-p", "hi", "--output-format", "JSON"],  # not a choice
+    ["-p", "hi", "--new", "--conversation", "c"],  # the command's usage error
+    ["-c", "-p", "hi", "--new"],
+    ["-p", "hi", "--input-format", "stream-json"],
+    ["--input-format", "stream-json", "--output-format", "stream-json"],  # no prompt
+    ["-p", "hi", "--output-format=json"],
+    ["-phi"],
+    ["-p", "hi", "--"],
+    ["-p", "hi", "--model", "mock"],  # checked by a callback: click's
+    ["-p", "hi", "--max-steps", "3"],  # converted: click's
+    ["-p", "hi", "--prom", "x"],
+    ["--help"],
+    ["-p"],
+]
+
+
+def test_anything_unusual_goes_to_click():
+    taken = [words for words in UNUSUAL_LINES if plain_chat_args(["chat", *words]) is not None]
+    assert taken == []
 
 
 def test_not_chat_is_not_the_plain_form():
@@ -107,24 +107,24 @@ def test_not_chat_is_not_the_plain_form():
     assert plain_chat_args(["--version", "chat", "-p", "hi"]) is None
 
 
-@pytest.mark.parametrize(
-    "words",
-    [
-        ["-p", "hi", "--new", "--conversation", "c"],
-        ["-c", "-p", "hi", "--conversation", "c"],
-        ["--output-format", "json"],
-        ["-p", "hi", "--input-format", "stream-json", "--output-format", "stream-json"],
-        ["--input-format", "stream-json", "--output-format", "json"],
-        ["-p", "hi", "-r"],  # picking from a list needs the interactive session
-        ["-p", "hi", "-r", "c1", "--conversation", "c2"],
-        ["-p", "hi", "-r", "c1", "--new"],
-    ],
-)
-def test_click_refuses_what_the_one_check_refuses(words):
-    with pytest.raises(click.UsageError) as caught:
-        load_command("chat").main(words, prog_name="chat", standalone_mode=False)
-    params = load_command("chat").make_context("chat", words, help_option_names=[]).params
-    assert caught.value.message == usage_problem(chat_args(params))
+REFUSED_LINES = [
+    ["-p", "hi", "--new", "--conversation", "c"],
+    ["-c", "-p", "hi", "--conversation", "c"],
+    ["--output-format", "json"],
+    ["-p", "hi", "--input-format", "stream-json", "--output-format", "stream-json"],
+    ["--input-format", "stream-json", "--output-format", "json"],
+    ["-p", "hi", "-r"],  # picking from a list needs the interactive session
+    ["-p", "hi", "-r", "c1", "--conversation", "c2"],
+    ["-p", "hi", "-r", "c1", "--new"],
+]
+
+
+def test_click_refuses_what_the_one_check_refuses():
+    for words in REFUSED_LINES:
+        with pytest.raises(click.UsageError) as caught:
+            load_command("chat").main(words, prog_name="chat", standalone_mode=False)
+        params = load_command("chat").make_context("chat", words, help_option_names=[]).params
+        assert caught.value.message == usage_problem(chat_args(params)), words
 
 
 def test_defaults_are_the_turn_loops():

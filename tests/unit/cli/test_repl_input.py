@@ -5,14 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output import DummyOutput
 
 from mini_letta.cli.commands.slash import COMMANDS
 from mini_letta.cli.repl_input import build_prompt_session, complete
 
+# prompt_toolkit is imported by the tests (on the one worker that runs them), not at collection
+pytestmark = pytest.mark.xdist_group("prompt_toolkit")
+
 
 def _read(tmp_path: Path, keys: str, toolbar=None) -> str:
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
     with create_pipe_input() as pipe:
         pipe.send_text(keys)
         session = build_prompt_session(
@@ -55,6 +59,8 @@ def test_the_toolbar_is_drawn_from_the_sessions_callable_at_the_windows_width(tm
         drawn.append(width)
         return "agent · model"
 
+    from prompt_toolkit.output import DummyOutput
+
     assert _read(tmp_path, "hi\r", toolbar) == "hi"
     assert drawn and set(drawn) == {DummyOutput().get_size().columns}
 
@@ -87,6 +93,9 @@ def test_at_path_completes_files_in_the_working_directory(tmp_path):
 
 
 def test_ctrl_o_shows_the_last_tool_call_and_keeps_what_was_typed(tmp_path):
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
     shown: list[int] = []
     with create_pipe_input() as pipe:
         pipe.send_text("half\x0f typed\r")

@@ -23,63 +23,63 @@ from mini_letta.llm.failures import (
     parse_retry_after,
 )
 
+# (status, error type, message, the kind it is), each named in CLASSIFIED_IDS
+CLASSIFIED = [
+    (
+        400,
+        "",
+        "the request exceeds the available context size, try increasing it",
+        ContextOverflowError,
+    ),
+    (400, "", "This model's maximum context length is 32768 tokens", ContextOverflowError),
+    (
+        400,
+        "",
+        "Trying to keep the first 9000 tokens when context length is 4096",
+        ContextOverflowError,
+    ),
+    (0, "", "prompt is too long: 300000 tokens > 200000 maximum", ContextOverflowError),
+    (413, "", "", ContextOverflowError),
+    (429, "insufficient_quota", "You exceeded your current quota", QuotaError),
+    (402, "billing_error", "payment required", QuotaError),
+    (429, "rate_limit_exceeded", "Rate limit reached", TransientError),
+    (401, "", "bad key", AuthError),
+    (0, "authentication_error", "bad key", AuthError),
+    (404, "", "model not found", UnknownModelError),
+    (500, "", "oops", TransientError),
+    (529, "overloaded_error", "Overloaded", TransientError),
+    (0, "overloaded_error", "Overloaded", TransientError),
+    (0, "", "something odd", TransientError),
+    (400, "", "invalid tool schema", BadRequestError),
+    (422, "", "unprocessable", BadRequestError),
+]
+CLASSIFIED_IDS = [
+    "llamacpp-overflow",
+    "openai-overflow",
+    "ollama-overflow",
+    "anthropic-in-stream-overflow",
+    "413",
+    "openai-quota",
+    "402",
+    "rate-limit",
+    "401",
+    "in-stream-auth",
+    "404",
+    "500",
+    "529",
+    "in-stream-overloaded",
+    "in-stream-unknown",
+    "400",
+    "422",
+]
 
-@pytest.mark.parametrize(
-    ("status", "error_type", "message", "kind"),
-    [
-        (
-            400,
-            "",
-            "the request exceeds the available context size, try increasing it",
-            ContextOverflowError,
-        ),
-        (400, "", "This model's maximum context length is 32768 tokens", ContextOverflowError),
-        (
-            400,
-            "",
-            "Trying to keep the first 9000 tokens when context length is 4096",
-            ContextOverflowError,
-        ),
-        (0, "", "prompt is too long: 300000 tokens > 200000 maximum", ContextOverflowError),
-        (413, "", "", ContextOverflowError),
-        (429, "insufficient_quota", "You exceeded your current quota", QuotaError),
-        (402, "billing_error", "payment required", QuotaError),
-        (429, "rate_limit_exceeded", "Rate limit reached", TransientError),
-        (401, "", "bad key", AuthError),
-        (0, "authentication_error", "bad key", AuthError),
-        (404, "", "model not found", UnknownModelError),
-        (500, "", "oops", TransientError),
-        (529, "overloaded_error", "Overloaded", TransientError),
-        (0, "overloaded_error", "Overloaded", TransientError),
-        (0, "", "something odd", TransientError),
-        (400, "", "invalid tool schema", BadRequestError),
-        (422, "", "unprocessable", BadRequestError),
-    ],
-    ids=[
-        "llamacpp-overflow",
-        "openai-overflow",
-        "ollama-overflow",
-        "anthropic-in-stream-overflow",
-        "413",
-        "openai-quota",
-        "402",
-        "rate-limit",
-        "401",
-        "in-stream-auth",
-        "404",
-        "500",
-        "529",
-        "in-stream-overloaded",
-        "in-stream-unknown",
-        "400",
-        "422",
-    ],
-)
-def test_classify_picks_the_most_specific_kind(status, error_type, message, kind):
-    failure = Failure("openai/x", "http://h/v1", status, message, error_type, key_env="K")
-    error = classify(failure)
-    assert type(error) is kind
-    assert str(error).startswith("openai/x: ") and "\n" not in str(error)
+
+def test_classify_picks_the_most_specific_kind():
+    for case, (status, error_type, message, kind) in zip(CLASSIFIED_IDS, CLASSIFIED, strict=True):
+        failure = Failure("openai/x", "http://h/v1", status, message, error_type, key_env="K")
+        error = classify(failure)
+        assert type(error) is kind, (case, error)
+        assert str(error).startswith("openai/x: ") and "\n" not in str(error), case
 
 
 def test_classify_transient_carries_retry_after():

@@ -22,8 +22,12 @@ from mini_letta.mcp_client.servers import configured_servers
 from mini_letta.session import Session, open_mcp_servers
 from mini_letta.settings import read_settings
 from mini_letta.workspace import World
+from support.groups import MCP, NO_MCP
 from support.scripted_server import ScriptedServer, openai_stream, openai_tool_call
 from support.waiting import wait_until
+
+# the MCP SDK is loaded in this process: on the one worker that loads it for the MCP group
+pytestmark = [MCP, NO_MCP]
 
 FIXTURE = Path(__file__).resolve().parents[2] / "support" / "mcp_fixture" / "fixture_server.py"
 STDIO = {"command": sys.executable, "args": [str(FIXTURE), "stdio"]}

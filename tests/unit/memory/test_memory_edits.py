@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from mini_letta.errors import MemfsError, MiniLettaError, SecretDetectedError
@@ -14,19 +16,30 @@ from mini_letta.memory.edits import (
     write_memory_plan,
 )
 from mini_letta.memory.frontmatter import parse_memory_file
+from mini_letta.memory.repo import init_memory_repo
 from mini_letta.memory.secrets import find_secret
 from support.memory import commit_all, git_state, tree_bytes, write_file
 
 HUMAN = "system/human.md"
 
 
-@pytest.fixture
-def root(memory_repo):
-    path = memory_repo.path
+@pytest.fixture(scope="module")
+def _root_template(tmp_path_factory):
+    path = tmp_path_factory.mktemp("edits") / "memory"
+    init_memory_repo(path)
     write_file(path, HUMAN, "---\ndescription: The user\nlimit: 500\n---\nName: Sam\nLikes tea\n")
     write_file(path, "system/rules.md", "---\ndescription: Rules\nread_only: true\n---\nBe kind\n")
     write_file(path, "notes/broken.md", "no frontmatter here\n")
     commit_all(path)
+    return path
+
+
+@pytest.fixture
+def root(_root_template, tmp_path):
+    """A memory repository with a read-only file and a broken one committed: a copy of one
+    made once for this module."""
+    path = tmp_path / "memory"
+    shutil.copytree(_root_template, path, symlinks=True)
     return path
 
 

@@ -23,6 +23,7 @@ from mini_letta.reflection.gate.check import GateInput, GateLimits, check_gate
 from mini_letta.reflection.run.tools import MemoryListTool
 from mini_letta.tools.base import ToolContext
 from mini_letta.workspace import new_agent
+from support.groups import MCP
 from support.memory import commit_all, write_file
 
 STOLEN = "STOLEN-DESCRIPTION"
@@ -89,6 +90,7 @@ def test_a_fifo_or_a_link_to_one_never_blocks_a_reader(memory, tmp_path):
     assert {p.path for p in validate_memory(memory)[1]} == {"notes.md", "system/pipe.md"}
 
 
+@MCP
 @pytest.mark.timeout(20)
 def test_the_mcp_server_starts_and_lists_with_a_link_to_a_fifo_in_system(world, tmp_path):
     from mini_letta.interop.mcp_server import build_server

@@ -234,3 +234,25 @@ def test_a_first_commit_in_a_repository_without_an_index_asks_nothing_of_it(tmp_
     (fresh / "a.md").unlink()  # now an index exists: a deletion is staged from it
     assert repo.commit_paths(["a.md"], "gone") is not None
     assert repo.list_files() == []
+
+
+def test_branches_and_worktrees_are_read_from_the_files_and_git_is_asked_when_unsure(
+    memory_repo, tmp_path
+):
+    repo, git_dir = memory_repo, memory_repo.path / ".git"
+    assert not repo.may_have_branches("reflection/") and not repo.may_have_worktrees()
+    _git(repo.path, "branch", "reflectionary")  # a name that only starts alike
+    _git(repo.path, "branch", "reflection/deep/run-1")
+    assert repo.may_have_branches("reflection/")
+    _git(repo.path, "pack-refs", "--all")  # now only in packed-refs
+    assert not (git_dir / "refs" / "heads" / "reflection" / "deep" / "run-1").exists()
+    assert repo.may_have_branches("reflection/")
+    _git(repo.path, "branch", "-D", "reflection/deep/run-1")
+    assert not repo.may_have_branches("reflection/")
+    (git_dir / "reftable").mkdir()  # refs git alone can read: ask it
+    assert repo.may_have_branches("reflection/")
+    (git_dir / "reftable").rmdir()
+    _git(repo.path, "worktree", "add", "-q", "--detach", str(tmp_path / "wt"))
+    assert repo.may_have_worktrees() and GitRepo(tmp_path / "wt").may_have_worktrees()
+    _git(repo.path, "worktree", "remove", str(tmp_path / "wt"))
+    assert not repo.may_have_worktrees()

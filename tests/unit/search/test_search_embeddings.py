@@ -145,23 +145,26 @@ def test_a_server_that_drips_bytes_is_given_up_on_at_the_deadline(world, agent, 
     assert "deadline" in caplog.text
 
 
-@pytest.mark.parametrize(
-    "vectors",
-    [
-        ([1, 0], [0, 1], [1, 0, 0], [1, 0.5]),  # one of another dimension
-        ([1, 0], [float("nan"), 1], [1, 0.1], [1, 0.5]),
-        ([1, 0], [float("inf"), 1], [1, 0.1], [1, 0.5]),
-        ([0.5] * 20_000, [0.5] * 20_000, [0.5] * 20_000, [0.5] * 20_000),  # oversized
-        ([1, 0], ["1", 0], [1, 0.1], [1, 0.5]),
-    ],
-    ids=["dimension", "nan", "inf", "oversized", "string"],
-)
-def test_bad_vectors_are_refused_and_never_cached(world, agent, three, scripted_server, vectors):
-    embedder = OpenAIEmbedder(scripted_server.url + "/v1", "test-embed", "sk-test")
-    scripted_server.queue(embeddings(*vectors))
-    recall = Recall(world.home, agent.id, embedder)
-    assert [hit.message_id for hit in recall.search_messages("pnpm", MessageFilter())] == three
-    scripted_server.queue(embeddings([1, 0], [0, 1], [1, 0.1], [1, 0.5]))
-    recall.search_messages("pnpm", MessageFilter())
-    assert len(scripted_server.requests) == 2  # nothing was cached from the bad answer
-    assert len(scripted_server.requests[1].body["input"]) == 4
+BAD_VECTORS = {
+    "dimension": ([1, 0], [0, 1], [1, 0, 0], [1, 0.5]),  # one of another dimension
+    "nan": ([1, 0], [float("nan"), 1], [1, 0.1], [1, 0.5]),
+    "inf": ([1, 0], [float("inf"), 1], [1, 0.1], [1, 0.5]),
+    "oversized": ([0.5] * 20_000, [0.5] * 20_000, [0.5] * 20_000, [0.5] * 20_000),
+    "string": ([1, 0], ["1", 0], [1, 0.1], [1, 0.5]),
+}
+
+
+def test_bad_vectors_are_refused_and_never_cached(world, agent, three, scripted_server):
+    """Each bad answer on one agent, under its own model name (the cache's key): the search
+    falls back to BM25, and the next search asks for all four vectors again."""
+    for case, vectors in BAD_VECTORS.items():
+        embedder = OpenAIEmbedder(scripted_server.url + "/v1", f"embed-{case}", "sk-test")
+        asked = len(scripted_server.requests)
+        scripted_server.queue(embeddings(*vectors))
+        recall = Recall(world.home, agent.id, embedder)
+        hits = recall.search_messages("pnpm", MessageFilter())
+        assert [hit.message_id for hit in hits] == three, case
+        scripted_server.queue(embeddings([1, 0], [0, 1], [1, 0.1], [1, 0.5]))
+        recall.search_messages("pnpm", MessageFilter())
+        assert len(scripted_server.requests) == asked + 2, case  # nothing cached from the bad
+        assert len(scripted_server.requests[-1].body["input"]) == 4, case

@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
-
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.memory.secrets import scan_secrets
 from mini_letta.search.text import build_snippet, parse_query
@@ -41,19 +39,23 @@ def _leaks(shown: str, values: list[str]) -> list[str]:
     return [v for v in values if " ".join(v.split()) in flat]
 
 
-@pytest.mark.parametrize(("case_id", "text"), CASES, ids=[c for c, _ in CASES])
-def test_no_snippet_shows_a_secret_whatever_word_is_searched(case_id, text):
-    message = f"here it is: {text} — keep it safe"
-    values = _values(message)
-    assert values, f"{case_id}: the scanner must know this shape"
-    words = {w for w in re.findall(r"\w+", message)}
-    for word in sorted(words):
-        parsed = parse_query(word)
-        if parsed is None:
-            continue
-        for marks in (("**", "**"), ("\x1b[1m", "\x1b[0m")):
-            snippet = build_snippet(message, parsed.words, width=400, marks=marks)
-            assert not _leaks(snippet, values), (case_id, word, snippet)
+def test_no_snippet_shows_a_secret_whatever_word_is_searched():
+    """Every planted shape, every word of its message searched, both kinds of highlight: the
+    failure lists each (case, word, snippet) that showed a secret."""
+    leaked = []
+    for case_id, text in CASES:
+        message = f"here it is: {text} — keep it safe"
+        values = _values(message)
+        assert values, f"{case_id}: the scanner must know this shape"
+        for word in sorted(set(re.findall(r"\w+", message))):
+            parsed = parse_query(word)
+            if parsed is None:
+                continue
+            for marks in (("**", "**"), ("\x1b[1m", "\x1b[0m")):
+                snippet = build_snippet(message, parsed.words, width=400, marks=marks)
+                if _leaks(snippet, values):
+                    leaked.append((case_id, word, snippet))
+    assert not leaked, "\n".join(map(repr, leaked))
 
 
 def test_conversation_search_tool_results_hold_no_secret(world, agent, new_conversation):

@@ -289,40 +289,58 @@ def test_unwritable_location_raises(tmp_path: Path) -> None:
         JsonlLog(blocker / "m.jsonl").append([{"a": 1}])
 
 
-WRITER = """
-import sys, time
+# One Python process forks the writers (a start and an import each would cost more than
+# their appends): four real processes appending to one log at once.
+WRITERS = """
+import os, sys, time
 from pathlib import Path
 from mini_letta.storage.jsonl import JsonlLog
-log, name, go = JsonlLog(Path(sys.argv[1])), sys.argv[2], Path(sys.argv[3])
-print("ready", flush=True)
-while not go.exists():
-    time.sleep(0.001)
-for seq in range(50):
-    (index,) = log.append([{"writer": name, "seq": seq}])
-    print(index, seq, flush=True)
+path, go, acks = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+pids = []
+for n in range(4):
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            log = JsonlLog(path)
+            with open(acks / f"w{n}", "w", encoding="utf-8") as out:
+                os.write(1, b"ready\\n")  # one write: the four share the pipe
+                while not go.exists():
+                    time.sleep(0.001)
+                for seq in range(50):
+                    (index,) = log.append([{"writer": f"w{n}", "seq": seq}])
+                    out.write(f"{index} {seq}\\n")
+            code = 0
+        finally:
+            os._exit(code)
+    pids.append(pid)
+print("exits", *(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in pids), flush=True)
 """
 
 
 def test_concurrent_processes_append_each_record_exactly_once(tmp_path: Path) -> None:
     path = tmp_path / "messages.jsonl"
     go = tmp_path / "go"
-    children = [
-        subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(path), f"w{n}", str(go)],
-            stdout=subprocess.PIPE,
-            text=True,
-            env=ENV,
-        )
+    acks = tmp_path / "acks"
+    acks.mkdir()
+    with subprocess.Popen(
+        [sys.executable, "-c", WRITERS, str(path), str(go), str(acks)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=ENV,
+    ) as parent:
+        assert parent.stdout is not None
+        for _ in range(4):  # all started before any writes: the appends overlap
+            assert parent.stdout.readline() == "ready\n"
+        go.touch()
+        out, _ = parent.communicate(timeout=60)
+    assert out == "exits 0 0 0 0\n"
+    acknowledged = {
+        f"w{n}": [
+            (int(a), int(b)) for a, b in map(str.split, (acks / f"w{n}").read_text().splitlines())
+        ]
         for n in range(4)
-    ]
-    for child in children:  # all started before any writes: the appends overlap
-        assert child.stdout is not None and child.stdout.readline() == "ready\n"
-    go.touch()
-    acknowledged: dict[str, list[tuple[int, int]]] = {}
-    for n, child in enumerate(children):
-        out, _ = child.communicate(timeout=60)
-        assert child.returncode == 0
-        acknowledged[f"w{n}"] = [(int(a), int(b)) for a, b in map(str.split, out.splitlines())]
+    }
 
     log = JsonlLog(path)
     assert log.count() == 200
@@ -330,25 +348,41 @@ def test_concurrent_processes_append_each_record_exactly_once(tmp_path: Path) ->
     assert sorted((r["writer"], r["seq"]) for r in everything) == sorted(
         (f"w{n}", seq) for n in range(4) for seq in range(50)
     )
-    for name, acks in acknowledged.items():
-        assert [seq for _, seq in acks] == list(range(50))
-        for index, seq in acks:
+    for name, acks_of in acknowledged.items():
+        assert [seq for _, seq in acks_of] == list(range(50))
+        for index, seq in acks_of:
             assert log.read_line(index) == {"writer": name, "seq": seq}
     assert index_entries(log) == line_starts(path)
 
 
-CRASHER = """
-import sys
+# One Python process forks each crasher on request and reaps it once the test has SIGKILLed
+# it; a crasher says its pid when ready, appends batches forever and acknowledges each in its
+# own file, a line written after the append returned (a line the kill cut was never
+# acknowledged).
+CRASHERS = """
+import os, sys
 from pathlib import Path
 from mini_letta.storage.jsonl import JsonlLog
-log, tag, pad = JsonlLog(Path(sys.argv[1])), sys.argv[2], "x" * int(sys.argv[3])
-print("ready", flush=True)
-seq = 0
-while True:
-    batch = [{"tag": tag, "seq": seq + k, "pad": pad} for k in range(1 + seq % 3)]
-    indices = log.append(batch)
-    print(" ".join(f"{i}:{r['seq']}" for i, r in zip(indices, batch)), flush=True)
-    seq += len(batch)
+path = Path(sys.argv[1])
+for command in sys.stdin:
+    tag, pad, acks = command.split()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            log, pad = JsonlLog(path), "x" * int(pad)
+            with open(acks, "w", encoding="utf-8") as out:
+                os.write(1, f"{os.getpid()}\\n".encode())  # ready: the kill may come now
+                seq = 0
+                while True:
+                    batch = [{"tag": tag, "seq": seq + k, "pad": pad} for k in range(1 + seq % 3)]
+                    indices = log.append(batch)
+                    out.write(" ".join(f"{i}:{r['seq']}" for i, r in zip(indices, batch)) + "\\n")
+                    out.flush()
+                    seq += len(batch)
+        finally:
+            os._exit(1)
+    os.waitpid(pid, 0)
+    print("reaped", flush=True)
 """
 
 
@@ -356,31 +390,37 @@ def test_sigkill_during_appends_loses_no_acknowledged_record(tmp_path: Path) -> 
     path = tmp_path / "crash" / "messages.jsonl"
     rng = random.Random(20240506)
     acknowledged: dict[tuple[str, int], int] = {}
-    for run in range(8):
-        tag = f"run{run}"
-        pad = rng.choice([10, 2_000, 40_000])  # big batches make SIGKILL mid-write likely
-        with subprocess.Popen(
-            [sys.executable, "-c", CRASHER, str(path), tag, str(pad)],
-            stdout=subprocess.PIPE,
-            text=True,
-            env=ENV,
-        ) as child:
-            assert child.stdout is not None
-            assert child.stdout.readline().strip() == "ready"
-            time.sleep(rng.uniform(0, 0.08))
-            os.kill(child.pid, signal.SIGKILL)
-            out = child.stdout.read()
-            child.wait()
-        for line in out.split("\n")[:-1]:  # a line cut by the kill was never acknowledged
-            for pair in line.split():
-                at, seq = pair.split(":")
-                acknowledged[(tag, int(seq))] = int(at)
+    with subprocess.Popen(
+        [sys.executable, "-c", CRASHERS, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=ENV,
+    ) as forker:
+        assert forker.stdin is not None and forker.stdout is not None
+        try:
+            for run in range(8):
+                tag = f"run{run}"
+                pad = rng.choice([10, 2_000, 40_000])  # big batches: SIGKILL mid-write likely
+                acks = tmp_path / f"{tag}.acks"
+                forker.stdin.write(f"{tag} {pad} {acks}\n")
+                forker.stdin.flush()
+                pid = int(forker.stdout.readline())
+                time.sleep(rng.uniform(0, 0.08))
+                os.kill(pid, signal.SIGKILL)
+                assert forker.stdout.readline() == "reaped\n"
+                for line in acks.read_text().split("\n")[:-1]:  # a cut line: never acknowledged
+                    for pair in line.split():
+                        at, seq = pair.split(":")
+                        acknowledged[(tag, int(seq))] = int(at)
 
-        log = JsonlLog(path)
-        for key, index in acknowledged.items():
-            record = log.read_line(index)
-            assert record is not None
-            assert (record["tag"], record["seq"]) == key
+                log = JsonlLog(path)
+                for key, index in acknowledged.items():
+                    record = log.read_line(index)
+                    assert record is not None
+                    assert (record["tag"], record["seq"]) == key
+        finally:
+            forker.kill()
 
     log = JsonlLog(path)
     assert len(acknowledged) > 8

@@ -1,27 +1,44 @@
-"""Fixtures the sync tests share: a bare remote and two machines that sync through it."""
+"""Fixtures the sync tests share: two machines that sync through a bare remote.
+
+The two machines are built once per test process and copied for each test (support/sync.py):
+every test still starts from a desk that pushed, a laptop that cloned and a remote, its own.
+"""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from support.sync import Machine, RemoteHistory
+from support.clock import FakeClock
+from support.sync import (
+    ATTACKER,
+    Machine,
+    RemoteHistory,
+    build_two_machines,
+    copy_two_machines,
+    point_at_remote,
+)
+
+
+@pytest.fixture(scope="session")
+def built_machines(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("two-machines")
+    build_two_machines(root, FakeClock())
+    return root
 
 
 @pytest.fixture
-def remote(tmp_path: Path) -> Path:
-    path = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", str(path)], check=True)
-    return path
-
-
-@pytest.fixture
-def machines(tmp_path: Path, clock, remote: Path):
-    first = Machine(tmp_path / "desk", clock, remote, join=False)
-    history = RemoteHistory(remote)
-    first.sync()
+def machines(built_machines: Path, tmp_path: Path, clock) -> tuple[Machine, Machine, RemoteHistory]:
+    """(desk, laptop, the remote's history): the desk pushed first, the laptop cloned."""
+    first, second, shared = copy_two_machines(built_machines, tmp_path, clock)
+    history = RemoteHistory(shared)
     history.check()
-    second = Machine(tmp_path / "laptop", clock, remote, join=True)
     return first, second, history
+
+
+@pytest.fixture
+def attacker_clone(machines, tmp_path: Path) -> Path:
+    """A plain git clone of the two machines' remote, with no mini-letta checks."""
+    point_at_remote(tmp_path / ATTACKER, tmp_path)
+    return tmp_path / ATTACKER

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from mini_letta.memory.frontmatter import parse_memory_file
-from mini_letta.sync.conflicts import REVIEW_HEADING, resolve_conflict, split_conflicts
+from mini_letta.sync.conflicts import (
+    REVIEW_HEADING,
+    brought_for_review,
+    resolve_conflict,
+    split_conflicts,
+)
 
 REMOTE = "abcdef0123456789abcdef0123456789abcdef01"
 
@@ -64,3 +69,18 @@ def test_a_file_that_cannot_hold_a_block_keeps_the_other_version_beside_it():
 def test_unbalanced_markers_are_text():
     text = "<<<<<<< a\nnot a conflict\n"
     assert split_conflicts(text) == (["<<<<<<< a\n", "not a conflict\n"], [])
+
+
+BLOCK = f"\n{REVIEW_HEADING}\n\nThe version of commit abcdef0:\n- tabs\n"
+
+
+def test_a_move_brings_for_review_the_files_whose_block_came_and_the_kept_copies():
+    texts = {
+        "system/human.md": ("- spaces\n", "- spaces\n" + BLOCK),  # a block came
+        "notes/old.md": ("- a\n" + BLOCK, "- a, changed\n" + BLOCK),  # kept an old block
+        "notes/done.md": ("- a\n" + BLOCK, "- a\n"),  # the block was resolved
+        "notes/quoted.md": ("- a\n", f"- a; see {REVIEW_HEADING}\n"),  # not a heading line
+        "notes.remote-abcdef0.md": (None, "---\ndescription: d\n---\n- tabs\n"),  # a copy
+        "gone.remote-1234567.md": ("---\ndescription: d\n---\n", None),  # a copy, deleted
+    }
+    assert brought_for_review(texts) == ("system/human.md", "notes.remote-abcdef0.md")

@@ -16,6 +16,7 @@ import pytest
 from mini_letta.errors import MemfsError
 from mini_letta.home import Home
 from mini_letta.memory.files import MAX_MEMORY_FILES
+from mini_letta.memory.incoming import MAX_LISTED
 from mini_letta.sync.engine import SyncError
 from mini_letta.workspace import World, new_agent
 from support.sync import Machine, git
@@ -27,9 +28,8 @@ GHP = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 class Attacker:
     """A plain git clone of the remote that pushes whatever it likes."""
 
-    def __init__(self, remote: Path, where: Path) -> None:
-        subprocess.run(["git", "clone", "-q", "-b", "main", str(remote), str(where)], check=True)
-        self.path = where
+    def __init__(self, clone: Path) -> None:
+        self.path = clone
 
     def write(self, rel: str, data: bytes | str) -> None:
         target = self.path / rel
@@ -50,8 +50,8 @@ class Attacker:
 
 
 @pytest.fixture
-def attacker(machines, remote, tmp_path) -> Attacker:
-    return Attacker(remote, tmp_path / "attacker")
+def attacker(attacker_clone: Path) -> Attacker:
+    return Attacker(attacker_clone)
 
 
 def _refused(machine: Machine, *needles: str) -> str:
@@ -75,15 +75,16 @@ def _all_objects(repo: Path) -> bytes:
     return listing.stdout
 
 
-@pytest.mark.parametrize(
-    ("rel", "to"), [("notes/x.md", "/etc/passwd"), ("system/zero.md", "/dev/zero")]
-)
-def test_an_incoming_symlink_is_refused_by_name(machines, attacker, rel, to):
+def test_incoming_symlinks_are_refused_by_name(machines, attacker):
     _, second, _ = machines
-    attacker.link(rel, to)
+    links = {"notes/x.md": "/etc/passwd", "system/zero.md": "/dev/zero"}
+    for rel, to in links.items():
+        attacker.link(rel, to)
     attacker.push()
-    _refused(second, rel, "symbolic link")
-    assert not (second.memory / rel).is_symlink()
+    message = _refused(second)
+    for rel in links:
+        assert _names(message, rel, "symbolic link"), message
+        assert not (second.memory / rel).is_symlink()
 
 
 def test_an_incoming_submodule_is_refused_by_name(machines, attacker):
@@ -131,23 +132,33 @@ def test_a_secret_in_an_incoming_commit_message_is_refused(machines, attacker):
     assert GHP.encode() not in _all_objects(second.memory)
 
 
-@pytest.mark.parametrize(
-    ("rel", "data", "problem"),
-    [
-        ("notes/big.md", b"---\ndescription: big\n---\n" + b"x" * 500_000, "past the limit"),
-        ("notes/nul.md", b"\0" * 1000, "NUL"),
-        ("notes/bin.md", bytes(range(128, 256)) * 10, "UTF-8"),
-        ("notes/run.sh", b"#!/bin/sh\n", "outside the memory layout"),
-        (".hidden/x.md", b"---\ndescription: h\n---\n", "outside the memory layout"),
-    ],
-)
-def test_incoming_files_past_the_memory_tool_s_limits_are_refused(
-    machines, attacker, rel, data, problem
-):
+# Each past one of the memory tool's limits; one push brings all of them (no more than the
+# refusal names), and each must be named with its own reason.
+PAST_THE_LIMITS = [
+    ("notes/big.md", b"---\ndescription: big\n---\n" + b"x" * 500_000, "past the limit"),
+    ("notes/nul.md", b"\0" * 1000, "NUL"),
+    ("notes/bin.md", bytes(range(128, 256)) * 10, "UTF-8"),
+    ("notes/run.sh", b"#!/bin/sh\n", "outside the memory layout"),
+    (".hidden/x.md", b"---\ndescription: h\n---\n", "outside the memory layout"),
+]
+
+
+def test_incoming_files_past_the_memory_tool_s_limits_are_refused(machines, attacker):
+    assert len(PAST_THE_LIMITS) <= MAX_LISTED
     _, second, _ = machines
-    attacker.write(rel, data)
+    for rel, data, _ in PAST_THE_LIMITS:
+        attacker.write(rel, data)
     attacker.push()
-    _refused(second, rel, problem)
+    message = _refused(second)
+    for rel, _, problem in PAST_THE_LIMITS:
+        assert _names(message, rel, problem), (rel, message)
+
+
+def _names(message: str, rel: str, problem: str) -> bool:
+    """Whether the refusal names `rel` with `problem` (each problem is one `; ` part)."""
+    return any(
+        f"{rel} " in part or f"{rel}:" in part for part in message.split("; ") if problem in part
+    )
 
 
 def test_too_many_incoming_files_are_refused(machines, attacker):
@@ -166,7 +177,8 @@ def test_a_clean_incoming_change_still_moves_memory(machines, attacker):
     assert "uses pnpm" in second.read("notes/ok.md")
 
 
-def test_a_clone_of_a_remote_holding_a_link_is_refused(machines, attacker, tmp_path, clock, remote):
+def test_a_clone_of_a_remote_holding_a_link_is_refused(machines, attacker, tmp_path, clock):
+    remote = machines[2].remote
     attacker.link("notes/x.md", "/etc/passwd")
     attacker.push()
     project = tmp_path / "third" / "project"
@@ -194,11 +206,12 @@ def _non_bare_remote(path: Path, marker: Path) -> None:
     (path / ".git" / "info" / "attributes").write_text("* filter=evil\n")
 
 
-def test_a_local_remote_with_a_working_tree_is_refused_and_runs_nothing(tmp_path, clock):
+def test_a_local_remote_with_a_working_tree_is_refused_and_runs_nothing(machines, tmp_path):
+    desk, _, _ = machines
     marker = tmp_path / "ran"
     target = tmp_path / "shared"
     _non_bare_remote(target, marker)
-    desk = Machine(tmp_path / "desk", clock, target, join=False)
+    git(desk.memory, "remote", "set-url", "origin", str(target))
     desk.remember("system/human.md", "- a fact")
     with pytest.raises(SyncError, match=r"not a bare repository.*git clone --bare"):
         desk.sync()
@@ -206,8 +219,9 @@ def test_a_local_remote_with_a_working_tree_is_refused_and_runs_nothing(tmp_path
     assert git(target, "for-each-ref") == ""  # nothing was pushed there
 
 
-def test_a_bare_remote_named_by_a_file_url_still_syncs(tmp_path, clock, remote):
-    desk = Machine(tmp_path / "desk", clock, remote, join=False)
-    git(desk.memory, "remote", "set-url", "origin", f"file://{remote}")
+def test_a_bare_remote_named_by_a_file_url_still_syncs(machines):
+    desk, _, history = machines
+    git(desk.memory, "remote", "set-url", "origin", f"file://{history.remote}")
     desk.remember("system/human.md", "- a fact")
     assert desk.sync().pushed
+    assert "- a fact" in git(history.remote, "show", "refs/heads/main:system/human.md")

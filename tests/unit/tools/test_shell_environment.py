@@ -80,27 +80,27 @@ def test_tool_error_output_is_redacted_too(ctx):
     assert result.content == "Exit code 4.\n<redacted:openai-api-key>"
 
 
-@pytest.mark.parametrize(
-    ("name", "credential"),
-    [
-        ("OPENAI_API_KEY", True),
-        ("HF_TOKEN", True),
-        ("NPM_CONFIG__AUTH", True),
-        ("STRIPE_SECRET", True),
-        ("PGPASSWORD", True),
-        ("AWS_SECRET_ACCESS_KEY", True),
-        ("AWS_ACCESS_KEY_ID", True),
-        ("AWS_SESSION_TOKEN", True),
-        ("AWS_PROFILE", False),
-        ("ANTHROPIC_BASE_URL", False),
-        ("TOKENIZERS_PARALLELISM", False),
-        ("SSH_AUTH_SOCK", False),
-        ("PWD", False),
-        ("KEYBOARD_LAYOUT", False),
-    ],
-)
-def test_credential_names(name, credential):
-    assert is_credential_name(name) is credential
+CREDENTIAL_NAMES = [
+    ("OPENAI_API_KEY", True),
+    ("HF_TOKEN", True),
+    ("NPM_CONFIG__AUTH", True),
+    ("STRIPE_SECRET", True),
+    ("PGPASSWORD", True),
+    ("AWS_SECRET_ACCESS_KEY", True),
+    ("AWS_ACCESS_KEY_ID", True),
+    ("AWS_SESSION_TOKEN", True),
+    ("AWS_PROFILE", False),
+    ("ANTHROPIC_BASE_URL", False),
+    ("TOKENIZERS_PARALLELISM", False),
+    ("SSH_AUTH_SOCK", False),
+    ("PWD", False),
+    ("KEYBOARD_LAYOUT", False),
+]
+
+
+def test_credential_names():
+    wrong = [(n, c) for n, c in CREDENTIAL_NAMES if is_credential_name(n) is not c]
+    assert wrong == []  # (name, what it should be) for each misread name
 
 
 def test_bash_env_allow_setting_must_be_a_list_of_names(home):
