@@ -15,6 +15,7 @@ request, like a model.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from datetime import date, timedelta
@@ -82,15 +83,24 @@ _RELATIVE_RE = re.compile(r"(?:今天|昨天|\btoday\b|\byesterday\b)[，,\s]*",
 _NEGATION = re.compile(
     r"(?:不用|不要|别用|而不是|\bnot\b|\bno\b|\binstead of\b|\brather than\b"
     r"|\bover\b|\bno longer (?:use|like|prefer)|\bstopped using|\bswitched from|\breplaced"
-    r"|不再用|不再|从)\s*$",
+    r"|不再用|不再|从)$",
     _I,
 )
+_NEGATION_REACH = 24  # longer than its longest words ("no longer prefer"): where one can start
 _GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
     "indentation": {"tabs": ("tabs", "tab", "制表符"), "spaces": ("spaces", "space", "空格")},
     "package-manager": {"pnpm": ("pnpm",), "npm": ("npm",), "yarn": ("yarn",), "bun": ("bun",)},
     "quotes": {"single": ("single quotes", "单引号"), "double": ("double quotes", "双引号")},
     "editor": {"vim": ("vim", "neovim"), "emacs": ("emacs",), "vscode": ("vscode", "vs code")},
 }
+_CHOICE_WORDS = {
+    group: tuple(
+        (choice, re.compile(rf"(?<![a-z]){re.escape(word)}(?![a-z])"))
+        for choice, words in choices.items()
+        for word in words
+    )
+    for group, choices in _GROUPS.items()
+}  # each word of a choice, as a whole word
 _PROJECT = re.compile(
     r"\b(?:this|our) (?:repo|repository|project|codebase|code ?base)\b"
     r"|这个(?:仓库|项目|代码库)|本(?:仓库|项目)|我们的(?:仓库|项目|代码库)|项目里|仓库里",
@@ -283,21 +293,42 @@ def _absolute_dates(text: str, created_at: str | None) -> tuple[str, str | None]
 
 
 def _topic(text: str) -> tuple[str, str] | None:
+    """The choice `text` makes in one group (tabs or spaces, pnpm or npm …), or its name.
+    Remembered for a line-sized text: each model call weighs every memory line again."""
+    return _topic_of_line(text) if len(text) <= _LINE_SIZED else _topic_of(text)
+
+
+_LINE_SIZED = 500
+
+
+@functools.lru_cache(maxsize=4096)
+def _topic_of_line(text: str) -> tuple[str, str] | None:
+    return _topic_of(text)
+
+
+def _topic_of(text: str) -> tuple[str, str] | None:
     named = _NAME.search(text)
     if named:
         return ("name", named.group(1).lower())
     lowered = text.lower()
-    for group, choices in _GROUPS.items():
+    for group, words in _CHOICE_WORDS.items():
         chosen = {
             choice
-            for choice, words in choices.items()
-            for word in words
-            for hit in re.finditer(rf"(?<![a-z]){re.escape(word)}(?![a-z])", lowered)
-            if not _NEGATION.search(lowered[: hit.start()])
+            for choice, word in words
+            for hit in word.finditer(lowered)
+            if not _negated(lowered, hit.start())
         }
         if len(chosen) == 1:
             return (group, chosen.pop())
     return None
+
+
+def _negated(text: str, end: int) -> bool:
+    """Whether a negation ("not", "instead of", 不用 …) ends right before `end`, spaces aside.
+    Only the few characters before it are searched, so many mentions stay linear."""
+    while end > 0 and text[end - 1].isspace():
+        end -= 1
+    return _NEGATION.search(text, max(0, end - _NEGATION_REACH), end) is not None
 
 
 def _known(lines: list[str], statement: Statement) -> bool:

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mini_letta.llm.mock_reflection import (
     PLACEHOLDER,
     PROJECT_FILE,
+    _negated,
+    _topic,
     extract_statements,
     is_project_fact,
     plan_human_edits,
@@ -313,3 +319,30 @@ def test_a_one_sentence_contradiction_replaces_the_old_line(body, text, old, new
 )
 def test_a_restated_preference_is_already_known(body, text):
     assert plan_human_edits(body, extract_statements(text, AT)) == []
+
+
+# ----- a choice's negation: the same answer as the whole-prefix search, in linear time ---------
+
+_WHOLE_PREFIX = re.compile(
+    r"(?:不用|不要|别用|而不是|\bnot\b|\bno\b|\binstead of\b|\brather than\b"
+    r"|\bover\b|\bno longer (?:use|like|prefer)|\bstopped using|\bswitched from|\breplaced"
+    r"|不再用|不再|从)\s*$",
+    re.IGNORECASE,
+)  # the rule as first written: searched the whole text before each mention of a choice
+_PIECES = ["not", "no", "cannot", "no longer prefer", "instead of", "over", "replaced", "从",
+           "不用", "而不是", " ", "  ", "\n", "\u3000", "tabs", "x", "-", "snot",
+           "knot "]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=14).map("".join))
+def test_a_negation_is_found_where_the_whole_prefix_search_finds_it(text):
+    lowered = text.lower()
+    for end in range(len(lowered) + 1):
+        expected = _WHOLE_PREFIX.search(lowered[:end]) is not None
+        assert _negated(lowered, end) == expected, (lowered, end)
+
+
+@pytest.mark.timeout(5)  # quadratic before: 3,000 mentions took ~8 s; now ~40 ms
+def test_many_mentions_of_a_choice_stay_linear():
+    text = "I prefer " + "tabs, " * 3_000 + "not spaces"
+    assert _topic(text) == ("indentation", "tabs")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from mini_letta.reflection.evals.eval_cases import Check, builtin_suite, load_suite
+from mini_letta.reflection.evals.evaluation import CaseResult, EvalReport, render_table
 
 # Measured: all 50 built-in cases pass on the mock.
 MOCK_FLOOR = 50
@@ -92,10 +93,18 @@ def test_models_side_by_side(cli, tmp_path):
     assert data["models"] == ["mock", f"script:{silent}"]
     assert data["scores"]["mock"]["passed"] == 1
     assert data["scores"][f"script:{silent}"]["passed"] == 0
-    table = cli("eval", "reflection", "--suite", str(suite), "--model", "mock",
-                "--model", f"script:{silent}").stdout  # fmt: skip
+    # the same results as a table (the text output of one model is the test above): read back
+    # from the JSON rather than run again
+    lists = ("problems", "runs", "rejections", "errors")
+    results = [
+        CaseResult(r["case"], r["model"], *(tuple(r[key]) for key in lists))
+        for r in data["results"]
+    ]
+    assert [r.to_json() for r in results] == data["results"]
+    table = render_table(EvalReport(tuple(data["models"]), results))
     assert table.splitlines()[1].split() == ["keeps-pnpm", "PASS", "FAIL"]
     assert f"[script:{silent}] 'pnpm' is missing from system\n" in table
+    assert table.splitlines()[-2:] == ["score mock: 1/2 (50%)", f"score script:{silent}: 0/2 (0%)"]
 
 
 @pytest.mark.parametrize(

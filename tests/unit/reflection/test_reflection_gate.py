@@ -10,16 +10,32 @@ import pytest
 
 from mini_letta.errors import ReflectionError
 from mini_letta.memory.repo import GitRepo
+from mini_letta.reflection.evals.homes import copy_template, make_template
 from mini_letta.reflection.gate.check import GateInput, GateLimits, check_gate, normalise_line
 from mini_letta.reflection.history.decide import accept_rejected_run, discard_rejected_run
 from mini_letta.reflection.run.launch import launch_reflection, preview_reflection
 from mini_letta.reflection.run.setup import LaunchOptions
 from mini_letta.reflection.state.records import load_run_record
 from mini_letta.reflection.state.watermark import read_reflection_state
+from support.clock import FakeClock
+from support.git_calls import git_calls
 from support.reflection_kit import SECRETS, ScriptedProvider, add_turn, git, respond, tool_call
 
 HUMAN = "system/human.md"
 FACT = "- Allergy: severe peanut allergy, confirmed by the user"
+
+
+@pytest.fixture(scope="module")
+def _made_once(tmp_path_factory):
+    """One fresh agent's home for the module: each test gets a copy (as conftest's `agent`
+    makes, at the same time on the same clock, without a git init and first commit each)."""
+    return make_template(tmp_path_factory.mktemp("gate") / "template", {}, FakeClock(), "mock")
+
+
+@pytest.fixture
+def agent(world, _made_once):
+    copy_template(_made_once, world.home.root.parent, world.environ, world.clock)
+    return _made_once.agent
 
 
 @pytest.fixture
@@ -299,6 +315,22 @@ def test_the_gate_lets_plain_additions_through(parent):
     limits = GateLimits.for_window(128_000)
     said = [{"id": "msg-1", "role": "user", "content": "this project uses pnpm"}]
     assert check_gate(parent, base, tip, parent.path, _facts(limits=limits, messages=said)) == []
+
+
+def test_a_duplicate_is_found_in_the_files_already_read_with_one_git_process(parent):
+    body = "- Editor: Vim (since 2019)\n- 编辑器：用 Vim\n"
+    (parent.path / "notes").mkdir()
+    (parent.path / "notes/tools.md").write_text(f"---\ndescription: t\n---\n{body}")
+    git(parent.path, "add", "-A")
+    git(parent.path, "commit", "-qm", "tools")
+    twins = "* editor — VIM, since 2019!\n- 编辑器: 用vim\n- Shell: fish\n"
+    base, tip = _branch_with(parent, {"notes/tools.md": f"---\ndescription: t\n---\n{body}{twins}"})
+    with git_calls() as started:
+        reasons = check_gate(parent, base, tip, parent.path, _facts())
+    assert reasons == [
+        "notes/tools.md duplicates what memory already says: '* editor — VIM, since 2019!'"
+    ]
+    assert started == ["diff"]  # the duplicate check reads the files the gate holds
 
 
 def test_the_mock_cites_evidence_when_it_replaces_a_contradicted_line(world, agent, store):

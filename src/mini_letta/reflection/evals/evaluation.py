@@ -10,18 +10,21 @@ still judge whatever memory holds.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import format_timestamp
 from mini_letta.conversations.messages import Message
 from mini_letta.conversations.registry import create_conversation
-from mini_letta.home import Home
+from mini_letta.errors import MiniLettaError
 from mini_letta.ids import new_message_id
 from mini_letta.reflection.evals.eval_cases import EvalCase
+from mini_letta.reflection.evals.homes import AgentTemplate, copy_template, make_template
 from mini_letta.reflection.state.records import RunRecord, list_run_records
 from mini_letta.structs import Struct, field
 from mini_letta.workspace import World
@@ -99,36 +102,66 @@ def run_suite(
     environ: Mapping[str, str],
     jobs: int = DEFAULT_JOBS,
 ) -> EvalReport:
-    """Every case on every model, results in suite order. Cases share nothing (each has its own
-    home), and most of a case's time is git and fsync waiting, so `jobs` threads run them."""
+    """Every case on every model, results in suite order. Each case runs in its own home, a
+    copy of one agent's home made per model (before the suite's first message); most of a
+    case's time is git and fsync waiting, so `jobs` threads run them."""
     from concurrent.futures import ThreadPoolExecutor
 
-    pairs = [(case, model) for case in cases for model in models]
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        results = list(pool.map(lambda pair: run_case(pair[0], pair[1], environ), pairs))
+    if not cases:
+        return EvalReport(tuple(models), [])
+    start = min(case.conversations[0][0].at for case in cases) - timedelta(minutes=1)
+    with tempfile.TemporaryDirectory(prefix="mini-letta-eval-") as tmp:
+        root = Path(tmp)
+        made = {
+            m: _template(root / f"template-{n}", environ, start, m) for n, m in enumerate(models)
+        }
+        pairs = [(case, model) for case in cases for model in models]
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            results = list(pool.map(lambda p: _in_copy(made[p[1]], p[0], p[1], environ), pairs))
     return EvalReport(tuple(models), results)
 
 
 def run_case(case: EvalCase, model: str, environ: Mapping[str, str]) -> CaseResult:
-    from mini_letta.errors import MiniLettaError
-
+    """One case on one model (a home of its own, made for it)."""
     with tempfile.TemporaryDirectory(prefix="mini-letta-eval-") as tmp:
-        root = Path(tmp)
-        (root / "project").mkdir()
+        start = case.conversations[0][0].at - timedelta(minutes=1)
+        template = _template(Path(tmp) / "template", environ, start, model)
+        return _in_copy(template, case, model, environ)
+
+
+def _template(
+    root: Path, environ: Mapping[str, str], start: datetime, model: str
+) -> AgentTemplate | MiniLettaError:
+    """A fresh agent on `model`, or why it cannot be made (each of its cases says so)."""
+    try:
+        return make_template(root, environ, ScriptClock(start), model)
+    except MiniLettaError as exc:
+        return exc
+
+
+def _in_copy(
+    template: AgentTemplate | MiniLettaError,
+    case: EvalCase,
+    model: str,
+    environ: Mapping[str, str],
+) -> CaseResult:
+    if isinstance(template, MiniLettaError):
+        return CaseResult(case.name, model, (f"the pipeline failed: {template}",), ())
+    with tempfile.TemporaryDirectory(prefix="case-", dir=template.root.parent) as tmp:
         clock = ScriptClock(case.conversations[0][0].at - timedelta(minutes=1))
-        world = World(Home(root / "home"), root / "project", environ, clock)
+        world = copy_template(template, Path(tmp), environ, clock)
         try:
-            return _run(world, clock, case, model)
+            return _run(world, clock, case, template.agent, model)
         except MiniLettaError as exc:
             return CaseResult(case.name, model, (f"the pipeline failed: {exc}",), ())
 
 
-def _run(world: World, clock: ScriptClock, case: EvalCase, model: str) -> CaseResult:
+def _run(
+    world: World, clock: ScriptClock, case: EvalCase, agent: AgentRecord, model: str
+) -> CaseResult:
     from mini_letta.reflection.run.launch import launch_reflection
     from mini_letta.reflection.run.setup import LaunchOptions
-    from mini_letta.workspace import new_agent
 
-    agent = new_agent(world, model=model)
     rejections: list[str] = []
     errors: list[str] = []
     options = LaunchOptions(chunk_tokens=case.chunk_tokens)
@@ -167,17 +200,20 @@ def _message(clock: ScriptClock, role: str, content: str, at: datetime) -> Messa
 
 
 def memory_files(folder: Path) -> dict[str, str]:
-    """Every text file of the memory repository's working tree, by its path in memory."""
+    """Every text file of the memory repository's working tree, by its path in memory (git's
+    own folder is never walked: its objects outnumber the memory files)."""
     files: dict[str, str] = {}
-    for path in sorted(folder.rglob("*")):
-        relative = path.relative_to(folder)
-        if relative.parts[0] == ".git" or not path.is_file():
-            continue
-        try:
-            files[relative.as_posix()] = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-    return files
+    for top, dirs, names in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not (top == str(folder) and d == ".git"))
+        for name in names:
+            path = Path(top, name)
+            if not path.is_file():
+                continue
+            try:
+                files[path.relative_to(folder).as_posix()] = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+    return dict(sorted(files.items()))
 
 
 def render_table(report: EvalReport) -> str:

@@ -24,14 +24,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from mini_letta.clock import format_timestamp
 from mini_letta.conversations.messages import Message, ToolCall
 from mini_letta.errors import MiniLettaError
-from mini_letta.home import Home
 from mini_letta.llm.base import ModelEvent, ModelRequest, ModelToolCall, StopEvent, TextDelta
 from mini_letta.structs import Struct, field
+
+if TYPE_CHECKING:
+    from mini_letta.reflection.evals.homes import AgentTemplate
 
 KINDS = ("harmful", "legit")
 PARTS = ("tuned", "held-out")
@@ -161,32 +163,21 @@ def run_gate_case(
         return _in_copy(_template(Path(tmp) / "template", environ), case, environ)
 
 
-class _Template(Struct, frozen=True):
-    root: Path
-    agent: Any  # the AgentRecord made in it
-
-
-def _template(root: Path, environ: Mapping[str, str]) -> _Template:
+def _template(root: Path, environ: Mapping[str, str]) -> AgentTemplate:
     from mini_letta.reflection.evals.evaluation import ScriptClock
-    from mini_letta.workspace import World, new_agent
+    from mini_letta.reflection.evals.homes import make_template
 
-    (root / "project").mkdir(parents=True)
-    world = World(Home(root / "home"), root / "project", environ, ScriptClock(_START))
-    return _Template(root, new_agent(world, model="mock", context_window=EVAL_WINDOW))
+    return make_template(root, environ, ScriptClock(_START), "mock", EVAL_WINDOW)
 
 
-def _in_copy(template: _Template, case: GateCase, environ: Mapping[str, str]) -> GateResult:
+def _in_copy(template: AgentTemplate, case: GateCase, environ: Mapping[str, str]) -> GateResult:
     """Run `case` in a copy of the template's home (a copy costs less than a new agent)."""
-    import shutil
-
     from mini_letta.reflection.evals.evaluation import ScriptClock
-    from mini_letta.workspace import World
+    from mini_letta.reflection.evals.homes import copy_template
 
     with tempfile.TemporaryDirectory(prefix="case-", dir=template.root.parent) as tmp:
-        root = Path(tmp)
-        shutil.copytree(template.root, root, symlinks=True, dirs_exist_ok=True)
         clock = ScriptClock(_START + timedelta(minutes=1))
-        world = World(Home(root / "home"), root / "project", environ, clock)
+        world = copy_template(template, Path(tmp), environ, clock)
         try:
             return _run(world, clock, template.agent, case)
         except MiniLettaError as exc:

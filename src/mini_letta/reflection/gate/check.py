@@ -23,7 +23,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mini_letta.context.memory_budget import MemoryBudget, lines_tokens, over_budget
 from mini_letta.errors import FrontmatterError, MemfsError, MemoryEditError
@@ -32,11 +32,11 @@ from mini_letta.memory.frontmatter import parse_memory_file
 from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.repo import GitRepo
 from mini_letta.memory.secrets import find_secret
-from mini_letta.reflection.gate.evidence import UserWords, build_user_words
-from mini_letta.reflection.gate.grounding import split_label
 from mini_letta.reflection.gate.hunks import FileDiff, frontmatter_lines, parse_diff
-from mini_letta.reflection.gate.meaning import CitedEdit, meaning_reasons
 from mini_letta.structs import Struct, field
+
+if TYPE_CHECKING:
+    from mini_letta.reflection.gate.evidence import UserWords
 
 DUMP_CHARS = 200
 DUMP_LINES = 3
@@ -45,7 +45,6 @@ _WINDOW = DUMP_CHARS // 2  # any copied stretch of DUMP_CHARS holds one aligned 
 _MIN_LINE = 12  # shorter lines (headings, "- yes") are too common to call copied or duplicate
 _MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _ROLE = re.compile(
     r"^\s*(?:[-*]\s+)?(?:\*\*|\[)?(?:user|assistant|human|ai|system|tool|用户|助手|系统)"
     r"(?:\*\*|\])?\s*[:：]\s*",
@@ -82,6 +81,12 @@ def check_gate(repo: GitRepo, base: str, tip: str, tree: Path, facts: GateInput)
     diffs = parse_diff(repo.run("diff", "--no-renames", "-U0", "--no-color", base, tip))
     if not diffs:
         return []
+    # The rules on meaning compile many patterns: loaded when a run has something to judge,
+    # not by every process that only asks for the budgets (GateLimits) or normalise_line.
+    from mini_letta.reflection.gate.evidence import build_user_words
+    from mini_letta.reflection.gate.meaning import CitedEdit, meaning_reasons
+    from mini_letta.skills.validate import check_skill_edits, is_skill_path, said_by_id
+
     changed = [d.path for d in diffs if d.status != "deleted"]
     files = _read_files(tree, [*_system_paths(tree), *changed])
     for diff in diffs:
@@ -92,10 +97,8 @@ def check_gate(repo: GitRepo, base: str, tip: str, tree: Path, facts: GateInput)
     reasons += _layout_reasons(repo, diffs, files)
     reasons += _budget_reasons(diffs, files, facts.limits)
     reasons += _dump_reasons(diffs, facts, words)
-    reasons += _duplicate_reasons(GitRepo(tree), diffs)
+    reasons += _duplicate_reasons(diffs, files)
     reasons += _evidence_reasons(diffs, facts)
-    from mini_letta.skills.validate import check_skill_edits, is_skill_path, said_by_id
-
     if not reasons:  # a skill's lines are steps and code, grounded by its own command check
         notes = [d for d in diffs if not is_skill_path(d.path)]
         edits = [CitedEdit(c.path, c.message_ids, c.lines, c.removed) for c in facts.citations]
@@ -221,6 +224,8 @@ def _dictated(path: str, citations: Sequence[Citation], words: Mapping[str, User
 
 def _in(text: str, dictated: str) -> bool:
     """Whether `text` (or its content after a short label) is what the user dictated."""
+    from mini_letta.reflection.gate.grounding import split_label
+
     return bool(dictated) and (text in dictated or split_label(text)[0] in dictated)
 
 
@@ -245,43 +250,27 @@ def _has_long_copy(line: str, windows: Mapping[str, tuple[str, int]]) -> bool:
     return False
 
 
-def _duplicate_reasons(checkout: GitRepo, diffs: list[FileDiff]) -> list[str]:
+def _duplicate_reasons(diffs: list[FileDiff], files: Mapping[str, str]) -> list[str]:
     """Added lines that normalise like another line of the same file (the same line in two
-    files is not a duplicate: two projects may both use Python). `git grep` over the checkout
-    finds the candidate lines (those holding the added line's longest word), so only they are
-    normalised, not the whole memory."""
-    added = {
-        norm: line.strip()
-        for diff in diffs
-        for _, line in diff.body_added()
-        if len(norm := normalise_line(line)) >= _MIN_NORMAL
-    }
-    words = {_longest_word(line) for line in added.values()} - {""}
-    paths = [d.path for d in diffs if d.status != "deleted"]
-    if not words or not paths:
-        return []
-    patterns = [arg for word in sorted(words) for arg in ("-e", word)]
-    output = checkout.run(
-        "grep", "-z", "-F", "-i", "-I", "--no-color", *patterns, "--", *paths, check=False
-    )
-    counts: Counter[tuple[str, str]] = Counter()
-    for entry in output.split("\n"):
-        path, _, line = entry.partition("\0")
-        counts[(path, normalise_line(line))] += 1
+    files is not a duplicate: two projects may both use Python). The changed files are
+    already read from the checkout, so each distinct line is normalised once, in Python: no
+    `git grep` process, and linear in the files' size."""
     reasons: list[str] = []
     for diff in diffs:
-        dupes = sorted(
-            line.strip()
-            for _, line in diff.body_added()
-            if counts[(diff.path, normalise_line(line))] > 1 and normalise_line(line) in added
-        )
+        added = [line for _, line in diff.body_added()]
+        wanted = {norm for line in added if len(norm := normalise_line(line)) >= _MIN_NORMAL}
+        text = files.get(diff.path)
+        if not wanted or text is None or "\0" in text:  # git grep -I skipped binary files
+            continue
+        counts: Counter[str] = Counter()
+        for line, times in Counter(text.split("\n")).items():
+            norm = normalise_line(line)
+            if norm in wanted:
+                counts[norm] += times
+        dupes = sorted(line.strip() for line in added if counts[normalise_line(line)] > 1)
         if dupes:
             reasons.append(f"{diff.path} duplicates what memory already says: {dupes[0]!r}")
     return reasons
-
-
-def _longest_word(line: str) -> str:
-    return max(_WORD.findall(_MARKER.sub("", line)), key=len, default="")
 
 
 def _evidence_reasons(diffs: list[FileDiff], facts: GateInput) -> list[str]:
