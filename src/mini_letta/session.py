@@ -116,7 +116,7 @@ class Session:
         except BaseException:
             self._close_mcp()
             raise
-        self.setup: TurnSetup = with_memory_budget(world, self.agent, setup)
+        self.setup: TurnSetup = with_memory_budget(world, self.agent, setup, files)
         try:
             self.hooks: HookRunner | None = None
             self._hook_context = ""  # SessionStart's, for the first turn
@@ -135,6 +135,7 @@ class Session:
                 mode=mode,
                 spawn=spawn,
                 hooks=self.hooks,
+                files=files,
             )
             self.sync = AutoSync(world, self.agent, spawn, files)
         except BaseException:  # a session that never opened still releases its model client

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from mini_letta.home import project_settings_file
 from mini_letta.loop.events import AssistantDelta, MessageEvent, TurnResult
 from mini_letta.loop.setup import TurnOptions
 from mini_letta.memory.remote import memory_remote_repo, set_remote
@@ -18,6 +19,7 @@ from mini_letta.reflection.state.settings import save_reflection_settings
 from mini_letta.session import AfterTurn, PostTurnJob, ReflectionSink, Session, SyncRequest
 from mini_letta.settings import read_settings, remember_current
 from mini_letta.workspace import World, new_agent
+from support.file_events import file_events
 
 EVERY_TURN = {"trigger": "step-count", "stepCount": 1}
 
@@ -196,3 +198,27 @@ def test_an_interrupt_at_the_users_message_is_recorded_too(world):
     assert logged == ["user"]
     with Session(world) as again:  # the lock was released: the conversation goes on
         assert again.run("after").stop_reason == "end_turn"
+
+
+def test_a_turn_reads_the_settings_files_once_for_the_whole_command(world):
+    with Session(world) as earlier:  # the agent and its conversation: an earlier command's
+        earlier.run("hello")
+    with file_events() as seen, Session(world) as session:
+        session.run("hi")
+    assert seen.reads(world.home.settings_file) == 1, seen.opened
+    # the local file once more inside the locked update that remembers the conversation
+    assert seen.reads(project_settings_file(world.project_dir)) <= 2
+
+
+def test_a_turn_writes_conversation_json_once_per_change_it_must_keep(world):
+    with file_events() as first, Session(world) as session:
+        session.run("hi")
+    record = world.home.conversation_file(session.agent.id, session.store.conversation_id)
+    # created at open; the title with the prompt's pin; the reminder's carrier before the
+    # model is asked; the last turn and its usage at the end
+    assert first.replaces(record) == 4, first.replaced
+    with file_events() as second, Session(world) as session:
+        session.run("again")
+    assert second.replaces(record) == 1  # the last turn only: the pin and the carrier stay
+    saved = session.store.load_record()
+    assert saved.title == "hi" and saved.last_turn == {"stopReason": "end_turn", "steps": 1}

@@ -16,6 +16,7 @@ recompiles instead; a recompile folds them in and drops them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -124,9 +125,14 @@ class PinnedPrompt:
         pin = self.pin()
         return self._requested or (pin is not None and pin.memory_commit != self.compiler.head())
 
-    def begin_turn(self, message_id: str | None = None) -> BeginTurn | None:
+    def begin_turn(
+        self, message_id: str | None = None, changes: Mapping[str, object] | None = None
+    ) -> BeginTurn | None:
         """Re-read the pin; recompile at a recompile point, or record memory changed by others
-        as an update told with user message `message_id` (without one: recompile)."""
+        as an update told with user message `message_id` (without one: recompile).
+
+        `changes`: the turn's own conversation.json updates (a first turn's title), saved in
+        the same write as the pin, or alone when the pin stays."""
         self._loaded = False
         pin = self.pin()
         head = self.compiler.head()
@@ -139,10 +145,13 @@ class PinnedPrompt:
             reason = "memory changed"
             updates = self._updates_after(pin, message_id, head) if message_id else None
             if updates is not None:
-                self._save(Pin(pin.memory_commit, head, updates))
+                self._save(Pin(pin.memory_commit, head, updates), changes)
                 return "memory update"
         if reason is not None:
-            self._save(Pin(head, head))
+            self._save(Pin(head, head), changes)
+        elif changes:
+            assert pin is not None  # no reason to recompile: there is a pin
+            self._save(pin, changes)
         self._requested = False
         return reason
 
@@ -229,8 +238,11 @@ class PinnedPrompt:
             return None
         return Pin.from_json(self.store.load_record().system_prompt)
 
-    def _save(self, pin: Pin) -> None:
+    def _save(self, pin: Pin, changes: Mapping[str, object] | None = None) -> None:
         record = self.store.load_record()
+        updates = dict(changes or {})
         if Pin.from_json(record.system_prompt) != pin:
-            self.store.save_record(record.with_updates(system_prompt=pin.to_json()))
+            updates["system_prompt"] = pin.to_json()
+        if updates:  # one atomic write for the pin and the turn's changes
+            self.store.save_record(record.with_updates(**updates))
         self._pin, self._loaded = pin, True

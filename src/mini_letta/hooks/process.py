@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
-import select
 import shutil
 import subprocess
 import threading
@@ -23,7 +21,13 @@ from pathlib import Path
 from typing import cast
 
 from mini_letta.structs import Struct
-from mini_letta.tools.shell import DRAIN_TIMEOUT, OutputCollector, kill_group, pump_stream
+from mini_letta.tools.shell import (
+    DRAIN_TIMEOUT,
+    OutputCollector,
+    kill_group,
+    pump_stream,
+    wait_for_exit,
+)
 
 OUTPUT_CAP = 64 * 1024  # bytes kept of each stream
 
@@ -68,7 +72,7 @@ def run_hook_command(
         thread.start()
     failure = ""
     try:
-        _wait(proc, timeout)
+        wait_for_exit(proc, timeout)
     except subprocess.TimeoutExpired:
         failure = f"timed out after {timeout:g}s and was stopped"
         kill_group(proc)
@@ -81,27 +85,6 @@ def run_hook_command(
         _finish(proc, threads)
     code = None if failure else proc.returncode
     return HookRun(code, _text(out), _text(err), failure)
-
-
-def _wait(proc: subprocess.Popen[bytes], timeout: float) -> None:
-    """`proc.wait(timeout)`, woken by the exit itself where the system can say (a pidfd):
-    Popen.wait with a timeout looks again after sleeps that grow to 50 ms, which a quick hook
-    (run on every tool call) paid after it had already exited."""
-    pidfd_open = getattr(os, "pidfd_open", None)  # Linux; elsewhere Popen's own wait
-    try:
-        fd = pidfd_open(proc.pid) if pidfd_open is not None else None
-    except OSError:  # an older kernel
-        fd = None
-    if fd is None:
-        proc.wait(timeout=timeout)
-        return
-    try:
-        exited, _, _ = select.select([fd], [], [], timeout)
-    finally:
-        os.close(fd)
-    if not exited:
-        raise subprocess.TimeoutExpired(proc.args, timeout)
-    proc.wait()
 
 
 def _feed(stdin: io.BufferedWriter | object, payload: bytes) -> None:

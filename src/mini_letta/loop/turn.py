@@ -79,10 +79,12 @@ def _run_locked(setup: TurnSetup, user_text: str) -> Iterator[TurnEvent]:
     pressure = Pressure()
     try:  # from the user's message on, an interrupt is recorded (even at its event)
         yield MessageEvent(user, store.append(user)[0])
-        if not record.title:  # the first turn names the conversation at once
-            _touch_record(setup, title=user.content)
+        # the first turn names the conversation at once: with the prompt's pin, in one write
+        named = None if record.title else _record_changes(setup, record, title=user.content)
         if setup.pinned is not None:
-            setup.pinned.begin_turn(user.id)
+            setup.pinned.begin_turn(user.id, named)
+        elif named is not None:
+            setup.store.save_record(setup.store.load_record().with_updates(**named))
         while True:
             last_step = steps + 1 >= setup.max_steps
             measure = yield from request_before_call(setup, pressure)
@@ -228,6 +230,19 @@ def _touch_record(
     usage: tuple[Usage, int] | None = None,
 ) -> None:
     record = setup.store.load_record()
+    changes = _record_changes(setup, record, title=title, last_turn=last_turn, usage=usage)
+    setup.store.save_record(record.with_updates(**changes))
+
+
+def _record_changes(
+    setup: TurnSetup,
+    record: ConversationRecord,
+    *,
+    title: str | None = None,
+    last_turn: dict[str, object] | None = None,
+    usage: tuple[Usage, int] | None = None,
+) -> dict[str, object]:
+    """The turn's updates to conversation.json: its time, and the title, last turn and usage."""
     changes: dict[str, object] = {"updated_at": format_timestamp(setup.clock.now())}
     if title is not None and not record.title:
         changes["title"] = make_title(title)
@@ -235,4 +250,4 @@ def _touch_record(
         changes["last_turn"] = last_turn
         if usage is not None:
             changes["usage_totals"] = setup.store.with_turn_usage(record.usage_totals, *usage)
-    setup.store.save_record(record.with_updates(**changes))
+    return changes

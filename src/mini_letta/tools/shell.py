@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -81,6 +82,27 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
+def wait_for_exit(proc: subprocess.Popen[bytes], timeout: float) -> None:
+    """`proc.wait(timeout)`, woken by the exit itself where the system can say (a pidfd):
+    Popen.wait with a timeout looks again after sleeps that grow to 50 ms, which a quick
+    command or hook (run on every tool call) paid after it had already exited."""
+    pidfd_open = getattr(os, "pidfd_open", None)  # Linux; elsewhere Popen's own wait
+    try:
+        fd = pidfd_open(proc.pid) if pidfd_open is not None else None
+    except OSError:  # an older kernel
+        fd = None
+    if fd is None:
+        proc.wait(timeout=timeout)
+        return
+    try:
+        exited, _, _ = select.select([fd], [], [], timeout)
+    finally:
+        os.close(fd)
+    if not exited:
+        raise subprocess.TimeoutExpired(proc.args, timeout)
+    proc.wait()
+
+
 def run_command(
     command: str, ctx: ToolContext, timeout: float, env: dict[str, str] | None
 ) -> CommandOutcome:
@@ -103,7 +125,7 @@ def run_command(
     reader.start()
     timed_out = False
     try:
-        proc.wait(timeout=timeout)
+        wait_for_exit(proc, timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
         kill_group(proc)

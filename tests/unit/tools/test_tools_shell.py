@@ -32,6 +32,28 @@ def test_bash_no_output(ctx):
     assert call_tool("Bash", {"command": "true"}, ctx).content == "(no output)"
 
 
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="elsewhere Popen's own wait")
+def test_bash_is_woken_by_the_commands_exit_not_by_polling(ctx):
+    """Popen.wait with a timeout sleeps in a loop (up to 50 ms a look); counted with a profile
+    hook on this thread, which sees each `time.sleep` call."""
+    import sys
+    import time
+
+    sleeps = 0
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        nonlocal sleeps
+        sleeps += event == "c_call" and arg is time.sleep
+
+    sys.setprofile(profile)
+    try:
+        result = call_tool("Bash", {"command": "sleep 0.05; echo done"}, ctx)
+    finally:
+        sys.setprofile(None)
+    assert result.content == "done"
+    assert sleeps == 0
+
+
 def test_bash_timeout_kills_the_whole_process_group(ctx, project):
     command = "sleep 30 & echo $! > child.pid; echo started; wait"
     result = call_tool("Bash", {"command": command, "timeout": 0.5}, ctx)

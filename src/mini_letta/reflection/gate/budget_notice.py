@@ -21,6 +21,7 @@ from mini_letta.llm.mock import MOCK_CONTEXT_WINDOW
 from mini_letta.llm.script import SCRIPT_CONTEXT_WINDOW
 from mini_letta.memory.repo import GitRepo
 from mini_letta.reflection.state.settings import load_reflection_settings
+from mini_letta.settings import Settings
 
 # The smallest window that holds a reflection (prompt, tools, a small memory, the reserve for
 # the agent's steps and a few hundred tokens of transcript, `budget.py`); an agent's window
@@ -28,9 +29,11 @@ from mini_letta.reflection.state.settings import load_reflection_settings
 SMALL_WINDOW = 4_096
 
 
-def agent_memory_budget(home: Home, project_dir: Path, agent: AgentRecord) -> MemoryBudget:
-    """The budgets the gate holds this agent's memory to."""
-    settings = load_reflection_settings(home, project_dir, agent)
+def agent_memory_budget(
+    home: Home, project_dir: Path, agent: AgentRecord, files: Settings | None = None
+) -> MemoryBudget:
+    """The budgets the gate holds this agent's memory to (`files`: the command's settings)."""
+    settings = load_reflection_settings(home, project_dir, agent, files)
     return MemoryBudget.for_window(
         primary_window(agent), settings.system_budget_percent, settings.file_budget_percent
     )

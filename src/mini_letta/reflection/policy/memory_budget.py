@@ -17,11 +17,16 @@ from mini_letta.structs import replace
 if TYPE_CHECKING:
     from mini_letta.agents.records import AgentRecord
     from mini_letta.loop.setup import TurnSetup
+    from mini_letta.settings import Settings
     from mini_letta.workspace import World
 
 
-def with_memory_budget(world: World, agent: AgentRecord, setup: TurnSetup) -> TurnSetup:
-    """`setup` whose tool context carries `memory_file_cap`, the per-file cap in tokens."""
+def with_memory_budget(
+    world: World, agent: AgentRecord, setup: TurnSetup, files: Settings | None = None
+) -> TurnSetup:
+    """`setup` whose tool context carries `memory_file_cap`, the per-file cap in tokens.
+
+    `files`: the command's settings files, read once when it began (read here when not given)."""
 
     def file_cap() -> int:
         from mini_letta.reflection.gate.check import GateLimits
@@ -29,7 +34,7 @@ def with_memory_budget(world: World, agent: AgentRecord, setup: TurnSetup) -> Tu
         from mini_letta.reflection.state.settings import load_reflection_settings
 
         window = side_agent_provider(world, agent).context_window  # as the gate's run sees it
-        settings = load_reflection_settings(world.home, world.project_dir, agent)
+        settings = load_reflection_settings(world.home, world.project_dir, agent, files)
         limits = GateLimits.for_window(
             window, settings.system_budget_percent, settings.file_budget_percent
         )
@@ -40,7 +45,7 @@ def with_memory_budget(world: World, agent: AgentRecord, setup: TurnSetup) -> Tu
         from mini_letta.reflection.gate.budget_notice import agent_memory_budget
 
         # The gate's budget without building a provider: this is asked on a turn's first compile.
-        budget = agent_memory_budget(world.home, world.project_dir, agent)
+        budget = agent_memory_budget(world.home, world.project_dir, agent, files)
         return FileCap(budget.file_tokens, estimate_tokens)
 
     if setup.pinned is not None:  # a large system file costs its budget, not its size

@@ -107,6 +107,7 @@ class AutoReflection:
         spawn: Spawner | None = None,
         platform: str = sys.platform,
         hooks: HookRunner | None = None,
+        files: Settings | None = None,
     ) -> None:
         if mode != "foreground" and spawn is None:
             raise ValueError(f"{mode} reflection needs a spawner to start the detached process")
@@ -118,6 +119,7 @@ class AutoReflection:
         self.spawn = spawn
         self.platform = platform
         self.hooks = hooks  # PreReflect and PostReflect around a run in this process
+        self.files = files  # the command's settings files, read once (None: read at each turn)
 
     def deliver_waiting(self) -> None:
         """Deliver, once, the outcomes no one saw (detached and queued runs), oldest first."""
@@ -148,16 +150,20 @@ class AutoReflection:
     def _launch(self, stop_reason: StopReason) -> PostTurnOutcome | None:
         from mini_letta.agents.registry import load_agent
         from mini_letta.reflection.policy.trigger import maybe_reflect_after_turn
+        from mini_letta.reflection.state.settings import load_reflection_settings
 
+        world = self.world
         try:
-            agent = load_agent(self.world.home, self.agent_id)  # settings may have changed
+            agent = load_agent(world.home, self.agent_id)  # its settings may have changed
+            settings = load_reflection_settings(world.home, world.project_dir, agent, self.files)
             outcome = maybe_reflect_after_turn(
-                self.world,
+                world,
                 agent,
                 self.store,
                 platform=self.platform,
                 stop_reason=stop_reason,
                 launch=self._launcher(agent),
+                settings=settings,
             )
         except MiniLettaError as exc:
             log.warning("automatic reflection: %s", exc)
