@@ -553,12 +553,13 @@ def test_a_reflection_waits_for_an_edit_being_committed_instead_of_skipping(
 
     _chat(world, store, "I prefer tabs")
     lease = world.home.agent_dir(agent.id) / "reflection.lease"
-    done = threading.Event()
+    holding, done = threading.Event(), threading.Event()
 
     def concurrent_edit():  # as the memory tool or MCP does: write, commit, under the lock
         with lock_memory(parent.path):
             human = parent.path / HUMAN
             human.write_text(human.read_text() + "- Editor: vim\n")
+            holding.set()
             deadline = time.monotonic() + 10
             while not lease.exists() and time.monotonic() < deadline:
                 time.sleep(0.01)
@@ -568,6 +569,9 @@ def test_a_reflection_waits_for_an_edit_being_committed_instead_of_skipping(
 
     editor = threading.Thread(target=concurrent_edit)
     editor.start()
+    # The edit is under way when the reflection starts (without this wait a fast launch could
+    # look at memory before the editor thread ran, and race it to a merge conflict instead).
+    assert holding.wait(timeout=10)
     try:
         outcome = _launch(
             world,
