@@ -19,8 +19,9 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[1] / "src"
-sys.path.insert(0, str(SRC))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "tests"))
 
 from mini_letta.agents.records import AgentRecord  # noqa: E402
 from mini_letta.clock import SystemClock, format_timestamp  # noqa: E402
@@ -33,6 +34,7 @@ from mini_letta.reflection.run.setup import LaunchOptions  # noqa: E402
 from mini_letta.tools.base import ToolContext  # noqa: E402
 from mini_letta.tools.memory_tool import MemoryTool  # noqa: E402
 from mini_letta.workspace import World, new_agent, resolve_conversation  # noqa: E402
+from support.git_calls import subcommand  # noqa: E402
 
 _calls: list[tuple[str, str]] | None = None
 
@@ -43,17 +45,7 @@ def _hook(event: str, args: tuple[object, ...]) -> None:
     argv = [str(arg) for arg in args[1]]  # type: ignore[attr-defined]
     if not argv or Path(argv[0]).name != "git":
         return
-    rest = argv[1:]
-    name = "git"
-    skip = False
-    for arg in rest:
-        if skip:
-            skip = False
-        elif arg in ("-C", "-c"):
-            skip = True
-        elif not arg.startswith("-"):
-            name = arg
-            break
+    name = subcommand(argv[1:])
     frames = [f for f in traceback.extract_stack()[:-1] if "mini_letta" in f.filename]
     caller = " < ".join(f"{Path(f.filename).stem}.{f.name}" for f in reversed(frames[-4:]))
     _calls.append((name, caller))
