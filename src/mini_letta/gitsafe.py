@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 # Values given with `-c` take precedence over every config file git reads.
 SAFE_GIT_CONFIG: tuple[str, ...] = (
@@ -46,6 +46,15 @@ def safe_git_config(*, user_config: bool = False) -> tuple[str, ...]:
     return tuple(item for item in SAFE_GIT_CONFIG if item not in _TRANSPORT)
 
 
+def config_entries(listing: bytes) -> Iterator[tuple[str, str]]:
+    """(key, value) of each entry of `git config -z` output (key, LF, value, NUL; a key set
+    without a value has no LF). Undecodable bytes survive the round trip back to git."""
+    for entry in listing.decode("utf-8", "surrogateescape").split("\0"):
+        if entry:
+            key, _, value = entry.partition("\n")
+            yield key, value
+
+
 def user_transport_config(listing: bytes) -> list[str]:
     """`-c` items: the repository's transport settings replaced by the user's own.
 
@@ -55,8 +64,7 @@ def user_transport_config(listing: bytes) -> list[str]:
     """
     items = ["credential.helper="]
     ssh, askpass = "ssh", ""
-    for entry in listing.decode("utf-8", "surrogateescape").split("\0"):
-        key, _, value = entry.partition("\n")
+    for key, value in config_entries(listing):
         lowered = key.lower()
         if lowered == "core.sshcommand":
             ssh = value
@@ -145,8 +153,7 @@ def driver_overrides(listing: bytes) -> list[str]:
     program; a remote's upload/receive pack becomes git's own.
     """
     items: list[str] = []
-    for entry in listing.decode("utf-8", "surrogateescape").split("\0"):
-        key = entry.partition("\n")[0]
+    for key, _ in config_entries(listing):
         found = re.fullmatch(_DRIVER_KEY, key, re.IGNORECASE | re.DOTALL)
         if found is None:
             continue

@@ -15,6 +15,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from mini_letta.errors import InvalidValueError, MemfsError
+from mini_letta.gitsafe import config_entries
 from mini_letta.memory.incoming import describe_refusal, incoming_problems
 from mini_letta.memory.repo import GitRepo, ensure_git_available
 
@@ -102,11 +103,7 @@ def refuse_non_bare_remote(repo: GitRepo, url: str) -> None:
             r"^core\.(bare|worktree)$",
             check=False,
         )
-        found: dict[str, str] = {}  # the last value of each key wins, as for git
-        for entry in raw.decode("utf-8", "replace").split("\0"):
-            key, _, value = entry.partition("\n")
-            if key:
-                found[key] = value
+        found = dict(config_entries(raw))  # the last value of each key wins, as for git
         said = found.get("core.bare", "").strip()
         bare = "core.worktree" not in found and said.lower() in ("true", "yes", "on", "1", "")
     if not bare:
