@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -84,12 +85,20 @@ def spawn_reflection_worker(
 
 def spawn_detached(world: World, args: list[str]) -> subprocess.Popen[bytes]:
     """Start `args` with no terminal, in its own session: it outlives us and ignores Ctrl-C."""
+    return start_detached(args, world.environ, world.cwd)
+
+
+def start_detached(
+    args: list[str], environ: Mapping[str, str], cwd: Path | None = None
+) -> subprocess.Popen[bytes]:
+    """`spawn_detached` for a program that is not ours (a browser): reaped on a side thread
+    when it exits, so a long session keeps no zombie behind. OSError when it cannot start."""
     import subprocess
 
     proc = subprocess.Popen(
         args,
-        cwd=world.cwd,
-        env=dict(world.environ),
+        cwd=cwd,
+        env=dict(environ),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -116,22 +116,18 @@ def _serve(source: PalaceInput, port: int, open_it: bool) -> None:
 def _open(url: str) -> None:
     """$BROWSER (as the terminal's environment has it; `%s` is the URL) or the system's."""
     import shlex
-    import subprocess
-    import threading
 
     terminal = current_terminal()
     browser = terminal.environ.get("BROWSER", "").split(":")[0].strip()
     if browser:
         args = shlex.split(browser)
         args = [a.replace("%s", url) for a in args] if "%s" in browser else [*args, url]
-        try:
-            browsing = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL, start_new_session=True,
-                                        env=dict(terminal.environ))  # fmt: skip
+        from mini_letta.cli.background import start_detached
+
+        try:  # reaped when it exits: a long session (`/palace --open`) keeps no zombie
+            start_detached(args, terminal.environ)
         except OSError as exc:
             raise click.ClickException(f"could not start $BROWSER ({exc.strerror})") from exc
-        # Reaped when it exits, so a long session (`/palace --open`) keeps no zombie behind.
-        threading.Thread(target=browsing.wait, daemon=True).start()
         return
     import webbrowser
 
