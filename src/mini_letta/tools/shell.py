@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import os
 import select
 import shutil
@@ -94,8 +95,10 @@ def wait_for_exit(proc: subprocess.Popen[bytes], timeout: float) -> None:
     if fd is None:
         proc.wait(timeout=timeout)
         return
-    try:
-        exited, _, _ = select.select([fd], [], [], timeout)
+    try:  # poll, not select: a long session's descriptors may number past select's 1024
+        waiting = select.poll()
+        waiting.register(fd, select.POLLIN)
+        exited = waiting.poll(max(0, math.ceil(timeout * 1000)))
     finally:
         os.close(fd)
     if not exited:

@@ -104,3 +104,30 @@ def test_bash_strips_terminal_colours(ctx):
 def test_bash_bad_arguments(ctx, args, needle):
     result = call_tool("Bash", args, ctx)
     assert result.is_error and needle in result.content
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="elsewhere Popen's own wait")
+def test_the_exit_wait_works_with_descriptors_past_selects_limit():
+    """A long session may hold many descriptors; the exit's pidfd can number past 1024,
+    which select() refuses (ValueError) and poll() takes."""
+    import resource
+    import subprocess
+    import sys
+
+    from mini_letta.tools.shell import wait_for_exit
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if max(soft, hard if hard != resource.RLIM_INFINITY else 2048) < 1100:
+        pytest.skip("this process may not hold 1,100 descriptors")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1100), hard))
+    held = []
+    try:
+        while not held or held[-1] < 1030:
+            held.append(os.dup(0 if not held else held[0]))
+        proc = subprocess.Popen([sys.executable, "-c", "pass"])
+        wait_for_exit(proc, 30)
+        assert proc.returncode == 0
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
