@@ -24,7 +24,7 @@ from mini_letta.conversations.registry import create_conversation
 from mini_letta.errors import MiniLettaError
 from mini_letta.ids import new_message_id
 from mini_letta.reflection.evals.eval_cases import EvalCase
-from mini_letta.reflection.evals.homes import AgentTemplate, copy_template, make_template
+from mini_letta.reflection.evals.homes import AgentTemplate, copied_home, make_template
 from mini_letta.reflection.state.records import RunRecord, list_run_records
 from mini_letta.structs import Struct, field
 from mini_letta.workspace import World
@@ -147,9 +147,8 @@ def _in_copy(
 ) -> CaseResult:
     if isinstance(template, MiniLettaError):
         return CaseResult(case.name, model, (f"the pipeline failed: {template}",), ())
-    with tempfile.TemporaryDirectory(prefix="case-", dir=template.root.parent) as tmp:
-        clock = ScriptClock(case.conversations[0][0].at - timedelta(minutes=1))
-        world = copy_template(template, Path(tmp), environ, clock)
+    clock = ScriptClock(case.conversations[0][0].at - timedelta(minutes=1))
+    with copied_home(template, environ, clock) as world:
         try:
             return _run(world, clock, case, template.agent, model)
         except MiniLettaError as exc:

@@ -173,11 +173,10 @@ def _template(root: Path, environ: Mapping[str, str]) -> AgentTemplate:
 def _in_copy(template: AgentTemplate, case: GateCase, environ: Mapping[str, str]) -> GateResult:
     """Run `case` in a copy of the template's home (a copy costs less than a new agent)."""
     from mini_letta.reflection.evals.evaluation import ScriptClock
-    from mini_letta.reflection.evals.homes import copy_template
+    from mini_letta.reflection.evals.homes import copied_home
 
-    with tempfile.TemporaryDirectory(prefix="case-", dir=template.root.parent) as tmp:
-        clock = ScriptClock(_START + timedelta(minutes=1))
-        world = copy_template(template, Path(tmp), environ, clock)
+    clock = ScriptClock(_START + timedelta(minutes=1))
+    with copied_home(template, environ, clock) as world:
         try:
             return _run(world, clock, template.agent, case)
         except MiniLettaError as exc:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from mini_letta.agents.records import AgentRecord
@@ -58,6 +60,15 @@ def copy_template(
         ignore=_sample_hooks,
     )
     return World(Home(into / "home"), into / "project", environ, clock)
+
+
+@contextmanager
+def copied_home(
+    template: AgentTemplate, environ: Mapping[str, str], clock: Clock
+) -> Iterator[World]:
+    """A world on a copy of the template's home for one case, removed after it."""
+    with tempfile.TemporaryDirectory(prefix="case-", dir=template.root.parent) as tmp:
+        yield copy_template(template, Path(tmp), environ, clock)
 
 
 def _copy_or_link(source: str, target: str) -> object:
