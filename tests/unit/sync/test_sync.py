@@ -80,8 +80,8 @@ def test_both_machines_remembering_at_the_end_of_a_file_keeps_both(machines):
         assert REVIEW_HEADING not in text
 
 
-def test_an_overlapping_edit_is_kept_visibly_and_reported(machines):
-    first, second, _ = machines
+def _overlapping_edits(first, second) -> None:
+    """Both machines replace one shared line differently; the first has pushed its edit."""
     old = "- indentation: not decided yet"  # a real line (the new-memory placeholder is not one)
     first.remember("system/human.md", old)
     first.sync()
@@ -89,6 +89,11 @@ def test_an_overlapping_edit_is_kept_visibly_and_reported(machines):
     first.replace("system/human.md", old, "- prefers spaces")
     second.replace("system/human.md", old, "- prefers tabs")
     first.sync()
+
+
+def test_an_overlapping_edit_is_kept_visibly_and_reported(machines):
+    first, second, _ = machines
+    _overlapping_edits(first, second)
     with git_calls() as calls:
         outcome = second.sync()
     assert outcome.needs_review == ("system/human.md",)
@@ -107,13 +112,7 @@ def test_an_overlapping_edit_is_kept_visibly_and_reported(machines):
 
 def test_a_conflict_one_machine_merged_is_listed_on_the_other_too(machines):
     first, second, _ = machines
-    old = "- indentation: not decided yet"
-    first.remember("system/human.md", old)
-    first.sync()
-    second.sync()
-    first.replace("system/human.md", old, "- prefers spaces")
-    second.replace("system/human.md", old, "- prefers tabs")
-    first.sync()
+    _overlapping_edits(first, second)
     second_head = git(second.memory, "rev-parse", "HEAD")
     first_head = git(first.memory, "rev-parse", "HEAD")
     assert second.sync().needs_review == ("system/human.md",)  # the laptop merges
