@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -23,6 +24,7 @@ SCHEMA_VERSION = 1
 BUSY_TIMEOUT = 10.0
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 _CANTOPEN = 14  # SQLITE_CANTOPEN: a folder or an unreadable file in the index's place
+_BUSY_CODES = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED
 
 T = TypeVar("T")
 
@@ -154,7 +156,7 @@ def _schema_version(conn: sqlite3.Connection) -> str | None:
 
 
 def _create(conn: sqlite3.Connection) -> None:
-    conn.execute("PRAGMA journal_mode = WAL")
+    _use_wal(conn)
     conn.execute("BEGIN IMMEDIATE")
     try:
         if _schema_version(conn) is None:  # another process may have won the race
@@ -168,3 +170,24 @@ def _create(conn: sqlite3.Connection) -> None:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Switch a new file to WAL, waiting for the other openers of the same new file.
+
+    The switch needs the file to itself and SQLite answers `database is locked` at once rather
+    than consult the busy timeout, so two processes (or threads) opening a fresh index together
+    would otherwise fail; here they take turns, within the same timeout as any other wait.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT
+    pause = 0.001
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            busy = getattr(exc, "sqlite_errorcode", 0) & 0xFF in _BUSY_CODES
+            if not busy or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)

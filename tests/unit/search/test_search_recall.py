@@ -299,6 +299,34 @@ def test_two_refreshes_at_once_index_each_message_once(world, agent, new_convers
         assert conn.execute("SELECT count(*) FROM messages").fetchone()[0] == 200
 
 
+def test_connections_opening_a_new_index_at_once_all_get_it(tmp_path):
+    """Turning a new file to WAL needs the file to itself and SQLite does not wait for that (the
+    busy timeout is not consulted), so two openers racing on a fresh index used to see
+    `database is locked` about one time in three."""
+    import threading
+
+    from mini_letta.search.store import open_index
+
+    failures: list[str] = []
+    for attempt in range(30):
+        path = tmp_path / f"index-{attempt}.sqlite"
+        start = threading.Barrier(2)
+
+        def open_it(path=path, start=start) -> None:
+            start.wait(timeout=10)
+            try:
+                open_index(path).close()
+            except Exception as exc:  # reported below, on the test's thread
+                failures.append(f"{path.name}: {exc}")
+
+        threads = [threading.Thread(target=open_it) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=30)
+    assert failures == []
+
+
 def test_the_loose_tier_keeps_the_words_the_index_holds(recall, new_conversation):
     """`vim AND OR NOT pnpm` on a small index: and/or/not are in no message, so they must not
     take the places of vim and pnpm among the rarest terms the loose tier keeps."""
