@@ -16,7 +16,7 @@ from pathlib import Path
 
 from support.cli import cli_env
 
-SDKS = ("openai", "anthropic", "httpx", "httpx2", "mcp", "yaml", "acp", "pydantic")
+SDKS = ("openai", "anthropic", "httpx", "httpx2", "mcp", "mcp_types", "yaml", "acp", "pydantic")
 TERMINAL_UI = ("rich", "prompt_toolkit", "pygments")
 
 PROBE = """

@@ -31,13 +31,15 @@ pytestmark = [
 
 # `mini-letta ARGS` with every ResourceWarning an error. Tracing where each object was made
 # (tracemalloc, one frame) doubles the processes' CPU, so it is on only when a failure is
-# being read: TRACE_RESOURCES=1 in the test run's environment. The MCP SDK is imported before
-# tracing starts (tracing a large import takes minutes on a busy machine).
+# being read: TRACE_RESOURCES=1 in the test run's environment. Then `mini-letta mcp` imports
+# the MCP SDK before tracing starts (tracing a large import takes minutes on a busy machine);
+# untraced, each process imports only what its command does (the chat never loads the SDK).
 TRACED_MAIN = """
 import os, runpy, sys, tracemalloc
-import mcp.server.mcpserver
 sys.argv = ["mini-letta", *sys.argv[1:]]
 if os.environ.get("TRACE_RESOURCES"):
+    if "mcp" in sys.argv:
+        import mcp.server.mcpserver
     tracemalloc.start(1)
 runpy.run_module("mini_letta", run_name="__main__", alter_sys=True)
 """

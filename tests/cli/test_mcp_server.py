@@ -9,7 +9,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from support.cli import cli_env
 from support.groups import MCP, NO_MCP
@@ -35,17 +35,21 @@ def _readme_server() -> dict[str, Any]:
     return server  # type: ignore[no-any-return]
 
 
-async def _session(server: dict[str, Any], home: Path, cwd: Path, script: Any) -> Any:
+async def _session(
+    server: dict[str, Any], home: Path, cwd: Path, errlog: IO[str], script: Any
+) -> Any:
     """`script(client)` against the README's configuration, as Claude Desktop runs it: the
-    agent by name, the home from its MINI_LETTA_HOME (the command is this checkout's)."""
+    agent by name, the home from its MINI_LETTA_HOME (the command is this checkout's). The
+    server's stderr goes to `errlog`: the SDK's default is the `sys.stderr` of the moment its
+    module was first imported, which under pytest may be a capture without a descriptor."""
     from mcp import Client
-    from mcp.client.stdio import StdioServerParameters
+    from mcp.client.stdio import StdioServerParameters, stdio_client
 
     env = cli_env(home, {**server["env"], "MINI_LETTA_HOME": str(home)})
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "mini_letta", *server["args"]], env=env, cwd=cwd
     )
-    async with Client(params, read_timeout_seconds=30) as client:
+    async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=30) as client:
         return await script(client)
 
 
@@ -89,8 +93,11 @@ def test_every_tool_and_resource_through_the_official_client_as_the_readme_confi
         found["resource"] = human.contents[0].text
         return found
 
-    session = _session(server, home.root, elsewhere, script)
-    found = asyncio.run(asyncio.wait_for(session, 60))
+    errlog_path = tmp_path / "mcp-stderr.txt"
+    with errlog_path.open("w", encoding="utf-8") as errlog:
+        session = _session(server, home.root, elsewhere, errlog, script)
+        found = asyncio.run(asyncio.wait_for(session, 60))
+    assert "Traceback" not in errlog_path.read_text(encoding="utf-8")
     assert found["tools"] == [
         "memory_create", "memory_edit", "memory_list", "memory_read", "memory_search"
     ]  # fmt: skip

@@ -1,0 +1,70 @@
+"""MCP servers for the MCP client's tests.
+
+- `stdio_entry`: the scripted server of mcp_fixture/stdio_server.py (standard library only, a
+  bare Python start) as a configuration entry; most tests talk to it.
+- `sdk_http_server`: a server built with the official SDK (`MCPServer`), served over
+  streamable HTTP on 127.0.0.1 by uvicorn in a thread of this process, so interop with the
+  SDK's own server stays checked without starting a process that imports the SDK again.
+The SDK is imported only when a server is built: collecting a test imports nothing of it.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from support.waiting import wait_until
+
+STDIO_SERVER = Path(__file__).resolve().parent / "mcp_fixture" / "stdio_server.py"
+
+
+def stdio_entry(env: dict[str, str] | None = None) -> dict[str, Any]:
+    """The scripted stdio server as an `mcpServers` entry."""
+    entry: dict[str, Any] = {"command": sys.executable, "args": [str(STDIO_SERVER)]}
+    return {**entry, "env": env} if env else entry
+
+
+def _sdk_server() -> Any:
+    """The SDK-built fixture: `echo` (the text back) and `fail` (a tool error)."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    server = MCPServer("fixture")
+
+    @server.tool(description="Echo the text back.")
+    def echo(text: str) -> str:
+        return f"echo from fixture: {text}"
+
+    @server.tool(description="Always fails.")
+    def fail() -> str:
+        raise ToolError("the fixture refuses")
+
+    return server
+
+
+@contextmanager
+def sdk_http_server() -> Iterator[str]:
+    """The SDK-built fixture over streamable HTTP on a free port; yields its URL."""
+    import uvicorn
+
+    app = _sdk_server().streamable_http_app()
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    try:
+        wait_until(lambda: server.started or not thread.is_alive(), "the SDK server to listen")
+        assert server.started, "the SDK server did not start"
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        listener.close()
