@@ -204,7 +204,9 @@ def test_a_streamable_http_server_built_with_the_sdk_from_user_settings(
 
 
 def test_a_silent_server_is_given_up_after_mcp_timeout(world):
-    silent = {"command": sys.executable, "args": ["-c", "import time; time.sleep(60)"]}
+    # reads its input and never answers; it leaves when its input closes, so giving it up does
+    # not wait out the SDK's grace period for a server that ignores that (2 s of wall time)
+    silent = {"command": sys.executable, "args": ["-c", "import sys; sys.stdin.read()"]}
     add_server(world.home, world.project_dir, "user", "mute", silent)
     lines: list[str] = []
     env = World(world.home, world.cwd, {**world.environ, "MCP_TIMEOUT": "300"}, world.clock)
