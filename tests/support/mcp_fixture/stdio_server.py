@@ -3,11 +3,12 @@
 It speaks the protocol's messages as the specification defines them (JSON-RPC 2.0, one message
 a line): `initialize` (the handshake's newest revision unless the client asks for an older one
 it knows), `notifications/initialized`, `ping`, `tools/list` (paged: PAGE tools a page, with a
-`nextCursor`) and `tools/call`; any other request is "method not found". Starting it costs a
-bare Python start (about 20 ms), where a server built on the SDK spends over a second of CPU
-importing its models. Its tools: `echo` (the text back), `leak` (a result carrying a
-credential), `flood` (a large result), `fail` (a tool error), `die` (the process exits in the
-middle of the call) and `pid`. With FIXTURE_STARTS set, each start appends its pid to that file.
+`nextCursor`) and `tools/call`; any other request is "method not found", and a line that is not
+a JSON object a parse error. Starting it costs a bare Python start (about 20 ms), where a server
+built on the SDK spends over a second of CPU importing its models. Its tools: `echo` (the text
+back), `leak` (a result carrying a credential), `flood` (a large result), `fail` (a tool error),
+`die` (the process exits in the middle of the call) and `pid`. With FIXTURE_STARTS set, each
+start appends its pid to that file.
 """
 
 from __future__ import annotations
@@ -105,7 +106,15 @@ def main() -> None:
     for line in sys.stdin.buffer:
         if not line.strip():
             continue
-        reply = answer(json.loads(line))
+        try:
+            message = json.loads(line)
+        except ValueError:
+            message = None
+        if not isinstance(message, dict):
+            error = {"code": -32700, "message": "parse error"}
+            reply: dict[str, Any] | None = {"jsonrpc": "2.0", "id": None, "error": error}
+        else:
+            reply = answer(message)
         if reply is not None:
             sys.stdout.buffer.write(json.dumps(reply, ensure_ascii=False).encode() + b"\n")
             sys.stdout.buffer.flush()
