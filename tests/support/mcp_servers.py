@@ -2,9 +2,9 @@
 
 - `stdio_entry`: the scripted server of mcp_fixture/stdio_server.py (standard library only, a
   bare Python start) as a configuration entry; most tests talk to it.
-- `sdk_http_server`: a server built with the official SDK (`MCPServer`), served over
-  streamable HTTP on 127.0.0.1 by uvicorn in a thread of this process, so interop with the
-  SDK's own server stays checked without starting a process that imports the SDK again.
+- `sdk_http_server`: the server built with the official SDK (mcp_fixture/sdk_server.py),
+  served over streamable HTTP on 127.0.0.1 by uvicorn in a thread of this process, so interop
+  with the SDK's own server stays checked without starting a process that imports the SDK again.
 The SDK is imported only when a server is built: collecting a test imports nothing of it.
 """
 
@@ -29,30 +29,14 @@ def stdio_entry(env: dict[str, str] | None = None) -> dict[str, Any]:
     return {**entry, "env": env} if env else entry
 
 
-def _sdk_server() -> Any:
-    """The SDK-built fixture: `echo` (the text back) and `fail` (a tool error)."""
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
-
-    server = MCPServer("fixture")
-
-    @server.tool(description="Echo the text back.")
-    def echo(text: str) -> str:
-        return f"echo from fixture: {text}"
-
-    @server.tool(description="Always fails.")
-    def fail() -> str:
-        raise ToolError("the fixture refuses")
-
-    return server
-
-
 @contextmanager
 def sdk_http_server() -> Iterator[str]:
     """The SDK-built fixture over streamable HTTP on a free port; yields its URL."""
     import uvicorn
 
-    app = _sdk_server().streamable_http_app()
+    from support.mcp_fixture.sdk_server import build_server
+
+    app = build_server().streamable_http_app()
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     port = listener.getsockname()[1]
