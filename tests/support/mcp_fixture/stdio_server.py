@@ -8,7 +8,8 @@ a JSON object a parse error. Starting it costs a bare Python start (about 20 ms)
 built on the SDK spends over a second of CPU importing its models. Its tools: `echo` (the text
 back), `leak` (a result carrying a credential), `flood` (a large result), `fail` (a tool error),
 `die` (the process exits in the middle of the call) and `pid`. With FIXTURE_STARTS set, each
-start appends its pid to that file.
+start appends its pid to that file; with FIXTURE_ENDLESS set, `tools/list` never ends: each page
+offers one tool (`page<N>`, a `pid`) and the cursor of the next.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def call_tool(name: str, args: dict[str, Any]) -> dict[str, Any]:
         sys.stderr.write("fixture: crashing on purpose\n")
         sys.stderr.flush()
         os._exit(3)
-    if name == "pid":
+    if name == "pid" or name.startswith("page"):  # FIXTURE_ENDLESS lists `pid` as page<N>
         return _text(str(os.getpid()))
     return _text(f"unknown tool {name!r}", error=True)
 
@@ -86,6 +87,9 @@ def answer(message: dict[str, Any]) -> dict[str, Any] | None:
         }
     elif method == "ping":
         result = {}
+    elif method == "tools/list" and os.environ.get("FIXTURE_ENDLESS"):  # a page, and another
+        page = int(params.get("cursor") or 0)
+        result = {"tools": [{**TOOLS[-1], "name": f"page{page}"}], "nextCursor": str(page + 1)}
     elif method == "tools/list":
         start = int(params.get("cursor") or 0)
         result = {"tools": TOOLS[start : start + PAGE]}

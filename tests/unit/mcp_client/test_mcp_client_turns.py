@@ -17,6 +17,7 @@ import pytest
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.loop.setup import TurnOptions
 from mini_letta.mcp_client.config import add_server
+from mini_letta.mcp_client.connection import MAX_PAGES
 from mini_letta.mcp_client.servers import configured_servers
 from mini_letta.session import Session, open_mcp_servers
 from mini_letta.settings import read_settings
@@ -227,3 +228,24 @@ def test_a_silent_server_is_given_up_after_mcp_timeout(world):
         read_settings(bad.home, bad.project_dir), bad.environ, cwd=bad.cwd, warn=lines.append
     )
     assert lines[-1] == "MCP_TOOL_TIMEOUT='soon' is not a number of milliseconds; using 120 s"
+
+
+def test_a_server_that_pages_its_tools_forever_is_cut_off_after_max_pages(world):
+    add_server(
+        world.home, world.project_dir, "user", "pager", stdio_entry({"FIXTURE_ENDLESS": "1"})
+    )
+    lines: list[str] = []
+    servers = configured_servers(
+        read_settings(world.home, world.project_dir),
+        world.environ,
+        cwd=world.cwd,
+        warn=lines.append,
+    )
+    assert servers is not None
+    try:
+        names = [tool.spec.name for tool in servers.tools()]
+        assert servers.call("pager", "page3", {}).content[0].text.isdigit()  # still serving
+    finally:
+        servers.close()
+    assert names == [f"mcp__pager__page{n}" for n in range(MAX_PAGES)]
+    assert lines == []
