@@ -23,7 +23,7 @@ from mini_letta.session import Session, open_mcp_servers
 from mini_letta.settings import read_settings
 from mini_letta.workspace import World
 from support.groups import MCP, NO_MCP
-from support.mcp_servers import sdk_http_server, stdio_entry
+from support.mcp_servers import SdkHttpServer, sdk_http_server, stdio_entry
 from support.scripted_server import ScriptedServer, openai_stream, openai_tool_call
 from support.waiting import wait_until
 
@@ -173,9 +173,9 @@ def test_a_server_that_dies_mid_call_or_never_starts_is_one_line_and_the_turn_go
 
 
 @pytest.fixture
-def http_server() -> Iterator[str]:
-    with sdk_http_server() as url:
-        yield url
+def http_server() -> Iterator[SdkHttpServer]:
+    with sdk_http_server() as server:
+        yield server
 
 
 def test_a_streamable_http_server_built_with_the_sdk_from_user_settings(
@@ -186,7 +186,7 @@ def test_a_streamable_http_server_built_with_the_sdk_from_user_settings(
     calls = _calls(("c1", "mcp__web__echo", {"text": "über http"}), ("c2", "mcp__web__fail", {}))
     scripted_server.queue(openai_stream("", calls), openai_stream("Echoed."))
     env = _environ(world)
-    env = World(env.home, env.cwd, {**env.environ, "FIXTURE_URL": http_server}, env.clock)
+    env = World(env.home, env.cwd, {**env.environ, "FIXTURE_URL": http_server.url}, env.clock)
     options = _options(scripted_server, allowed_tools=frozenset({"mcp__web"}))
     with Session(env, options=options) as session:
         assert session.run("echo over http").text == "Echoed."
@@ -202,6 +202,7 @@ def test_a_streamable_http_server_built_with_the_sdk_from_user_settings(
     assert listed["mcp__web__echo"]["description"] == "[MCP web] Echo the text back."
     assert results["c1"] == ("echo from fixture: über http", False)
     assert results["c2"][1] is True and "the fixture refuses" in results["c2"][0]
+    assert http_server.headers and all(h.get("x-test") == "1" for h in http_server.headers)
 
 
 def test_a_silent_server_is_given_up_after_mcp_timeout(world):
