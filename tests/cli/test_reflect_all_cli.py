@@ -12,13 +12,14 @@ from support.interrupt import interrupt_during_model_call
 from support.reflection_kit import add_turn
 from support.scripted_server import Reply, openai_completion
 
+BACKLOG_TURNS = 12  # three slices at a 4,096-token window
 FILLER = "We walked through the next part of the migration script and its error handling. " * 3
 
 
 def _backlog(world, model: str):
     agent = new_agent(world, name="backlog", model=model, context_window=4_096)
     store = resolve_conversation(world, agent, None)
-    for n in range(30):
+    for n in range(BACKLOG_TURNS):
         add_turn(store, world.clock, f"{FILLER} ({n})", answer="Sure, next step.")
     add_turn(store, world.clock, "I prefer tabs for indentation.", answer="Noted.")
     return agent, store
