@@ -70,6 +70,7 @@ NEVER = (
     "shutil",
     "dataclasses",  # records are mini_letta.structs: a dataclass compiles its methods at import
     "logging",  # mini_letta.log imports it only for a library's caller, not a command
+    "socket",  # a lease's host name comes from uname
 )
 
 # Loaded by `status`, but not by a turn with nothing due: its decision needs only the
