@@ -6,13 +6,12 @@ import json
 import subprocess
 import sys
 
-from support import groups
 from support.cli import cli_env
-from support.interrupt import interrupt_during_model_call
+from support.interrupt import SHARES_THE_FORKER, interrupt_during_model_call
 from support.scripted_server import Reply, openai_stream
 
 
-@groups.SDK  # the worker whose forker has the OpenAI SDK loaded already
+@SHARES_THE_FORKER
 def test_sigint_while_waiting_for_the_model_exits_130_and_keeps_the_message(
     cli, scripted_server, home, project, model_commands, tmp_path
 ):

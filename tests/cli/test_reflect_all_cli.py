@@ -8,8 +8,7 @@ import json
 from mini_letta.reflection.state.records import list_run_records
 from mini_letta.reflection.state.watermark import read_reflection_state
 from mini_letta.workspace import new_agent, resolve_conversation
-from support import groups
-from support.interrupt import interrupt_during_model_call
+from support.interrupt import SHARES_THE_FORKER, interrupt_during_model_call
 from support.reflection_kit import add_turn
 from support.scripted_server import Reply, openai_completion
 
@@ -39,7 +38,7 @@ def test_stream_json_gives_the_plan_then_an_event_per_slice(cli, world):
     assert {e["status"] for e in events} <= {"merged", "no_changes"}
 
 
-@groups.SDK  # the worker whose forker has the OpenAI SDK loaded already
+@SHARES_THE_FORKER
 def test_ctrl_c_stops_after_the_slice_and_a_later_run_resumes(
     cli, world, scripted_server, model_commands, tmp_path
 ):

@@ -22,6 +22,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from support.cli import SRC, CliResult, cli_env
 from support.scripted_server import ScriptedServer
 from support.waiting import wait_until
@@ -62,6 +64,8 @@ for command in sys.stdin:
 """
 
 TIMEOUT = 60
+# The tests that share a worker's forker: one worker runs them all, so the SDK is imported once.
+SHARES_THE_FORKER = pytest.mark.xdist_group("model-commands")
 
 
 class ModelCommands:
