@@ -20,7 +20,7 @@ import sys
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from mini_letta.cli import WORKER_COMMAND
 from mini_letta.errors import InvalidValueError
@@ -33,9 +33,6 @@ if TYPE_CHECKING:
     from mini_letta.session import PostTurnJob, Spawner
     from mini_letta.workspace import World
 
-__all__ = ["WORKER_COMMAND", "WorkerArgs", "cli_spawner", "read_worker_args", "spawn_job"]
-
-TRIGGERS: tuple[RunTrigger, ...] = ("manual", "step-count", "compaction-event")
 SYNC_WORKER_FLAG = "--background"  # `memory sync --background`: quiet, for a detached sync
 Watch = Callable[["subprocess.Popen[bytes]"], None]
 
@@ -100,6 +97,11 @@ _FLAGS = {"--agent": 0, "--conversation": 1, "--trigger": 2, "--instruction": 3}
 
 def read_worker_args(words: list[str]) -> WorkerArgs:
     """`WorkerArgs.words()` read back; anything else is a usage error (exit 2)."""
+    from typing import get_args
+
+    from mini_letta.reflection.api import RunTrigger
+
+    triggers: tuple[str, ...] = get_args(RunTrigger)
     values: list[str | None] = [None] * len(_FLAGS)
     if len(words) % 2:
         raise InvalidValueError(f"{WORKER_COMMAND}: each of {', '.join(_FLAGS)} takes a value")
@@ -109,11 +111,11 @@ def read_worker_args(words: list[str]) -> WorkerArgs:
             raise InvalidValueError(f"{WORKER_COMMAND}: unexpected or repeated {flag!r}")
         values[at] = value
     agent_id, conversation_id, trigger, instruction = values
-    if not agent_id or not conversation_id or trigger not in TRIGGERS:
+    if not agent_id or not conversation_id or trigger not in triggers:
         raise InvalidValueError(
-            f"{WORKER_COMMAND} needs --agent, --conversation and --trigger ({', '.join(TRIGGERS)})"
+            f"{WORKER_COMMAND} needs --agent, --conversation and --trigger ({', '.join(triggers)})"
         )
-    return WorkerArgs(agent_id, conversation_id, trigger, instruction)
+    return WorkerArgs(agent_id, conversation_id, cast("RunTrigger", trigger), instruction)
 
 
 def spawn_detached(world: World, args: list[str]) -> subprocess.Popen[bytes]:
