@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 GIT_TIMEOUT = 60.0
 MEMORY_LOCK_TIMEOUT = 30.0
+_URL_KEYS = r"^remote\..+\.url$"  # each remote's URL, as `git config --get-regexp` matches keys
 _SHA_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _LOCK_EXISTS = re.compile(r"Unable to create '(.+\.lock)': File exists")
 GC_AUTO = 1000
@@ -112,6 +113,8 @@ class GitRepo:
         if user_config:
             self._config += _REMOTE_CONFIG
         self._transport: list[str] | None = None
+        # (the config files' stamp, each remote's URL): None until read; a None stamp, never kept
+        self._urls: tuple[tuple[int, ...] | None, dict[str, str]] | None = None
 
     def __repr__(self) -> str:
         return f"GitRepo({str(self.path)!r})"
@@ -164,24 +167,63 @@ class GitRepo:
             raise _failure(name, proc)
         return proc
 
-    def _user_transport(self) -> list[str]:
-        """The user's own credential helpers and ssh/askpass commands, which beat the repo's.
+    def remote_url(self, name: str) -> str | None:
+        """Remote `name`'s URL as git reads it (the last value set); None when it has none.
 
-        One `git config --show-scope` lists every scope; only the system and global entries
-        are kept. A git too old for `--show-scope` is asked scope by scope."""
+        A repository that reads the user's config learns it from the one `git config` that
+        also lists the user's transport and the drivers (`_read_user_settings`), and asks again
+        only once a config file of the repository changed."""
+        if not self._user_config:
+            proc = self._run(("config", "--get", f"remote.{name}.url"), check=False)
+            return proc.stdout.decode("utf-8", "replace").strip() or None
+        dirs = _git_dirs(self.path)
+        stamp = None if dirs is None else _config_stamp(*dirs)
+        if self._urls is None or stamp is None or self._urls[0] != stamp:
+            self._read_user_settings()
+        assert self._urls is not None
+        return self._urls[1].get(f"remote.{name}.url")
+
+    def _user_transport(self) -> list[str]:
+        """The user's own credential helpers and ssh/askpass commands, which beat the repo's."""
         if self._transport is None:
-            scoped = ("config", "-z", "--show-scope", "--get-regexp", TRANSPORT_KEYS)
-            proc = self._run(scoped, check=False)
-            if proc.returncode in (0, 1):  # 1: no entry at all
-                listing = _user_scopes(proc.stdout)
-            else:
-                listings = [
-                    self._run(("config", scope, "-z", "--get-regexp", TRANSPORT_KEYS), check=False)
-                    for scope in ("--system", "--global")
-                ]
-                listing = b"".join(p.stdout for p in listings if p.returncode == 0)
-            self._transport = user_transport_config(listing)
+            self._read_user_settings()
+        assert self._transport is not None
         return self._transport
+
+    def _read_user_settings(self) -> None:
+        """What a remote operation needs to know of the config, from one `git config
+        --show-scope`: the user's transport settings (its system and global entries only), the
+        drivers (every scope, memoised as `_driver_overrides` does) and the remotes' URLs. A
+        git too old for `--show-scope` is asked scope by scope for the transport."""
+        dirs = _git_dirs(self.path)
+        stamp = None if dirs is None else _config_stamp(*dirs)  # before git reads the files
+        mentioned = None if dirs is None else _config_mentions(*dirs)
+        keys = f"{TRANSPORT_KEYS}|{DRIVER_KEYS}|{_URL_KEYS}"
+        proc = self._run(("config", "-z", "--show-scope", "--get-regexp", keys), check=False)
+        if proc.returncode in (0, 1):  # 1: no entry at all
+            fields = proc.stdout.split(b"\0")
+            scoped = list(zip(fields[0::2], fields[1::2], strict=False))
+        else:
+            listings = [
+                self._run(("config", scope, "-z", "--get-regexp", TRANSPORT_KEYS), check=False)
+                for scope in ("--system", "--global")
+            ]
+            rest = ("config", "-z", "--get-regexp", f"{DRIVER_KEYS}|{_URL_KEYS}")
+            listings.append(self._run(rest, check=False))
+            scoped = [
+                (b"global", entry)  # the last listing's are never transport entries
+                for p in listings
+                if p.returncode == 0
+                for entry in p.stdout.split(b"\0")
+            ]
+        transport, drivers, urls = _split_settings(scoped)
+        self._transport = user_transport_config(transport)
+        found = driver_overrides(drivers)
+        # An included file is not in the stamp: a repository that includes one is always asked.
+        cacheable = stamp is not None and mentioned is not None and b"include" not in mentioned
+        if dirs is not None and stamp is not None and cacheable:
+            _DRIVERS[dirs[1]] = (stamp, found)
+        self._urls = (stamp if cacheable else None, urls)
 
     def _driver_overrides(self) -> list[str]:
         """The repo's filter and merge drivers as they are now, disarmed (config can change).
@@ -299,6 +341,17 @@ class GitRepo:
         if proc.returncode != 0:
             return None
         return proc.stdout.decode("ascii").strip() or None
+
+    def ref_sha(self, ref: str) -> str | None:
+        """The sha `ref` (a full name such as `refs/remotes/origin/main`) holds, as it is
+        stored: no tag is peeled and no object read. None when there is no such ref. Read
+        from the files when they are plain (no reftable), else asked of git."""
+        found = _head_file(self.path)
+        sha = _ASK_GIT if found is None else _read_ref(found[1], ref)
+        if sha is not _ASK_GIT:
+            return sha
+        proc = self._run(("rev-parse", "-q", "--verify", ref), check=False)
+        return proc.stdout.decode("ascii", "replace").strip() or None
 
     def rev_parse(self, rev: str) -> str:
         proc = self._run(("rev-parse", "--verify", "-q", f"{rev}^{{commit}}"), check=False)
@@ -524,6 +577,12 @@ def _read_head(work_tree: Path) -> str | None:
     ref = head[5:]
     if not ref.startswith("refs/heads/"):
         return _ASK_GIT
+    return _read_ref(refs, ref)
+
+
+def _read_ref(refs: Path, ref: str) -> str | None:
+    """The sha a branch-like ref (never a symbolic one) names, from the loose file or
+    packed-refs under `refs`; None when neither has it; `_ASK_GIT` when they cannot say."""
     try:
         loose = refs / ref
         if loose.is_file():
@@ -542,16 +601,28 @@ def _read_head(work_tree: Path) -> str | None:
     return None  # not packed either: unborn
 
 
-def _user_scopes(listing: bytes) -> bytes:
-    """The system and global entries of `git config -z --show-scope` output (scope NUL key
-    LF value NUL, repeated), as `git config -z` alone would list them."""
-    fields = listing.split(b"\0")
-    kept = [
-        entry + b"\0"
-        for scope, entry in zip(fields[0::2], fields[1::2], strict=False)
-        if scope in (b"system", b"global")
-    ]
-    return b"".join(kept)
+def _split_settings(
+    scoped: Sequence[tuple[bytes, bytes]],
+) -> tuple[bytes, bytes, dict[str, str]]:
+    """`_read_user_settings`'s (scope, entry) pairs, entries as `git config -z` lists them,
+    split into (the system and global transport entries, the driver entries, remote name ->
+    URL with the last value kept, as `git config --get` answers)."""
+    transport: list[bytes] = []
+    drivers: list[bytes] = []
+    urls: dict[str, str] = {}
+    for scope, entry in scoped:
+        if not entry:
+            continue
+        raw_key, _, raw_value = entry.partition(b"\n")
+        key = raw_key.decode("utf-8", "surrogateescape")
+        if re.fullmatch(TRANSPORT_KEYS, key, re.DOTALL):
+            if scope in (b"system", b"global"):
+                transport.append(entry + b"\0")
+        elif re.fullmatch(_URL_KEYS, key, re.DOTALL):
+            urls[key] = raw_value.decode("utf-8", "replace").strip()
+        else:
+            drivers.append(entry + b"\0")
+    return b"".join(transport), b"".join(drivers), {k: v for k, v in urls.items() if v}
 
 
 def _raise(error: OSError) -> None:

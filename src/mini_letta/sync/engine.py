@@ -172,12 +172,12 @@ def _sync(repo: GitRepo, url: str, clock: Clock, move: _Mover) -> SyncOutcome:
     _refuse_unclean(repo)
     pulled, merged = 0, False
     conflicts: tuple[str, ...] = ()
-    checked = _tracking_sha(repo)  # what this machine last took from the remote
+    checked = repo.ref_sha(_TRACKING)  # what this machine last took from the remote
     refused_push: str | None = None  # what git said when the last push was refused
     for _ in range(PUSH_ATTEMPTS):
         _fetch(repo)
-        remote = _tracking_sha(repo)
         head = repo.head_sha()
+        remote = _tracking_sha(repo, head)
         ahead, behind = _divergence(repo, head, remote)
         if refused_push is not None and not behind:
             raise GitError(f"git push failed: {refused_push}")  # not because the remote moved
@@ -195,7 +195,8 @@ def _sync(repo: GitRepo, url: str, clock: Clock, move: _Mover) -> SyncOutcome:
         push = ("push", "-q", "--porcelain", *push_options(url), REMOTE, f"{BRANCH}:{BRANCH}")
         code, said = repo.try_run(*push)
         if code == 0:
-            repo.run("update-ref", _TRACKING, step.head)
+            if repo.ref_sha(_TRACKING) != step.head:  # git's push updates it when it can
+                repo.run("update-ref", _TRACKING, step.head)
             return SyncOutcome(step.head, pulled, True, merged, conflicts)
         refused_push = said  # the next fetch says whether the remote moved meanwhile
     raise SyncError(
@@ -353,8 +354,12 @@ def _refuse_unclean(repo: GitRepo) -> None:
         raise MemfsError(f"memory is not on branch {BRANCH}; check it out first")
 
 
-def _tracking_sha(repo: GitRepo) -> str | None:
-    """The remote's branch as last fetched; None when the remote has none yet."""
+def _tracking_sha(repo: GitRepo, head: str) -> str | None:
+    """The remote's branch as last fetched, a commit; None when the remote has none yet.
+    Read from the files when it is memory's HEAD (a commit, nothing to peel or check)."""
+    stored = repo.ref_sha(_TRACKING)
+    if stored is None or stored == head:
+        return stored
     found = repo.run("rev-parse", "-q", "--verify", f"{_TRACKING}^{{commit}}", check=False)
     return found.strip() if _SHA.fullmatch(found.strip()) else None
 

@@ -26,10 +26,10 @@ from mini_letta.tools.memory_tool import apply_and_commit
 from support.git_calls import git_calls
 from support.sync import Machine, git
 
-# Most git processes of a merge that resolves one conflicted file one folder down: 27 today
-# and one to spare (43 before they were counted; tests/unit/sync/test_sync_git_calls.py has
-# the other kinds of sync).
-CONFLICTED_MERGE = 27 + 1
+# Most git processes of a merge that resolves one conflicted file one folder down: 23 today
+# and one to spare (43 when first counted, then 27; tests/unit/sync/test_sync_git_calls.py
+# has the other kinds of sync).
+CONFLICTED_MERGE = 23 + 1
 
 
 def test_a_second_machine_joins_and_shares_one_history(machines):
@@ -199,7 +199,9 @@ def test_a_remote_rewound_by_someone_else_gets_our_history_back(machines):
 
 
 def test_repository_configured_programs_never_run_during_sync(machines, tmp_path):
-    first, _, history = machines
+    """Neither the remote's programs (on the push) nor the memory repository's own (its hooks,
+    and a filter that would run as a pull checks files out) run."""
+    first, second, history = machines
     remote = history.remote
     marker = tmp_path / "ran"
     hook = remote / "hooks" / "pre-receive"
@@ -209,8 +211,13 @@ def test_repository_configured_programs_never_run_during_sync(machines, tmp_path
     local_hook = first.memory / ".git" / "hooks" / "pre-push"
     local_hook.write_text(f"#!/bin/sh\ntouch {marker}\n", encoding="utf-8")
     local_hook.chmod(0o755)
+    for key, value in (("smudge", f"touch {marker}; cat"), ("required", "true")):
+        git(second.memory, "config", f"filter.evil.{key}", value)
+    (second.memory / ".git" / "info").mkdir(exist_ok=True)
+    (second.memory / ".git" / "info" / "attributes").write_text("* filter=evil\n")
     first.remember("system/human.md", "- a fact")
     assert first.sync().pushed
+    assert second.sync().pulled == 1 and "- a fact" in second.read("system/human.md")
     assert not marker.exists()
 
 
