@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -54,6 +54,10 @@ _CONFIG = (
     "gc.autoDetach=false",
     f"gc.auto={GC_AUTO}",
     f"gc.autoPackLimit={GC_AUTO_PACK_LIMIT}",  # pinned: `pack_due` applies git's rule with it
+    # git's own look after each commit, fetch and merge is one more process (`maintenance run
+    # --auto`), nearly always to find nothing due; `pack_if_due` reads the same rule from the
+    # files and starts `gc --auto` only when it would pack.
+    "maintenance.auto=false",
 )
 # Remote operations (sync) also read the user's config; these keep their results predictable.
 _REMOTE_CONFIG = ("merge.conflictStyle=diff3", "push.default=nothing")
@@ -281,6 +285,13 @@ class GitRepo:
             return True
         return packs > GC_AUTO_PACK_LIMIT
 
+    def pack_if_due(self) -> None:
+        """`git gc --auto` in the foreground when its rule says it would pack (`pack_due`):
+        what git's auto-maintenance did after a commit, a fetch or a merge, without a process
+        when nothing is due."""
+        if self.pack_due():
+            self.run("gc", "--auto", "--quiet")
+
     def may_have_worktrees(self) -> bool:
         """Whether git may know a linked worktree (an entry in `worktrees/` of the common git
         dir): False only when that folder is certainly absent or empty."""
@@ -434,6 +445,8 @@ class GitRepo:
         except GitError:
             self._unstage(stage)
             raise
+        with suppress(GitError):  # as git's own auto-maintenance: the commit stands either way
+            self.pack_if_due()
         return self.head_sha()
 
     def _same_as_head(self, paths: Sequence[str]) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from contextlib import suppress
 
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import GitError, MemfsError, MiniLettaError
@@ -97,6 +98,8 @@ def sync_memory(
         ):
             _undo_interrupted_move(repo, state)
             outcome = _sync(repo, url, clock, _Mover(home, agent_id, attempt))
+            with suppress(GitError):  # a failure leaves memory as it is: synced
+                repo.pack_if_due()  # what the fetch and merge left (git's own look is off)
     except MiniLettaError as exc:
         failed = replace(
             attempt, last_error=str(exc), error_reported=False, failures=state.failures + 1
