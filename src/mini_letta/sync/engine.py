@@ -21,11 +21,13 @@ from contextlib import suppress
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import GitError, MemfsError, MiniLettaError
 from mini_letta.home import Home
+from mini_letta.memory.gitfiles import stored_ref
 from mini_letta.memory.incoming import Arrival, check_arrival, describe_refusal
 from mini_letta.memory.remote import (
     BRANCH,
     REMOTE,
     get_remote,
+    local_remote_path,
     memory_remote_repo,
     push_options,
     refuse_non_bare_remote,
@@ -178,7 +180,8 @@ def _sync(repo: GitRepo, url: str, clock: Clock, move: _Mover) -> SyncOutcome:
     checked = repo.ref_sha(_TRACKING)  # what this machine last took from the remote
     refused_push: str | None = None  # what git said when the last push was refused
     for _ in range(PUSH_ATTEMPTS):
-        _fetch(repo)
+        if refused_push is not None or not _holds(url, checked):
+            _fetch(repo)
         head = repo.head_sha()
         remote = _tracking_sha(repo, head)
         ahead, behind = _divergence(repo, head, remote)
@@ -376,6 +379,16 @@ def _divergence(repo: GitRepo, head: str, remote: str | None) -> tuple[int, int]
     if len(counts) != 2 or not all(count.isdigit() for count in counts):
         raise GitError(f"git rev-list could not compare {head[:7]} with {remote[:7]}")
     return int(counts[0]), int(counts[1])
+
+
+def _holds(url: str, known: str | None) -> bool:
+    """Whether the remote is on this machine and its branch is `known` (what was last taken
+    from it), read from its files: a fetch would bring nothing, and is the costliest git call of
+    a sync (a second git on the remote's side, a check of what came)."""
+    path = local_remote_path(url)
+    if path is None or not path.is_absolute() or known is None:
+        return False
+    return stored_ref(path, f"refs/heads/{BRANCH}") == known
 
 
 def _fetch(repo: GitRepo) -> None:
