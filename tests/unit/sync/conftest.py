@@ -38,7 +38,7 @@ def machines(built_machines: Path, tmp_path: Path, clock) -> tuple[Machine, Mach
 
 
 @pytest.fixture
-def attacker_clone(machines, tmp_path: Path) -> Path:
+def attacker_clone(machines, built_machines: Path, tmp_path: Path) -> Path:
     """A plain git clone of the two machines' remote, with no mini-letta checks."""
-    point_at_remote(tmp_path / ATTACKER, tmp_path)
+    point_at_remote(tmp_path / ATTACKER, built_machines, tmp_path)
     return tmp_path / ATTACKER

@@ -34,7 +34,7 @@ CONFLICTED_MERGE = 23 + 1
 
 def test_a_second_machine_joins_and_shares_one_history(machines):
     first, second, _ = machines
-    assert git(second.memory, "rev-parse", "HEAD") == git(first.memory, "rev-parse", "HEAD")
+    assert second.head() == first.head()
     assert git(second.memory, "config", "remote.origin.url") == git(
         first.memory, "config", "remote.origin.url"
     )
@@ -60,7 +60,7 @@ def test_edits_on_both_machines_end_up_on_both(machines, order):
         assert "beta uses cargo" in machine.read("projects/beta.md")
         assert "- likes tabs" in machine.read("system/human.md")
         assert "careful assistant" in machine.read("system/persona.md")
-    assert git(first.memory, "rev-parse", "HEAD") == git(second.memory, "rev-parse", "HEAD")
+    assert first.head() == second.head()
 
 
 def test_both_machines_remembering_at_the_end_of_a_file_keeps_both(machines):
@@ -113,8 +113,8 @@ def test_an_overlapping_edit_is_kept_visibly_and_reported(machines):
 def test_a_conflict_one_machine_merged_is_listed_on_the_other_too(machines):
     first, second, _ = machines
     _overlapping_edits(first, second)
-    second_head = git(second.memory, "rev-parse", "HEAD")
-    first_head = git(first.memory, "rev-parse", "HEAD")
+    second_head = second.head()
+    first_head = first.head()
     assert second.sync().needs_review == ("system/human.md",)  # the laptop merges
     received = first.sync()  # the desk only fast-forwards to the merge
     assert received.needs_review == ("system/human.md",) and not received.merged
@@ -172,10 +172,10 @@ def test_an_unreachable_remote_fails_once_and_the_next_sync_retries(machines, tm
 def test_sync_refuses_uncommitted_changes_and_changes_nothing(machines):
     first, _, _ = machines
     (first.memory / "system" / "human.md").write_text("hand edit\n", encoding="utf-8")
-    head = git(first.memory, "rev-parse", "HEAD")
+    head = first.head()
     with pytest.raises(SyncError, match="uncommitted changes"):
         first.sync()
-    assert git(first.memory, "rev-parse", "HEAD") == head
+    assert first.head() == head
     assert (first.memory / "system" / "human.md").read_text(encoding="utf-8") == "hand edit\n"
 
 
@@ -261,11 +261,11 @@ def test_a_sync_merge_never_writes_a_credential_into_its_message(machines):
     commit_note(first, "one")
     commit_note(second, "two")
     first.sync()
-    head = git(second.memory, "rev-parse", "HEAD")
+    head = second.head()
     with pytest.raises(SyncError, match=r"secret \(OpenAI API key\)") as caught:
         second.sync()
     assert key not in str(caught.value)
-    assert git(second.memory, "rev-parse", "HEAD") == head
+    assert second.head() == head
     for machine in (first, second):
         assert key not in git(machine.memory, "log", "--all", "--format=%B")
 
@@ -276,8 +276,8 @@ def _start_a_move(first: Machine, second: Machine) -> str:
     push publishes them: how they reached the remote is not what these tests are about."""
     git(first.memory, "push", "-q", "origin", "main")
     git(second.memory, "fetch", "-q", "origin")
-    head = git(second.memory, "rev-parse", "HEAD")
-    target = git(first.memory, "rev-parse", "HEAD")
+    head = second.head()
+    target = first.head()
     home, agent_id, clock = second.world.home, second.agent.id, second.world.clock
     state = load_sync_state(home, agent_id, clock)
     save_sync_state(home, agent_id, replace(state, moving_from=head, moving_to=target))
@@ -316,13 +316,13 @@ def test_a_link_the_killed_checkout_made_is_compared_as_a_link_never_followed(ma
     (first.memory / "projects" / "link.md").symlink_to(outside)
     git(first.memory, "add", "projects/link.md")
     git(first.memory, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "link")
-    head = git(second.memory, "rev-parse", "HEAD")
+    head = second.head()
     _start_a_move(first, second)
     (second.memory / "projects").mkdir()
     (second.memory / "projects" / "link.md").symlink_to(outside)  # as far as git had got
     with pytest.raises(SyncError, match=r"projects/link\.md is a symbolic link"):
         second.sync()
-    assert git(second.memory, "rev-parse", "HEAD") == head
+    assert second.head() == head
     assert git(second.memory, "status", "--porcelain") == ""
     assert not os.path.lexists(second.memory / "projects" / "link.md")
     assert outside.read_text(encoding="utf-8") == "not memory\n"

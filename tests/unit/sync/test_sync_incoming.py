@@ -55,13 +55,13 @@ def attacker(attacker_clone: Path) -> Attacker:
 
 
 def _refused(machine: Machine, *needles: str) -> str:
-    head = git(machine.memory, "rev-parse", "HEAD")
+    head = machine.head()
     with pytest.raises(SyncError) as caught:
         machine.sync()
     message = str(caught.value)
     for needle in needles:
         assert needle in message, message
-    assert git(machine.memory, "rev-parse", "HEAD") == head
+    assert machine.head() == head
     assert git(machine.memory, "status", "--porcelain") == ""
     return message
 
