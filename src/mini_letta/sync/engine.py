@@ -21,7 +21,7 @@ from contextlib import suppress
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import GitError, MemfsError, MiniLettaError
 from mini_letta.home import Home
-from mini_letta.memory.gitfiles import stored_ref
+from mini_letta.memory.gitfiles import git_dirs, stored_ref
 from mini_letta.memory.incoming import Arrival, check_arrival, describe_refusal
 from mini_letta.memory.remote import (
     BRANCH,
@@ -178,6 +178,7 @@ def _sync(repo: GitRepo, url: str, clock: Clock, move: _Mover) -> SyncOutcome:
     pulled, merged = 0, False
     conflicts: tuple[str, ...] = ()
     checked = repo.ref_sha(_TRACKING)  # what this machine last took from the remote
+    packs = _packs(repo)  # a fetch that brings many objects keeps them as a pack
     refused_push: str | None = None  # what git said when the last push was refused
     for _ in range(PUSH_ATTEMPTS):
         if refused_push is not None or not _holds(url, checked):
@@ -190,7 +191,8 @@ def _sync(repo: GitRepo, url: str, clock: Clock, move: _Mover) -> SyncOutcome:
         try:
             step = _integrate(repo, head, remote, ahead, behind, clock, move)
         except _Refused as refused:
-            _forget_fetched(repo, checked)
+            kept_a_pack = packs is None or _packs(repo) != packs
+            _forget_fetched(repo, checked, kept_a_pack=kept_a_pack)
             raise SyncError(describe_refusal(refused.problems)) from None
         checked = remote
         pulled += step.pulled
@@ -251,15 +253,31 @@ def _check_incoming(repo: GitRepo, head: str, target: str, *, messages: bool = T
     return arrival
 
 
-def _forget_fetched(repo: GitRepo, before: str | None) -> None:
+def _forget_fetched(repo: GitRepo, before: str | None, *, kept_a_pack: bool) -> None:
     """Put the tracking branch back and drop the refused objects, so nothing the remote sent
-    (a credential in a file or a message) stays in memory's repository."""
+    (a credential in a file or a message) stays in memory's repository: loose objects go with
+    a prune; a pack the fetch kept takes a whole repack (`gc`)."""
     if before is None:
         repo.run("update-ref", "-d", _TRACKING)
     else:
         repo.run("update-ref", _TRACKING, before)
     repo.run("reflog", "expire", "--expire=now", "--expire-unreachable=now", _TRACKING)
-    repo.run("gc", "-q", "--prune=now")
+    if kept_a_pack:
+        repo.run("gc", "-q", "--prune=now")
+    else:
+        repo.run("prune", "--expire=now")
+
+
+def _packs(repo: GitRepo) -> frozenset[str] | None:
+    """The repository's pack files by name; None when they cannot be listed (then every
+    refusal repacks)."""
+    dirs = git_dirs(repo.path)
+    if dirs is None:
+        return None
+    try:
+        return frozenset(p.name for p in (dirs[1] / "objects" / "pack").glob("*.pack"))
+    except OSError:
+        return None
 
 
 def _merge_commit(

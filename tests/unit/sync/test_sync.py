@@ -91,41 +91,33 @@ def _overlapping_edits(first, second) -> None:
     first.sync()
 
 
-def test_an_overlapping_edit_is_kept_visibly_and_reported(machines):
+def test_an_overlapping_edit_is_kept_visibly_reported_and_listed_on_both_machines(machines):
     first, second, _ = machines
     _overlapping_edits(first, second)
+    second_head, first_head = second.head(), first.head()
     with git_calls() as calls:
-        outcome = second.sync()
+        outcome = second.sync()  # the laptop merges
     assert outcome.needs_review == ("system/human.md",)
     assert len(calls) <= CONFLICTED_MERGE, calls  # the few, pinned loosely
     text = second.read("system/human.md")
     assert "- prefers tabs" in text.partition(REVIEW_HEADING)[0]
     assert "- prefers spaces" in text.partition(REVIEW_HEADING)[2]
-    first.sync()
-    assert first.read("system/human.md") == text
-    home, agent_id, clock = second.world.home, second.agent.id, second.world.clock
-    assert files_needing_review(home, agent_id, clock) == ("system/human.md",)
-    second.replace("system/human.md", text.partition("\n" + REVIEW_HEADING)[2], "")
-    second.replace("system/human.md", "\n" + REVIEW_HEADING, "")
-    assert files_needing_review(home, agent_id, clock) == ()
-
-
-def test_a_conflict_one_machine_merged_is_listed_on_the_other_too(machines):
-    first, second, _ = machines
-    _overlapping_edits(first, second)
-    second_head = second.head()
-    first_head = first.head()
-    assert second.sync().needs_review == ("system/human.md",)  # the laptop merges
     received = first.sync()  # the desk only fast-forwards to the merge
     assert received.needs_review == ("system/human.md",) and not received.merged
+    assert first.read("system/human.md") == text
     home, agent_id, clock = first.world.home, first.agent.id, first.world.clock
     assert files_needing_review(home, agent_id, clock) == ("system/human.md",)
-    block = first.read("system/human.md").partition(REVIEW_HEADING)[2]
+    block = text.partition(REVIEW_HEADING)[2]
     # named by commits, so it reads right on the desk as on the laptop that wrote it
     assert f"version of commit {second_head[:7]}" in block
     assert f"version of commit {first_head[:7]}" in block
     assert "this machine" not in block and "other machine" not in block
     assert first.sync().needs_review == ("system/human.md",)  # still listed until resolved
+    home, agent_id, clock = second.world.home, second.agent.id, second.world.clock
+    assert files_needing_review(home, agent_id, clock) == ("system/human.md",)
+    second.replace("system/human.md", text.partition("\n" + REVIEW_HEADING)[2], "")
+    second.replace("system/human.md", "\n" + REVIEW_HEADING, "")
+    assert files_needing_review(home, agent_id, clock) == ()
 
 
 def test_two_replacements_of_the_starter_line_are_a_conflict_not_two_facts(machines):
