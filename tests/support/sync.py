@@ -97,14 +97,28 @@ def build_two_machines(root: Path, clock) -> None:
 
 def copy_two_machines(built: Path, root: Path, clock) -> tuple[Machine, Machine, Path]:
     """(desk, laptop, remote): a copy of the pair `build_two_machines` made, under `root`.
-    The plain clone is copied too; `point_at_remote(root / ATTACKER, root)` makes it usable."""
-    # git's sample hooks (a quarter of the files) never run: not copied
-    skip = shutil.ignore_patterns("*.sample")
-    shutil.copytree(built, root, symlinks=True, ignore=skip, dirs_exist_ok=True)
+    The plain clone is not copied; `copy_plain_clone` copies it for a test that uses it."""
+    for name in (REMOTE, DESK, LAPTOP):
+        _copy(built / name, root / name)
     desk, laptop = Machine.reopen(root / DESK, clock), Machine.reopen(root / LAPTOP, clock)
     for machine in (desk, laptop):
         point_at_remote(machine.memory, built, root)
     return desk, laptop, root / REMOTE
+
+
+def copy_plain_clone(built: Path, root: Path) -> Path:
+    """The plain git clone `build_two_machines` made, copied under `root` (beside the copy of
+    the two machines) and pointed at the copied remote."""
+    _copy(built / ATTACKER, root / ATTACKER)
+    point_at_remote(root / ATTACKER, built, root)
+    return root / ATTACKER
+
+
+def _copy(source: Path, target: Path) -> None:
+    # git's sample hooks (a quarter of the files) never run, and no file the tests copy is
+    # executable: names and bytes only
+    skip = shutil.ignore_patterns("*.sample")
+    shutil.copytree(source, target, symlinks=True, ignore=skip, copy_function=shutil.copyfile)
 
 
 def point_at_remote(clone: Path, built: Path, root: Path) -> None:
