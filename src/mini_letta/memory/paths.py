@@ -9,6 +9,8 @@ path at most 1024), so an over-long name is refused here, never as a raw OSError
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from mini_letta.errors import MemoryEditError
@@ -17,8 +19,11 @@ MAX_SEGMENT_BYTES = 255  # NAME_MAX on Linux and macOS
 MAX_PATH_BYTES = 1024  # leaves room under PATH_MAX for the memory folder (or a worktree)
 
 
-def resolve_memory_path(root: Path, path: object, name: str = "path") -> str:
-    """A memory-relative POSIX path, refused unless it stays a real file path inside `root`."""
+def resolve_memory_path(
+    root: Path, path: object, name: str = "path", *, real_root: Path | None = None
+) -> str:
+    """A memory-relative POSIX path, refused unless it stays a real file path inside `root`.
+    A caller checking many paths passes `root.resolve()` as `real_root`, found once."""
     if not isinstance(path, str) or not path.strip():
         raise MemoryEditError(f"{name!r} must be a memory path such as system/notes.md")
     text = path.strip()
@@ -45,14 +50,28 @@ def resolve_memory_path(root: Path, path: object, name: str = "path") -> str:
         )
     if parts[0] == "skills" and len(parts) == 2:
         raise MemoryEditError(f"{name} {text!r}: skills are folders, use skills/<name>/SKILL.md")
-    base = root.resolve()
-    resolved = (base / text).resolve()
-    if resolved != base.joinpath(*parts):
+    if _through_link(real_root if real_root is not None else root.resolve(), parts):
         raise MemoryEditError(
             f"{name} {text!r} goes through a symlink; memory paths must be real files inside "
             "the memory folder"
         )
     return text
+
+
+def _through_link(base: Path, parts: list[str]) -> bool:
+    """Whether the path goes through a symbolic link below the resolved `base`: what
+    `(base / path).resolve() != base / path` says (no part is '.' or '..'), from one lstat per
+    existing part instead of resolving every folder from `/` again."""
+    current = str(base)
+    for part in parts:
+        current = os.path.join(current, part)
+        try:
+            mode = os.lstat(current).st_mode
+        except OSError:
+            return False  # nothing more exists down there, so nothing to follow
+        if stat.S_ISLNK(mode):
+            return True
+    return False
 
 
 def _check_length(text: str, name: str) -> None:
