@@ -127,14 +127,16 @@ def new_agent(
     base_url: str | None = None,
     settings: ModelSettings | None = None,
     memory_remote: str | None = None,
+    files: Settings | None = None,
 ) -> AgentRecord:
-    """Create an agent and its memory: a new one, or a clone of `memory_remote` (shared memory)."""
+    """Create an agent and its memory: a new one, or a clone of `memory_remote` (shared memory).
+    `files`: the command's snapshot of the settings files (read here when not given)."""
     from mini_letta.memory.repo import ensure_git_available
 
     choice = (
         ModelChoice(model)
         if model
-        else new_agent_model(read_settings(world.home, world.project_dir), world.environ)
+        else new_agent_model(files or read_settings(world.home, world.project_dir), world.environ)
     )
     # an unknown handle is refused before anything is created; an alias is kept resolved
     handle = parse_handle(choice.handle).raw
@@ -233,6 +235,8 @@ def resolve_or_create_agent(
 ) -> AgentRecord:
     """The agent a chat uses: as `resolve_agent`, but a project without one gets a new agent,
     on `model` (the creating chat's --model) else the default one."""
+    if agent_ref is None:  # one read for finding the project's agent and choosing a new one's
+        settings = settings or read_settings(world.home, world.project_dir)
     found = find_project_agent(world, agent_ref, settings)
     if found is not None:
         check_agent_memory(world.home, found)
@@ -240,7 +244,7 @@ def resolve_or_create_agent(
     from mini_letta.settings import ensure_project_folder
 
     ensure_project_folder(world.project_dir)  # an unwritable project fails before the agent
-    agent = new_agent(world, model=model)
+    agent = new_agent(world, model=model, files=settings)
     remember_current(world.project_dir, agent.id, "")
     return agent
 

@@ -211,6 +211,14 @@ def test_a_turn_reads_the_settings_files_once_for_the_whole_command(world):
     assert seen.reads(project_settings_file(world.project_dir)) <= 2
 
 
+def test_the_first_turn_in_a_project_reads_the_settings_files_once_making_its_agent(world):
+    with file_events() as seen, Session(world) as session:  # the project has no agent yet
+        session.run("hi")
+    assert seen.reads(world.home.settings_file) == 1, seen.opened
+    # the local file once more inside each locked update: the agent, then the conversation
+    assert seen.reads(project_settings_file(world.project_dir)) <= 3
+
+
 def test_a_turn_writes_conversation_json_once_per_change_it_must_keep(world):
     with file_events() as first, Session(world) as session:
         session.run("hi")
