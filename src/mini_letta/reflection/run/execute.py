@@ -190,6 +190,7 @@ def _execute(
             gate=gate,
             refusals=agent_result.refusals,
             second_look=_second_look(run, gate),
+            log=provenance.worktree,
         )
         if final.status == "rejected":
             run.parent.run("branch", "-f", rejected_branch(run.run_id), worktree.branch)
