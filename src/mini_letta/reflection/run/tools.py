@@ -195,19 +195,14 @@ class MemoryCommitTool:
         refuse_secret(message, "the commit message")  # before looking at the tree
         repo = GitRepo(_root(ctx))
         log = self.provenance.worktree
-        changed = repo.changed_paths()
-        if not changed:
-            log.edited = False
-            return ToolResult("Nothing to commit: memory has no changes.")
         trailers = self.provenance.trailers
         before = repo.head_sha_or_none()
-        sha = repo.commit_paths(
-            changed, message + ("\n\n" + "\n".join(trailers) if trailers else "")
-        )
-        if sha is None:
+        done = repo.commit_all(message + ("\n\n" + "\n".join(trailers) if trailers else ""))
+        log.edited = False  # committed or not, nothing is left uncommitted
+        if done is None:
             return ToolResult("Nothing to commit: memory has no changes.")
+        sha, changed = done
         log.commits.append(BranchCommit(before, sha, message))  # its subject: one line
-        log.edited = False  # every path git listed is in the commit
         return ToolResult(f"Committed {sha[:12]}: {len(changed)} file(s) ({', '.join(changed)}).")
 
 
