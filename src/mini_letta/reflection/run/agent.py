@@ -96,7 +96,7 @@ def redacted_message(message: Message) -> Message:
     calls = tuple(
         replace(call, arguments=redact_arguments(call.arguments)) for call in message.tool_calls
     )
-    content = redact_secrets(message.content)
+    content = redact_secrets(message.content) if message.content else ""  # a call has no text
     if content == message.content and calls == message.tool_calls:
         return message
     return replace(message, content=content, tool_calls=calls)
