@@ -54,9 +54,8 @@ def main() -> None:
             after = _cpu()
             assert not [r for r in results if r.status == "error"], results
             n = len(cases)
-            rounds.append(
-                (1000 * (after[0] - before[0]) / n, 1000 * (after[1] - before[1]) / n, len(calls) / n)
-            )
+            own, children = (1000 * (a - b) / n for a, b in zip(after, before, strict=True))
+            rounds.append((own, children, len(calls) / n))
     own, children, git = (statistics.median(column) for column in zip(*rounds, strict=True))
     print(f"{len(cases)} runs x {opts.rounds} rounds (median round), per run:")
     print(f"  CPU in the process  {own:6.1f} ms")
