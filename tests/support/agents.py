@@ -87,7 +87,10 @@ def _make(key: Key) -> _Made:
     folders, files, objects = [], [], []
     for folder, _, names in os.walk(root):
         rel = Path(folder).relative_to(root)
-        if rel.parts[-2:] == (".git", "hooks"):  # git init's samples, never run (git runs without hooks)
+        if rel.parts[-2:] == (
+            ".git",
+            "hooks",
+        ):  # git init's samples, never run (git runs without hooks)
             continue
         if rel.parts:
             folders.append(str(rel))
