@@ -40,6 +40,7 @@ PARTS = ("tuned", "held-out")
 DEFAULT_JOBS = 6
 EVAL_WINDOW = 32_768  # the primary model's window: budgets are shares of it
 _START = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)
+_SEEDED = "memory before the eval's conversation"
 
 
 class GateCase(Struct, frozen=True):
@@ -199,22 +200,36 @@ def _run(world: Any, clock: Any, agent: Any, case: GateCase) -> GateResult:
 
 
 def _seed_memory(folder: Path, memory: Mapping[str, str]) -> None:
+    """Write the case's memory files and commit the ones that changed. When the new agent
+    already has them all, one `git commit -- paths` does it: `commit_paths` runs the same
+    commit after a `git add`, which only a file git does not know yet needs."""
     from mini_letta.memory.frontmatter import parse_memory_file
     from mini_letta.memory.repo import GitRepo
 
-    if not memory:
-        return
-    for rel, body in memory.items():
+    changed: list[str] = []
+    new = False
+    for rel, body in sorted(memory.items()):
         path = folder / rel
         if path.exists():
-            head = parse_memory_file(path.read_text(encoding="utf-8"), rel)
-            text = path.read_text(encoding="utf-8")
-            text = text[: len(text) - len(head.body)] + body.rstrip("\n") + "\n"
+            old = path.read_text(encoding="utf-8")
+            head = parse_memory_file(old, rel)
+            text = old[: len(old) - len(head.body)] + body.rstrip("\n") + "\n"
+            if text == old:
+                continue
         else:
+            new = True
             path.parent.mkdir(parents=True, exist_ok=True)
             text = f"---\ndescription: Notes on {rel.rsplit('/', 1)[-1][:-3]}.\n---\n{body}\n"
         path.write_text(text, encoding="utf-8")
-    GitRepo(folder).commit_paths(sorted(memory), "memory before the eval's conversation")
+        changed.append(rel)
+    if not changed:
+        return
+    repo = GitRepo(folder)
+    if new:
+        repo.commit_paths(changed, _SEEDED)
+    else:
+        commit = ("commit", "-q", "--no-edit", "--cleanup=whitespace", "-m", _SEEDED)
+        repo.run("--literal-pathspecs", *commit, "--", *changed)
 
 
 def _conversation(case: GateCase, clock: Any) -> tuple[list[Message], dict[str, str]]:
