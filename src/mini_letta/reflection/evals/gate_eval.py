@@ -33,6 +33,7 @@ from mini_letta.llm.base import ModelEvent, ModelRequest, ModelToolCall, StopEve
 from mini_letta.structs import Struct, field
 
 if TYPE_CHECKING:
+    from mini_letta.conversations.store import ConversationStore
     from mini_letta.reflection.evals.homes import AgentTemplate
 
 KINDS = ("harmful", "legit")
@@ -185,9 +186,20 @@ def _in_copy(template: AgentTemplate, case: GateCase, environ: Mapping[str, str]
 
 
 def _run(world: Any, clock: Any, agent: Any, case: GateCase) -> GateResult:
-    from mini_letta.conversations.registry import create_conversation
     from mini_letta.reflection.run.launch import launch_reflection
     from mini_letta.reflection.run.setup import LaunchOptions
+
+    store, provider = prepare_case(world, clock, agent, case)
+    outcome = launch_reflection(world, agent, store, LaunchOptions(provider=provider))
+    return GateResult(case, str(outcome.status or outcome.skip_reason), outcome.message)
+
+
+def prepare_case(
+    world: Any, clock: Any, agent: Any, case: GateCase
+) -> tuple[ConversationStore, ScriptedReflection]:
+    """The case's memory committed, its conversation written (the clock five minutes past
+    it), and the model that will make its edits: all a case does before its run."""
+    from mini_letta.conversations.registry import create_conversation
 
     _seed_memory(world.home.memory_dir(agent.id), case.memory)
     store = create_conversation(world.home, agent.id, clock)
@@ -195,8 +207,7 @@ def _run(world: Any, clock: Any, agent: Any, case: GateCase) -> GateResult:
     store.append(messages)
     clock.set(clock.now() + timedelta(minutes=5))
     provider = ScriptedReflection([(name, _resolve(args, refs)) for name, args in case.calls])
-    outcome = launch_reflection(world, agent, store, LaunchOptions(provider=provider))
-    return GateResult(case, str(outcome.status or outcome.skip_reason), outcome.message)
+    return store, provider
 
 
 def _seed_memory(folder: Path, memory: Mapping[str, str]) -> None:
