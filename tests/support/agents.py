@@ -1,7 +1,8 @@
 """Fresh agents for tests whose subject is not creation: each kind of agent is made once per
 worker process (a real `new_agent`: agent record, `git init`, first commit) and every test gets a
-copy of that home (reflection/evals/homes.py's copy: git objects linked, which git never rewrites
-in place), instead of three git processes and the record's writes per test.
+copy of that home (reflection/evals/homes.py's copy: the template's folders and files listed and
+read once, git objects linked, which git never rewrites in place), instead of three git processes
+and the record's writes per test.
 
 A copy is the agent `new_agent` would have made in the test's world: same record (id included),
 same memory and first commit, created at the same time on the same clock. So a kind is keyed by
@@ -16,7 +17,6 @@ changes after they are made, and a test only ever changes its copy.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import os
 import shutil
 import tempfile
@@ -25,22 +25,13 @@ from pathlib import Path
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.home import Home
-from mini_letta.reflection.evals.homes import AgentTemplate
+from mini_letta.reflection.evals.homes import AgentTemplate, copy_template, read_template
 from mini_letta.workspace import World
 from support.clock import FakeClock
 
 Key = tuple[str | None, str, int | None, datetime, bool]
 
-
-class _Made(AgentTemplate, frozen=True):
-    """A template with its folders and files listed once, so that a copy walks no tree."""
-
-    folders: tuple[str, ...]
-    files: tuple[str, ...]
-    objects: tuple[str, ...]  # git's object files: linked (git never rewrites one in place)
-
-
-_made: dict[Key, _Made] = {}
+_made: dict[Key, AgentTemplate] = {}
 
 
 def fresh_agent(
@@ -60,19 +51,11 @@ def fresh_agent(
     assert not (current and settings.exists()), "the project has no current agent yet"
     key = (name, model, context_window, world.clock.now(), current)
     template = _made.get(key) or _make(key)
-    source, target = f"{template.root}{os.sep}", f"{into}{os.sep}"
-    for folder in template.folders:  # parents first
-        with contextlib.suppress(FileExistsError):  # the project folder
-            os.mkdir(target + folder)
-    for name in template.objects:
-        os.link(source + name, target + name)
-    for name in template.files:
-        with open(source + name, "rb") as old, open(target + name, "xb") as new:
-            new.write(old.read())
+    copy_template(template, into, world.environ, world.clock)  # folders listed once, no walk
     return template.agent
 
 
-def _make(key: Key) -> _Made:
+def _make(key: Key) -> AgentTemplate:
     from mini_letta.settings import ensure_project_folder, remember_current
     from mini_letta.workspace import new_agent
 
@@ -84,17 +67,7 @@ def _make(key: Key) -> _Made:
     if current:
         ensure_project_folder(root / "project")
         remember_current(root / "project", agent.id, "")
-    folders, files, objects = [], [], []
-    for folder, _, names in os.walk(root):
-        rel = Path(folder).relative_to(root)
-        if rel.parts[-2:] == (".git", "hooks"):  # git init's samples: git runs without hooks
-            continue
-        if rel.parts:
-            folders.append(str(rel))
-        for name in names:
-            is_object = rel.parts[-3:-1] == (".git", "objects")
-            (objects if is_object else files).append(str(rel / name))
-    _made[key] = _Made(root, agent, tuple(folders), tuple(files), tuple(objects))
+    _made[key] = read_template(root, agent)
     return _made[key]
 
 

@@ -46,7 +46,6 @@ def check_arrival(repo: GitRepo, old: str | None, new: str, *, messages: bool = 
     commits' messages are not read again when `messages` is off (a caller that checked them
     already, and every message it added itself)."""
     changes = list(_changes(repo, old, new))
-    real_root = repo.path.resolve()
     problems: list[str] = []
     to_read: list[tuple[str, str, str | None]] = []  # (path, new sha, old sha)
     for old_mode, new_mode, old_sha, new_sha, path in changes:
@@ -57,7 +56,7 @@ def check_arrival(repo: GitRepo, old: str | None, new: str, *, messages: bool = 
             problems.append(f"{path} is {what}; memory files are plain files")
             continue
         try:
-            resolve_memory_path(repo.path, path, real_root=real_root)
+            resolve_memory_path(repo.path, path)
         except MemoryEditError:
             problems.append(
                 f"{path} is outside the memory layout (markdown files, no hidden names)"

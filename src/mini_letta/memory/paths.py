@@ -19,11 +19,8 @@ MAX_SEGMENT_BYTES = 255  # NAME_MAX on Linux and macOS
 MAX_PATH_BYTES = 1024  # leaves room under PATH_MAX for the memory folder (or a worktree)
 
 
-def resolve_memory_path(
-    root: Path, path: object, name: str = "path", *, real_root: Path | None = None
-) -> str:
-    """A memory-relative POSIX path, refused unless it stays a real file path inside `root`.
-    A caller checking many paths passes `root.resolve()` as `real_root`, found once."""
+def resolve_memory_path(root: Path, path: object, name: str = "path") -> str:
+    """A memory-relative POSIX path, refused unless it stays a real file path inside `root`."""
     if not isinstance(path, str) or not path.strip():
         raise MemoryEditError(f"{name!r} must be a memory path such as system/notes.md")
     text = path.strip()
@@ -50,7 +47,7 @@ def resolve_memory_path(
         )
     if parts[0] == "skills" and len(parts) == 2:
         raise MemoryEditError(f"{name} {text!r}: skills are folders, use skills/<name>/SKILL.md")
-    if _through_link(real_root if real_root is not None else root.resolve(), parts):
+    if _through_link(root, parts):
         raise MemoryEditError(
             f"{name} {text!r} goes through a symlink; memory paths must be real files inside "
             "the memory folder"
@@ -58,19 +55,18 @@ def resolve_memory_path(
     return text
 
 
-def _through_link(base: Path, parts: list[str]) -> bool:
-    """Whether the path goes through a symbolic link below the resolved `base`: what
-    `(base / path).resolve() != base / path` says (no part is '.' or '..'), from one lstat per
-    existing part instead of resolving every folder from `/` again."""
-    current = str(base)
+def _through_link(root: Path, parts: list[str]) -> bool:
+    """Whether a segment of the path below `root` that exists is a symbolic link: with no
+    empty, '.' or '..' segment, that is exactly when resolving it would land elsewhere (one
+    lstat a segment, instead of resolving every folder above memory twice)."""
+    current = os.fspath(root)
     for part in parts:
         current = os.path.join(current, part)
         try:
-            mode = os.lstat(current).st_mode
-        except OSError:
-            return False  # nothing more exists down there, so nothing to follow
-        if stat.S_ISLNK(mode):
-            return True
+            if stat.S_ISLNK(os.lstat(current).st_mode):
+                return True
+        except OSError:  # missing (a file to create) or unreadable: nothing to follow there
+            return False
     return False
 
 

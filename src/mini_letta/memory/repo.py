@@ -460,6 +460,29 @@ class GitRepo:
             self.pack_if_due()
         return self.head_sha()
 
+    def commit_all(self, message: str) -> tuple[str, list[str]] | None:
+        """Stage every change in the work tree and commit it: (the new sha, the paths that
+        changed, sorted), or None when nothing changed. For a checkout only its owner stages
+        in (a reflection worktree): two git processes, as `git add -A -v` stages and names
+        what it staged (a path whose content is unchanged is not named), so no `git status`
+        first. When git's list cannot be read (a name with a line break, another language),
+        git status names the staged paths. Failures unstage everything and raise GitError; a
+        message holding a credential is refused before anything is staged."""
+        from mini_letta.memory.secrets import refuse_secret
+
+        refuse_secret(message, "the commit message")
+        paths = _staged_names(self.run("add", "-A", "-v"))
+        try:
+            if paths is None:
+                paths = self.changed_paths()
+            if not paths:
+                return None
+            self.run("commit", "-q", "--no-edit", "--cleanup=whitespace", "-m", message)
+        except GitError:
+            self._run(("reset", "-q"), check=False)
+            raise
+        return self.head_sha(), paths
+
     def _same_as_head(self, paths: Sequence[str]) -> bool:
         quiet = ("--literal-pathspecs", "diff", "--cached", "--quiet", "HEAD", "--", *paths)
         return self.returncode(*quiet) == 0
@@ -549,6 +572,22 @@ class GitRepo:
 _DRIVERS: dict[Path, tuple[tuple[int, ...], list[str]]] = {}
 
 _LOOSE_NAME = re.compile(r"[0-9a-f]{38}|[0-9a-f]{62}")  # git's loose objects in one folder
+
+_STAGED = re.compile(r"(?:add|remove) '(.*)'")  # `git add -v` in the C locale
+
+
+def _staged_names(listing: str) -> list[str] | None:
+    """The paths `git add -A -v` says it staged, sorted; None when a line is not one of its
+    two shapes (a name with a line break, a translated message)."""
+    names: set[str] = set()
+    for line in listing.split("\n"):
+        if not line:
+            continue
+        match = _STAGED.fullmatch(line)
+        if match is None:
+            return None
+        names.add(match.group(1))
+    return sorted(names)
 
 
 def _parse_batch(output: bytes) -> list[bytes]:

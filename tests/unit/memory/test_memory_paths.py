@@ -83,3 +83,32 @@ def test_a_path_through_a_link_is_refused_as_resolving_it_would_say(tmp_path):
     assert not wrong
     with pytest.raises(MemoryEditError, match="symlink"):
         resolve_memory_path(root, "loop/x.md")  # resolve() itself raises on a loop
+
+
+def test_a_path_through_a_link_below_memory_is_refused_and_a_link_above_it_is_not(tmp_path):
+    """Each segment below the memory folder is looked at (a folder link, a file link, a
+    dangling link, a link loop); links above the memory folder, missing segments and a file
+    where a folder would be are not the rule's business."""
+    real = tmp_path / "real"
+    (real / "system").mkdir(parents=True)
+    (real / "system" / "human.md").write_text("x")
+    (real / "notes.md").write_text("x")
+    (real / "folder-link").symlink_to(real / "system")
+    (real / "file-link.md").symlink_to(real / "notes.md")
+    (real / "dangling.md").symlink_to(real / "gone.md")
+    (real / "loop.md").symlink_to(real / "loop.md")
+    via_link = tmp_path / "via-link"
+    via_link.symlink_to(real)
+    refused = ["folder-link/human.md", "file-link.md", "dangling.md", "loop.md", "loop.md/x.md"]
+    allowed = ["system/human.md", "system/new.md", "new/deeper/x.md", "notes.md/x.md"]
+    for root in (real, via_link):
+        wrong = []
+        for path in refused:
+            try:
+                resolve_memory_path(root, path)
+                wrong.append(f"{root.name}: {path} accepted")
+            except MemoryEditError as exc:
+                if "symlink" not in str(exc):
+                    wrong.append(f"{root.name}: {path}: {exc}")
+        wrong += [f"{root.name}: {p} refused" for p in allowed if resolve_memory_path(root, p) != p]
+        assert wrong == []

@@ -298,3 +298,35 @@ def test_a_commit_packs_when_git_s_rule_says_so_with_no_process_for_it_otherwise
     assert not list((memory_repo.path / ".git" / "objects" / "17").glob("*"))
     for path, text in files.items():
         assert memory_repo.show_file("HEAD", path) == text
+
+
+def test_commit_all_names_the_paths_git_status_names(memory_repo):
+    """One `git add -A -v` stages and names: the names are status's (content changes only,
+    ignored files left out), a name git's list cannot carry (a line break) is asked of
+    status, a failed commit unstages everything, and no change is no commit."""
+    root = memory_repo.path
+    write_file(root, ".gitignore", "*.tmp\n")
+    write_file(root, "it's.md", "quote\n")
+    commit_all(root)
+    human = (root / "system" / "human.md").read_text()
+    (root / "system" / "human.md").write_text(human + "- more\n")
+    (root / "system" / "persona.md").write_text((root / "system" / "persona.md").read_text())
+    (root / "it's.md").unlink()
+    write_file(root, "笔记/新.md", "新\n")
+    write_file(root, "scratch.tmp", "ignored\n")
+    expected = memory_repo.changed_paths()
+    assert expected == ["it's.md", "system/human.md", "笔记/新.md"]
+    head = memory_repo.head_sha()
+    sha, paths = memory_repo.commit_all("several")
+    assert paths == expected and sha == memory_repo.head_sha() != head
+    assert memory_repo.changed_paths() == [] and memory_repo.commit_all("again") is None
+    assert memory_repo.head_sha() == sha
+    write_file(root, "line\nbreak.md", "x\n")
+    (root / "system" / "human.md").write_text(human)
+    expected = memory_repo.changed_paths()
+    block_commits(root)
+    with pytest.raises(GitError):
+        memory_repo.commit_all("blocked")
+    assert _git(root, "diff", "--cached", "--name-only") == ""  # nothing left staged
+    (root / ".git" / "refs" / "heads" / "main.lock").unlink()
+    assert memory_repo.commit_all("after the lock")[1] == expected
