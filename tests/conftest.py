@@ -49,6 +49,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item._id = type(node_id).parse(item.nodeid + suffix)  # type: ignore[attr-defined]
 
 
+@pytest.hookimpl(optionalhook=True)  # a plain `pytest` without xdist has no such hook
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """`--dist loadgroup` without its per-event walk over every finished test
+    (tests/support/scheduling.py); other `--dist` modes are xdist's own."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from support.scheduling import FinishedUnitsForgotten
+
+    return FinishedUnitsForgotten(config, log)  # type: ignore[arg-type]
+
+
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
