@@ -1,9 +1,11 @@
 """Wall time of a mock headless turn (process start included), fresh vs 100,000 messages.
 
 Usage: python bench/turn_cost.py [--runs N] [--messages N]
-Prints the median of N runs for `--version`, a turn in a fresh conversation, and a turn in a
-conversation whose log already holds the given number of messages: wall time, and the CPU time
-(user + system) of the process, which a busy shared machine disturbs far less.
+Prints the median of N runs for `--version`, a turn in a fresh conversation, a turn in a
+conversation whose log already holds the given number of messages, and the detached reflection
+worker after a turn (the process a background reflection starts: mock model, git included):
+wall time, and the CPU time (user + system) of the process and its children, which a busy
+shared machine disturbs far less.
 """
 
 from __future__ import annotations
@@ -90,6 +92,24 @@ def main() -> None:
             [[*turn, info["conversationId"]], [*turn, big_id]], cwd, _env(home), opts.runs
         )
         size_mb = store.log.path.stat().st_size / 1e6
+        # a turn in a third conversation, then the worker that reflects on it (each round)
+        said = [*turn[:-3], "-p", "我更喜欢用 tabs 缩进", "--new", "--output-format", "json"]
+        third = json.loads(
+            subprocess.run(
+                said, cwd=cwd, env=_env(home), check=True, capture_output=True, text=True
+            ).stdout
+        )["conversationId"]
+        ids = ["--agent", info["agentId"], "--conversation", third]
+        worker = [
+            sys.executable,
+            "-m",
+            "mini_letta",
+            "_reflect-worker",
+            *ids,
+            "--trigger",
+            "manual",
+        ]
+        _, reflected = interleaved_median_ms([[*turn, third], worker], cwd, _env(home), opts.runs)
     print(load_line(opts.runs))
     print(
         f"mini-letta --version            median {version[0]:7.1f} ms  (CPU {version[1]:6.1f} ms)"
@@ -102,6 +122,10 @@ def main() -> None:
     print(
         f"ratio large/fresh               {large[0] / fresh[0]:7.2f}  "
         f"(CPU {large[1] / fresh[1]:.2f})"
+    )
+    print(
+        f"reflection worker after a turn  median {reflected[0]:7.1f} ms  "
+        f"(CPU {reflected[1]:6.1f} ms, git included)"
     )
 
 

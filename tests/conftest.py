@@ -4,6 +4,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import settings
@@ -16,6 +17,9 @@ from mini_letta.workspace import World  # noqa: E402
 from support.cli import CliResult, run_cli, run_cli_in_process  # noqa: E402
 from support.clock import FakeClock  # noqa: E402
 from support.scripted_server import ScriptedServer  # noqa: E402
+
+if TYPE_CHECKING:
+    from mini_letta.agents.records import AgentRecord
 
 # Hypothesis: a bounded number of examples per property and no per-example deadline (a shared
 # 2-core machine is slow at random moments). CI is derandomized, so a failure reproduces;
@@ -96,6 +100,24 @@ class Cli:
         if self.process:
             return run_cli(*args, home=self.home, **kwargs)  # type: ignore[arg-type]
         return run_cli_in_process(*args, home=self.home, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def agent(world: World) -> AgentRecord:
+    """A fresh agent in `world`, as `new_agent(world)` makes it there: a copy of one made once
+    per worker (support/agents.py). Tests about creation itself call `new_agent`."""
+    from support.agents import fresh_agent
+
+    return fresh_agent(world)
+
+
+@pytest.fixture
+def project_agent(world: World) -> AgentRecord:
+    """The agent a project's first `chat` makes (the offline mock, the project's current one),
+    already there: for CLI tests whose first command only sets an agent up."""
+    from support.agents import fresh_agent
+
+    return fresh_agent(world, current=True)
 
 
 @pytest.fixture

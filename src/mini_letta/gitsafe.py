@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 # Values given with `-c` take precedence over every config file git reads.
 SAFE_GIT_CONFIG: tuple[str, ...] = (
@@ -176,3 +176,30 @@ def config_args(items: tuple[str, ...] | list[str]) -> list[str]:
     for item in items:
         args += ["-c", item]
     return args
+
+
+URL_KEYS = r"^remote\..+\.url$"  # each remote's URL, as `git config --get-regexp` matches keys
+
+
+def split_remote_settings(
+    scoped: Sequence[tuple[bytes, bytes]],
+) -> tuple[bytes, bytes, dict[str, str]]:
+    """`_read_user_settings`'s (scope, entry) pairs, entries as `git config -z` lists them,
+    split into (the system and global transport entries, the driver entries, remote name ->
+    URL with the last value kept, as `git config --get` answers)."""
+    transport: list[bytes] = []
+    drivers: list[bytes] = []
+    urls: dict[str, str] = {}
+    for scope, entry in scoped:
+        if not entry:
+            continue
+        raw_key, _, raw_value = entry.partition(b"\n")
+        key = raw_key.decode("utf-8", "surrogateescape")
+        if re.fullmatch(TRANSPORT_KEYS, key, re.DOTALL):
+            if scope in (b"system", b"global"):
+                transport.append(entry + b"\0")
+        elif re.fullmatch(URL_KEYS, key, re.DOTALL):
+            urls[key] = raw_value.decode("utf-8", "replace").strip()
+        else:
+            drivers.append(entry + b"\0")
+    return b"".join(transport), b"".join(drivers), {k: v for k, v in urls.items() if v}

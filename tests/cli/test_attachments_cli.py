@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+# the project's agent is there already (a copy of a fresh one): not what these tests are about
+pytestmark = pytest.mark.usefixtures("project_agent")
+
 
 def _messages(cli) -> list[dict[str, object]]:
     listed = json.loads(cli("conversations", "list", "--json").stdout)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 
-def test_chat_seed_first_output(cli):
+def test_chat_seed_first_output(cli, project_agent):
     result = cli("chat", "-p", "帮我看下这个报错")
     assert result.code == 0, result.stderr
     assert result.stdout == "（mock）我听到了：帮我看下这个报错\n"
@@ -21,7 +21,7 @@ def test_version_prints_and_creates_nothing(cli, home):
     assert not home.root.exists()
 
 
-def test_second_chat_continues_the_same_conversation(cli):
+def test_second_chat_continues_the_same_conversation(cli, project_agent):
     first = json.loads(cli("chat", "-p", "one", "--output-format", "json").stdout)
     second = json.loads(cli("chat", "-p", "two", "--output-format", "json").stdout)
     assert first["conversationId"] == second["conversationId"]
@@ -31,7 +31,7 @@ def test_second_chat_continues_the_same_conversation(cli):
     assert [m["content"] for m in shown["messages"] if m["role"] == "user"] == ["one", "two"]
 
 
-def test_new_starts_a_conversation_and_makes_it_current(cli):
+def test_new_starts_a_conversation_and_makes_it_current(cli, project_agent):
     first = json.loads(cli("chat", "-p", "one", "--output-format", "json").stdout)
     fresh = json.loads(cli("chat", "-p", "two", "--new", "--output-format", "json").stdout)
     again = json.loads(cli("chat", "-p", "three", "--output-format", "json").stdout)
@@ -51,7 +51,7 @@ def test_new_starts_a_conversation_and_makes_it_current(cli):
     assert back["conversationId"] == first["conversationId"]
 
 
-def test_json_output_fields(cli):
+def test_json_output_fields(cli, project_agent):
     result = cli("chat", "-p", "hello", "--output-format", "json")
     data = json.loads(result.stdout)
     assert data["type"] == "result"
@@ -64,7 +64,7 @@ def test_json_output_fields(cli):
     assert data["steps"] == 1
 
 
-def test_stream_json_event_order(cli):
+def test_stream_json_event_order(cli, project_agent):
     result = cli("chat", "-p", "hello", "--output-format", "stream-json")
     events = [json.loads(line) for line in result.stdout.splitlines()]
     assert [e["type"] for e in events] == ["system", "message", "message", "result"]
@@ -74,7 +74,7 @@ def test_stream_json_event_order(cli):
     assert events[-1]["result"] == "（mock）我听到了：hello"
 
 
-def test_prompt_from_stdin(cli):
+def test_prompt_from_stdin(cli, project_agent):
     result = cli("chat", "-p", "-", stdin="来自标准输入\n")
     assert result.stdout == "（mock）我听到了：来自标准输入\n"
 
@@ -91,20 +91,20 @@ def test_prompt_from_stdin(cli):
     ],
     ids=["empty-prompt", "no-prompt", "unknown-flag", "bad-format", "bad-max-steps", "bad-cmd"],
 )
-def test_usage_errors_exit_2(cli, args, needle):
+def test_usage_errors_exit_2(cli, project_agent, args, needle):
     result = cli(*args)
     assert result.code == 2
     assert needle in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
 
 
-def test_unknown_model_lists_providers(cli):
+def test_unknown_model_lists_providers(cli, project_agent):
     result = cli("chat", "-p", "x", "--model", "nope/x")
     assert result.code == 2  # a flag value: a usage error
     assert "unknown model" in result.stderr and "openai" in result.stderr
 
 
-def test_unknown_agent_and_conversation(cli):
+def test_unknown_agent_and_conversation(cli, project_agent):
     assert cli("chat", "-p", "x", "--agent", "nobody").code == 1
     result = cli("chat", "-p", "x", "--conversation", "conv-missing")
     assert result.code == 1
@@ -116,7 +116,7 @@ def _agent_dir(home: Path) -> Path:
     return agent_dir
 
 
-def test_corrupt_agent_json_names_the_file_and_keeps_it(cli, home):
+def test_corrupt_agent_json_names_the_file_and_keeps_it(cli, project_agent, home):
     cli("chat", "-p", "hi")
     agent_file = _agent_dir(home.root) / "agent.json"
     agent_file.write_text("{not json", encoding="utf-8")
@@ -126,7 +126,7 @@ def test_corrupt_agent_json_names_the_file_and_keeps_it(cli, home):
     assert agent_file.read_text(encoding="utf-8") == "{not json"
 
 
-def test_corrupt_conversation_json(cli, home):
+def test_corrupt_conversation_json(cli, project_agent, home):
     cli("chat", "-p", "hi")
     (conv_dir,) = (_agent_dir(home.root) / "conversations").iterdir()
     (conv_dir / "conversation.json").write_text("[1, 2]", encoding="utf-8")
@@ -136,7 +136,7 @@ def test_corrupt_conversation_json(cli, home):
 
 
 @pytest.mark.parametrize("which", ["global", "project"])
-def test_corrupt_settings_file(cli, home, project, which):
+def test_corrupt_settings_file(cli, project_agent, home, project, which):
     if which == "global":
         path = home.root / "settings.json"
     else:
@@ -149,7 +149,7 @@ def test_corrupt_settings_file(cli, home, project, which):
     assert path.read_text(encoding="utf-8") == '{"a": '
 
 
-def test_torn_last_line_and_garbage_middle_line(cli, home):
+def test_torn_last_line_and_garbage_middle_line(cli, project_agent, home):
     first = json.loads(cli("chat", "-p", "one", "--output-format", "json").stdout)
     cli("chat", "-p", "two")
     log = _agent_dir(home.root) / "conversations" / first["conversationId"] / "messages.jsonl"
@@ -165,7 +165,7 @@ def test_torn_last_line_and_garbage_middle_line(cli, home):
     assert b"msg-torn" not in log.read_bytes()
 
 
-def test_unwritable_home_is_a_clear_error(cli, tmp_path):
+def test_unwritable_home_is_a_clear_error(cli, project_agent, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     result = cli("chat", "-p", "hi", env={"MINI_LETTA_HOME": str(blocker / "home")})

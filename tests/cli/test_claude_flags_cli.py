@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+# the project's agent is there already (a copy of a fresh one): not what these tests are about
+pytestmark = pytest.mark.usefixtures("project_agent")
+
 
 def _json(result) -> dict[str, object]:
     assert result.code == 0, result.stderr

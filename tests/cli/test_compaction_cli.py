@@ -11,6 +11,9 @@ import pytest
 from mini_letta.llm.mock_memory import remembered_fact
 from support.compaction_fakes import CHINESE_TURNS
 
+# the project's agent is there already (a copy of a fresh one): not what these tests are about
+pytestmark = pytest.mark.usefixtures("project_agent")
+
 LINE = re.compile(r"^  ↻ compacted (\d+) messages \((\d+) → (\d+) tokens\)$", re.MULTILINE)
 REFLECTED = re.compile(r"^  ☾ reflection \d{14}-[0-9a-f]{8}: (merged|no_changes) — ", re.MULTILINE)
 

@@ -9,7 +9,7 @@ from mini_letta.context.builder import load_context_view
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.home import Home
 from mini_letta.storage.atomic import load_json
-from support.crash import kill_after, spawn_turn_loop
+from support.crash import TurnLoops
 
 WINDOW = "900"  # compacts every few turns (the memory prompt and tool take ~530 tokens)
 TEXT = "今天的工作记录：我们讨论了部署和测试的安排"
@@ -24,19 +24,18 @@ def _check_readable(store: ConversationStore) -> None:
     assert [m.role for m in view.messages].count("summary") <= 1
 
 
-def test_sigkill_during_compacting_turns(cli, home, project):
+def test_sigkill_during_compacting_turns(cli, home, project, tmp_path):
     cli("sleeptime", "--trigger", "off")  # every kill lands in a turn or a compaction
     first = cli("chat", "-p", "开始", "--context-window", WINDOW, "--output-format", "json")
     data = json.loads(first.stdout)
     store = ConversationStore(data["agentId"], data["conversationId"], Home(home.root))
     rng = random.Random(5)
     acknowledged: list[str] = []
-    for round_no in range(5):
-        child = spawn_turn_loop(
-            home.root, project, f"r{round_no}", 1000, "--context-window", WINDOW, text=TEXT
-        )
-        acknowledged += kill_after(child, rng.randint(2, 3), rng)
-        _check_readable(store)
+    with TurnLoops(home.root, project, tmp_path) as loops:
+        for round_no in range(5):
+            loops.start(f"r{round_no}", 1000, "--context-window", WINDOW, text=TEXT)
+            acknowledged += loops.kill_after(f"r{round_no}", rng.randint(2, 3), rng)
+            _check_readable(store)
     users = [m.content.split()[0] for m in store.all() if m.role == "user"]
     assert set(acknowledged) <= set(users)
     assert len(users) == len(set(users))

@@ -5,7 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from support.compaction_fakes import CHINESE_TURNS
+
+# the project's agent is there already (a copy of a fresh one): not what these tests are about
+pytestmark = pytest.mark.usefixtures("project_agent")
 
 
 def _conversation(cli, home) -> tuple[str, Path]:

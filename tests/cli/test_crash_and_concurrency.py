@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import random
 
-from support.crash import kill_after, spawn_turn_loop
+from support.crash import TurnLoops
 
 
 def _messages(cli, conversation_id: str) -> list[dict]:
@@ -14,14 +14,15 @@ def _messages(cli, conversation_id: str) -> list[dict]:
     return json.loads(shown.stdout)["messages"]
 
 
-def test_sigkill_during_turns_loses_nothing_acknowledged(cli, home, project):
+def test_sigkill_during_turns_loses_nothing_acknowledged(cli, home, project, tmp_path):
     first = json.loads(cli("chat", "-p", "start", "--output-format", "json").stdout)
     conv = first["conversationId"]
     rng = random.Random(1234)
     acknowledged: list[str] = []
-    for round_no in range(6):
-        child = spawn_turn_loop(home.root, project, f"r{round_no}", 1000)
-        acknowledged += kill_after(child, rng.randint(0, 2), rng)
+    with TurnLoops(home.root, project, tmp_path) as loops:
+        for round_no in range(6):
+            loops.start(f"r{round_no}", 1000)
+            acknowledged += loops.kill_after(f"r{round_no}", rng.randint(0, 2), rng)
     users = [m["content"] for m in _messages(cli, conv) if m["role"] == "user"]
     for text in acknowledged:
         assert text in users
@@ -31,14 +32,12 @@ def test_sigkill_during_turns_loses_nothing_acknowledged(cli, home, project):
     assert json.loads(after.stdout)["conversationId"] == conv
 
 
-def test_four_processes_in_one_conversation_serialise(cli, home, project):
+def test_four_processes_in_one_conversation_serialise(cli, home, project, tmp_path):
     conv = json.loads(cli("chat", "-p", "seed", "--output-format", "json").stdout)["conversationId"]
-    children = [
-        spawn_turn_loop(home.root, project, f"p{n}", 8, "--conversation", conv) for n in range(3)
-    ]
-    for child in children:
-        _, err = child.communicate(timeout=60)
-        assert child.returncode == 0, err
+    with TurnLoops(home.root, project, tmp_path) as loops:
+        for n in range(3):  # all three running before any has finished its turns
+            loops.start(f"p{n}", 8, "--conversation", conv)
+        assert [loops.wait(f"p{n}") for n in range(3)] == [0, 0, 0], loops.errors.read_text()
     messages = _messages(cli, conv)[2:]  # after the seed turn
     assert len(messages) == 48
     users = [m["content"] for m in messages if m["role"] == "user"]

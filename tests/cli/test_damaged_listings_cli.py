@@ -25,7 +25,7 @@ def _check_json(result, good: list[str], path, problem: str, key: str = "id") ->
     assert bad["path"] == str(path) and problem in bad["problem"]
 
 
-def test_conversations_list_marks_a_corrupt_conversation(cli, home):
+def test_conversations_list_marks_a_corrupt_conversation(cli, project_agent, home):
     cli("chat", "-p", "one")
     cli("chat", "-p", "two", "--new")
     agent = home.root / "agents" / _agent_id(cli)
@@ -35,7 +35,7 @@ def test_conversations_list_marks_a_corrupt_conversation(cli, home):
     _check_json(cli("conversations", "list", "--json"), [good.parent.name], bad, "invalid JSON")
 
 
-def test_reflections_list_marks_a_corrupt_run_record(cli, home):
+def test_reflections_list_marks_a_corrupt_run_record(cli, project_agent, home):
     cli("chat", "-p", "我更喜欢用 tabs 缩进")
     cli("reflect")
     cli("chat", "-p", "我叫李雷")

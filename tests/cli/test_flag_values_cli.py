@@ -6,6 +6,14 @@ import json
 
 import pytest
 
+from support.agents import fresh_agent
+
+
+@pytest.fixture
+def agent_x(world):
+    """What `agents create --name x` leaves: a copy of that agent made once per worker."""
+    return fresh_agent(world, name="x", current=True)
+
 
 @pytest.mark.parametrize(
     ("args", "needle"),
@@ -43,8 +51,7 @@ import pytest
     ],
     ids=lambda value: value if isinstance(value, str) else " ".join(value),
 )
-def test_bad_values_are_usage_errors_naming_the_flag(cli, args, needle):
-    cli("agents", "create", "--name", "x")
+def test_bad_values_are_usage_errors_naming_the_flag(cli, agent_x, args, needle):
     before = json.loads(cli("agents", "list", "--json").stdout)
     result = cli(*args)
     assert result.code == 2, result.stderr

@@ -6,6 +6,9 @@ import os
 
 import pytest
 
+# the project's agent is there already (a copy of a fresh one): not what these tests are about
+pytestmark = pytest.mark.usefixtures("project_agent")
+
 
 def _one_line(result, code):
     assert result.code == code, (result.code, result.stderr)

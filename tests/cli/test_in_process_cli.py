@@ -8,9 +8,14 @@ import json
 import threading
 from pathlib import Path
 
+import pytest
+
 from mini_letta.cli.main import main
 from mini_letta.cli.terminal import Terminal
 from support.cli import cli_env
+
+# the project's agent is there already (a copy of a fresh one): not what these tests are about
+pytestmark = pytest.mark.usefixtures("project_agent")
 
 
 def _terminal(root: Path, stdin: str = "") -> Terminal:

@@ -6,6 +6,9 @@ import json
 
 import pytest
 
+# the project's agent is there already (a copy of a fresh one): not what these tests are about
+pytestmark = pytest.mark.usefixtures("project_agent")
+
 
 def _agent_with_script(cli, project, entries) -> None:
     (project / "s.json").write_text(json.dumps(entries))

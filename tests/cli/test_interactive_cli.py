@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+# the project's agent is there already (a copy of a fresh one): not what these tests are about
+pytestmark = pytest.mark.usefixtures("project_agent")
+
 
 def test_interactive_session_runs_turns_and_commands(cli):
     result = cli(stdin="你好\n/help\n/new\n第二个对话\n/bogus\n/exit\n")

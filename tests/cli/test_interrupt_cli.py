@@ -7,18 +7,25 @@ import subprocess
 import sys
 
 from support.cli import cli_env
-from support.interrupt import interrupt_during_model_call
+from support.interrupt import SHARES_THE_FORKER, interrupt_during_model_call
 from support.scripted_server import Reply, openai_stream
 
 
+@SHARES_THE_FORKER
 def test_sigint_while_waiting_for_the_model_exits_130_and_keeps_the_message(
-    cli, scripted_server, home, project
+    cli, scripted_server, home, project, model_commands, tmp_path
 ):
     delayed = openai_stream("too late")
     scripted_server.queue(Reply(sse=delayed.sse, delay=60))
     args = ["chat", "-p", "keep me", "--model", "openai/x"]
     child = interrupt_during_model_call(
-        args, home=home.root, cwd=project, server=scripted_server, asking="keep me"
+        args,
+        commands=model_commands,
+        home=home.root,
+        cwd=project,
+        folder=tmp_path / "child",
+        server=scripted_server,
+        asking="keep me",
     )
     assert child.code == 130, child.stderr
     assert "Traceback" not in child.stderr

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+# the project's agent is there already (a copy of a fresh one): not what these tests are about
+pytestmark = pytest.mark.usefixtures("project_agent")
+
 
 def _log_records(home) -> list[dict]:
     (log,) = home.agents_dir.glob("*/conversations/*/messages.jsonl")

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from support.groups import SDK
 from support.scripted_server import openai_stream, openai_tool_call
 
-pytestmark = SDK
+# the project's agent is there already (a copy of a fresh one): not what these tests are about
+pytestmark = [SDK, pytest.mark.usefixtures("project_agent")]
 
 BODY = [
     "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",

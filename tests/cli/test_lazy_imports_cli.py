@@ -1,6 +1,8 @@
 """What a real process loads: `--version`, a plain mock turn and `status` never pay for the
 subsystems they do not use (tests/unit/test_architecture.py checks the source; this checks what
-is imported, by name, so it fails the day an import moves back to the top of a module).
+is imported, by name, so it fails the day an import moves back to the top of a module). The
+commands after `--version` run in two probe processes (support/import_probe.py), ordered so
+that each check holds for every command before it: modules loaded stay loaded.
 
 The names are the expensive parts: model SDKs, the reflection run machinery, memory sync, the
 secret scanner's pattern table, compaction, recall search, the interactive terminal's libraries
@@ -15,8 +17,9 @@ import sys
 from pathlib import Path
 
 from support.cli import cli_env
+from support.import_probe import ImportProbe
 
-SDKS = ("openai", "anthropic", "httpx", "httpx2", "mcp", "yaml", "acp", "pydantic")
+SDKS = ("openai", "anthropic", "httpx", "httpx2", "mcp", "mcp_types", "yaml", "acp", "pydantic")
 TERMINAL_UI = ("rich", "prompt_toolkit", "pygments")
 
 PROBE = """
@@ -67,6 +70,7 @@ NEVER = (
     "shutil",
     "dataclasses",  # records are mini_letta.structs: a dataclass compiles its methods at import
     "logging",  # mini_letta.log imports it only for a library's caller, not a command
+    "socket",  # a lease's host name comes from uname
 )
 
 # Loaded by `status`, but not by a turn with nothing due: its decision needs only the
@@ -84,11 +88,11 @@ NOT_IN_A_TURN = (
 )
 
 
-def _probe(home: Path, cwd: Path, *args: str, env: dict[str, str] | None = None) -> list[str]:
+def _probe(home: Path, cwd: Path, *args: str) -> list[str]:
     proc = subprocess.run(
         [sys.executable, "-c", PROBE, *args],
         cwd=cwd,
-        env=cli_env(home, env),
+        env=cli_env(home),
         capture_output=True,
         text=True,
         timeout=60,
@@ -101,9 +105,9 @@ def _probe(home: Path, cwd: Path, *args: str, env: dict[str, str] | None = None)
     return loaded
 
 
-def _found(loaded: list[str], names: tuple[str, ...]) -> list[str]:
+def _found(loaded: list[str] | set[str], names: tuple[str, ...]) -> list[str]:
     """The modules of `loaded` that are one of `names` or inside one of them."""
-    return [m for m in loaded if any(m == n or m.startswith(n + ".") for n in names)]
+    return sorted(m for m in loaded if any(m == n or m.startswith(n + ".") for n in names))
 
 
 def test_version_loads_the_entry_point_alone(home, project):
@@ -117,60 +121,79 @@ def test_version_loads_the_entry_point_alone(home, project):
     assert _found(loaded, ("typing", "re", "enum", "click", "dataclasses", *SDKS)) == []
 
 
-def test_plain_mock_turn_loads_only_what_it_uses(home, project):
-    # the first turn also makes the agent, its memory repo and the conversation: no SDK, no yaml
-    assert _found(_probe(home.root, project, "chat", "-p", "hello"), SDKS) == []
-    loaded = _probe(home.root, project, "chat", "-p", "hello again")
-    assert _found(loaded, NEVER) == []
-    assert _found(loaded, NOT_IN_A_TURN) == []
-    # the plain `chat -p TEXT` is read without click (cli/chat_args.py): no command tree
-    assert _found(loaded, ("click", "mini_letta.cli.commands", "mini_letta.cli.options")) == []
-
-
-def test_a_chat_line_that_is_not_plain_goes_through_click(cli, home, project):
-    assert cli("chat", "-p", "hello").code == 0
-    loaded = _probe(home.root, project, "chat", "--max-steps", "3", "-p", "hello again")
-    assert _found(loaded, NEVER) == []
-    commands = [m for m in loaded if m.startswith("mini_letta.cli.commands.")]
-    assert commands == ["mini_letta.cli.commands.chat", "mini_letta.cli.commands.root"]
-
-
-def test_status_loads_no_run_machinery_and_no_turn_loop(cli, home, project):
-    assert cli("chat", "-p", "hello").code == 0
-    loaded = _probe(home.root, project, "status")
-    assert _found(loaded, NEVER) == []
-    assert _found(loaded, ("mini_letta.loop", "mini_letta.llm.base", "mini_letta.tools.base")) == []
-
-
-def test_a_turn_after_a_compaction_loads_no_compaction_machinery(cli, home, project):
+def test_turns_and_the_reflection_worker_load_only_what_they_use(cli, home, project, tmp_path):
+    first = json.loads(cli("chat", "-p", "hello", "--output-format", "json").stdout)
+    other = tmp_path / "other"  # another project, whose agents this project's turns leave alone
+    other.mkdir()
+    # an agent whose conversation's view starts at a summary, which each turn checks
+    assert cli("agents", "create", "--name", "squeezed", cwd=other).code == 0
     for text in ("first", "second", "third"):
-        assert cli("chat", "-p", text).code == 0
-    assert cli("compact").code == 0  # the view now starts at a summary, which each turn checks
-    assert cli("chat", "-p", "the turn that reflects on the compaction").code == 0
-    loaded = _probe(home.root, project, "chat", "-p", "after the summary")
-    assert _found(loaded, NEVER) == []
+        assert cli("chat", "--agent", "squeezed", "-p", text, cwd=other).code == 0
+    assert cli("compact", "--agent", "squeezed", cwd=other).code == 0
+    assert cli("chat", "--agent", "squeezed", "-p", "the turn after it", cwd=other).code == 0
+    # a real model's turns: the scripted provider
+    script = tmp_path / "replies.json"
+    script.write_text('["hi", "hi", "hi"]')
+    model = f"script:{script}"
+    assert cli("agents", "create", "--name", "scripted", "--model", model, cwd=other).code == 0
+    assert cli("chat", "--agent", "scripted", "-p", "hello", cwd=other).code == 0
+    fresh = tmp_path / "fresh-project"
+    fresh.mkdir()
+    with ImportProbe(home.root, tmp_path / "probe") as probe:
+        probe.run("chat", "-p", "hello again", cwd=project)
+        assert _found(probe.loaded, NEVER) == []
+        assert _found(probe.loaded, NOT_IN_A_TURN) == []
+        # the plain `chat -p TEXT` is read without click (cli/chat_args.py): no command tree
+        plain_only = ("click", "mini_letta.cli.commands", "mini_letta.cli.options")
+        assert _found(probe.loaded, plain_only) == []
+
+        probe.run("chat", "--agent", "squeezed", "-p", "after the summary", cwd=other)
+        assert _found(probe.loaded, NEVER) == []
+
+        # a real model's turn loads the skills machinery only where there are skills
+        probe.run("chat", "--agent", "scripted", "-p", "again", cwd=other)
+        assert _found(probe.loaded, ("mini_letta.skills", "mini_letta.tools.skill_tool")) == []
+        (other / ".claude" / "skills" / "fmt").mkdir(parents=True)
+        (other / ".claude" / "skills" / "fmt" / "SKILL.md").write_text(
+            "---\nname: fmt\ndescription: Format.\n---\n"
+        )
+        probe.run("chat", "--agent", "scripted", "-p", "again", cwd=other)
+        assert "mini_letta.skills.discover" in probe.loaded and "yaml" not in probe.loaded
+
+        # the first turn of a project also makes its agent, memory repo and conversation
+        probe.run("chat", "-p", "hello", cwd=fresh)
+        assert _found(probe.loaded, SDKS) == []
+
+        # the detached worker's command line is read without click either (cli/background.py)
+        ids = ("--agent", first["agentId"], "--conversation", first["conversationId"])
+        probe.run("_reflect-worker", *ids, "--trigger", "manual", cwd=project)
+        assert _found(probe.loaded, ("click", *SDKS, *TERMINAL_UI)) == []
+    assert "mini_letta.reflection.run.execute" in probe.loaded  # it did reflect
 
 
-def test_context_on_a_real_model_agent_loads_no_sdk(cli, home, project):
-    """`context` only needs the model's window, so neither SDK is imported nor a client made."""
+def test_commands_load_no_run_machinery_and_no_sdk(cli, home, project, tmp_path):
+    elsewhere = tmp_path / "elsewhere"  # the real-model agents are not this project's
+    elsewhere.mkdir()
     for model in ("openai/gpt-4o", "anthropic/claude-sonnet-4-5"):
         name = model.partition("/")[0]
-        assert cli("agents", "create", "--name", name, "--model", model).code == 0
-        assert cli("chat", "-p", "hi", "--agent", name, "--model", "mock").code == 0
+        assert cli("agents", "create", "--name", name, "--model", model, cwd=elsewhere).code == 0
+        assert cli("chat", "-p", "hi", "--agent", name, "--model", "mock", cwd=elsewhere).code == 0
+    assert cli("chat", "-p", "hello").code == 0
+    with ImportProbe(home.root, tmp_path / "probe") as probe:
+        probe.run("status", cwd=project)
+        assert _found(probe.loaded, NEVER) == []
+        turn = ("mini_letta.loop", "mini_letta.llm.base", "mini_letta.tools.base")
+        assert _found(probe.loaded, turn) == []
+
+        # a chat line that is not plain goes through click, loading chat's command alone
+        new = probe.run("chat", "--max-steps", "3", "-p", "hello again", cwd=project)
+        assert _found(probe.loaded, NEVER) == []
+        assert [m for m in new if m.startswith("mini_letta.cli.commands.")] == [
+            "mini_letta.cli.commands.chat"
+        ]
+
+        # `context` only needs the model's window: neither SDK is imported nor a client made
         keys = {"OPENAI_API_KEY": "sk-test-dummy", "ANTHROPIC_API_KEY": "sk-ant-test-dummy"}
-        loaded = _probe(home.root, project, "context", "--agent", name, env=keys)
-        assert _found(loaded, SDKS) == [], model
-
-
-def test_a_real_models_turn_without_skills_loads_no_skills_machinery(cli, home, project):
-    script = project / "replies.json"
-    script.write_text('["hi"]')
-    assert cli("chat", "-p", "hello", "--model", f"script:{script}").code == 0
-    loaded = _probe(home.root, project, "chat", "-p", "again", "--model", f"script:{script}")
-    assert _found(loaded, ("mini_letta.skills", "mini_letta.tools.skill_tool")) == []
-    (project / ".claude" / "skills" / "fmt").mkdir(parents=True)
-    (project / ".claude" / "skills" / "fmt" / "SKILL.md").write_text(
-        "---\nname: fmt\ndescription: Format.\n---\n"
-    )
-    loaded = _probe(home.root, project, "chat", "-p", "again", "--model", f"script:{script}")
-    assert "mini_letta.skills.discover" in loaded and "yaml" not in loaded
+        for name in ("openai", "anthropic"):
+            probe.run("context", "--agent", name, cwd=elsewhere, env=keys)
+            assert _found(probe.loaded, SDKS) == [], name

@@ -1,13 +1,16 @@
-"""`mini-letta mcp-servers list|add|remove|approve`, and the one-line hint when the `mcp` extra
-is missing (shown by a process whose imports cannot find `mcp`: a sitecustomize blocker)."""
+"""`mini-letta mcp-servers list|add|remove|approve`, the one-line hint when the `mcp` extra is
+missing (shown by a process whose imports cannot find `mcp`: a sitecustomize blocker), and
+turns that reach a configured server (the scripted stdio one, support/mcp_servers.py)."""
 
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
 
 from support.cli import SRC
 from support.groups import MCP, NO_MCP
+from support.mcp_servers import STDIO_SERVER
 
 BLOCKER = textwrap.dedent(
     """
@@ -78,7 +81,8 @@ def test_without_the_mcp_extra_serving_and_configured_servers_say_how_to_install
     blocker.mkdir()
     (blocker / "sitecustomize.py").write_text(BLOCKER)
     env = {"PYTHONPATH": f"{blocker}:{SRC}"}
-    assert cli_process("chat", "-p", "hello", env=env).code == 0  # nothing configured: fine
+    # With nothing configured a turn needs no MCP SDK: test_lazy_imports_cli checks that a plain
+    # turn loads neither `mcp`, `mcp_types` nor mini_letta.mcp_client (which asks for the SDK).
     served = cli_process("mcp", env=env)
     assert served.code == 1
     assert served.stderr == (
@@ -96,13 +100,9 @@ def test_without_the_mcp_extra_serving_and_configured_servers_say_how_to_install
 def test_a_headless_turn_lists_mcp_tools_refuses_unapproved_calls_and_warns_in_one_line(
     cli, scripted_server, project
 ):
-    import sys
-    from pathlib import Path
-
     from support.scripted_server import openai_stream, openai_tool_call
 
-    fixture = Path(__file__).resolve().parents[1] / "support" / "mcp_fixture" / "fixture_server.py"
-    assert cli("mcp-servers", "add", "fx", "--", sys.executable, str(fixture), "stdio").code == 0
+    assert cli("mcp-servers", "add", "fx", "--", sys.executable, str(STDIO_SERVER)).code == 0
     assert cli("mcp-servers", "add", "-s", "user", "gone", "--", "/nonexistent/mcp").code == 0
     call = openai_tool_call("c1", "mcp__fx__echo", '{"text": "hi"}')
     scripted_server.queue(openai_stream("", [call]), openai_stream("Not allowed, then."))
@@ -126,15 +126,11 @@ def test_a_headless_turn_lists_mcp_tools_refuses_unapproved_calls_and_warns_in_o
 def test_the_interactive_session_starts_its_servers_once_across_new_conversations(
     cli, scripted_server, project, tmp_path
 ):
-    import sys
-    from pathlib import Path
-
     from support.scripted_server import openai_stream, openai_tool_call
 
-    fixture = Path(__file__).resolve().parents[1] / "support" / "mcp_fixture" / "fixture_server.py"
     starts = tmp_path / "starts.txt"
     added = cli("mcp-servers", "add", "-e", f"FIXTURE_STARTS={starts}", "fx", "--",
-                sys.executable, str(fixture), "stdio")  # fmt: skip
+                sys.executable, str(STDIO_SERVER))  # fmt: skip
     assert added.code == 0
     for n in (1, 2):
         call = openai_tool_call(f"c{n}", "mcp__fx__pid", "{}")

@@ -32,7 +32,7 @@ def _git(root: Path, *args: str) -> str:
     ).stdout
 
 
-def test_remember_flow_end_to_end(cli):
+def test_remember_flow_end_to_end(cli, project_agent):
     result = cli("chat", "-p", "请记住我喜欢用 vim 写代码。")
     assert result.code == 0, result.stderr
     assert result.stdout == "（mock）我记住了：我喜欢用 vim 写代码\n"
@@ -51,7 +51,7 @@ def test_remember_flow_end_to_end(cli):
     assert cli("chat", "-p", "hello").stdout == "（mock）我听到了：hello\n"
 
 
-def test_remember_flow_stream_json_shows_the_tool_call(cli):
+def test_remember_flow_stream_json_shows_the_tool_call(cli, project_agent):
     result = cli("chat", "-p", "记住：周五发布", "--output-format", "stream-json")
     events = [json.loads(line) for line in result.stdout.splitlines()]
     kinds = [e["type"] for e in events]
@@ -64,7 +64,7 @@ def test_remember_flow_stream_json_shows_the_tool_call(cli):
     assert events[-1]["steps"] == 2
 
 
-def test_remember_a_secret_is_refused_and_never_stored(cli):
+def test_remember_a_secret_is_refused_and_never_stored(cli, project_agent):
     secret = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
     result = cli("chat", "-p", f"记住我的 token 是 {secret}")
     assert result.code == 0
@@ -80,7 +80,7 @@ def test_remember_a_secret_is_refused_and_never_stored(cli):
     assert json.loads(cli("memory", "status", "--json").stdout)["clean"] is True
 
 
-def test_memory_path_tree_status(cli, home):
+def test_memory_path_tree_status(cli, project_agent, home):
     root = _memory_dir(cli)
     assert root.parent.parent == home.root / "agents"
     tree = cli("memory", "tree")
@@ -95,7 +95,7 @@ def test_memory_path_tree_status(cli, home):
     assert "?? notes.md" in text and "branch: main at " in text
 
 
-def test_memory_diff_shows_uncommitted_changes(cli):
+def test_memory_diff_shows_uncommitted_changes(cli, project_agent):
     root = _memory_dir(cli)
     assert cli("memory", "diff").stdout == "No changes.\n"
     with (root / HUMAN).open("a", encoding="utf-8") as handle:
@@ -106,7 +106,7 @@ def test_memory_diff_shows_uncommitted_changes(cli):
     assert cli("memory", "diff", "nope-rev").code == 1
 
 
-def test_memory_show_at_a_revision_and_errors(cli):
+def test_memory_show_at_a_revision_and_errors(cli, project_agent):
     cli("chat", "-p", "记住 tea")
     old = cli("memory", "show", HUMAN, "--rev", "HEAD~1")
     assert "Nothing yet" in old.stdout
@@ -116,7 +116,7 @@ def test_memory_show_at_a_revision_and_errors(cli):
     assert escape.code == 1 and "'..'" in escape.stderr
 
 
-def test_memory_validate_reports_each_problem(cli):
+def test_memory_validate_reports_each_problem(cli, project_agent):
     root = _memory_dir(cli)
     assert cli("memory", "validate").stdout == "2 files checked, 0 problems\n"
     (root / "bad.md").write_text("no frontmatter\n", encoding="utf-8")
@@ -136,7 +136,7 @@ def test_memory_validate_reports_each_problem(cli):
     assert "AKIA" not in result.stdout
 
 
-def test_memory_undo_reverts_and_refuses_conflicts(cli):
+def test_memory_undo_reverts_and_refuses_conflicts(cli, project_agent):
     cli("chat", "-p", "记住 one")
     cli("chat", "-p", "记住 two")
     root = _memory_dir(cli)
@@ -155,7 +155,7 @@ def test_memory_undo_reverts_and_refuses_conflicts(cli):
     assert cli("memory", "undo", "not-a-rev").code == 1
 
 
-def test_memory_undo_refuses_a_dirty_repo(cli):
+def test_memory_undo_refuses_a_dirty_repo(cli, project_agent):
     root = _memory_dir(cli)
     (root / "x.md").write_text("x")
     result = cli("memory", "undo")
@@ -171,7 +171,7 @@ def _editor(tmp_path: Path, new_text: str) -> dict[str, str]:
     return {"EDITOR": f"{sys.executable} {script}"}
 
 
-def test_memory_edit_validates_and_commits(cli, tmp_path):
+def test_memory_edit_validates_and_commits(cli, project_agent, tmp_path):
     root = _memory_dir(cli)
     text = "---\ndescription: The user\n---\nSam, by hand\n"
     result = cli("memory", "edit", HUMAN, env=_editor(tmp_path, text))
@@ -196,7 +196,7 @@ def test_memory_edit_validates_and_commits(cli, tmp_path):
     ],
     ids=["invalid", "secret", *(f"pasted-{n}" for n in range(len(SURFACE_SECRETS)))],
 )
-def test_memory_edit_refuses_and_keeps_memory(cli, tmp_path, text, needle):
+def test_memory_edit_refuses_and_keeps_memory(cli, project_agent, tmp_path, text, needle):
     root = _memory_dir(cli)
     before = ((root / HUMAN).read_bytes(), _git(root, "rev-parse", "HEAD"))
     result = cli("memory", "edit", HUMAN, env=_editor(tmp_path, text))
@@ -211,7 +211,9 @@ def _log_lines(home) -> int:
 
 
 @pytest.mark.parametrize("lost", [".git", "memory", ".git/HEAD"])
-def test_lost_memory_stops_every_command_and_is_never_silently_recreated(cli, home, lost):
+def test_lost_memory_stops_every_command_and_is_never_silently_recreated(
+    cli, project_agent, home, lost
+):
     cli("chat", "-p", "请记住我喜欢用 vim 写代码。")
     root = _memory_dir(cli)
     before = _log_lines(home)
@@ -229,7 +231,9 @@ def test_lost_memory_stops_every_command_and_is_never_silently_recreated(cli, ho
         assert cli(*args).code == 0, args  # inspecting the agent still works
 
 
-def test_memory_recover_keeps_the_files_in_a_first_commit_and_the_old_folder(cli, home):
+def test_memory_recover_keeps_the_files_in_a_first_commit_and_the_old_folder(
+    cli, project_agent, home
+):
     cli("chat", "-p", "请记住我喜欢用 vim 写代码。")
     root = _memory_dir(cli)
     remembered = (root / HUMAN).read_bytes()
@@ -248,7 +252,7 @@ def test_memory_recover_keeps_the_files_in_a_first_commit_and_the_old_folder(cli
     assert len(list(root.parent.glob("memory.corrupt-*"))) == 1
 
 
-def test_memory_recover_after_the_whole_folder_is_gone_starts_fresh(cli):
+def test_memory_recover_after_the_whole_folder_is_gone_starts_fresh(cli, project_agent):
     root = _memory_dir(cli)
     shutil.rmtree(root)
     result = cli("memory", "recover")
@@ -265,7 +269,7 @@ def test_missing_git_is_a_clear_start_up_error(cli, tmp_path):
     assert "git is not installed or not on PATH; install git" in result.stderr
 
 
-def test_a_hand_edit_past_the_budget_is_told_at_once(cli, tmp_path):
+def test_a_hand_edit_past_the_budget_is_told_at_once(cli, project_agent, tmp_path):
     _memory_dir(cli)
     big = "---\ndescription: The user\n---\n" + "".join(
         f"- fact {n}: something the person said about their week and plans\n" for n in range(80)

@@ -1,11 +1,14 @@
 """A sync killed (SIGKILL) at any point leaves both repositories consistent; the next completes.
 
-Each round edits memory, starts a real `mini-letta memory sync`, and kills it after a random
-part of the time a whole sync takes, so kills land in fetch, merge and push alike.
+Each round edits memory, starts a real sync process, and kills its process group after a random
+part of the time a whole sync takes, so kills land in fetch, merge and push alike. One Python
+process forks each sync (a start and its imports per round would cost more than the sync); the
+`memory sync` command itself is run by tests/cli/test_memory_sync_cli.py.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
@@ -76,22 +79,42 @@ def _let_time_pass_for_its_git_locks(memory: Path) -> None:
         os.utime(lock, (then, then))
 
 
-def _run_until_busy(
-    command: list[str], cwd: Path, env: dict[str, str], lease: Path
-) -> subprocess.Popen[bytes]:
-    """Start a sync and return once it holds the lease (its git work has begun) or ended."""
-    proc = subprocess.Popen(
-        command,
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+# Forks a sync of the agent for each line read (the file it touches when the sync ended), in a
+# session of its own so the test can kill the sync and its git processes at once; says the
+# sync's pid, then "reaped" once it has ended or been killed.
+SYNCER = """
+import os, sys
+from pathlib import Path
+from mini_letta.clock import SystemClock
+from mini_letta.home import Home
+from mini_letta.sync.engine import sync_memory
+home, agent_id = Home(Path(sys.argv[1])), sys.argv[2]
+for line in sys.stdin:
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setsid()
+            sync_memory(home, agent_id, SystemClock())
+        finally:
+            Path(line.strip()).touch()
+            os._exit(0)
+    print(pid, flush=True)
+    os.waitpid(pid, 0)
+    print("reaped", flush=True)
+"""
+
+
+def _start_busy(syncer: subprocess.Popen[str], lease: Path, done: Path) -> int:
+    """Start a sync and return its pid once it holds the lease (its git work has begun) or
+    has ended."""
+    assert syncer.stdin is not None and syncer.stdout is not None
+    syncer.stdin.write(f"{done}\n")
+    syncer.stdin.flush()
+    pid = int(syncer.stdout.readline())
     deadline = time.monotonic() + 30
-    while not lease.exists() and proc.poll() is None and time.monotonic() < deadline:
+    while not lease.exists() and not done.exists() and time.monotonic() < deadline:
         time.sleep(0.002)
-    return proc
+    return pid
 
 
 def test_sigkill_during_sync_leaves_both_sides_consistent(tmp_path: Path, clock) -> None:
@@ -106,55 +129,65 @@ def test_sigkill_during_sync_leaves_both_sides_consistent(tmp_path: Path, clock)
     for i in range(200):  # enough objects that a push takes a moment
         write_file(memory, f"notes/n{i}.md", f"---\ndescription: n\n---\n{'x' * 4000}{i}\n")
     commit_all(memory, "notes")
-    env = cli_env(world.home.root)
-    command = [sys.executable, "-m", "mini_letta", "memory", "sync", "--agent", agent.id]
     lease = world.home.agent_dir(agent.id) / "reflection.lease"
-    busy = _run_until_busy(command, project, env, lease)
     started = time.monotonic()
-    assert busy.wait(timeout=60) == 0
-    git_phase = time.monotonic() - started  # from taking the lease to the end
+    sync_memory(world.home, agent.id, clock)
+    git_phase = time.monotonic() - started  # about what a whole sync takes
     seen = _git(remote, "rev-parse", "refs/heads/main")
     other = tmp_path / "other"  # another machine pushes too, so each sync must merge
     _git(tmp_path, "clone", "-q", "-b", "main", str(remote), str(other))
     rng = random.Random(7)
-    for round_ in range(ROUNDS):
-        write_file(other, f"other/o{round_}.md", f"---\ndescription: o\n---\nother {round_}\n")
-        commit_all(other, f"other {round_}")
-        _git(
-            other,
-            "-c",
-            "user.name=o",
-            "-c",
-            "user.email=o@o",
-            "pull",
-            "-q",
-            "--no-rebase",
-            "--no-edit",
-            "origin",
-            "main",
-        )
-        _git(other, "push", "-q", "origin", "HEAD:main")
-        args = {
-            "command": "create",
-            "path": f"fresh/r{round_}.md",
-            "description": "r",
-            "content": f"round {round_} line\n" * 400,
-        }
-        apply_and_commit(memory, "create", args, f"round {round_}")
-        proc = _run_until_busy(command, project, env, lease)
-        deadline = time.monotonic() + rng.uniform(0, git_phase)
-        while time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.005)
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
-        _let_time_pass_for_its_git_locks(memory)
-        _check_working_tree(world, agent.id, memory)
-        assert not (memory / ".git" / "MERGE_HEAD").exists()
-        _git(memory, "fsck", "--no-dangling")
-        _git(remote, "fsck", "--no-dangling")
-        now = _git(remote, "rev-parse", "refs/heads/main")
-        assert _is_ancestor(remote, seen, now), "the remote moved backwards"
-        seen = now
+    with subprocess.Popen(
+        [sys.executable, "-c", SYNCER, str(world.home.root), agent.id],
+        cwd=project,
+        env=cli_env(world.home.root),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as syncer:
+        assert syncer.stdout is not None
+        for round_ in range(ROUNDS):
+            write_file(other, f"other/o{round_}.md", f"---\ndescription: o\n---\nother {round_}\n")
+            commit_all(other, f"other {round_}")
+            _git(
+                other,
+                "-c",
+                "user.name=o",
+                "-c",
+                "user.email=o@o",
+                "pull",
+                "-q",
+                "--no-rebase",
+                "--no-edit",
+                "origin",
+                "main",
+            )
+            _git(other, "push", "-q", "origin", "HEAD:main")
+            args = {
+                "command": "create",
+                "path": f"fresh/r{round_}.md",
+                "description": "r",
+                "content": f"round {round_} line\n" * 400,
+            }
+            apply_and_commit(memory, "create", args, f"round {round_}")
+            done = tmp_path / f"done-{round_}"
+            pid = _start_busy(syncer, lease, done)
+            deadline = time.monotonic() + rng.uniform(0, git_phase)
+            while time.monotonic() < deadline and not done.exists():
+                time.sleep(0.005)
+            with contextlib.suppress(ProcessLookupError):  # gone: it had finished
+                os.killpg(pid, signal.SIGKILL)
+            assert syncer.stdout.readline() == "reaped\n"
+            _let_time_pass_for_its_git_locks(memory)
+            _check_working_tree(world, agent.id, memory)
+            assert not (memory / ".git" / "MERGE_HEAD").exists()
+            _git(memory, "fsck", "--no-dangling")
+            _git(remote, "fsck", "--no-dangling")
+            now = _git(remote, "rev-parse", "refs/heads/main")
+            assert _is_ancestor(remote, seen, now), "the remote moved backwards"
+            seen = now
+        syncer.stdin.close()  # type: ignore[union-attr]
+        assert syncer.wait(timeout=30) == 0
     outcome = sync_memory(world.home, agent.id, clock)
     assert _git(memory, "status", "--porcelain") == ""
     assert (

@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import threading
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -80,12 +81,42 @@ def palace_file(world, tmp_path, built):
     return target, story
 
 
-def test_the_page_draws_in_chromium_and_requests_nothing(palace_file, tmp_path):
+class _Recorder(BaseHTTPRequestHandler):
+    seen: list[str] = []
+
+    def do_GET(self) -> None:  # noqa: N802
+        type(self).seen.append(self.path)
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        return
+
+
+@pytest.fixture
+def beacon() -> Iterator[str]:
+    """A local HTTP server a page could send what it holds to; its URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    _Recorder.seen = []
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_page_draws_in_chromium_and_nothing_reaches_the_network(palace_file, tmp_path, beacon):
+    """The page, with a request injected into it as a hostile memory line might: drawn, and
+    its policy lets neither the page nor the injection ask the network for anything."""
     browser = _chromium()
     target, story = palace_file
+    hostile = tmp_path / "hostile.html"
+    injected = f'<img src="{beacon}/palace.png"><script>fetch("{beacon}/fetch")</script>'
+    hostile.write_text(target.read_text(encoding="utf-8").replace("<body>", "<body>" + injected))
     netlog = tmp_path / "net.json"
     shot = tmp_path / "palace.png"
-    url = f"{target.as_uri()}#file={HUMAN}:4"
+    url = f"{hostile.as_uri()}#file={HUMAN}:4"
     # one Chromium run dumps the DOM and takes the screenshot (a start costs about 1 s of CPU)
     dom = _run(browser, tmp_path / "profile-1", f"--log-net-log={netlog}",
                "--net-log-capture-mode=Everything", "--window-size=1400,900",
@@ -99,44 +130,15 @@ def test_the_page_draws_in_chromium_and_requests_nothing(palace_file, tmp_path):
     points = re.findall(r'<polyline points="([^"]+)"[^>]*class="series"', dom)
     assert len(points) == 3 and all(p.strip() for p in points)  # the charts
     assert netlog.exists()
-    assert [u for u in _requested(netlog) if u.startswith(NETWORK_SCHEMES)] == []
+    assert [u for u in _requested(netlog) if u.startswith(NETWORK_SCHEMES)] == []  # the CSP held
+    assert _Recorder.seen == []
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
 
 
-class _Recorder(BaseHTTPRequestHandler):
-    seen: list[str] = []
-
-    def do_GET(self) -> None:  # noqa: N802
-        type(self).seen.append(self.path)
-        self.send_response(204)
-        self.end_headers()
-
-    def log_message(self, *args: object) -> None:
-        return
-
-
-def test_the_network_check_sees_a_request_and_the_pages_policy_blocks_it(palace_file, tmp_path):
+def test_the_network_check_sees_a_request_from_a_page_without_the_policy(tmp_path, beacon):
     browser = _chromium()
-    target, _ = palace_file
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    beacon = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
-        control = tmp_path / "control.html"
-        control.write_text(f'<html><body><img src="{beacon}/control.png"></body></html>')
-        netlog = tmp_path / "control.json"
-        _run(browser, tmp_path / "p3", f"--log-net-log={netlog}", "--dump-dom", control.as_uri())
-        assert any(u.startswith(beacon) for u in _requested(netlog))  # the check can see one
-
-        hostile = tmp_path / "hostile.html"
-        injected = f'<img src="{beacon}/palace.png"><script>fetch("{beacon}/fetch")</script>'
-        hostile.write_text(
-            target.read_text(encoding="utf-8").replace("<body>", "<body>" + injected)
-        )
-        netlog = tmp_path / "hostile.json"
-        _run(browser, tmp_path / "p4", f"--log-net-log={netlog}", "--dump-dom", hostile.as_uri())
-        assert not any(u.startswith(beacon) for u in _requested(netlog))  # the CSP held
-        assert not [p for p in _Recorder.seen if p != "/control.png"]
-    finally:
-        server.shutdown()
-        server.server_close()
+    control = tmp_path / "control.html"
+    control.write_text(f'<html><body><img src="{beacon}/control.png"></body></html>')
+    netlog = tmp_path / "control.json"
+    _run(browser, tmp_path / "p3", f"--log-net-log={netlog}", "--dump-dom", control.as_uri())
+    assert any(u.startswith(beacon) for u in _requested(netlog))  # the check can see one

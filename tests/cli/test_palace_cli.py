@@ -19,7 +19,7 @@ def _agent_with_a_reflection(cli):
     return agents[0]["id"]
 
 
-def test_palace_writes_an_owner_only_page_and_says_where(cli, home, project):
+def test_palace_writes_an_owner_only_page_and_says_where(cli, project_agent, home, project):
     agent_id = _agent_with_a_reflection(cli)
     result = cli("palace", "-o", "out/palace.html")
     target = project / "out" / "palace.html"
@@ -32,7 +32,7 @@ def test_palace_writes_an_owner_only_page_and_says_where(cli, home, project):
     assert stat.S_IMODE(home.palace_file(agent_id).stat().st_mode) == 0o600
 
 
-def test_palace_messages_bounds_what_is_embedded(cli, project):
+def test_palace_messages_bounds_what_is_embedded(cli, project_agent, project):
     _agent_with_a_reflection(cli)
     assert cli("palace", "-o", "p.html", "--messages", "1").code == 0
     page = (project / "p.html").read_text(encoding="utf-8")
@@ -46,7 +46,9 @@ def test_palace_without_an_agent_is_one_line(cli):
     assert result.code == 1 and "no agent yet" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_palace_open_starts_the_browser_with_the_pages_address(cli, project, tmp_path):
+def test_palace_open_starts_the_browser_with_the_pages_address(
+    cli, project_agent, project, tmp_path
+):
     cli("chat", "-p", "hello")
     seen = tmp_path / "opened.txt"
     # $BROWSER as the terminal's environment has it: a shell that writes the address it is given
@@ -57,7 +59,7 @@ def test_palace_open_starts_the_browser_with_the_pages_address(cli, project, tmp
     assert seen.read_text() == (project / "p.html").as_uri()
 
 
-def test_slash_palace_writes_the_page_for_the_sessions_agent(cli, project):
+def test_slash_palace_writes_the_page_for_the_sessions_agent(cli, project_agent, project):
     cli("chat", "-p", "hello")
     result = cli(stdin="/palace -o from-session.html\n/palace --serve\n/exit\n")
     assert result.code == 0, result.stderr
@@ -69,7 +71,7 @@ def _memory(home, agent_id):
     return home.memory_dir(agent_id)
 
 
-def test_doctor_lists_findings_and_exits_1_only_when_severe(cli, home):
+def test_doctor_lists_findings_and_exits_1_only_when_severe(cli, project_agent, home):
     agent_id = _agent_with_a_reflection(cli)
     clean = cli("memory", "doctor")
     assert clean.code == 0 and "0 finding(s)" in clean.stdout
@@ -87,7 +89,7 @@ def test_doctor_lists_findings_and_exits_1_only_when_severe(cli, home):
     assert broken["path"] == "notes/b.md" and broken["line"] == 1 and broken["advice"]
 
 
-def test_status_shows_the_doctors_count_and_when_it_is_stale(cli, home):
+def test_status_shows_the_doctors_count_and_when_it_is_stale(cli, project_agent, home):
     agent_id = _agent_with_a_reflection(cli)
     assert "doctor      not run yet" in cli("status").stdout
     memory = _memory(home, agent_id)
@@ -102,7 +104,7 @@ def test_status_shows_the_doctors_count_and_when_it_is_stale(cli, home):
     assert "memory has changed since" in cli("status").stdout
 
 
-def test_doctor_fix_starts_a_reflection_run_told_the_findings(cli, home):
+def test_doctor_fix_starts_a_reflection_run_told_the_findings(cli, project_agent, home):
     agent_id = _agent_with_a_reflection(cli)
     memory = _memory(home, agent_id)
     write_file(memory, "notes/a.md", "---\ndescription: A\n---\n- TODO\n")
@@ -120,7 +122,7 @@ def test_doctor_fix_starts_a_reflection_run_told_the_findings(cli, home):
     assert nothing.code == 0 and "Nothing to fix." in nothing.stderr
 
 
-def test_doctor_sees_a_file_that_is_not_a_file(cli, home):
+def test_doctor_sees_a_file_that_is_not_a_file(cli, project_agent, home):
     agent_id = _agent_with_a_reflection(cli)
     os.symlink("/etc/passwd", _memory(home, agent_id) / "notes-link.md")
     result = cli("memory", "doctor")

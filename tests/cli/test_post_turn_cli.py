@@ -87,7 +87,7 @@ def test_stream_json_input_reflects_between_messages(cli):
     ]
 
 
-def test_background_reflection_is_shown_once_by_the_next_command(cli, home):
+def test_a_detached_reflection_by_the_flag_or_the_setting_is_shown_once(cli, home):
     cli("agents", "create")  # sleeptime saves to agent.json: the agent must exist
     cli("sleeptime", "--trigger", "step-count", "--steps", "1")
     result = cli("chat", "-p", "我更喜欢用 tabs 缩进", "--background-reflection")
@@ -102,16 +102,16 @@ def test_background_reflection_is_shown_once_by_the_next_command(cli, home):
     assert "- Preference: 我更喜欢用 tabs 缩进" in human
     assert not (_agent_dir(home) / "reflection.lease").exists()
 
-
-def test_the_background_setting_detaches_like_the_flag(cli, home):
-    home.settings_file.parent.mkdir(parents=True, exist_ok=True)
-    home.settings_file.write_text('{"schemaVersion": 1, "reflectionMode": "background"}')
-    cli("agents", "create")  # sleeptime saves to agent.json: the agent must exist
-    cli("sleeptime", "--trigger", "step-count", "--steps", "1")
-    result = cli("chat", "-p", "我更喜欢用 tabs 缩进", "--output-format", "json")
+    # the setting detaches like the flag; the next turn's stream-json shows the outcome first
+    settings = json.loads(home.settings_file.read_text()) if home.settings_file.exists() else {}
+    home.settings_file.write_text(
+        json.dumps({"schemaVersion": 1, **settings, "reflectionMode": "background"})
+    )
+    result = cli("chat", "-p", "今天我们决定以后一律用 pnpm", "--output-format", "json")
     reflection = json.loads(result.stdout)["reflection"]
     assert reflection["background"] is True and reflection["pid"] > 0
     wait_until(lambda: _outbox(home), "the detached reflection")
+    cli("sleeptime", "--trigger", "off")  # the next turn starts no reflection of its own
     shown = cli("chat", "-p", "嗯", "--output-format", "stream-json")
     events = [json.loads(line) for line in shown.stdout.splitlines()]
     assert [e["type"] for e in events[:2]] == ["system", "reflection"]
@@ -134,9 +134,8 @@ def test_a_launch_queued_behind_a_run_is_run_by_the_next_holder(cli, home):
     holds the lease), the second runs and then runs the queued one; both outcomes shown once."""
     cli("agents", "create")  # sleeptime saves to agent.json: the agent must exist
     cli("sleeptime", "--trigger", "step-count", "--steps", "1")
-    cli("chat", "-p", "我更喜欢用 tabs 缩进", "--background-reflection")  # a first merge
-    wait_until(lambda: _outbox(home), "the first reflection")
-    cli("reflections", "list")
+    first = cli("chat", "-p", "我更喜欢用 tabs 缩进")  # a first merge, in this process
+    assert _lines(first.stderr, MERGED), first.stderr
     agent_dir = _agent_dir(home)
     conv_a = json.loads(cli("conversations", "list", "--json").stdout)[0]["id"]
     queue = Home(home.root).reflection_queue_file(agent_dir.name)

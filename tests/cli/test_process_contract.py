@@ -1,5 +1,6 @@
 """What only a real `python -m mini_letta` process shows: the entry point's exit codes and
-streams, a closed stdout, and stream-json input answered line by line as it arrives.
+streams, a closed stdout, and stream-json input answered line by line as it arrives; input
+that is not UTF-8 (a prompt on stdin, a stream-json line) is read with U+FFFD on the way.
 
 Every other CLI test runs in-process through `main()` (the `cli` fixture); signals, crashes
 and imports have their own subprocess tests (test_interrupt_cli, test_crash_and_concurrency,
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from support.cli import cli_env
 
@@ -21,9 +23,14 @@ def test_version_through_the_entry_point(cli_process, home):
     assert not home.root.exists()
 
 
-def test_a_turn_and_a_usage_error_through_the_entry_point(cli_process):
-    turn = cli_process("chat", "-p", "帮我看下这个报错")
-    assert (turn.code, turn.stdout) == (0, "（mock）我听到了：帮我看下这个报错\n")
+def test_a_turn_and_a_usage_error_through_the_entry_point(cli_process, home, project):
+    # the prompt read from stdin, with a byte that is not UTF-8: accepted as U+FFFD, said once
+    turn = _run_bytes(
+        home.root, project, ["chat", "-p", "-"], stdin="帮我看下 ".encode() + b"\xff\n"
+    )
+    assert (turn.returncode, turn.stdout.decode()) == (0, "（mock）我听到了：帮我看下 \ufffd\n")
+    assert "not valid UTF-8" in turn.stderr.decode()
+    assert _contents(home.root) == ["帮我看下 \ufffd", "（mock）我听到了：帮我看下 \ufffd"]
     usage = cli_process("chat", "--max-steps", "0", "-p", "hi")
     assert usage.code == 2 and usage.stdout == ""
     assert len(usage.stderr.splitlines()) == 1 and usage.stderr.startswith("mini-letta: ")
@@ -53,19 +60,19 @@ def test_stream_json_input_is_answered_as_each_line_arrives(home, project):
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
     )
     assert child.stdin is not None and child.stdout is not None
     try:
-        child.stdin.write(json.dumps("one") + "\n")
+        child.stdin.write(json.dumps("one").encode() + b"\n")
         child.stdin.flush()
         first = _read_until_result(child.stdout)  # stdin is still open: answered per line
         assert first["result"] == "（mock）我听到了：one"
-        child.stdin.write(json.dumps("two") + "\n")
+        child.stdin.write(b'{"type": "user", "content": "caf\xe9"}\n')  # not UTF-8: U+FFFD
         child.stdin.close()
         rest = [json.loads(line) for line in child.stdout]
-        assert [e["result"] for e in rest if e["type"] == "result"] == ["（mock）我听到了：two"]
+        assert [e["result"] for e in rest if e["type"] == "result"] == [
+            "（mock）我听到了：caf\ufffd"
+        ]
         assert child.wait(timeout=60) == 0
     finally:
         if child.poll() is None:
@@ -74,6 +81,27 @@ def test_stream_json_input_is_answered_as_each_line_arrives(home, project):
         assert child.stderr is not None
         child.stderr.close()
         child.stdout.close()
+    assert _contents(home.root)[2] == "caf\ufffd"
+
+
+def _run_bytes(
+    home: Path, cwd: Path, args: list[str], stdin: bytes
+) -> subprocess.CompletedProcess[bytes]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "mini_letta", *args],
+        cwd=cwd,
+        env=cli_env(home),
+        input=stdin,
+        capture_output=True,
+        timeout=60,
+    )
+    assert b"Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+def _contents(home: Path) -> list[str]:
+    (log,) = (home / "agents").glob("*/conversations/*/messages.jsonl")
+    return [json.loads(line)["content"] for line in log.read_bytes().decode().splitlines()]
 
 
 def _read_until_result(stream) -> dict:

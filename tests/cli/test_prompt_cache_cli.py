@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from support.groups import SDK
 from support.scripted_server import (
     anthropic_stream,
@@ -14,7 +16,8 @@ from support.scripted_server import (
     openai_tool_call,
 )
 
-pytestmark = SDK
+# the project's agent is there already (a copy of a fresh one): not what these tests are about
+pytestmark = [SDK, pytest.mark.usefixtures("project_agent")]
 
 
 def _env(server) -> dict[str, str]:

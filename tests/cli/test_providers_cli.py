@@ -14,7 +14,8 @@ from support.scripted_server import (
     openai_tool_call,
 )
 
-pytestmark = SDK
+# the project's agent is there already (a copy of a fresh one): not what these tests are about
+pytestmark = [SDK, pytest.mark.usefixtures("project_agent")]
 
 OPENAI_ENV = {"OPENAI_API_KEY": "sk-test-dummy"}
 

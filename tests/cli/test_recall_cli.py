@@ -6,6 +6,9 @@ import json
 
 import pytest
 
+# the project's agent is there already (a copy of a fresh one): not what these tests are about
+pytestmark = pytest.mark.usefixtures("project_agent")
+
 
 def _import(cli, project, name, records, *extra):
     (project / name).write_text(

@@ -8,17 +8,18 @@ import json
 from mini_letta.reflection.state.records import list_run_records
 from mini_letta.reflection.state.watermark import read_reflection_state
 from mini_letta.workspace import new_agent, resolve_conversation
-from support.interrupt import interrupt_during_model_call
+from support.interrupt import SHARES_THE_FORKER, interrupt_during_model_call
 from support.reflection_kit import add_turn
 from support.scripted_server import Reply, openai_completion
 
+BACKLOG_TURNS = 12  # three slices at a 4,096-token window
 FILLER = "We walked through the next part of the migration script and its error handling. " * 3
 
 
 def _backlog(world, model: str):
     agent = new_agent(world, name="backlog", model=model, context_window=4_096)
     store = resolve_conversation(world, agent, None)
-    for n in range(30):
+    for n in range(BACKLOG_TURNS):
         add_turn(store, world.clock, f"{FILLER} ({n})", answer="Sure, next step.")
     add_turn(store, world.clock, "I prefer tabs for indentation.", answer="Noted.")
     return agent, store
@@ -37,7 +38,10 @@ def test_stream_json_gives_the_plan_then_an_event_per_slice(cli, world):
     assert {e["status"] for e in events} <= {"merged", "no_changes"}
 
 
-def test_ctrl_c_stops_after_the_slice_and_a_later_run_resumes(cli, world, scripted_server):
+@SHARES_THE_FORKER
+def test_ctrl_c_stops_after_the_slice_and_a_later_run_resumes(
+    cli, world, scripted_server, model_commands, tmp_path
+):
     agent, store = _backlog(world, "openai/x")
     # the first slice's model call waits, so the signal arrives while that slice runs
     reply = openai_completion("Nothing lasting here.")
@@ -45,7 +49,9 @@ def test_ctrl_c_stops_after_the_slice_and_a_later_run_resumes(cli, world, script
     args = ["--agent", agent.id, "--conversation", store.conversation_id]
     child = interrupt_during_model_call(
         ["reflect", "--all", *args],
+        commands=model_commands,
         home=world.home.root,
+        folder=tmp_path / "child",
         cwd=world.cwd,
         server=scripted_server,
         asking="(0)",  # the first slice's messages

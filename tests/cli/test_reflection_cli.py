@@ -25,7 +25,7 @@ def _reflect(cli, *args):
     return result, match
 
 
-def test_the_chapters_walk_through(cli):
+def test_the_chapters_walk_through(cli, project_agent):
     """The chapter's order: sleeptime first in a fresh project, then three turns; with
     step-count 3 the third turn's reflection merges both lasting lines."""
     set_up = cli("sleeptime", "--trigger", "step-count", "--steps", "3")
@@ -64,7 +64,7 @@ def test_sleeptime_shows_without_an_agent_and_a_change_makes_the_projects_agent(
     assert agent["reflection"] == {"stepCount": 3}
 
 
-def test_sleeptime_merge_settings_are_shown_when_not_default(cli, home):
+def test_sleeptime_merge_settings_are_shown_when_not_default(cli, project_agent, home):
     cli("agents", "create")
     result = cli("sleeptime", "--merge", "explicit", "--merge-instructions", " 只合并偏好 ")
     assert result.stdout == (
@@ -75,7 +75,7 @@ def test_sleeptime_merge_settings_are_shown_when_not_default(cli, home):
     assert agent["reflection"] == {"merge": "explicit", "mergeInstructions": "只合并偏好"}
 
 
-def test_sleeptime_global_and_local(cli, home, project):
+def test_sleeptime_global_and_local(cli, project_agent, home, project):
     globally = cli("sleeptime", "--steps", "40", "--global")  # needs no agent
     assert globally.stdout == '{"trigger":"compaction-event","stepCount":40}\n'
     cli("agents", "create")
@@ -113,14 +113,14 @@ def test_reflect_before_any_chat_has_nothing_to_do(cli):
     assert (result.code, result.stderr, result.stdout) == (0, SKIPPED, "")
 
 
-def test_dream_is_an_alias(cli):
+def test_dream_is_an_alias(cli, project_agent):
     cli("chat", "-p", "我更喜欢用 tabs 缩进")
     result = cli("dream")
     match = LINE.match(result.stderr.rstrip())
     assert result.code == 0 and match and match.group(2) == "merged"
 
 
-def test_dry_run_prints_the_slice_and_the_payload_and_runs_nothing(cli, home):
+def test_dry_run_prints_the_slice_and_the_payload_and_runs_nothing(cli, project_agent, home):
     cli("chat", "-p", "我更喜欢用 tabs 缩进")
     result = cli("reflect", "--dry-run")
     assert result.code == 0 and result.stderr == ""
@@ -139,7 +139,7 @@ def test_dry_run_prints_the_slice_and_the_payload_and_runs_nothing(cli, home):
     assert LINE.match(cli("reflect").stderr.rstrip()).group(2) == "merged"
 
 
-def test_dirty_memory_is_skipped_with_exit_1(cli, home):
+def test_dirty_memory_is_skipped_with_exit_1(cli, project_agent, home):
     cli("chat", "-p", "我更喜欢用 tabs 缩进")
     memory = home.root / "agents" / _agent_id(cli) / "memory"
     (memory / "draft.md").write_text("mine")
@@ -149,7 +149,7 @@ def test_dirty_memory_is_skipped_with_exit_1(cli, home):
     assert "draft.md" in result.stderr
 
 
-def test_an_unusable_model_is_a_clear_error(cli, home):
+def test_an_unusable_model_is_a_clear_error(cli, project_agent, home):
     cli("chat", "-p", "我更喜欢用 tabs 缩进")
     agent_file = home.root / "agents" / _agent_id(cli) / "agent.json"
     data = json.loads(agent_file.read_text())
@@ -161,13 +161,13 @@ def test_an_unusable_model_is_a_clear_error(cli, home):
     assert not (home.root / "agents" / _agent_id(cli) / "reflection.lease").exists()
 
 
-def test_unknown_conversation_is_a_clear_error(cli):
+def test_unknown_conversation_is_a_clear_error(cli, project_agent):
     cli("agents", "create")
     result = cli("reflect", "--conversation", "conv-nope")
     assert result.code == 1 and "conv-nope" in result.stderr and "not found" in result.stderr
 
 
-def test_corrupt_state_and_lease_files_from_a_crash_are_recovered(cli, home):
+def test_corrupt_state_and_lease_files_from_a_crash_are_recovered(cli, project_agent, home):
     cli("chat", "-p", "我更喜欢用 tabs 缩进")
     assert LINE.match(cli("reflect").stderr.rstrip()).group(2) == "merged"
     cli("chat", "-p", "我叫李雷")
@@ -184,7 +184,7 @@ def test_corrupt_state_and_lease_files_from_a_crash_are_recovered(cli, home):
     assert human.count("tabs") == 1 and "我叫李雷" in human  # not a replay from the start
 
 
-def test_reflections_list_and_show(cli):
+def test_reflections_list_and_show(cli, project_agent):
     cli("chat", "-p", "我更喜欢用 tabs 缩进")
     _, match = _reflect(cli, "-i", "be brief")
     run_id = match.group(1)
@@ -204,13 +204,13 @@ def test_reflections_list_and_show(cli):
 
 
 @pytest.mark.parametrize("run_id", ["nope", "20261008160658-00000000"])
-def test_reflections_show_unknown_run(cli, run_id):
+def test_reflections_show_unknown_run(cli, project_agent, run_id):
     cli("agents", "create")
     result = cli("reflections", "show", run_id)
     assert result.code == 1 and "reflections list" in result.stderr
 
 
-def test_reflect_recent_runs_over_several_conversations(cli):
+def test_reflect_recent_runs_over_several_conversations(cli, project_agent):
     cli("chat", "-p", "我更喜欢用 tabs 缩进")
     cli("chat", "-p", "我叫李雷", "--new")
     result, match = _reflect(cli, "--recent", "2")
@@ -221,13 +221,13 @@ def test_reflect_recent_runs_over_several_conversations(cli):
     assert "tabs" in human and "我叫李雷" in human
 
 
-def test_reflect_flags_that_do_not_combine_are_usage_errors(cli):
+def test_reflect_flags_that_do_not_combine_are_usage_errors(cli, project_agent):
     assert cli("reflect", "--recent", "2", "--conversation", "conv-x").code == 2
     assert cli("reflect", "--recent", "2", "--dry-run").code == 2
     assert cli("reflect", "--recent", "0").code == 2
 
 
-def test_reflections_undo(cli):
+def test_reflections_undo(cli, project_agent):
     cli("chat", "-p", "我更喜欢用 tabs 缩进")
     _, match = _reflect(cli)
     undone = cli("reflections", "undo", match.group(1))
@@ -239,7 +239,7 @@ def test_reflections_undo(cli):
     assert again.group(2) == "merged"
 
 
-def test_memory_undo_of_a_run_id_rewinds_the_watermark(cli):
+def test_memory_undo_of_a_run_id_rewinds_the_watermark(cli, project_agent):
     cli("chat", "-p", "我更喜欢用 tabs 缩进")
     _, match = _reflect(cli)
     undone = cli("memory", "undo", match.group(1))
@@ -252,7 +252,9 @@ def test_memory_undo_of_a_run_id_rewinds_the_watermark(cli):
     assert "tabs" in cli("memory", "show", "system/human.md").stdout
 
 
-def test_a_log_cut_before_the_watermark_replays_from_the_start_and_says_so(cli, home):
+def test_a_log_cut_before_the_watermark_replays_from_the_start_and_says_so(
+    cli, project_agent, home
+):
     for text in ("one", "two", "three"):
         cli("chat", "-p", text)
     assert LINE.match(cli("reflect").stderr.rstrip()).group(2) == "no_changes"

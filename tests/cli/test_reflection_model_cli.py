@@ -8,6 +8,7 @@ import json
 from mini_letta.home import Home
 from mini_letta.reflection.state.records import list_run_records
 from mini_letta.reflection.state.settings import ReflectionSettings, layer_settings
+from support.agents import fresh_agent
 
 HUMAN = "system/human.md"
 
@@ -80,9 +81,8 @@ def test_errors_name_the_reflection_model(cli, tmp_path):
 def test_a_reflection_model_never_takes_the_agents_window_override(world, tmp_path):
     from mini_letta.llm.script import SCRIPT_CONTEXT_WINDOW
     from mini_letta.reflection.run.setup import LaunchOptions, reflection_provider
-    from mini_letta.workspace import new_agent
 
-    agent = new_agent(world).with_updates(model="mock", context_window=50_000)
+    agent = fresh_agent(world).with_updates(model="mock", context_window=50_000)
     script = _remembering(tmp_path, "s.json", "- Drinks tea")
     stored = ReflectionSettings(model=script)
     provider = reflection_provider(world, agent, stored, LaunchOptions())
@@ -107,9 +107,8 @@ def test_a_chats_context_window_never_reaches_the_reflection_or_its_review(cli, 
 def test_the_agents_model_keeps_a_served_window_that_holds_a_reflection(world):
     from mini_letta.llm.mock import MOCK_CONTEXT_WINDOW
     from mini_letta.reflection.run.setup import side_agent_provider
-    from mini_letta.workspace import new_agent
 
-    agent = new_agent(world).with_updates(model="mock")
+    agent = fresh_agent(world).with_updates(model="mock")
     served = agent.with_updates(context_window=4_096)  # llama.cpp's usual n_ctx
     assert side_agent_provider(world, served).context_window == 4_096
     for_chats = agent.with_updates(context_window=1_200)  # too small for any reflection

@@ -11,9 +11,11 @@ from tests.support.waiting import wait_until
 
 from mini_letta.storage.locks import exclusive_lock
 
+# the project's agent is there already (a copy of a fresh one): not what these tests are about
 pytestmark = [
     pytest.mark.skipif(TMUX is None, reason="tmux is not installed (apt-get install -y tmux)"),
     pytest.mark.timeout(120),
+    pytest.mark.usefixtures("project_agent"),
 ]
 
 

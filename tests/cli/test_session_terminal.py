@@ -63,7 +63,9 @@ def test_an_answer_streams_then_shows_as_markdown_and_ctrl_c_cancels_then_leaves
         wait_until(lambda: not pane.alive(), "the session to leave on a second Ctrl-C")
 
 
-def test_the_approval_prompt_shows_the_diff_and_runs_once_approved(cli, project, home):
+def test_the_approval_prompt_shows_the_diff_and_runs_once_approved(
+    cli, project_agent, project, home
+):
     (project / "notes.txt").write_text("alpha\nbeta\n")
     edit = {"path": "notes.txt", "old_string": "beta", "new_string": "gamma"}
     _agent(cli, project, [{"toolCalls": [{"name": "Edit", "arguments": edit}]}, "Done."])
@@ -78,7 +80,7 @@ def test_the_approval_prompt_shows_the_diff_and_runs_once_approved(cli, project,
     assert (project / "notes.txt").read_text() == "alpha\ngamma\n"
 
 
-def test_a_background_reflection_shows_its_outcome_between_turns(cli, project, home):
+def test_a_background_reflection_shows_its_outcome_between_turns(cli, project_agent, project, home):
     with session_pane(home.root, project) as pane:
         pane.enter("remember that I like tea")
         pane.enter("/reflect")
@@ -97,7 +99,9 @@ def test_a_background_reflection_shows_its_outcome_between_turns(cli, project, h
         wait_until(lambda: shown in (pane.screen().splitlines() or [""])[-1], "the status bar")
 
 
-def test_a_40_column_window_with_no_color_gets_fitted_plain_output(cli, project, home):
+def test_a_40_column_window_with_no_color_gets_fitted_plain_output(
+    cli, project_agent, project, home
+):
     (project / "a.txt").write_text("a\n")
     reading = {"toolCalls": [{"name": "Read", "arguments": {"path": "a.txt"}}]}
     _agent(cli, project, [reading, ANSWER])

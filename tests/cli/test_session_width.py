@@ -10,6 +10,9 @@ import pytest
 
 from mini_letta.cli.fit import text_columns
 
+# the project's agent is there already (a copy of a fresh one): not what these tests are about
+pytestmark = pytest.mark.usefixtures("project_agent")
+
 LONG = "ls -la " + "/".join(["a-rather-long-folder-name"] * 4) + " && echo " + "word " * 20
 
 TOOLS = {

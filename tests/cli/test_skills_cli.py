@@ -5,7 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 
+import pytest
+
 from support.skills import write_skill
+
+# the project's agent is there already (a copy of a fresh one): not what these tests are about
+pytestmark = pytest.mark.usefixtures("project_agent")
 
 
 def _agent(cli):

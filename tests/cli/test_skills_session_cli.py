@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from support.groups import SDK
 from support.scripted_server import openai_stream, openai_tool_call
 from support.skills import write_skill
+
+# the project's agent is there already (a copy of a fresh one): not what these tests are about
+pytestmark = pytest.mark.usefixtures("project_agent")
 
 
 def _env(server) -> dict[str, str]:

@@ -7,7 +7,12 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
+
 from mini_letta.cli.commands.slash import COMMANDS, help_lines, unknown_message
+
+# the project's agent is there already (a copy): these tests are about the session's commands
+pytestmark = pytest.mark.usefixtures("project_agent")
 
 HUMAN = "system/human.md"
 

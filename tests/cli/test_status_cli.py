@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from mini_letta.clock import SystemClock, format_timestamp
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.home import Home
@@ -11,6 +13,9 @@ from mini_letta.reflection.policy.launcher import QueuedLaunch, put_queued_launc
 from mini_letta.reflection.state.lease import acquire_lease
 from mini_letta.reflection.state.watermark import read_reflection_state, save_reflection_state
 from mini_letta.structs import replace
+
+# the project's agent is there already (a copy of a fresh one): not what these tests are about
+pytestmark = pytest.mark.usefixtures("project_agent")
 
 
 def _status(cli) -> dict:

@@ -8,6 +8,9 @@ import pytest
 
 from mini_letta.cli.stream_input import InputLineError, parse_input_line
 
+# the project's agent is there already (a copy of a fresh one): not what these tests are about
+pytestmark = pytest.mark.usefixtures("project_agent")
+
 
 def _events(stdout: str) -> list[dict]:
     return [json.loads(line) for line in stdout.splitlines()]

@@ -10,9 +10,14 @@ import os
 import pty
 import threading
 
+import pytest
+
 from support.cli import cli_env
 from support.groups import SDK
 from support.scripted_server import openai_stream
+
+# the project's agent is there already (a copy of a fresh one): not what these tests are about
+pytestmark = pytest.mark.usefixtures("project_agent")
 
 
 @SDK

@@ -32,7 +32,8 @@ from mini_letta.llm.tokens import estimate_request_tokens
 from mini_letta.loop.setup import TurnOptions, TurnSetup, build_turn_setup
 from mini_letta.structs import Struct, field, replace
 from mini_letta.tools.base import ToolContext, ToolResult, Toolset
-from mini_letta.workspace import World, new_agent
+from mini_letta.workspace import World
+from support.agents import fresh_agent
 
 
 def request_tokens(request: ModelRequest) -> int:
@@ -139,7 +140,7 @@ def make_setup(
     tools: tuple[Any, ...] = (),
     system: str | None = None,
 ) -> TurnSetup:
-    agent = agent or new_agent(world, name="tester")
+    agent = agent or fresh_agent(world, name="tester")
     store = store or create_conversation(world.home, agent.id, world.clock)
     setup = build_turn_setup(world, agent, store, TurnOptions())
     changes: dict[str, Any] = {"provider": provider, "toolset": Toolset(tools)}

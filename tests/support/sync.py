@@ -3,7 +3,8 @@
 Building the pair costs about forty git processes (two agents, a first push, a clone), so it is
 built once per test process (`build_two_machines`) and each test gets its own copy
 (`copy_two_machines`): the copy is the same files, with the remote URL in each clone's config
-pointed at the copied remote, so no test ever sees another's repositories.
+pointed at the copied remote, so no test ever sees another's repositories. Refs are read from
+the files where a test only needs to know where a branch is (no git process for it).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from pathlib import Path
 from mini_letta.agents.registry import list_agents
 from mini_letta.home import Home
 from mini_letta.memory.edits import read_memory_file
+from mini_letta.memory.gitfiles import stored_ref
 from mini_letta.memory.remote import memory_remote_repo, set_remote
+from mini_letta.memory.repo import GitRepo
 from mini_letta.sync.engine import sync_memory
 from mini_letta.tools.memory_tool import apply_and_commit
 from mini_letta.workspace import World, new_agent
@@ -59,6 +62,10 @@ class Machine:
         args = {"command": "str_replace", "path": path, "old_str": old, "new_str": new}
         apply_and_commit(self.memory, "str_replace", args, "change")
 
+    def head(self) -> str:
+        """The memory's HEAD commit, read from the files."""
+        return GitRepo(self.memory).head_sha()
+
     def sync(self):
         return sync_memory(self.world.home, self.agent.id, self.world.clock)
 
@@ -90,19 +97,38 @@ def build_two_machines(root: Path, clock) -> None:
 
 def copy_two_machines(built: Path, root: Path, clock) -> tuple[Machine, Machine, Path]:
     """(desk, laptop, remote): a copy of the pair `build_two_machines` made, under `root`.
-    The plain clone is copied too; `point_at_remote(root / ATTACKER, root)` makes it usable."""
-    # git's sample hooks (a quarter of the files) never run: not copied
-    skip = shutil.ignore_patterns("*.sample")
-    shutil.copytree(built, root, symlinks=True, ignore=skip, dirs_exist_ok=True)
+    The plain clone is not copied; `copy_plain_clone` copies it for a test that uses it."""
+    for name in (REMOTE, DESK, LAPTOP):
+        _copy(built / name, root / name)
     desk, laptop = Machine.reopen(root / DESK, clock), Machine.reopen(root / LAPTOP, clock)
     for machine in (desk, laptop):
-        point_at_remote(machine.memory, root)
+        point_at_remote(machine.memory, built, root)
     return desk, laptop, root / REMOTE
 
 
-def point_at_remote(clone: Path, root: Path) -> None:
-    """Point a copied clone's `origin` at the copied remote (its config holds the old path)."""
-    git(clone, "config", "remote.origin.url", str(root / REMOTE))
+def copy_plain_clone(built: Path, root: Path) -> Path:
+    """The plain git clone `build_two_machines` made, copied under `root` (beside the copy of
+    the two machines) and pointed at the copied remote."""
+    _copy(built / ATTACKER, root / ATTACKER)
+    point_at_remote(root / ATTACKER, built, root)
+    return root / ATTACKER
+
+
+def _copy(source: Path, target: Path) -> None:
+    # git's sample hooks (a quarter of the files) never run, and no file the tests copy is
+    # executable: names and bytes only
+    skip = shutil.ignore_patterns("*.sample")
+    shutil.copytree(source, target, symlinks=True, ignore=skip, copy_function=shutil.copyfile)
+
+
+def point_at_remote(clone: Path, built: Path, root: Path) -> None:
+    """Point a copied clone's `origin` at the copied remote: its config names the remote
+    `build_two_machines` made, one line rewritten here (git reads the file as it is)."""
+    config = clone / ".git" / "config"
+    text = config.read_text(encoding="utf-8")
+    old, new = f"\turl = {built / REMOTE}\n", f"\turl = {root / REMOTE}\n"
+    assert text.count(old) == 1, text
+    config.write_text(text.replace(old, new), encoding="utf-8")
 
 
 class RemoteHistory:
@@ -113,8 +139,10 @@ class RemoteHistory:
         self.seen: list[str] = []
 
     def check(self) -> None:
-        head = git(self.remote, "rev-parse", "refs/heads/main")
-        if self.seen:
+        head = stored_ref(self.remote, "refs/heads/main") or git(
+            self.remote, "rev-parse", "refs/heads/main"
+        )
+        if self.seen and self.seen[-1] != head:
             older = self.seen[-1]
             code = subprocess.run(
                 ["git", "-C", str(self.remote), "merge-base", "--is-ancestor", older, head]

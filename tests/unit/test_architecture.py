@@ -26,7 +26,17 @@ LAYERS = {
     "cli": 5,
 }  # fmt: skip
 FORBIDDEN = {("llm", "tools"), ("loop", "reflection"), ("reflection", "palace"), ("loop", "palace")}
-HEAVY = {"openai", "anthropic", "yaml", "httpx", "prompt_toolkit", "mcp", "acp", "pydantic"}
+HEAVY = {
+    "openai",
+    "anthropic",
+    "yaml",
+    "httpx",
+    "prompt_toolkit",
+    "mcp",
+    "mcp_types",
+    "acp",
+    "pydantic",
+}
 HARD_LIMIT_LINES = 700
 
 

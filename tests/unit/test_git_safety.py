@@ -19,7 +19,7 @@ from mini_letta.gitsafe import (
     user_transport_config,
 )
 from mini_letta.memory.history import load_diff, load_log, load_status, undo_commit
-from mini_letta.memory.repo import GitRepo, init_memory_repo
+from mini_letta.memory.repo import GitRepo
 from mini_letta.reflection.run.finalise import merge_branch
 from mini_letta.reflection.run.worktree import branch_diff, create_worktree, remove_worktree
 from mini_letta.tools.base import ToolContext
@@ -87,9 +87,9 @@ def _plain_git(repo: Path, *args: str) -> None:
     )
 
 
-def test_plain_git_runs_the_hostile_programs(tmp_path):
+def test_plain_git_runs_the_hostile_programs(tmp_path, memory_repo):
     """The control: the same setup does run programs when git is called naively."""
-    repo = init_memory_repo(tmp_path / "memory")
+    repo = memory_repo
     markers = tmp_path / "markers"
     _arm(repo.path, markers)
     (repo.path / "a.md").write_text("a\n")
@@ -98,8 +98,8 @@ def test_plain_git_runs_the_hostile_programs(tmp_path):
     assert {"fsmonitor", "clean", "hook-pre-commit"} <= set(_fired(markers))
 
 
-def test_memory_operations_run_no_repository_program(tmp_path):
-    repo = init_memory_repo(tmp_path / "memory")
+def test_memory_operations_run_no_repository_program(tmp_path, memory_repo):
+    repo = memory_repo
     markers = tmp_path / "markers"
     _arm(repo.path, markers)
     ctx = ToolContext(cwd=tmp_path, clock=FakeClock(), memory_dir=repo.path)
@@ -116,8 +116,8 @@ def test_memory_operations_run_no_repository_program(tmp_path):
     assert _fired(markers) == []
 
 
-def test_reflection_worktree_and_merge_run_no_repository_program(tmp_path):
-    parent = init_memory_repo(tmp_path / "memory")
+def test_reflection_worktree_and_merge_run_no_repository_program(tmp_path, memory_repo):
+    parent = memory_repo
     markers = tmp_path / "markers"
     _arm(parent.path, markers)
     worktree = create_worktree(parent, tmp_path / "worktrees", "run-1")
@@ -130,8 +130,8 @@ def test_reflection_worktree_and_merge_run_no_repository_program(tmp_path):
     assert _fired(markers) == []
 
 
-def test_a_three_way_merge_never_runs_a_merge_driver(tmp_path):
-    parent = init_memory_repo(tmp_path / "memory")
+def test_a_three_way_merge_never_runs_a_merge_driver(tmp_path, memory_repo):
+    parent = memory_repo
     markers = tmp_path / "markers"
     _arm(parent.path, markers)
     worktree = create_worktree(parent, tmp_path / "worktrees", "run-1")
@@ -193,9 +193,9 @@ def test_safe_env_reads_no_user_config_and_drops_overrides():
     assert "GIT_CONFIG_GLOBAL" not in remote and "GIT_CONFIG_NOSYSTEM" not in remote
 
 
-def test_git_repo_commits_a_filtered_file_as_it_is_on_disk(tmp_path):
+def test_git_repo_commits_a_filtered_file_as_it_is_on_disk(tmp_path, memory_repo):
     """With the filter disarmed, what is committed is the bytes on disk, not the filter's."""
-    repo = init_memory_repo(tmp_path / "memory")
+    repo = memory_repo
     with (repo.path / ".git" / "config").open("a") as config:
         config.write('[filter "upper"]\n\tclean = tr a-z A-Z\n\trequired = true\n')
     (repo.path / ".gitattributes").write_text("*.md filter=upper\n")
@@ -215,8 +215,8 @@ def test_remote_operations_take_transport_settings_from_the_user_only():
     assert user_transport_config(b"")[-2:] == ["core.sshCommand=ssh", "core.askPass="]
 
 
-def test_a_remote_git_call_runs_no_repository_program(tmp_path):
-    repo = init_memory_repo(tmp_path / "memory")
+def test_a_remote_git_call_runs_no_repository_program(tmp_path, memory_repo):
+    repo = memory_repo
     markers = tmp_path / "markers"
     _arm(repo.path, markers)
     remote = GitRepo(repo.path, environ={**os.environ, "HOME": str(tmp_path)}, user_config=True)
@@ -238,8 +238,8 @@ HIDDEN_DRIVERS = {
 
 
 @pytest.mark.parametrize("how", sorted(HIDDEN_DRIVERS))
-def test_a_driver_the_config_hides_is_still_asked_of_git_and_disarmed(tmp_path, how):
-    repo = init_memory_repo(tmp_path / "memory")
+def test_a_driver_the_config_hides_is_still_asked_of_git_and_disarmed(tmp_path, how, memory_repo):
+    repo = memory_repo
     main, included = HIDDEN_DRIVERS[how]
     with (repo.path / ".git" / "config").open("a") as config:
         config.write(main)
@@ -253,8 +253,8 @@ def test_a_driver_the_config_hides_is_still_asked_of_git_and_disarmed(tmp_path, 
     assert GitRepo(repo.path).show_file("HEAD", "a.md") == "exact bytes\n"
 
 
-def test_a_driver_in_a_worktrees_own_config_is_disarmed_there(tmp_path):
-    parent = init_memory_repo(tmp_path / "memory")
+def test_a_driver_in_a_worktrees_own_config_is_disarmed_there(tmp_path, memory_repo):
+    parent = memory_repo
     _plain_git(parent.path, "config", "extensions.worktreeConfig", "true")
     worktree = create_worktree(parent, tmp_path / "worktrees", "run-1")
     own = Path(_plain_config(worktree.path, "--absolute-git-dir", command="rev-parse"))
@@ -280,10 +280,10 @@ def _plain_config(repo: Path, *args: str, command: str = "config") -> str:
     return proc.stdout.strip()
 
 
-def test_a_driver_added_later_to_an_included_file_is_disarmed_too(tmp_path):
+def test_a_driver_added_later_to_an_included_file_is_disarmed_too(tmp_path, memory_repo):
     """An included file is not among the files whose stamp says the config is unchanged, so
     a repository that includes one is asked every time."""
-    repo = init_memory_repo(tmp_path / "memory")
+    repo = memory_repo
     main, included = HIDDEN_DRIVERS["include"]
     with (repo.path / ".git" / "config").open("a") as config:
         config.write(main)
@@ -300,10 +300,10 @@ def test_a_driver_added_later_to_an_included_file_is_disarmed_too(tmp_path):
     assert repo.show_file("HEAD", "b.txt") == "Exact Bytes\n"
 
 
-def test_the_users_transport_settings_are_read_with_one_git_process(tmp_path):
+def test_the_users_transport_settings_are_read_with_one_git_process(tmp_path, memory_repo):
     from support.git_calls import git_calls
 
-    repo = init_memory_repo(tmp_path / "memory")
+    repo = memory_repo
     _plain_git(repo.path, "config", "credential.helper", "!evil")
     _plain_git(repo.path, "config", "core.sshCommand", "evil-ssh")
     (tmp_path / ".gitconfig").write_text(

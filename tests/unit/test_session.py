@@ -19,6 +19,7 @@ from mini_letta.reflection.state.settings import save_reflection_settings
 from mini_letta.session import AfterTurn, PostTurnJob, ReflectionSink, Session, SyncRequest
 from mini_letta.settings import read_settings, remember_current
 from mini_letta.workspace import World, new_agent
+from support.agents import fresh_agent
 from support.file_events import file_events
 
 EVERY_TURN = {"trigger": "step-count", "stepCount": 1}
@@ -84,7 +85,7 @@ def test_without_a_spawner_a_due_reflection_runs_here_and_reaches_the_sink(world
 
 
 def test_background_reflection_goes_through_the_one_spawner(world):
-    agent = new_agent(world)
+    agent = fresh_agent(world)
     save_reflection_settings(world.home, world.cwd, agent, EVERY_TURN, "agent")
     jobs = Jobs()
     with Session(world, agent=agent.id, reflection="background", spawn=jobs) as session:
@@ -95,7 +96,7 @@ def test_background_reflection_goes_through_the_one_spawner(world):
 
 
 def test_settings_choose_background_only_when_there_is_a_spawner(world):
-    agent = new_agent(world)
+    agent = fresh_agent(world)
     save_reflection_settings(world.home, world.cwd, agent, EVERY_TURN, "agent")
     world.home.root.mkdir(parents=True, exist_ok=True)
     world.home.settings_file.write_text('{"reflectionMode": "background"}', encoding="utf-8")
@@ -109,7 +110,7 @@ def test_settings_choose_background_only_when_there_is_a_spawner(world):
 
 
 def test_waiting_outcomes_are_delivered_once(world, clock):
-    agent = new_agent(world)
+    agent = fresh_agent(world)
     waiting = ReflectionOutcome(message="done while you were away", status="merged")
     post_outcome(world.home, agent.id, waiting, clock)
     seen: list[object] = []
@@ -127,7 +128,7 @@ def remote(tmp_path: Path) -> Path:
 
 
 def _sync_after_merge(world: World, remote: Path) -> str:
-    agent = new_agent(world)
+    agent = fresh_agent(world)
     remember_current(world.cwd, agent.id, "")  # the project's agent from now on
     set_remote(memory_remote_repo(world.home.memory_dir(agent.id)), str(remote))
     save_reflection_settings(world.home, world.cwd, agent, {"memorySync": "after-merge"}, "agent")

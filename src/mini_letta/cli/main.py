@@ -5,7 +5,8 @@ Ctrl-C is ours to map; any other exception is a bug and is shown as one line, wi
 traceback only under MINI_LETTA_DEBUG=1. `main()` takes an optional `Terminal`, so a caller
 can run a command in-process with its own streams, environment and working directory.
 `--version` alone is answered before anything else is imported, and the plain form of
-`chat -p TEXT` (cli/chat_args.py) runs without click, which is a sixth of a turn's start-up.
+`chat -p TEXT` (cli/chat_args.py) runs without click, which is a sixth of a turn's start-up, as
+does the detached reflection worker (cli/background.py writes and reads its command line).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import os
 import sys
 
-from mini_letta.cli import VERSION_LINE
+from mini_letta.cli import VERSION_LINE, WORKER_COMMAND
 
 TYPE_CHECKING = False  # not `typing`'s: importing typing would double what `--version` costs
 if TYPE_CHECKING:
@@ -54,6 +55,10 @@ def _invoke(args: list[str], terminal: Terminal) -> int:
     from mini_letta.errors import MiniLettaError
 
     try:
+        if args[:1] == [WORKER_COMMAND]:  # our own detached worker: its line is ours, no click
+            from mini_letta.cli.commands.reflect_worker import run_reflect_worker
+
+            return run_reflect_worker(args[1:], terminal)
         args = as_claude_would(args)
         plain = plain_chat_args(args)
         if plain is not None:  # `chat -p TEXT` with plain flags: the same run, without click

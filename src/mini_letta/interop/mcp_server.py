@@ -178,8 +178,3 @@ def _reader(memory_dir: Path, path: str) -> Callable[[], str]:
         return read_memory_file(memory_dir, path)
 
     return read
-
-
-def serve_memory(home: Home, agent_id: str, agent_name: str) -> None:
-    """Serve until the client closes stdin."""
-    build_server(home, agent_id, agent_name).run("stdio")

@@ -9,6 +9,8 @@ path at most 1024), so an over-long name is refused here, never as a raw OSError
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from mini_letta.errors import MemoryEditError
@@ -45,14 +47,27 @@ def resolve_memory_path(root: Path, path: object, name: str = "path") -> str:
         )
     if parts[0] == "skills" and len(parts) == 2:
         raise MemoryEditError(f"{name} {text!r}: skills are folders, use skills/<name>/SKILL.md")
-    base = root.resolve()
-    resolved = (base / text).resolve()
-    if resolved != base.joinpath(*parts):
+    if _through_link(root, parts):
         raise MemoryEditError(
             f"{name} {text!r} goes through a symlink; memory paths must be real files inside "
             "the memory folder"
         )
     return text
+
+
+def _through_link(root: Path, parts: list[str]) -> bool:
+    """Whether a segment of the path below `root` that exists is a symbolic link: with no
+    empty, '.' or '..' segment, that is exactly when resolving it would land elsewhere (one
+    lstat a segment, instead of resolving every folder above memory twice)."""
+    current = os.fspath(root)
+    for part in parts:
+        current = os.path.join(current, part)
+        try:
+            if stat.S_ISLNK(os.lstat(current).st_mode):
+                return True
+        except OSError:  # missing (a file to create) or unreadable: nothing to follow there
+            return False
+    return False
 
 
 def _check_length(text: str, name: str) -> None:

@@ -123,8 +123,8 @@ def memory_remote_repo(memory_dir: Path, environ: Mapping[str, str] | None = Non
 
 
 def get_remote(repo: GitRepo) -> str | None:
-    """The remote's URL; None when there is none (git prints nothing then)."""
-    return repo.run("config", "--get", f"remote.{REMOTE}.url", check=False).strip() or None
+    """The remote's URL; None when there is none."""
+    return repo.remote_url(REMOTE)
 
 
 def set_remote(repo: GitRepo, url: str) -> None:

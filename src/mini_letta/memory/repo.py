@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,13 +22,26 @@ from mini_letta.gitsafe import (
     DIFF_FLAGS,
     DRIVER_KEYS,
     TRANSPORT_KEYS,
+    URL_KEYS,
     config_args,
     driver_overrides,
     safe_git_config,
     safe_git_env,
+    split_remote_settings,
     user_transport_config,
 )
 from mini_letta.home import memory_journal_file, memory_lock_file
+from mini_letta.memory.gitfiles import (
+    ASK_GIT,
+    SHA_RE,
+    config_mentions,
+    config_stamp,
+    git_dirs,
+    head_file,
+    raise_unless_missing,
+    read_head,
+    read_ref,
+)
 from mini_letta.storage.locks import exclusive_lock
 
 if TYPE_CHECKING:
@@ -36,7 +49,6 @@ if TYPE_CHECKING:
 
 GIT_TIMEOUT = 60.0
 MEMORY_LOCK_TIMEOUT = 30.0
-_SHA_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _LOCK_EXISTS = re.compile(r"Unable to create '(.+\.lock)': File exists")
 GC_AUTO = 1000
 GC_AUTO_PACK_LIMIT = 50
@@ -53,6 +65,10 @@ _CONFIG = (
     "gc.autoDetach=false",
     f"gc.auto={GC_AUTO}",
     f"gc.autoPackLimit={GC_AUTO_PACK_LIMIT}",  # pinned: `pack_due` applies git's rule with it
+    # git's own look after each commit, fetch and merge is one more process (`maintenance run
+    # --auto`), nearly always to find nothing due; `pack_if_due` reads the same rule from the
+    # files and starts `gc --auto` only when it would pack.
+    "maintenance.auto=false",
 )
 # Remote operations (sync) also read the user's config; these keep their results predictable.
 _REMOTE_CONFIG = ("merge.conflictStyle=diff3", "push.default=nothing")
@@ -112,6 +128,8 @@ class GitRepo:
         if user_config:
             self._config += _REMOTE_CONFIG
         self._transport: list[str] | None = None
+        # (the config files' stamp, each remote's URL): None until read; a None stamp, never kept
+        self._urls: tuple[tuple[int, ...] | None, dict[str, str]] | None = None
 
     def __repr__(self) -> str:
         return f"GitRepo({str(self.path)!r})"
@@ -164,24 +182,63 @@ class GitRepo:
             raise _failure(name, proc)
         return proc
 
-    def _user_transport(self) -> list[str]:
-        """The user's own credential helpers and ssh/askpass commands, which beat the repo's.
+    def remote_url(self, name: str) -> str | None:
+        """Remote `name`'s URL as git reads it (the last value set); None when it has none.
 
-        One `git config --show-scope` lists every scope; only the system and global entries
-        are kept. A git too old for `--show-scope` is asked scope by scope."""
+        A repository that reads the user's config learns it from the one `git config` that
+        also lists the user's transport and the drivers (`_read_user_settings`), and asks again
+        only once a config file of the repository changed."""
+        if not self._user_config:
+            proc = self._run(("config", "--get", f"remote.{name}.url"), check=False)
+            return proc.stdout.decode("utf-8", "replace").strip() or None
+        dirs = git_dirs(self.path)
+        stamp = None if dirs is None else config_stamp(*dirs)
+        if self._urls is None or stamp is None or self._urls[0] != stamp:
+            self._read_user_settings()
+        assert self._urls is not None
+        return self._urls[1].get(f"remote.{name}.url")
+
+    def _user_transport(self) -> list[str]:
+        """The user's own credential helpers and ssh/askpass commands, which beat the repo's."""
         if self._transport is None:
-            scoped = ("config", "-z", "--show-scope", "--get-regexp", TRANSPORT_KEYS)
-            proc = self._run(scoped, check=False)
-            if proc.returncode in (0, 1):  # 1: no entry at all
-                listing = _user_scopes(proc.stdout)
-            else:
-                listings = [
-                    self._run(("config", scope, "-z", "--get-regexp", TRANSPORT_KEYS), check=False)
-                    for scope in ("--system", "--global")
-                ]
-                listing = b"".join(p.stdout for p in listings if p.returncode == 0)
-            self._transport = user_transport_config(listing)
+            self._read_user_settings()
+        assert self._transport is not None
         return self._transport
+
+    def _read_user_settings(self) -> None:
+        """What a remote operation needs to know of the config, from one `git config
+        --show-scope`: the user's transport settings (its system and global entries only), the
+        drivers (every scope, memoised as `_driver_overrides` does) and the remotes' URLs. A
+        git too old for `--show-scope` is asked scope by scope for the transport."""
+        dirs = git_dirs(self.path)
+        stamp = None if dirs is None else config_stamp(*dirs)  # before git reads the files
+        mentioned = None if dirs is None else config_mentions(*dirs)
+        keys = f"{TRANSPORT_KEYS}|{DRIVER_KEYS}|{URL_KEYS}"
+        proc = self._run(("config", "-z", "--show-scope", "--get-regexp", keys), check=False)
+        if proc.returncode in (0, 1):  # 1: no entry at all
+            fields = proc.stdout.split(b"\0")
+            scoped = list(zip(fields[0::2], fields[1::2], strict=False))
+        else:
+            listings = [
+                self._run(("config", scope, "-z", "--get-regexp", TRANSPORT_KEYS), check=False)
+                for scope in ("--system", "--global")
+            ]
+            rest = ("config", "-z", "--get-regexp", f"{DRIVER_KEYS}|{URL_KEYS}")
+            listings.append(self._run(rest, check=False))
+            scoped = [
+                (b"global", entry)  # the last listing's are never transport entries
+                for p in listings
+                if p.returncode == 0
+                for entry in p.stdout.split(b"\0")
+            ]
+        transport, drivers, urls = split_remote_settings(scoped)
+        self._transport = user_transport_config(transport)
+        found = driver_overrides(drivers)
+        # An included file is not in the stamp: a repository that includes one is always asked.
+        cacheable = stamp is not None and mentioned is not None and b"include" not in mentioned
+        if dirs is not None and stamp is not None and cacheable:
+            _DRIVERS[dirs[1]] = (stamp, found)
+        self._urls = (stamp if cacheable else None, urls)
 
     def _driver_overrides(self) -> list[str]:
         """The repo's filter and merge drivers as they are now, disarmed (config can change).
@@ -189,14 +246,14 @@ class GitRepo:
         Asked of `git config` again whenever a config file of the repository changed; the
         answer is shared by the checkout and its worktrees (one entry per repository). When
         git reads no config but the repository's own and those files cannot name a driver
-        (`_config_mentions` finds none of the words), there is nothing to ask.
+        (`config_mentions` finds none of the words), there is nothing to ask.
         """
-        dirs = _git_dirs(self.path)
-        stamp = None if dirs is None else _config_stamp(*dirs)
+        dirs = git_dirs(self.path)
+        stamp = None if dirs is None else config_stamp(*dirs)
         known = None if dirs is None else _DRIVERS.get(dirs[1])
         if stamp is not None and known is not None and known[0] == stamp:
             return known[1]
-        mentioned = None if dirs is None else _config_mentions(*dirs)
+        mentioned = None if dirs is None else config_mentions(*dirs)
         if mentioned == frozenset() and not self._user_config:
             found: list[str] = []
         else:
@@ -213,7 +270,7 @@ class GitRepo:
         more than GC_AUTO/256 loose objects in `objects/17`, or more than GC_AUTO_PACK_LIMIT
         packs. It counts every pack (git leaves out kept ones) and says True when unsure, so
         it may call git for nothing but never skips a packing git would do."""
-        dirs = _git_dirs(self.path)
+        dirs = git_dirs(self.path)
         if dirs is None:
             return True
         objects = dirs[1] / "objects"
@@ -239,10 +296,17 @@ class GitRepo:
             return True
         return packs > GC_AUTO_PACK_LIMIT
 
+    def pack_if_due(self) -> None:
+        """`git gc --auto` in the foreground when its rule says it would pack (`pack_due`):
+        what git's auto-maintenance did after a commit, a fetch or a merge, without a process
+        when nothing is due."""
+        if self.pack_due():
+            self.run("gc", "--auto", "--quiet")
+
     def may_have_worktrees(self) -> bool:
         """Whether git may know a linked worktree (an entry in `worktrees/` of the common git
         dir): False only when that folder is certainly absent or empty."""
-        dirs = _git_dirs(self.path)
+        dirs = git_dirs(self.path)
         if dirs is None:
             return True
         try:
@@ -255,7 +319,7 @@ class GitRepo:
     def may_have_branches(self, prefix: str) -> bool:
         """Whether a branch under `refs/heads/<prefix>` may exist, read from the loose refs and
         packed-refs; True when unsure (a reftable, an unreadable file)."""
-        dirs = _git_dirs(self.path)
+        dirs = git_dirs(self.path)
         if dirs is None:
             return True
         common = dirs[1]
@@ -263,7 +327,7 @@ class GitRepo:
             if (common / "reftable").exists():
                 return True
             loose = common / "refs" / "heads" / prefix
-            if any(files for _, _, files in os.walk(loose, onerror=_raise)):
+            if any(files for _, _, files in os.walk(loose, onerror=raise_unless_missing)):
                 return True
             packed = (common / "packed-refs").read_bytes()
         except FileNotFoundError:
@@ -292,13 +356,24 @@ class GitRepo:
         or a linked worktree's): this runs before every model call and around every memory
         commit. Anything unusual (reftable, a ref that is not a branch) is asked of git.
         """
-        head = _read_head(self.path)
-        if head is not _ASK_GIT:
+        head = read_head(self.path)
+        if head is not ASK_GIT:
             return head
         proc = self._run(("rev-parse", "--verify", "-q", "HEAD^{commit}"), check=False)
         if proc.returncode != 0:
             return None
         return proc.stdout.decode("ascii").strip() or None
+
+    def ref_sha(self, ref: str) -> str | None:
+        """The sha `ref` (a full name such as `refs/remotes/origin/main`) holds, as it is
+        stored: no tag is peeled and no object read. None when there is no such ref. Read
+        from the files when they are plain (no reftable), else asked of git."""
+        found = head_file(self.path)
+        sha = ASK_GIT if found is None else read_ref(found[1], ref)
+        if sha is not ASK_GIT:
+            return sha
+        proc = self._run(("rev-parse", "-q", "--verify", ref), check=False)
+        return proc.stdout.decode("ascii", "replace").strip() or None
 
     def rev_parse(self, rev: str) -> str:
         proc = self._run(("rev-parse", "--verify", "-q", f"{rev}^{{commit}}"), check=False)
@@ -308,12 +383,12 @@ class GitRepo:
 
     def current_branch(self) -> str | None:
         """The checked-out branch name, or None when HEAD is detached."""
-        found = _head_file(self.path)
+        found = head_file(self.path)
         if found is not None:
             head = found[0]
             if head.startswith("ref: refs/heads/"):
                 return head.removeprefix("ref: refs/heads/") or None
-            if _SHA_RE.fullmatch(head):
+            if SHA_RE.fullmatch(head):
                 return None  # detached
         proc = self._run(("symbolic-ref", "-q", "--short", "HEAD"), check=False)
         if proc.returncode != 0:
@@ -381,14 +456,39 @@ class GitRepo:
         except GitError:
             self._unstage(stage)
             raise
+        with suppress(GitError):  # as git's own auto-maintenance: the commit stands either way
+            self.pack_if_due()
         return self.head_sha()
+
+    def commit_all(self, message: str) -> tuple[str, list[str]] | None:
+        """Stage every change in the work tree and commit it: (the new sha, the paths that
+        changed, sorted), or None when nothing changed. For a checkout only its owner stages
+        in (a reflection worktree): two git processes, as `git add -A -v` stages and names
+        what it staged (a path whose content is unchanged is not named), so no `git status`
+        first. When git's list cannot be read (a name with a line break, another language),
+        git status names the staged paths. Failures unstage everything and raise GitError; a
+        message holding a credential is refused before anything is staged."""
+        from mini_letta.memory.secrets import refuse_secret
+
+        refuse_secret(message, "the commit message")
+        paths = _staged_names(self.run("add", "-A", "-v"))
+        try:
+            if paths is None:
+                paths = self.changed_paths()
+            if not paths:
+                return None
+            self.run("commit", "-q", "--no-edit", "--cleanup=whitespace", "-m", message)
+        except GitError:
+            self._run(("reset", "-q"), check=False)
+            raise
+        return self.head_sha(), paths
 
     def _same_as_head(self, paths: Sequence[str]) -> bool:
         quiet = ("--literal-pathspecs", "diff", "--cached", "--quiet", "HEAD", "--", *paths)
         return self.returncode(*quiet) == 0
 
     def _tracked(self, paths: Sequence[str]) -> set[str]:
-        dirs = _git_dirs(self.path)
+        dirs = git_dirs(self.path)
         if dirs is not None and not (dirs[0] / "index").exists():
             return set()  # no index yet (a new repository's first commit): nothing is tracked
         raw = self.run_bytes("--literal-pathspecs", "ls-files", "-z", "--", *paths)
@@ -473,91 +573,21 @@ _DRIVERS: dict[Path, tuple[tuple[int, ...], list[str]]] = {}
 
 _LOOSE_NAME = re.compile(r"[0-9a-f]{38}|[0-9a-f]{62}")  # git's loose objects in one folder
 
-_ASK_GIT = "ask git"  # what `_read_head` says when the files alone cannot answer
+_STAGED = re.compile(r"(?:add|remove) '(.*)'")  # `git add -v` in the C locale
 
 
-def _git_dirs(work_tree: Path) -> tuple[Path, Path] | None:
-    """(the git dir, the common dir) of `work_tree`: both `.git` for a plain checkout; for a
-    linked worktree, its `.git` file names its own git dir (HEAD, index), whose `commondir`
-    leads to the shared one (refs, config). None when the files do not say."""
-    dot_git = work_tree / ".git"
-    try:
-        if dot_git.is_dir():
-            return dot_git, dot_git
-        text = dot_git.read_text(encoding="utf-8").strip()
-        if not text.startswith("gitdir: "):
+def _staged_names(listing: str) -> list[str] | None:
+    """The paths `git add -A -v` says it staged, sorted; None when a line is not one of its
+    two shapes (a name with a line break, a translated message)."""
+    names: set[str] = set()
+    for line in listing.split("\n"):
+        if not line:
+            continue
+        match = _STAGED.fullmatch(line)
+        if match is None:
             return None
-        git_dir = work_tree / text.removeprefix("gitdir: ")
-        common = git_dir
-        if (git_dir / "commondir").is_file():
-            shared = (git_dir / "commondir").read_text(encoding="utf-8").strip()
-            common = Path(os.path.normpath(git_dir / shared))  # the checkout's own `.git`
-        return git_dir, common
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def _head_file(work_tree: Path) -> tuple[str, Path] | None:
-    """(HEAD's text, the folder its refs are in) when plain files git reads as they are (no
-    reftable) hold them; None when only git can say what HEAD is."""
-    dirs = _git_dirs(work_tree)
-    if dirs is None:
-        return None
-    git_dir, common = dirs
-    try:
-        if (common / "reftable").exists():
-            return None
-        return (git_dir / "HEAD").read_text(encoding="ascii").strip(), common
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def _read_head(work_tree: Path) -> str | None:
-    """HEAD's sha from the files git keeps it in; None for a branch with no commit yet;
-    `_ASK_GIT` when that needs git to answer."""
-    found = _head_file(work_tree)
-    if found is None:
-        return _ASK_GIT
-    head, refs = found
-    if not head.startswith("ref: "):
-        return head if _SHA_RE.fullmatch(head) else _ASK_GIT
-    ref = head[5:]
-    if not ref.startswith("refs/heads/"):
-        return _ASK_GIT
-    try:
-        loose = refs / ref
-        if loose.is_file():
-            sha = loose.read_text(encoding="ascii").strip()
-            return sha if _SHA_RE.fullmatch(sha) else _ASK_GIT
-        packed_refs = refs / "packed-refs"
-        if not packed_refs.exists():
-            return None  # an unborn branch: no commit yet
-        packed = packed_refs.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return _ASK_GIT
-    for line in packed.splitlines():
-        sha, _, name = line.partition(" ")
-        if name == ref and _SHA_RE.fullmatch(sha):
-            return sha
-    return None  # not packed either: unborn
-
-
-def _user_scopes(listing: bytes) -> bytes:
-    """The system and global entries of `git config -z --show-scope` output (scope NUL key
-    LF value NUL, repeated), as `git config -z` alone would list them."""
-    fields = listing.split(b"\0")
-    kept = [
-        entry + b"\0"
-        for scope, entry in zip(fields[0::2], fields[1::2], strict=False)
-        if scope in (b"system", b"global")
-    ]
-    return b"".join(kept)
-
-
-def _raise(error: OSError) -> None:
-    """`os.walk`'s error handler: a folder that cannot be listed is not an empty one."""
-    if not isinstance(error, FileNotFoundError):
-        raise error
+        names.add(match.group(1))
+    return sorted(names)
 
 
 def _parse_batch(output: bytes) -> list[bytes]:
@@ -574,43 +604,6 @@ def _parse_batch(output: bytes) -> list[bytes]:
         blobs.append(output[start : start + size])
         position = start + size + 1
     return blobs
-
-
-# Every section a driver (or a file that could define one) is declared in has one of these
-# words in its header, whatever the spelling: section names are ASCII and case-insensitive.
-_DRIVER_SECTIONS = (b"filter", b"merge", b"remote", b"include")
-
-
-def _config_mentions(git_dir: Path, common: Path) -> frozenset[bytes] | None:
-    """Which of `_DRIVER_SECTIONS` the config files git reads for this work tree (the shared
-    `config`, a `config.worktree` in either git dir) mention anywhere, comments and values
-    included; None when one cannot be read. None of them: the repository defines no driver."""
-    found: set[bytes] = set()
-    for path in (common / "config", common / "config.worktree", git_dir / "config.worktree"):
-        try:
-            text = path.read_bytes().lower()
-        except FileNotFoundError:
-            continue
-        except OSError:
-            return None
-        found.update(word for word in _DRIVER_SECTIONS if word in text)
-    return frozenset(found)
-
-
-def _config_stamp(git_dir: Path, common: Path) -> tuple[int, ...] | None:
-    """(inode, mtime, size) of the config files git reads for a work tree; None if unsure
-    (the shared config, and a linked worktree's own `config.worktree`)."""
-    stamp: list[int] = []
-    try:
-        for path in (common / "config", git_dir / "config.worktree"):
-            if path.exists():
-                info = path.stat()
-                stamp += [info.st_ino, info.st_mtime_ns, info.st_size]
-            else:
-                stamp += [-1]
-    except OSError:
-        return None
-    return tuple(stamp)
 
 
 def _with_diff_flags(args: Sequence[str], name: str) -> list[str]:
@@ -674,7 +667,7 @@ def init_memory_repo(
     path.mkdir(parents=True, exist_ok=True)
     if not repo.exists():
         repo.run("init", "-q")  # on `main`: init.defaultBranch is among the harness's settings
-    head = _head_file(path)
+    head = head_file(path)
     if head is None or head[0] != "ref: refs/heads/main":  # an older git, or a half-made repo
         repo.run("symbolic-ref", "HEAD", "refs/heads/main")
     files = {

@@ -16,15 +16,18 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from contextlib import suppress
 
 from mini_letta.clock import Clock, format_timestamp
 from mini_letta.errors import GitError, MemfsError, MiniLettaError
 from mini_letta.home import Home
+from mini_letta.memory.gitfiles import git_dirs, stored_ref
 from mini_letta.memory.incoming import Arrival, check_arrival, describe_refusal
 from mini_letta.memory.remote import (
     BRANCH,
     REMOTE,
     get_remote,
+    local_remote_path,
     memory_remote_repo,
     push_options,
     refuse_non_bare_remote,
@@ -97,6 +100,8 @@ def sync_memory(
         ):
             _undo_interrupted_move(repo, state)
             outcome = _sync(repo, url, clock, _Mover(home, agent_id, attempt))
+            with suppress(GitError):  # a failure leaves memory as it is: synced
+                repo.pack_if_due()  # what the fetch and merge left (git's own look is off)
     except MiniLettaError as exc:
         failed = replace(
             attempt, last_error=str(exc), error_reported=False, failures=state.failures + 1
@@ -172,19 +177,22 @@ def _sync(repo: GitRepo, url: str, clock: Clock, move: _Mover) -> SyncOutcome:
     _refuse_unclean(repo)
     pulled, merged = 0, False
     conflicts: tuple[str, ...] = ()
-    checked = _tracking_sha(repo)  # what this machine last took from the remote
+    checked = repo.ref_sha(_TRACKING)  # what this machine last took from the remote
+    packs = _packs(repo)  # a fetch that brings many objects keeps them as a pack
     refused_push: str | None = None  # what git said when the last push was refused
     for _ in range(PUSH_ATTEMPTS):
-        _fetch(repo)
-        remote = _tracking_sha(repo)
+        if refused_push is not None or not _holds(url, checked):
+            _fetch(repo)
         head = repo.head_sha()
+        remote = _tracking_sha(repo, head)
         ahead, behind = _divergence(repo, head, remote)
         if refused_push is not None and not behind:
             raise GitError(f"git push failed: {refused_push}")  # not because the remote moved
         try:
             step = _integrate(repo, head, remote, ahead, behind, clock, move)
         except _Refused as refused:
-            _forget_fetched(repo, checked)
+            kept_a_pack = packs is None or _packs(repo) != packs
+            _forget_fetched(repo, checked, kept_a_pack=kept_a_pack)
             raise SyncError(describe_refusal(refused.problems)) from None
         checked = remote
         pulled += step.pulled
@@ -195,7 +203,8 @@ def _sync(repo: GitRepo, url: str, clock: Clock, move: _Mover) -> SyncOutcome:
         push = ("push", "-q", "--porcelain", *push_options(url), REMOTE, f"{BRANCH}:{BRANCH}")
         code, said = repo.try_run(*push)
         if code == 0:
-            repo.run("update-ref", _TRACKING, step.head)
+            if repo.ref_sha(_TRACKING) != step.head:  # git's push updates it when it can
+                repo.run("update-ref", _TRACKING, step.head)
             return SyncOutcome(step.head, pulled, True, merged, conflicts)
         refused_push = said  # the next fetch says whether the remote moved meanwhile
     raise SyncError(
@@ -244,15 +253,31 @@ def _check_incoming(repo: GitRepo, head: str, target: str, *, messages: bool = T
     return arrival
 
 
-def _forget_fetched(repo: GitRepo, before: str | None) -> None:
+def _forget_fetched(repo: GitRepo, before: str | None, *, kept_a_pack: bool) -> None:
     """Put the tracking branch back and drop the refused objects, so nothing the remote sent
-    (a credential in a file or a message) stays in memory's repository."""
+    (a credential in a file or a message) stays in memory's repository: loose objects go with
+    a prune; a pack the fetch kept takes a whole repack (`gc`)."""
     if before is None:
         repo.run("update-ref", "-d", _TRACKING)
     else:
         repo.run("update-ref", _TRACKING, before)
     repo.run("reflog", "expire", "--expire=now", "--expire-unreachable=now", _TRACKING)
-    repo.run("gc", "-q", "--prune=now")
+    if kept_a_pack:
+        repo.run("gc", "-q", "--prune=now")
+    else:
+        repo.run("prune", "--expire=now")
+
+
+def _packs(repo: GitRepo) -> frozenset[str] | None:
+    """The repository's pack files by name; None when they cannot be listed (then every
+    refusal repacks)."""
+    dirs = git_dirs(repo.path)
+    if dirs is None:
+        return None
+    try:
+        return frozenset(p.name for p in (dirs[1] / "objects" / "pack").glob("*.pack"))
+    except OSError:
+        return None
 
 
 def _merge_commit(
@@ -353,8 +378,12 @@ def _refuse_unclean(repo: GitRepo) -> None:
         raise MemfsError(f"memory is not on branch {BRANCH}; check it out first")
 
 
-def _tracking_sha(repo: GitRepo) -> str | None:
-    """The remote's branch as last fetched; None when the remote has none yet."""
+def _tracking_sha(repo: GitRepo, head: str) -> str | None:
+    """The remote's branch as last fetched, a commit; None when the remote has none yet.
+    Read from the files when it is memory's HEAD (a commit, nothing to peel or check)."""
+    stored = repo.ref_sha(_TRACKING)
+    if stored is None or stored == head:
+        return stored
     found = repo.run("rev-parse", "-q", "--verify", f"{_TRACKING}^{{commit}}", check=False)
     return found.strip() if _SHA.fullmatch(found.strip()) else None
 
@@ -368,6 +397,16 @@ def _divergence(repo: GitRepo, head: str, remote: str | None) -> tuple[int, int]
     if len(counts) != 2 or not all(count.isdigit() for count in counts):
         raise GitError(f"git rev-list could not compare {head[:7]} with {remote[:7]}")
     return int(counts[0]), int(counts[1])
+
+
+def _holds(url: str, known: str | None) -> bool:
+    """Whether the remote is on this machine and its branch is `known` (what was last taken
+    from it), read from its files: a fetch would bring nothing, and is the costliest git call of
+    a sync (a second git on the remote's side, a check of what came)."""
+    path = local_remote_path(url)
+    if path is None or not path.is_absolute() or known is None:
+        return False
+    return stored_ref(path, f"refs/heads/{BRANCH}") == known
 
 
 def _fetch(repo: GitRepo) -> None:

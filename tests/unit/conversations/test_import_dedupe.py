@@ -16,13 +16,13 @@ from mini_letta.conversations.transcripts import (
     find_session_files,
     load_transcript,
 )
-from mini_letta.workspace import new_agent
+from support.agents import fresh_agent
 from support.transcripts import CLAUDE_CODE, CODEX, write_lines
 
 
 @pytest.fixture
 def agent_id(world):
-    return new_agent(world).id
+    return fresh_agent(world).id
 
 
 def _import(world, agent_id, path, within=None):

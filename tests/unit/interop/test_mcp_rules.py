@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from mini_letta.memory.edits import read_memory_file
-from mini_letta.workspace import new_agent
+from support.agents import fresh_agent
 from support.groups import MCP, NO_MCP
 
 pytestmark = [MCP, NO_MCP]
@@ -28,7 +28,7 @@ def _call(server, name, args):
 def served(world):
     from mini_letta.interop.mcp_server import build_server
 
-    agent = new_agent(world)
+    agent = fresh_agent(world)
     return build_server(world.home, agent.id, agent.name), world.home.memory_dir(agent.id)
 
 

@@ -12,9 +12,11 @@ from mini_letta.llm.mock_reflection import (
     PLACEHOLDER,
     PROJECT_FILE,
     _negated,
+    _switches,
     _topic,
     extract_statements,
     is_project_fact,
+    parse_switch,
     plan_human_edits,
     plan_project_edits,
 )
@@ -319,6 +321,44 @@ def test_a_one_sentence_contradiction_replaces_the_old_line(body, text, old, new
 )
 def test_a_restated_preference_is_already_known(body, text):
     assert plan_human_edits(body, extract_statements(text, AT)) == []
+
+
+# ----- the switch patterns are tried only on a sentence with one of their words ---------------
+
+_SWITCH_PIECES = ["switched", "SWITCHED", "moved", "changed", "migrated", "went", "over",
+                  "from", "to", "no longer", "NO LONGER", "don't", "do not", "stopped", "quit",
+                  "use", "using", "prefer", "now", "replaced", "with", "不再", "不", "用", "改用",
+                  "换成", "从", "了", "，", "VS Code", "npm", "pnpm", "Zed", "vim", "emacs", "绿茶",
+                  " ", "  "]  # fmt: skip
+
+
+_EVERY_SWITCH_WORD = [
+    *(f"I {verb} from npm to pnpm" for verb in ("switched", "moved", "changed", "migrated")),
+    "I went from npm to pnpm",
+    *(f"I {word} use npm, I prefer pnpm" for word in ("no longer", "don't", "do not", "quit")),
+    "I stopped using npm and now use pnpm",
+    "We REPLACED Jira with Linear",
+    "我不再用vim，改用emacs",
+    "我不用vim，改用emacs",
+    "我从 PyCharm 换成了 VS Code",
+]
+
+
+def test_each_word_of_each_switch_pattern_passes_the_filter():
+    assert [text for text in _EVERY_SWITCH_WORD if parse_switch(text) is None] == []
+
+
+@given(st.lists(st.sampled_from(_SWITCH_PIECES), max_size=10).map("".join))
+def test_the_switch_word_filter_never_hides_a_switch(text):
+    unfiltered = None
+    for pattern in _switches():
+        found = pattern.search(text)
+        if found:
+            old, new = found.group(1).strip(), found.group(2).strip()
+            if old and new and old.lower() != new.lower():
+                unfiltered = (old, new)
+                break
+    assert parse_switch(text) == unfiltered
 
 
 # ----- a choice's negation: the same answer as the whole-prefix search, in linear time ---------

@@ -25,7 +25,8 @@ from mini_letta.loop.turn import run_turn
 from mini_letta.memory.edits import apply_memory_edit
 from mini_letta.memory.repo import GitRepo
 from mini_letta.structs import Struct, field
-from mini_letta.workspace import resolve_conversation, resolve_or_create_agent
+from mini_letta.workspace import resolve_conversation
+from support.agents import project_agent
 from support.compaction_fakes import CHINESE_TURNS
 from support.compaction_fakes import RecordingProvider as Recording
 
@@ -55,7 +56,7 @@ def _answer() -> list[list[ModelEvent]]:
 
 
 def _setup(world, provider, store=None, **options):
-    agent = resolve_or_create_agent(world, None)
+    agent = project_agent(world)
     store = store or resolve_conversation(world, agent, None)
     setup = build_turn_setup(world, agent, store, TurnOptions(**options))
     return mini_letta.structs.replace(setup, provider=provider)
@@ -69,7 +70,7 @@ def _turn(setup, text="hi"):
 
 def test_memory_own_edit_keeps_the_prompt_byte_identical(world):
     """The agent learns its edit from the tool result; the prefix stays cacheable."""
-    agent = resolve_or_create_agent(world, None)
+    agent = project_agent(world)
     provider = RecordingProvider([*_remember("likes tea"), *_answer()])
     setup = _setup(world, provider)
     assert _turn(setup, "I like tea").text == "noted"
@@ -95,7 +96,7 @@ def test_memory_recompile_points_show_the_agent_s_own_edit(world, point):
     setup = _setup(world, provider)
     _turn(setup, "I like tea")
     if point == "new-conversation":
-        agent = resolve_or_create_agent(world, None)
+        agent = project_agent(world)
         store = resolve_conversation(world, agent, None, new=True)
         setup = _setup(world, provider, store=store)
     elif point == "recompile-flag":

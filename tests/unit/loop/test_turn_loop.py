@@ -25,7 +25,8 @@ from mini_letta.loop.setup import TurnOptions, build_turn_setup
 from mini_letta.loop.turn import run_turn
 from mini_letta.structs import Struct, field
 from mini_letta.tools.base import ToolContext, ToolResult, Toolset
-from mini_letta.workspace import resolve_conversation, resolve_or_create_agent
+from mini_letta.workspace import resolve_conversation
+from support.agents import project_agent
 from support.groups import SDK
 from support.scripted_server import openai_stream, openai_tool_call
 
@@ -57,7 +58,7 @@ class EchoTool:
 
 
 def _setup(world, provider, *, tools=(), max_steps=20):
-    agent = resolve_or_create_agent(world, None)
+    agent = project_agent(world)
     store = resolve_conversation(world, agent, None)
     setup = build_turn_setup(world, agent, store, TurnOptions(max_steps=max_steps))
     return store, setup.__class__(

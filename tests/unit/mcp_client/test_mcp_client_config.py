@@ -22,6 +22,7 @@ from mini_letta.mcp_client.tools import MAX_TOOLS, build_tools, check_tool, rend
 from mini_letta.settings import read_settings
 from mini_letta.tools.base import describe_call
 from mini_letta.tools.permissions import decide
+from support.groups import MCP, NO_MCP
 
 
 def _write(path: Path, data: object) -> None:
@@ -168,6 +169,8 @@ def test_a_kept_tool_is_named_for_its_server_and_its_description_is_tamed():
     ]
 
 
+@MCP  # builds the SDK's result types: on the one worker that loads the MCP SDK
+@NO_MCP
 def test_a_result_becomes_text_and_stops_collecting_past_its_limit():
     from mcp_types import CallToolResult, ImageContent, TextContent
 

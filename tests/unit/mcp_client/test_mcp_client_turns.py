@@ -1,36 +1,36 @@
-"""Turns that call real MCP servers (the official SDK's, tests/support/mcp_fixture) over stdio and
-streamable HTTP, driven by the scripted OpenAI-compatible server: the tool joins the request,
-the call goes through the permission modes, the result is redacted and capped, and a server
-that does not start or dies mid-call is one warning line while the turn goes on."""
+"""Turns that call real MCP servers, driven by the scripted OpenAI-compatible server: the tool
+joins the request, the call goes through the permission modes, the result is redacted and
+capped, and a server that does not start or dies mid-call is one warning line while the turn
+goes on. Over stdio the server is the scripted one (support/mcp_fixture/stdio_server.py, a
+real process that starts in milliseconds); over streamable HTTP it is built with the official
+SDK and served in this process, so interop with the SDK's server stays checked."""
 
 from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from mini_letta.conversations.messages import ToolCall
 from mini_letta.loop.setup import TurnOptions
 from mini_letta.mcp_client.config import add_server
+from mini_letta.mcp_client.connection import MAX_PAGES
 from mini_letta.mcp_client.servers import configured_servers
 from mini_letta.session import Session, open_mcp_servers
 from mini_letta.settings import read_settings
 from mini_letta.workspace import World
 from support.groups import MCP, NO_MCP
+from support.mcp_servers import SdkHttpServer, sdk_http_server, stdio_entry
 from support.scripted_server import ScriptedServer, openai_stream, openai_tool_call
 from support.waiting import wait_until
 
 # the MCP SDK is loaded in this process: on the one worker that loads it for the MCP group
 pytestmark = [MCP, NO_MCP]
 
-FIXTURE = Path(__file__).resolve().parents[2] / "support" / "mcp_fixture" / "fixture_server.py"
-STDIO = {"command": sys.executable, "args": [str(FIXTURE), "stdio"]}
+STDIO = stdio_entry()
 
 
 @pytest.fixture
@@ -65,7 +65,7 @@ def _calls(*calls: tuple[str, str, dict[str, object]]) -> list[dict[str, str]]:
 
 
 def test_a_stdio_servers_tools_join_the_turn_and_results_are_redacted_and_capped(
-    world, scripted_server, capsys
+    world, scripted_server
 ):
     add_server(world.home, world.project_dir, "project", "fx", STDIO)
     calls = _calls(
@@ -83,6 +83,8 @@ def test_a_stdio_servers_tools_join_the_turn_and_results_are_redacted_and_capped
         pid = int(results["c5"][0])
     first = scripted_server.requests[0].body
     listed = {t["function"]["name"]: t["function"] for t in first["tools"]}
+    fixture = {name for name in listed if name.startswith("mcp__fx__")}
+    assert len(fixture) == 6  # both pages of the server's tools/list
     assert listed["mcp__fx__echo"]["parameters"]["required"] == ["text"]
     assert listed["mcp__fx__echo"]["description"].startswith("[MCP fx] Echo")
     assert "Read" in listed  # the built-in tools stay, first
@@ -171,44 +173,42 @@ def test_a_server_that_dies_mid_call_or_never_starts_is_one_line_and_the_turn_go
 
 
 @pytest.fixture
-def http_server() -> Iterator[str]:
-    """The fixture served over streamable HTTP on a free port of 127.0.0.1."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    proc = subprocess.Popen(
-        [sys.executable, str(FIXTURE), "http", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-
-    def listening() -> bool:
-        with socket.socket() as s:
-            return s.connect_ex(("127.0.0.1", port)) == 0
-
-    try:
-        wait_until(listening, "the MCP fixture to listen")
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+def http_server() -> Iterator[SdkHttpServer]:
+    with sdk_http_server() as server:
+        yield server
 
 
-def test_a_streamable_http_server_from_user_settings(world, scripted_server, http_server):
+def test_a_streamable_http_server_built_with_the_sdk_from_user_settings(
+    world, scripted_server, http_server
+):
     entry = {"type": "http", "url": "${FIXTURE_URL}", "headers": {"X-Test": "1"}}
     add_server(world.home, world.project_dir, "user", "web", entry)
-    calls = _calls(("c1", "mcp__web__echo", {"text": "over http"}))
+    calls = _calls(("c1", "mcp__web__echo", {"text": "über http"}), ("c2", "mcp__web__fail", {}))
     scripted_server.queue(openai_stream("", calls), openai_stream("Echoed."))
     env = _environ(world)
-    env = World(env.home, env.cwd, {**env.environ, "FIXTURE_URL": http_server}, env.clock)
+    env = World(env.home, env.cwd, {**env.environ, "FIXTURE_URL": http_server.url}, env.clock)
     options = _options(scripted_server, allowed_tools=frozenset({"mcp__web"}))
     with Session(env, options=options) as session:
         assert session.run("echo over http").text == "Echoed."
-        assert _tool_results(session)["c1"] == ("echo from fixture: over http", False)
+        results = _tool_results(session)
+    listed = {
+        t["function"]["name"]: t["function"] for t in scripted_server.requests[0].body["tools"]
+    }
+    assert sorted(n for n in listed if n.startswith("mcp__")) == [
+        "mcp__web__echo",
+        "mcp__web__fail",
+    ]
+    assert listed["mcp__web__echo"]["parameters"]["required"] == ["text"]  # the SDK's schema
+    assert listed["mcp__web__echo"]["description"] == "[MCP web] Echo the text back."
+    assert results["c1"] == ("echo from fixture: über http", False)
+    assert results["c2"][1] is True and "the fixture refuses" in results["c2"][0]
+    assert http_server.headers and all(h.get("x-test") == "1" for h in http_server.headers)
 
 
 def test_a_silent_server_is_given_up_after_mcp_timeout(world):
-    silent = {"command": sys.executable, "args": ["-c", "import time; time.sleep(60)"]}
+    # reads its input and never answers; it leaves when its input closes, so giving it up does
+    # not wait out the SDK's grace period for a server that ignores that (2 s of wall time)
+    silent = {"command": sys.executable, "args": ["-c", "import sys; sys.stdin.read()"]}
     add_server(world.home, world.project_dir, "user", "mute", silent)
     lines: list[str] = []
     env = World(world.home, world.cwd, {**world.environ, "MCP_TIMEOUT": "300"}, world.clock)
@@ -229,3 +229,24 @@ def test_a_silent_server_is_given_up_after_mcp_timeout(world):
         read_settings(bad.home, bad.project_dir), bad.environ, cwd=bad.cwd, warn=lines.append
     )
     assert lines[-1] == "MCP_TOOL_TIMEOUT='soon' is not a number of milliseconds; using 120 s"
+
+
+def test_a_server_that_pages_its_tools_forever_is_cut_off_after_max_pages(world):
+    add_server(
+        world.home, world.project_dir, "user", "pager", stdio_entry({"FIXTURE_ENDLESS": "1"})
+    )
+    lines: list[str] = []
+    servers = configured_servers(
+        read_settings(world.home, world.project_dir),
+        world.environ,
+        cwd=world.cwd,
+        warn=lines.append,
+    )
+    assert servers is not None
+    try:
+        names = [tool.spec.name for tool in servers.tools()]
+        assert servers.call("pager", "page3", {}).content[0].text.isdigit()  # still serving
+    finally:
+        servers.close()
+    assert names == [f"mcp__pager__page{n}" for n in range(MAX_PAGES)]
+    assert lines == []

@@ -12,7 +12,8 @@ from mini_letta.llm.tokens import estimate_tokens
 from mini_letta.memory.compile import FileCap, PromptCompiler, build_memory_section
 from mini_letta.session import Session
 from mini_letta.tools.files import ReadTool
-from mini_letta.workspace import World, new_agent
+from mini_letta.workspace import World
+from support.agents import fresh_agent
 from support.memory import commit_all, write_file
 
 CAP = FileCap(400, estimate_tokens)
@@ -79,7 +80,7 @@ def world(home, project, clock) -> World:
 
 
 def test_a_chat_prompt_holds_a_large_system_file_at_its_budget_and_read_fetches_the_rest(world):
-    agent = new_agent(world)
+    agent = fresh_agent(world)
     memory = world.home.memory_dir(agent.id)
     text = _big(20_000)  # ~300k tokens
     write_file(memory, "system/notes.md", text)

@@ -20,7 +20,7 @@ import pytest
 
 from mini_letta.memory.repo import GitRepo, lock_memory
 from mini_letta.tools.memory_tool import apply_and_commit
-from mini_letta.workspace import new_agent
+from support.agents import fresh_agent
 from support.cli import cli_env
 
 EDIT = """
@@ -44,7 +44,7 @@ exec "{git}" "$@"
 
 @pytest.fixture
 def memory(world) -> Path:
-    return world.home.memory_dir(new_agent(world).id)
+    return world.home.memory_dir(fresh_agent(world).id)
 
 
 def _stopped_mid_edit(memory: Path, tmp_path: Path) -> None:

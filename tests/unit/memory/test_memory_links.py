@@ -22,7 +22,7 @@ from mini_letta.memory.repo import GitRepo
 from mini_letta.reflection.gate.check import GateInput, GateLimits, check_gate
 from mini_letta.reflection.run.tools import MemoryListTool
 from mini_letta.tools.base import ToolContext
-from mini_letta.workspace import new_agent
+from support.agents import fresh_agent
 from support.groups import MCP
 from support.memory import commit_all, write_file
 
@@ -31,7 +31,7 @@ STOLEN = "STOLEN-DESCRIPTION"
 
 @pytest.fixture
 def memory(world) -> Path:
-    agent = new_agent(world)
+    agent = fresh_agent(world)
     return world.home.memory_dir(agent.id)
 
 
@@ -95,7 +95,7 @@ def test_a_fifo_or_a_link_to_one_never_blocks_a_reader(memory, tmp_path):
 def test_the_mcp_server_starts_and_lists_with_a_link_to_a_fifo_in_system(world, tmp_path):
     from mini_letta.interop.mcp_server import build_server
 
-    agent = new_agent(world)
+    agent = fresh_agent(world)
     memory = world.home.memory_dir(agent.id)
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)

@@ -256,3 +256,77 @@ def test_branches_and_worktrees_are_read_from_the_files_and_git_is_asked_when_un
     assert repo.may_have_worktrees() and GitRepo(tmp_path / "wt").may_have_worktrees()
     _git(repo.path, "worktree", "remove", str(tmp_path / "wt"))
     assert not repo.may_have_worktrees()
+
+
+def _blobs_in_folder_17(count: int) -> dict[str, str]:
+    """`count` memory files whose blobs git stores in `objects/17`, the folder `gc --auto`
+    counts loose objects in (hashed here as git hashes a blob)."""
+    import hashlib
+
+    files: dict[str, str] = {}
+    n = 0
+    while len(files) < count:
+        text = f"---\ndescription: n{n}\n---\n- {n}\n"
+        data = text.encode()
+        if hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest().startswith("17"):
+            files[f"notes/n{n}.md"] = text
+        n += 1
+    return files
+
+
+def test_a_commit_packs_when_git_s_rule_says_so_with_no_process_for_it_otherwise(
+    memory_repo, tmp_path
+):
+    """git's own auto-maintenance is off (a process after every commit); the commit packs
+    by the same rule read from the files: a commit that leaves five loose objects in
+    `objects/17` is packed, and an ordinary one starts no maintenance process and no gc."""
+    from support.git_calls import git_calls
+
+    trace = tmp_path / "trace"
+    traced = GitRepo(memory_repo.path, environ={**os.environ, "GIT_TRACE": str(trace)})
+    write_file(memory_repo.path, "notes/one.md", "---\ndescription: one\n---\n- one\n")
+    with git_calls() as calls:
+        traced.commit_paths(["notes/one.md"], "one")
+    assert "gc" not in calls and not traced.pack_due()
+    assert "maintenance" not in trace.read_text(encoding="utf-8")
+    files = _blobs_in_folder_17(5)
+    for path, text in files.items():
+        write_file(memory_repo.path, path, text)
+    with git_calls() as calls:
+        memory_repo.commit_paths(sorted(files), "five in 17")
+    assert "gc" in calls and not memory_repo.pack_due()
+    assert not list((memory_repo.path / ".git" / "objects" / "17").glob("*"))
+    for path, text in files.items():
+        assert memory_repo.show_file("HEAD", path) == text
+
+
+def test_commit_all_names_the_paths_git_status_names(memory_repo):
+    """One `git add -A -v` stages and names: the names are status's (content changes only,
+    ignored files left out), a name git's list cannot carry (a line break) is asked of
+    status, a failed commit unstages everything, and no change is no commit."""
+    root = memory_repo.path
+    write_file(root, ".gitignore", "*.tmp\n")
+    write_file(root, "it's.md", "quote\n")
+    commit_all(root)
+    human = (root / "system" / "human.md").read_text()
+    (root / "system" / "human.md").write_text(human + "- more\n")
+    (root / "system" / "persona.md").write_text((root / "system" / "persona.md").read_text())
+    (root / "it's.md").unlink()
+    write_file(root, "笔记/新.md", "新\n")
+    write_file(root, "scratch.tmp", "ignored\n")
+    expected = memory_repo.changed_paths()
+    assert expected == ["it's.md", "system/human.md", "笔记/新.md"]
+    head = memory_repo.head_sha()
+    sha, paths = memory_repo.commit_all("several")
+    assert paths == expected and sha == memory_repo.head_sha() != head
+    assert memory_repo.changed_paths() == [] and memory_repo.commit_all("again") is None
+    assert memory_repo.head_sha() == sha
+    write_file(root, "line\nbreak.md", "x\n")
+    (root / "system" / "human.md").write_text(human)
+    expected = memory_repo.changed_paths()
+    block_commits(root)
+    with pytest.raises(GitError):
+        memory_repo.commit_all("blocked")
+    assert _git(root, "diff", "--cached", "--name-only") == ""  # nothing left staged
+    (root / ".git" / "refs" / "heads" / "main.lock").unlink()
+    assert memory_repo.commit_all("after the lock")[1] == expected

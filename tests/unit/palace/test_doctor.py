@@ -13,7 +13,7 @@ from mini_letta.palace.doctor import Provenance, count_findings, diagnose, fix_i
 from mini_letta.palace.doctor_state import load_doctor_count
 from mini_letta.palace.origins import run_doctor
 from mini_letta.reflection.gate.check import GateLimits
-from mini_letta.workspace import new_agent
+from support.agents import fresh_agent
 from support.memory import commit_all, write_file
 from support.reflection_kit import SECRETS
 
@@ -81,7 +81,7 @@ def test_a_clean_memory_has_no_finding(memory):
 
 
 def test_a_new_agents_memory_has_no_finding(world):
-    agent = new_agent(world)
+    agent = fresh_agent(world)
     assert run_doctor(world.home, agent.id, LIMITS, world.clock) == []
     count = load_doctor_count(world.home, agent.id)
     assert count is not None and count.total == 0 and count.clean
@@ -165,7 +165,7 @@ def test_the_fix_instruction_lists_the_findings(memory):
 
 
 def test_a_committed_memory_is_audited_against_its_history(world):
-    agent = new_agent(world)
+    agent = fresh_agent(world)
     root = world.home.memory_dir(agent.id)
     write_file(root, "notes/a.md", _md("A", "- one fact\n"))
     commit_all(root, "add a")

@@ -1,15 +1,11 @@
-"""Fixtures the reflection tests share: a fresh agent (with its memory) and its conversation."""
+"""Fixtures the reflection tests share: the agent's conversation (the agent is the suite's
+`agent`, a copy of a fresh one)."""
 
 from __future__ import annotations
 
 import pytest
 
-from mini_letta.workspace import new_agent, resolve_conversation
-
-
-@pytest.fixture
-def agent(world):
-    return new_agent(world)
+from mini_letta.workspace import resolve_conversation
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
-"""`mini-letta eval gate`: the red-team suite's shape, its CI floor on both parts (run through
-real reflection runs with the scripted model), and the command's output."""
+"""`mini-letta eval gate`: the red-team suite's shape, the memory a case starts from, its CI
+floor on both parts (run through real reflection runs with the scripted model), and the
+command's output."""
 
 from __future__ import annotations
 
@@ -9,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from mini_letta.reflection.evals.gate_eval import builtin_gate_suite, run_gate_suite
+from mini_letta.memory.frontmatter import parse_memory_file
+from mini_letta.reflection.evals.gate_eval import _seed_memory, builtin_gate_suite, run_gate_suite
+from mini_letta.reflection.evals.homes import copy_template, make_template
+from support.clock import FakeClock
+from support.git_calls import git_calls
+from support.reflection_kit import git
+
+HUMAN, PERSONA = "system/human.md", "system/persona.md"
 
 # The issue's bar, held on each part: harmful edits refused (rejected or failed), legitimate
 # edits merged. Measured: 61/61 and 60/60 (tuned 41/41, 40/40; held-out 20/20, 20/20).
@@ -75,6 +83,36 @@ def test_eval_gate_runs_named_cases_and_prints_json(cli):
     assert text.code == 0 and "harmful refused 1/1 (100.0%)" in text.stdout
     unknown = cli("eval", "gate", "--case", "nope")
     assert unknown.code == 2 and "no gate case named 'nope'" in unknown.stderr
+
+
+def test_a_case_starts_from_its_memory_committed_on_top_of_the_new_agent(tmp_path):
+    template = make_template(tmp_path / "template", {}, FakeClock(), "mock")
+    made = template.root / "home" / "agents" / template.agent.id / "memory"
+    first = git(made, "log", "--format=%H")
+    persona = parse_memory_file((made / PERSONA).read_text(), PERSONA).body
+    seeds = {  # memory, the git processes that commit it
+        "known": ({HUMAN: "- Allergy: peanuts"}, ["commit"]),  # no `git add` needed
+        "new file": (
+            {HUMAN: "- Allergy: peanuts", "projects/orion.md": "Orion"},
+            ["add", "commit"],
+        ),
+        "unchanged": ({PERSONA: persona}, []),
+    }
+    for n, (name, (memory, expected)) in enumerate(seeds.items()):
+        world = copy_template(template, tmp_path / f"case-{n}", {}, FakeClock())
+        folder = world.home.memory_dir(template.agent.id)
+        with git_calls() as calls:
+            _seed_memory(folder, memory)
+        assert calls == expected, name
+        assert git(folder, "status", "--porcelain") == "", name
+        if not expected:
+            assert git(folder, "log", "--format=%H") == first, name
+            continue
+        assert git(folder, "log", "-1", "--format=%P %s") == (
+            f"{first.strip()} memory before the eval's conversation\n"
+        ), name
+        for rel, body in memory.items():
+            assert git(folder, "show", f"HEAD:{rel}").endswith(f"\n{body}\n"), (name, rel)
 
 
 def _path() -> str:

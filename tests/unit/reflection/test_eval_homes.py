@@ -29,6 +29,17 @@ def test_a_copy_links_git_objects_and_a_change_in_it_leaves_the_template_alone(t
     objects = [p for p in (memory / ".git" / "objects").rglob("*") if p.is_file()]
     assert objects and all(p.stat().st_nlink == 2 for p in objects)  # linked, not copied
     assert (memory / ".git" / "index").stat().st_nlink == 1  # rewritten by git: a copy
+    for name in (".git/index", ".git/HEAD", "system/human.md", "../agent.json"):
+        mine, theirs = (memory / name).stat(), (original / name).stat()
+        assert (memory / name).read_bytes() == (original / name).read_bytes(), name
+        assert (mine.st_mode, mine.st_mtime_ns) == (theirs.st_mode, theirs.st_mtime_ns), name
+    assert sorted(
+        p.relative_to(world.home.root.parent) for p in world.home.root.parent.rglob("*")
+    ) == sorted(
+        p.relative_to(template.root)
+        for p in template.root.rglob("*")
+        if not (p.suffix == ".sample" and p.parent.name == "hooks")
+    )  # every folder (empty ones too) and file but the samples
     assert list((original / ".git" / "hooks").glob("*.sample"))  # git init's samples ...
     assert not list((memory / ".git" / "hooks").glob("*.sample"))  # ... never run: left out
     assert _git(memory, "status", "--porcelain") == ""  # the copied index is trusted as is

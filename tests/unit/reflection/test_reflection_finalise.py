@@ -302,3 +302,18 @@ def test_a_packed_stale_branch_is_found_and_a_clean_repo_asks_git_nothing(memory
     assert not (memory_repo.path / ".git" / "refs" / "heads" / wt.branch).exists()
     assert clean_stale_worktrees(memory_repo, worktrees) == [wt.branch]
     assert _gone(memory_repo, wt)
+
+
+def test_a_log_the_branch_does_not_confirm_leaves_the_count_to_git(memory_repo, worktrees):
+    """The tools' log says no commit, but the branch has two (made without the tools): the
+    count comes from git, and both are merged."""
+    from mini_letta.reflection.run.worktree import WorktreeLog
+
+    wt = create_worktree(memory_repo, worktrees, "20261008160658-00000031")
+    _append(wt.repo, "- one")
+    _commit(wt.repo, "reflection: first")
+    _append(wt.repo, "- two")
+    _commit(wt.repo, "reflection: second")
+    done = _finalise(memory_repo, wt, log=WorktreeLog())
+    assert (done.status, done.commit_count) == ("merged", 2)
+    assert "- two" in (memory_repo.path / HUMAN).read_text()

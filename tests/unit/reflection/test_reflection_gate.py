@@ -10,32 +10,17 @@ import pytest
 
 from mini_letta.errors import ReflectionError
 from mini_letta.memory.repo import GitRepo
-from mini_letta.reflection.evals.homes import copy_template, make_template
 from mini_letta.reflection.gate.check import GateInput, GateLimits, check_gate, normalise_line
 from mini_letta.reflection.history.decide import accept_rejected_run, discard_rejected_run
 from mini_letta.reflection.run.launch import launch_reflection, preview_reflection
 from mini_letta.reflection.run.setup import LaunchOptions
 from mini_letta.reflection.state.records import load_run_record
 from mini_letta.reflection.state.watermark import read_reflection_state
-from support.clock import FakeClock
 from support.git_calls import git_calls
 from support.reflection_kit import SECRETS, ScriptedProvider, add_turn, git, respond, tool_call
 
 HUMAN = "system/human.md"
 FACT = "- Allergy: severe peanut allergy, confirmed by the user"
-
-
-@pytest.fixture(scope="module")
-def _made_once(tmp_path_factory):
-    """One fresh agent's home for the module: each test gets a copy (as conftest's `agent`
-    makes, at the same time on the same clock, without a git init and first commit each)."""
-    return make_template(tmp_path_factory.mktemp("gate") / "template", {}, FakeClock(), "mock")
-
-
-@pytest.fixture
-def agent(world, _made_once):
-    copy_template(_made_once, world.home.root.parent, world.environ, world.clock)
-    return _made_once.agent
 
 
 @pytest.fixture

@@ -5,21 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from mini_letta.errors import TransientError
 from mini_letta.memory.repo import GitRepo
 from mini_letta.reflection.run.launch import launch_multi_reflection, launch_reflection
 from mini_letta.reflection.run.setup import LaunchOptions
 from mini_letta.reflection.state.records import list_run_records, load_run_record
 from mini_letta.reflection.state.watermark import read_reflection_state
-from mini_letta.workspace import new_agent, resolve_conversation
+from mini_letta.workspace import resolve_conversation
 from support.reflection_kit import ScriptedProvider, add_turn
-
-
-@pytest.fixture
-def agent(world):
-    return new_agent(world)
 
 
 def _conversation(world, agent, *texts):

@@ -18,7 +18,7 @@ from mini_letta.reflection.state.settings import (
     save_reflection_settings,
 )
 from mini_letta.settings import load_global_settings, read_settings
-from mini_letta.workspace import new_agent
+from support.agents import fresh_agent
 
 
 def test_defaults_are_the_chapters():
@@ -151,7 +151,7 @@ def test_render_settings_json(settings, text):
 
 
 def test_save_goes_to_agent_json_by_default(world):
-    agent = new_agent(world)
+    agent = fresh_agent(world)
     effective = save_reflection_settings(
         world.home, world.cwd, agent, {"trigger": "step-count", "stepCount": 3}, "agent"
     )
@@ -162,7 +162,7 @@ def test_save_goes_to_agent_json_by_default(world):
 
 
 def test_save_global_and_local_layers(world):
-    agent = new_agent(world)
+    agent = fresh_agent(world)
     save_reflection_settings(world.home, world.cwd, agent, {"stepCount": 40}, "global")
     save_reflection_settings(world.home, world.cwd, agent, {"trigger": "off"}, "local")
     assert load_global_settings(world.home)["reflection"] == {"stepCount": 40}
@@ -172,14 +172,14 @@ def test_save_global_and_local_layers(world):
 
 
 def test_save_merges_into_the_existing_layer(world):
-    agent = new_agent(world)
+    agent = fresh_agent(world)
     save_reflection_settings(world.home, world.cwd, agent, {"trigger": "step-count"}, "agent")
     effective = save_reflection_settings(world.home, world.cwd, agent, {"stepCount": 5}, "agent")
     assert effective == ReflectionSettings("step-count", 5)
 
 
 def test_non_object_global_reflection_is_a_config_error(world):
-    agent = new_agent(world)
+    agent = fresh_agent(world)
     world.home.settings_file.write_text('{"reflection": "on"}')
     with pytest.raises(ConfigError, match="settings.json: reflection must be an object"):
         load_reflection_settings(world.home, world.cwd, agent)

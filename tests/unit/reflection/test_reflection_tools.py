@@ -142,3 +142,59 @@ def test_secrets_are_refused_in_edits_and_commit_messages(run, worktree):
     refused = run("memory_commit", message=f"saved {key}")
     assert refused.is_error and "secret" in refused.content
     assert worktree.repo.changed_paths() == [HUMAN]
+
+
+def test_the_tools_log_what_they_did_to_the_worktree_as_git_sees_it(worktree, memory_repo, clock):
+    """Finalisation takes the tools' log instead of `git status` and `git log`: it must say
+    what git says, subjects included (CJK, a conventional prefix, a tab folded)."""
+    from mini_letta.reflection.run.tools import RunProvenance
+    from mini_letta.reflection.run.worktree import branch_subjects, known_subjects
+
+    provenance = RunProvenance(trailers=("Reflection-Run: x",))
+    context = ToolContext(cwd=worktree.path, clock=clock, memory_dir=worktree.path)
+    toolset = Toolset(reflection_tools(provenance))
+    log = provenance.worktree
+
+    def call(name, **arguments):
+        result = execute_tool_call(tool_call(name, **arguments), toolset, context)
+        assert not result.is_error, result.content
+        return result
+
+    assert not log.edited and known_subjects(worktree, log) == [] == branch_subjects(
+        memory_repo, worktree
+    )
+    call("memory_read", path=HUMAN)
+    assert not log.edited  # reading changes nothing
+    call("memory", command="insert", path=HUMAN, content="- 喜欢 tabs")
+    assert log.edited and worktree.repo.changed_paths() == [HUMAN]
+    call("memory_commit", message="feat:  记住\tthe  indent")
+    assert not log.edited and worktree.repo.changed_paths() == []
+    call("memory", command="create", path="reference/a.md", description="a", content="- a")
+    call("memory_commit", message="second one")
+    assert known_subjects(worktree, log) == ["second one", "feat: 记住 the indent"]
+    assert known_subjects(worktree, log) == branch_subjects(memory_repo, worktree)
+    call("memory", command="insert", path=HUMAN, content="- x")
+    call("memory", command="str_replace", path=HUMAN, old_str="- x\n", new_str="")
+    assert log.edited  # an edit undone by hand still needs git to say the tree is clean
+    assert "Nothing to commit" in call("memory_commit", message="nothing").content
+    assert not log.edited  # git said so
+
+
+def test_a_log_the_worktree_does_not_confirm_is_not_taken(worktree, memory_repo, run):
+    from mini_letta.reflection.run.worktree import BranchCommit, WorktreeLog, known_subjects
+
+    run("memory", command="insert", path=HUMAN, content="- one")
+    run("memory_commit", message="one")
+    tip = worktree.repo.head_sha()
+    log = WorktreeLog(commits=[BranchCommit(worktree.base, tip, "one")])
+    assert known_subjects(worktree, log) == ["one"]
+    (worktree.path / HUMAN).write_text((worktree.path / HUMAN).read_text() + "- two\n")
+    git(worktree.path, "commit", "-qam", "made outside the tools")
+    assert known_subjects(worktree, log) is None  # the tip moved on
+    chained = WorktreeLog(commits=[BranchCommit(tip, worktree.repo.head_sha(), "two")])
+    assert known_subjects(worktree, chained) is None  # not made on the base
+    git(worktree.path, "switch", "-q", "-c", "elsewhere")
+    full = WorktreeLog(commits=[*log.commits, *chained.commits])
+    assert known_subjects(worktree, full) is None  # HEAD left the run's branch
+    git(worktree.path, "switch", "-q", worktree.branch)
+    assert known_subjects(worktree, full) == ["two", "one"]

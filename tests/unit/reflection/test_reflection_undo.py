@@ -14,13 +14,14 @@ from mini_letta.reflection.state.watermark import (
     read_reflection_state,
     steps_since_last_reflection,
 )
-from mini_letta.workspace import new_agent, resolve_conversation
+from mini_letta.workspace import resolve_conversation
+from support.agents import fresh_agent
 from support.reflection_kit import ScriptedProvider, add_turn, git, respond, tool_call
 
 
 @pytest.fixture
 def setup(world):
-    agent = new_agent(world)
+    agent = fresh_agent(world)
     store = resolve_conversation(world, agent, None)
     return agent, store, GitRepo(world.home.memory_dir(agent.id))
 

@@ -6,12 +6,6 @@ import pytest
 
 from mini_letta.conversations.registry import create_conversation
 from mini_letta.search.recall import Recall
-from mini_letta.workspace import new_agent
-
-
-@pytest.fixture
-def agent(world):
-    return new_agent(world)
 
 
 @pytest.fixture

@@ -13,7 +13,8 @@ from mini_letta.loop.turn import run_turn
 from mini_letta.memory.repo import GitRepo
 from mini_letta.skills.discover import discover_skills, skill_roots
 from mini_letta.skills.prompt import Listing, render_skills_block
-from mini_letta.workspace import resolve_conversation, resolve_or_create_agent
+from mini_letta.workspace import resolve_conversation
+from support.agents import project_agent
 from support.reflection_kit import ScriptedProvider
 from support.skills import write_skill
 
@@ -54,7 +55,7 @@ def _turn(setup, text):
 
 def test_a_skill_learned_meanwhile_keeps_the_prompt_until_recompile(world):
     write_skill(world.cwd / ".claude" / "skills", "fmt", "Format the code.")
-    agent = resolve_or_create_agent(world, None)
+    agent = project_agent(world)
     store = resolve_conversation(world, agent, None)
     provider = ScriptedProvider()
     options = TurnOptions(tools=("memory", "Skill"))

@@ -12,12 +12,11 @@ import pytest
 
 from support.clock import FakeClock
 from support.sync import (
-    ATTACKER,
     Machine,
     RemoteHistory,
     build_two_machines,
+    copy_plain_clone,
     copy_two_machines,
-    point_at_remote,
 )
 
 
@@ -38,7 +37,6 @@ def machines(built_machines: Path, tmp_path: Path, clock) -> tuple[Machine, Mach
 
 
 @pytest.fixture
-def attacker_clone(machines, tmp_path: Path) -> Path:
+def attacker_clone(machines, built_machines: Path, tmp_path: Path) -> Path:
     """A plain git clone of the two machines' remote, with no mini-letta checks."""
-    point_at_remote(tmp_path / ATTACKER, tmp_path)
-    return tmp_path / ATTACKER
+    return copy_plain_clone(built_machines, tmp_path)

@@ -19,6 +19,7 @@ from mini_letta.memory.files import MAX_MEMORY_FILES
 from mini_letta.memory.incoming import MAX_LISTED
 from mini_letta.sync.engine import SyncError
 from mini_letta.workspace import World, new_agent
+from support.git_calls import git_calls
 from support.sync import Machine, git
 
 AWS = "AKIAIOSFODNN7EXAMPLE"
@@ -55,13 +56,13 @@ def attacker(attacker_clone: Path) -> Attacker:
 
 
 def _refused(machine: Machine, *needles: str) -> str:
-    head = git(machine.memory, "rev-parse", "HEAD")
+    head = machine.head()
     with pytest.raises(SyncError) as caught:
         machine.sync()
     message = str(caught.value)
     for needle in needles:
         assert needle in message, message
-    assert git(machine.memory, "rev-parse", "HEAD") == head
+    assert machine.head() == head
     assert git(machine.memory, "status", "--porcelain") == ""
     return message
 
@@ -116,8 +117,10 @@ def test_incoming_secrets_are_refused_by_kind_and_leave_no_object_behind(machine
     attacker.write("notes/keys.md", f"---\ndescription: keys\n---\n- aws {AWS}\n")
     attacker.write("system/human.md", f"---\ndescription: me\n---\n- token {GHP}\n")
     attacker.push()
-    message = _refused(second, "notes/keys.md", "system/human.md", "AWS access key")
+    with git_calls() as calls:
+        message = _refused(second, "notes/keys.md", "system/human.md", "AWS access key")
     assert AWS not in message and GHP not in message
+    assert "prune" in calls and "gc" not in calls  # a few loose objects: no repack for them
     objects = _all_objects(second.memory)
     assert AWS.encode() not in objects and GHP.encode() not in objects
     assert len(objects) <= len(before) + 4096  # no more than the fetch bookkeeping
@@ -166,7 +169,12 @@ def test_too_many_incoming_files_are_refused(machines, attacker):
     for n in range(MAX_MEMORY_FILES + 1):
         attacker.write(f"notes/n{n:05}.md", f"---\ndescription: n{n}\n---\n- {n}\n")
     attacker.push()
-    _refused(second, f"past the limit of {MAX_MEMORY_FILES}")
+    before = _all_objects(second.memory)
+    assert b"description: n1000" not in before
+    with git_calls() as calls:
+        _refused(second, f"past the limit of {MAX_MEMORY_FILES}")
+    assert "gc" in calls  # the fetch kept its objects as a pack: repacked without them
+    assert b"description: n1000" not in _all_objects(second.memory)
 
 
 def test_a_clean_incoming_change_still_moves_memory(machines, attacker):

@@ -11,15 +11,9 @@ from mini_letta.conversations.registry import create_conversation
 from mini_letta.reflection.run.tools import reflection_tools
 from mini_letta.tools.base import ToolContext, Toolset, execute_tool_call
 from mini_letta.tools.recall import ConversationSearchTool, MemorySearchTool
-from mini_letta.workspace import new_agent
 from support.recall import say
 
 TOOLS = Toolset((ConversationSearchTool(), MemorySearchTool()))
-
-
-@pytest.fixture
-def agent(world):
-    return new_agent(world)
 
 
 @pytest.fixture

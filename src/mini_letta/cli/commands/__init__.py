@@ -3,8 +3,6 @@ that command runs (or `--help` lists them all), so `chat` pays for no other comm
 
 from __future__ import annotations
 
-from mini_letta.cli.background import WORKER_COMMAND
-
 # command name -> "module:attribute" of its click command
 COMMANDS: dict[str, str] = {
     "chat": "mini_letta.cli.commands.chat:chat",
@@ -29,5 +27,4 @@ COMMANDS: dict[str, str] = {
     "import": "mini_letta.cli.commands.transcript_import:import_cmd",
     "skills": "mini_letta.cli.commands.skills:skills",
     "hooks": "mini_letta.cli.commands.hooks:hooks",
-    WORKER_COMMAND: "mini_letta.cli.commands.reflect_worker:reflect_worker",
 }

@@ -8,26 +8,19 @@ the turn's process did that.
 
 from __future__ import annotations
 
-import click
+from typing import TYPE_CHECKING
 
-from mini_letta.cli.background import WORKER_COMMAND
+if TYPE_CHECKING:
+    from mini_letta.cli.terminal import Terminal
 
 
-@click.command(WORKER_COMMAND, hidden=True)
-@click.option("--agent", "agent_id", required=True)
-@click.option("--conversation", "conversation_id", required=True)
-@click.option(
-    "--trigger", type=click.Choice(["manual", "step-count", "compaction-event"]), required=True
-)
-@click.option("--instruction", default=None)
-def reflect_worker(
-    agent_id: str, conversation_id: str, trigger: str, instruction: str | None
-) -> None:
+def run_reflect_worker(words: list[str], terminal: Terminal) -> int:
+    """The worker for the command line after `_reflect-worker` (cli/background.py writes it);
+    `cli/main.py` runs it without click."""
     from mini_letta.agents.registry import load_agent
-    from mini_letta.cli.background import cli_spawner
-    from mini_letta.cli.world import current_world
+    from mini_letta.cli.background import cli_spawner, read_worker_args
+    from mini_letta.cli.world import world_of
     from mini_letta.conversations.registry import open_conversation
-    from mini_letta.hooks.runner import open_hook_runner
     from mini_letta.reflection.api import (
         LaunchOptions,
         ReflectionOutcome,
@@ -42,16 +35,22 @@ def reflect_worker(
     from mini_letta.session import AutoSync
     from mini_letta.settings import read_settings
 
-    world = current_world()
+    args = read_worker_args(words)
+    agent_id, conversation_id, trigger = args.agent_id, args.conversation_id, args.trigger
+    world = world_of(terminal)
     agent = load_agent(world.home, agent_id)
     sync = AutoSync(world, agent, cli_spawner(world))  # a merge below syncs, when that is on
     try:
         store = open_conversation(world.home, agent.id, conversation_id)
         files = read_settings(world.home, world.project_dir)
-        hooks = open_hook_runner(files, store, world.project_dir, world.environ)
+        hooks = None
+        if files.hook_layers():  # the usual case imports nothing of hooks/
+            from mini_letta.hooks.runner import open_hook_runner
+
+            hooks = open_hook_runner(files, store, world.project_dir, world.environ)
         with drained_after(world, agent.id):
             if trigger == "manual":
-                options = LaunchOptions(trigger="manual", instruction=instruction)
+                options = LaunchOptions(trigger="manual", instruction=args.instruction)
                 outcome = hooked_launch(
                     hooks, "manual", lambda: launch(world, agent, store, options)
                 )
@@ -59,8 +58,8 @@ def reflect_worker(
             else:
                 launched = hooked_launch(
                     hooks,
-                    trigger,  # type: ignore[arg-type]
-                    lambda: launch_automatic(world, agent, store, trigger),  # type: ignore[arg-type]
+                    trigger,
+                    lambda: launch_automatic(world, agent, store, trigger),
                 )
                 if isinstance(launched, ReflectionOutcome):
                     post_automatic_outcome(world.home, agent.id, launched, clock=world.clock)
@@ -70,7 +69,8 @@ def reflect_worker(
         failed = ReflectionOutcome(
             message=skip_message("error", detail),
             skip_reason="error",
-            trigger=trigger,  # type: ignore[arg-type]
+            trigger=trigger,
             conversation_id=conversation_id,
         )
         post_outcome(world.home, agent.id, failed, world.clock)
+    return 0

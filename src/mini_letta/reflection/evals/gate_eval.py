@@ -33,6 +33,7 @@ from mini_letta.llm.base import ModelEvent, ModelRequest, ModelToolCall, StopEve
 from mini_letta.structs import Struct, field
 
 if TYPE_CHECKING:
+    from mini_letta.conversations.store import ConversationStore
     from mini_letta.reflection.evals.homes import AgentTemplate
 
 KINDS = ("harmful", "legit")
@@ -40,6 +41,7 @@ PARTS = ("tuned", "held-out")
 DEFAULT_JOBS = 6
 EVAL_WINDOW = 32_768  # the primary model's window: budgets are shares of it
 _START = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)
+_SEEDED = "memory before the eval's conversation"
 
 
 class GateCase(Struct, frozen=True):
@@ -184,9 +186,20 @@ def _in_copy(template: AgentTemplate, case: GateCase, environ: Mapping[str, str]
 
 
 def _run(world: Any, clock: Any, agent: Any, case: GateCase) -> GateResult:
-    from mini_letta.conversations.registry import create_conversation
     from mini_letta.reflection.run.launch import launch_reflection
     from mini_letta.reflection.run.setup import LaunchOptions
+
+    store, provider = prepare_case(world, clock, agent, case)
+    outcome = launch_reflection(world, agent, store, LaunchOptions(provider=provider))
+    return GateResult(case, str(outcome.status or outcome.skip_reason), outcome.message)
+
+
+def prepare_case(
+    world: Any, clock: Any, agent: Any, case: GateCase
+) -> tuple[ConversationStore, ScriptedReflection]:
+    """The case's memory committed, its conversation written (the clock five minutes past
+    it), and the model that will make its edits: all a case does before its run."""
+    from mini_letta.conversations.registry import create_conversation
 
     _seed_memory(world.home.memory_dir(agent.id), case.memory)
     store = create_conversation(world.home, agent.id, clock)
@@ -194,27 +207,40 @@ def _run(world: Any, clock: Any, agent: Any, case: GateCase) -> GateResult:
     store.append(messages)
     clock.set(clock.now() + timedelta(minutes=5))
     provider = ScriptedReflection([(name, _resolve(args, refs)) for name, args in case.calls])
-    outcome = launch_reflection(world, agent, store, LaunchOptions(provider=provider))
-    return GateResult(case, str(outcome.status or outcome.skip_reason), outcome.message)
+    return store, provider
 
 
 def _seed_memory(folder: Path, memory: Mapping[str, str]) -> None:
+    """Write the case's memory files and commit the ones that changed. When the new agent
+    already has them all, one `git commit -- paths` does it: `commit_paths` runs the same
+    commit after a `git add`, which only a file git does not know yet needs."""
     from mini_letta.memory.frontmatter import parse_memory_file
     from mini_letta.memory.repo import GitRepo
 
-    if not memory:
-        return
-    for rel, body in memory.items():
+    changed: list[str] = []
+    new = False
+    for rel, body in sorted(memory.items()):
         path = folder / rel
         if path.exists():
-            head = parse_memory_file(path.read_text(encoding="utf-8"), rel)
-            text = path.read_text(encoding="utf-8")
-            text = text[: len(text) - len(head.body)] + body.rstrip("\n") + "\n"
+            old = path.read_text(encoding="utf-8")
+            head = parse_memory_file(old, rel)
+            text = old[: len(old) - len(head.body)] + body.rstrip("\n") + "\n"
+            if text == old:
+                continue
         else:
+            new = True
             path.parent.mkdir(parents=True, exist_ok=True)
             text = f"---\ndescription: Notes on {rel.rsplit('/', 1)[-1][:-3]}.\n---\n{body}\n"
         path.write_text(text, encoding="utf-8")
-    GitRepo(folder).commit_paths(sorted(memory), "memory before the eval's conversation")
+        changed.append(rel)
+    if not changed:
+        return
+    repo = GitRepo(folder)
+    if new:
+        repo.commit_paths(changed, _SEEDED)
+    else:
+        commit = ("commit", "-q", "--no-edit", "--cleanup=whitespace", "-m", _SEEDED)
+        repo.run("--literal-pathspecs", *commit, "--", *changed)
 
 
 def _conversation(case: GateCase, clock: Any) -> tuple[list[Message], dict[str, str]]:

@@ -17,6 +17,7 @@ from mini_letta.clock import Clock, format_timestamp
 from mini_letta.conversations.messages import Message, Usage
 from mini_letta.conversations.records import ConversationRecord
 from mini_letta.conversations.store import ConversationStore
+from mini_letta.errors import NotFoundError
 from mini_letta.home import Home, ensure_dir
 from mini_letta.llm.base import Provider, Purpose
 from mini_letta.loop.events import MessageEvent, TurnResult
@@ -34,11 +35,27 @@ _REFUSALS = ("UnknownTool: ", "SecretDetectedError: ", "OutsideMemoryError: ")
 
 
 class RunTranscript(ConversationStore):
-    """A conversation kept at `reflections/<run-id>.<kind>.jsonl` instead of conversations/."""
+    """A conversation kept at `reflections/<run-id>.<kind>.jsonl` instead of conversations/.
+
+    Only its message log is kept: its record (title, times, usage totals), which the turn loop
+    reads and updates at every step, lives in memory and is never written, as nothing reads it
+    after the run (the outcome and the run record take the turn's own result)."""
 
     def __init__(self, home: Home, agent_id: str, run_id: str, kind: str = "messages") -> None:
         files = home.run_transcript_files(agent_id, run_id, kind)
         super().__init__(agent_id, f"reflection-{run_id}-{kind}", home, files)
+        self._record: ConversationRecord | None = None
+
+    def exists(self) -> bool:
+        return self._record is not None
+
+    def load_record(self) -> ConversationRecord:
+        if self._record is None:
+            raise NotFoundError(f"the transcript {self.conversation_id} was not started")
+        return self._record
+
+    def save_record(self, record: ConversationRecord) -> None:
+        self._record = record
 
     def lock(self, timeout: float = 30.0) -> contextlib.AbstractContextManager[None]:
         return exclusive_lock(self.files.lock, timeout=timeout, what=self.conversation_id)
@@ -50,16 +67,23 @@ class RunTranscript(ConversationStore):
         return super().append([redacted_message(message) for message in batch])
 
     def start(self, clock: Clock) -> None:
+        """A record with a title and zero usage: the loop then neither titles the task's text
+        nor sums an empty log."""
         ensure_dir(self.dir)
         now = format_timestamp(clock.now())
         self.save_record(
             ConversationRecord(
-                self.conversation_id, self.agent_id, "", created_at=now, updated_at=now
+                self.conversation_id,
+                self.agent_id,
+                self.conversation_id,
+                created_at=now,
+                updated_at=now,
+                usage_totals={**Usage().to_json(), "modelCalls": 0},
             )
         )
 
     def discard_scaffolding(self) -> None:
-        for path in (self.files.record, self.files.lock, self.log.lock_path):
+        for path in (self.files.lock, self.log.lock_path):
             with contextlib.suppress(OSError):
                 path.unlink()
 
@@ -72,7 +96,7 @@ def redacted_message(message: Message) -> Message:
     calls = tuple(
         replace(call, arguments=redact_arguments(call.arguments)) for call in message.tool_calls
     )
-    content = redact_secrets(message.content)
+    content = redact_secrets(message.content) if message.content else ""  # a call has no text
     if content == message.content and calls == message.tool_calls:
         return message
     return replace(message, content=content, tool_calls=calls)

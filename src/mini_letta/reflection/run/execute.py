@@ -141,12 +141,17 @@ def _cited_lines(provenance: RunProvenance) -> dict[str, dict[str, list[str]]]:
     return cited
 
 
-def _gate_input(run: RunSetup, slices: list[Slice], provenance: RunProvenance) -> GateInput:
+def _gate_input(
+    run: RunSetup,
+    slices: list[Slice],
+    payloads: list[dict[str, Any]],
+    provenance: RunProvenance,
+) -> GateInput:
     texts: list[str] = []
     ids: set[str] = set()
     messages: list[dict[str, Any]] = []
-    for piece in slices:
-        for message in load_payload(piece.payload.path)["messages"]:
+    for piece, payload in zip(slices, payloads, strict=True):
+        for message in payload["messages"]:
             texts.append(str(message.get("content", "")))
             if isinstance(message.get("id"), str):
                 ids.add(message["id"])
@@ -157,11 +162,14 @@ def _gate_input(run: RunSetup, slices: list[Slice], provenance: RunProvenance) -
         slice_ids=frozenset(ids),
         citations=provenance.citations,
         messages=messages,
-        limits=GateLimits.for_window(
-            run.primary_window,
-            run.settings.system_budget_percent,
-            run.settings.file_budget_percent,
-        ),
+        limits=_limits(run),
+    )
+
+
+def _limits(run: RunSetup) -> GateLimits:
+    """The memory budgets the gate holds the run to, shares of the agent's model window."""
+    return GateLimits.for_window(
+        run.primary_window, run.settings.system_budget_percent, run.settings.file_budget_percent
     )
 
 
@@ -176,9 +184,10 @@ def _execute(
         worktree = create_worktree(
             run.parent, run.world.home.memory_worktrees_dir(run.agent.id), run.run_id
         )
-        agent_result = _run_agent(run, worktree, slices, provenance)
+        payloads = [load_payload(piece.payload.path) for piece in slices]  # read once
+        agent_result = _run_agent(run, worktree, payloads, provenance)
         error = agent_result.error
-        gate = _gate_input(run, slices, provenance)
+        gate = _gate_input(run, slices, payloads, provenance)
         final = finalise_worktree(
             run.parent,
             worktree,
@@ -190,6 +199,7 @@ def _execute(
             gate=gate,
             refusals=agent_result.refusals,
             second_look=_second_look(run, gate),
+            log=provenance.worktree,
         )
         if final.status == "rejected":
             run.parent.run("branch", "-f", rejected_branch(run.run_id), worktree.branch)
@@ -235,14 +245,15 @@ def _manifest(run: RunSetup, slices: list[Slice]) -> str:
 
 
 def _run_agent(
-    run: RunSetup, worktree: Worktree, slices: list[Slice], provenance: RunProvenance
+    run: RunSetup,
+    worktree: Worktree,
+    payloads: list[dict[str, Any]],
+    provenance: RunProvenance,
 ) -> SideAgentResult:
-    payloads = [load_payload(piece.payload.path) for piece in slices]
     memory = run.compiler.memory_section(worktree.base)  # what the worktree checked out
     skills = render_memory_skill_list(run.compiler.memory_skills(worktree.base))
     memory = f"{memory}\n\n{skills}" if skills else memory
-    limits = _gate_input(run, slices, provenance).limits
-    over = files_over_budget(worktree.path, limits.file_tokens)
+    over = files_over_budget(worktree.path, _limits(run).file_tokens)
     task = build_reflection_task(payloads, memory, run.options.instruction, over)
     context = ToolContext(
         cwd=worktree.path,

@@ -22,9 +22,11 @@ from mini_letta.reflection.gate.check import GateInput, check_gate
 from mini_letta.reflection.gate.hunk_review import ReviewOutcome, Verdict
 from mini_letta.reflection.run.worktree import (
     Worktree,
+    WorktreeLog,
     branch_subject,
     branch_subjects,
     is_merged,
+    known_subjects,
 )
 from mini_letta.reflection.state.outcome import Status, status_message
 from mini_letta.reflection.state.settings import MergeMode
@@ -71,17 +73,23 @@ def finalise_worktree(
     gate: GateInput | None = None,
     refusals: tuple[str, ...] = (),
     second_look: SecondLook | None = None,
+    log: WorktreeLog | None = None,
 ) -> Finalised:
-    """Classify and, where allowed, merge; `agent_error` is None when the agent succeeded."""
+    """Classify and, where allowed, merge; `agent_error` is None when the agent succeeded.
+    `log` is what the run's tools did to the worktree, when they are its only writers: a
+    worktree no edit touched since its last full commit is not asked for its status, and
+    commits the files confirm are not listed again (None: git is asked both)."""
     if refusals:
         detail = f"the reflection agent tried what it must not: {refusals[0]}"
         return _done("failed", detail=detail)
-    dirty = worktree.repo.changed_paths()
+    dirty = worktree.repo.changed_paths() if log is None or log.edited else []
     if dirty:
         return _done("dirty_uncommitted", detail=_paths(dirty))
     if agent_error is not None:
         return _done("failed", detail=agent_error)
-    subjects = branch_subjects(parent, worktree)
+    subjects = None if log is None else known_subjects(worktree, log)
+    if subjects is None:
+        subjects = branch_subjects(parent, worktree)
     commits = len(subjects)
     if commits == 0:
         return _done("no_changes")

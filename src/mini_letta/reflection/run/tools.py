@@ -20,6 +20,7 @@ from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.repo import GitRepo
 from mini_letta.memory.secrets import refuse_secret
 from mini_letta.reflection.gate.check import Citation
+from mini_letta.reflection.run.worktree import BranchCommit, WorktreeLog
 from mini_letta.storage.fields import require_str
 from mini_letta.structs import Struct, field
 from mini_letta.tools.base import Tool, ToolContext, ToolInputError, ToolKind, ToolResult
@@ -38,6 +39,7 @@ class RunProvenance(Struct):
     trailers: tuple[str, ...] = ()
     citations: list[Citation] = field(default_factory=list)
     run_id: str = ""  # stamped into the metadata of a skill the run writes
+    worktree: WorktreeLog = field(default_factory=WorktreeLog)  # what the tools did there
 
 
 def evidence_ids(args: dict[str, Any]) -> tuple[str, ...]:
@@ -114,6 +116,7 @@ class MemoryEditTool:
         self.provenance = provenance or RunProvenance()
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        self.provenance.worktree.edited = True  # from here on, only git can say it is clean
         command = require_str(args, "command", non_empty=True)
         evidence = evidence_ids(args)
         rest = {key: value for key, value in args.items() if key not in ("command", "evidence")}
@@ -191,15 +194,15 @@ class MemoryCommitTool:
             raise ToolInputError("'message' must say what changed")
         refuse_secret(message, "the commit message")  # before looking at the tree
         repo = GitRepo(_root(ctx))
-        changed = repo.changed_paths()
-        if not changed:
-            return ToolResult("Nothing to commit: memory has no changes.")
+        log = self.provenance.worktree
         trailers = self.provenance.trailers
-        sha = repo.commit_paths(
-            changed, message + ("\n\n" + "\n".join(trailers) if trailers else "")
-        )
-        if sha is None:
+        before = repo.head_sha_or_none()
+        done = repo.commit_all(message + ("\n\n" + "\n".join(trailers) if trailers else ""))
+        log.edited = False  # committed or not, nothing is left uncommitted
+        if done is None:
             return ToolResult("Nothing to commit: memory has no changes.")
+        sha, changed = done
+        log.commits.append(BranchCommit(before, sha, message))  # its subject: one line
         return ToolResult(f"Committed {sha[:12]}: {len(changed)} file(s) ({', '.join(changed)}).")
 
 

@@ -18,7 +18,7 @@ from mini_letta import log
 from mini_letta.errors import GitError
 from mini_letta.home import is_worktree_folder, worktree_folder
 from mini_letta.memory.repo import GitRepo
-from mini_letta.structs import Struct
+from mini_letta.structs import Struct, field
 
 BRANCH_PREFIX = "reflection/"
 MAIN = "main"
@@ -33,6 +33,22 @@ class Worktree(Struct, frozen=True):
     @property
     def repo(self) -> GitRepo:
         return GitRepo(self.path)
+
+
+class BranchCommit(Struct, frozen=True):
+    parent: str | None  # the worktree's HEAD just before the commit
+    sha: str
+    subject: str
+
+
+class WorktreeLog(Struct):
+    """What the run's own tools did to its worktree: whether an edit may be left uncommitted
+    (`edited`: an edit ran after the last commit that left the tree clean), and the commits
+    they made, oldest first. Only the run's tools write there, so finalisation takes this
+    instead of asking git again, once the worktree's files confirm the branch tip."""
+
+    edited: bool = False
+    commits: list[BranchCommit] = field(default_factory=list)
 
 
 def check_memory_repo(parent: GitRepo) -> str | None:
@@ -119,6 +135,21 @@ def branch_subjects(parent: GitRepo, worktree: Worktree) -> list[str]:
     are and the tip's, with one git process."""
     out = parent.run("log", "-z", "--format=%s", f"{worktree.base}..{worktree.branch}")
     return out.removesuffix("\0").split("\0") if out else []
+
+
+def known_subjects(worktree: Worktree, log: WorktreeLog) -> list[str] | None:
+    """`branch_subjects` from the run's own record of its commits, with no git process, when
+    the worktree's files confirm it: each recorded commit was made on the one before it (the
+    first on the base) and HEAD is still the run's branch at the last. None when unsure."""
+    expected = worktree.base
+    for commit in log.commits:
+        if commit.parent != expected:
+            return None
+        expected = commit.sha
+    repo = worktree.repo
+    if repo.current_branch() != worktree.branch or repo.head_sha_or_none() != expected:
+        return None
+    return [commit.subject for commit in reversed(log.commits)]
 
 
 def branch_subject(parent: GitRepo, worktree: Worktree, tip: str | None = None) -> str:

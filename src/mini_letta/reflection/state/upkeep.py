@@ -135,10 +135,8 @@ def tidy_after_run(
 def pack_memory(repo: GitRepo) -> None:
     """`git gc --auto` in the foreground when its rule says it would pack (`pack_due`, read
     from the files: most runs start no git for this); a failure is logged, never raised."""
-    if not repo.pack_due():
-        return
     try:
-        repo.run("gc", "--auto", "--quiet")
+        repo.pack_if_due()
     except GitError as exc:
         log.warning("packing the memory repository: %s", exc)
 

@@ -1,0 +1,137 @@
+"""What a repository's `.git` files say without running git: its folders, HEAD, a ref, the
+config files' stamp and the driver words they mention. Each answer is one git would give, or
+`ASK_GIT` (or None, where said) when only git can tell (a reftable, anything unusual)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+SHA_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+ASK_GIT = "ask git"  # what `read_head` says when the files alone cannot answer
+
+
+def git_dirs(work_tree: Path) -> tuple[Path, Path] | None:
+    """(the git dir, the common dir) of `work_tree`: both `.git` for a plain checkout; for a
+    linked worktree, its `.git` file names its own git dir (HEAD, index), whose `commondir`
+    leads to the shared one (refs, config). None when the files do not say."""
+    dot_git = work_tree / ".git"
+    try:
+        if dot_git.is_dir():
+            return dot_git, dot_git
+        text = dot_git.read_text(encoding="utf-8").strip()
+        if not text.startswith("gitdir: "):
+            return None
+        git_dir = work_tree / text.removeprefix("gitdir: ")
+        common = git_dir
+        if (git_dir / "commondir").is_file():
+            shared = (git_dir / "commondir").read_text(encoding="utf-8").strip()
+            common = Path(os.path.normpath(git_dir / shared))  # the checkout's own `.git`
+        return git_dir, common
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def head_file(work_tree: Path) -> tuple[str, Path] | None:
+    """(HEAD's text, the folder its refs are in) when plain files git reads as they are (no
+    reftable) hold them; None when only git can say what HEAD is."""
+    dirs = git_dirs(work_tree)
+    if dirs is None:
+        return None
+    git_dir, common = dirs
+    try:
+        if (common / "reftable").exists():
+            return None
+        return (git_dir / "HEAD").read_text(encoding="ascii").strip(), common
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def read_head(work_tree: Path) -> str | None:
+    """HEAD's sha from the files git keeps it in; None for a branch with no commit yet;
+    `ASK_GIT` when that needs git to answer."""
+    found = head_file(work_tree)
+    if found is None:
+        return ASK_GIT
+    head, refs = found
+    if not head.startswith("ref: "):
+        return head if SHA_RE.fullmatch(head) else ASK_GIT
+    ref = head[5:]
+    if not ref.startswith("refs/heads/"):
+        return ASK_GIT
+    return read_ref(refs, ref)
+
+
+def stored_ref(git_dir: Path, ref: str) -> str | None:
+    """The sha a branch-like `ref` holds in the repository at `git_dir` (a bare repository's
+    folder), read from its files; None when it has none or only git could say (a reftable)."""
+    if (git_dir / "reftable").exists():
+        return None
+    found = read_ref(git_dir, ref)
+    return None if found is ASK_GIT else found
+
+
+def read_ref(refs: Path, ref: str) -> str | None:
+    """The sha a branch-like ref (never a symbolic one) names, from the loose file or
+    packed-refs under `refs`; None when neither has it; `ASK_GIT` when they cannot say."""
+    try:
+        loose = refs / ref
+        if loose.is_file():
+            sha = loose.read_text(encoding="ascii").strip()
+            return sha if SHA_RE.fullmatch(sha) else ASK_GIT
+        packed_refs = refs / "packed-refs"
+        if not packed_refs.exists():
+            return None  # an unborn branch: no commit yet
+        packed = packed_refs.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ASK_GIT
+    for line in packed.splitlines():
+        sha, _, name = line.partition(" ")
+        if name == ref and SHA_RE.fullmatch(sha):
+            return sha
+    return None  # not packed either: unborn
+
+
+def raise_unless_missing(error: OSError) -> None:
+    """`os.walk`'s error handler: a folder that cannot be listed is not an empty one."""
+    if not isinstance(error, FileNotFoundError):
+        raise error
+
+
+# Every section a driver (or a file that could define one) is declared in has one of these
+# words in its header, whatever the spelling: section names are ASCII and case-insensitive.
+_DRIVER_SECTIONS = (b"filter", b"merge", b"remote", b"include")
+
+
+def config_mentions(git_dir: Path, common: Path) -> frozenset[bytes] | None:
+    """Which of `_DRIVER_SECTIONS` the config files git reads for this work tree (the shared
+    `config`, a `config.worktree` in either git dir) mention anywhere, comments and values
+    included; None when one cannot be read. None of them: the repository defines no driver."""
+    found: set[bytes] = set()
+    for path in (common / "config", common / "config.worktree", git_dir / "config.worktree"):
+        try:
+            text = path.read_bytes().lower()
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return None
+        found.update(word for word in _DRIVER_SECTIONS if word in text)
+    return frozenset(found)
+
+
+def config_stamp(git_dir: Path, common: Path) -> tuple[int, ...] | None:
+    """(inode, mtime, size) of the config files git reads for a work tree; None if unsure
+    (the shared config, and a linked worktree's own `config.worktree`)."""
+    stamp: list[int] = []
+    try:
+        for path in (common / "config", git_dir / "config.worktree"):
+            if path.exists():
+                info = path.stat()
+                stamp += [info.st_ino, info.st_mtime_ns, info.st_size]
+            else:
+                stamp += [-1]
+    except OSError:
+        return None
+    return tuple(stamp)

@@ -1,0 +1,123 @@
+"""Fresh agents for tests whose subject is not creation: each kind of agent is made once per
+worker process (a real `new_agent`: agent record, `git init`, first commit) and every test gets a
+copy of that home (reflection/evals/homes.py's copy: git objects linked, which git never rewrites
+in place), instead of three git processes and the record's writes per test.
+
+A copy is the agent `new_agent` would have made in the test's world: same record (id included),
+same memory and first commit, created at the same time on the same clock. So a kind is keyed by
+everything creation reads: the name, model and context window asked for, and the clock's time.
+The test's world must be the suite's layout (`home/` and `project/` side by side, the project
+folder named `project`, which names an unnamed agent) with no agent made in it yet.
+
+The templates live in a folder of this process's own, removed when it exits; nothing in them
+changes after they are made, and a test only ever changes its copy.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import shutil
+import tempfile
+from datetime import datetime
+from pathlib import Path
+
+from mini_letta.agents.records import AgentRecord
+from mini_letta.home import Home
+from mini_letta.reflection.evals.homes import AgentTemplate
+from mini_letta.workspace import World
+from support.clock import FakeClock
+
+Key = tuple[str | None, str, int | None, datetime, bool]
+
+
+class _Made(AgentTemplate, frozen=True):
+    """A template with its folders and files listed once, so that a copy walks no tree."""
+
+    folders: tuple[str, ...]
+    files: tuple[str, ...]
+    objects: tuple[str, ...]  # git's object files: linked (git never rewrites one in place)
+
+
+_made: dict[Key, _Made] = {}
+
+
+def fresh_agent(
+    world: World,
+    *,
+    name: str | None = None,
+    model: str = "mock",
+    context_window: int | None = None,
+    current: bool = False,
+) -> AgentRecord:
+    """`new_agent(world, name=..., model=..., context_window=...)`, copied; with `current`,
+    also the project's current agent, as a project's first `chat` leaves it."""
+    into = world.home.root.parent
+    assert (world.home.root, world.project_dir) == (into / "home", into / "project"), world
+    assert not world.home.agents_dir.exists(), "no agent is made in this home yet"
+    settings = world.project_dir / ".mini-letta" / "settings.local.json"
+    assert not (current and settings.exists()), "the project has no current agent yet"
+    key = (name, model, context_window, world.clock.now(), current)
+    template = _made.get(key) or _make(key)
+    source, target = f"{template.root}{os.sep}", f"{into}{os.sep}"
+    for folder in template.folders:  # parents first
+        with contextlib.suppress(FileExistsError):  # the project folder
+            os.mkdir(target + folder)
+    for name in template.objects:
+        os.link(source + name, target + name)
+    for name in template.files:
+        with open(source + name, "rb") as old, open(target + name, "xb") as new:
+            new.write(old.read())
+    return template.agent
+
+
+def _make(key: Key) -> _Made:
+    from mini_letta.settings import ensure_project_folder, remember_current
+    from mini_letta.workspace import new_agent
+
+    name, model, context_window, when, current = key
+    root = _folder() / str(len(_made))
+    (root / "project").mkdir(parents=True)
+    world = World(Home(root / "home"), root / "project", {}, FakeClock(start=when))
+    agent = new_agent(world, name=name, model=model, context_window=context_window)
+    if current:
+        ensure_project_folder(root / "project")
+        remember_current(root / "project", agent.id, "")
+    folders, files, objects = [], [], []
+    for folder, _, names in os.walk(root):
+        rel = Path(folder).relative_to(root)
+        if rel.parts[-2:] == (
+            ".git",
+            "hooks",
+        ):  # git init's samples, never run (git runs without hooks)
+            continue
+        if rel.parts:
+            folders.append(str(rel))
+        for name in names:
+            is_object = rel.parts[-3:-1] == (".git", "objects")
+            (objects if is_object else files).append(str(rel / name))
+    _made[key] = _Made(root, agent, tuple(folders), tuple(files), tuple(objects))
+    return _made[key]
+
+
+_root: list[Path] = []
+
+
+def _folder() -> Path:
+    if not _root:
+        _root.append(Path(tempfile.mkdtemp(prefix="agent-templates-")))
+        atexit.register(_remove, _root[0], os.getpid())
+    return _root[0]
+
+
+def _remove(folder: Path, owner: int) -> None:
+    if os.getpid() == owner:  # not a forked child leaving
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def project_agent(world: World) -> AgentRecord:
+    """`resolve_or_create_agent(world, None)`: the project's agent, copied in when it has none."""
+    from mini_letta.workspace import find_project_agent
+
+    return find_project_agent(world, None) or fresh_agent(world, current=True)
