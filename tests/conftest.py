@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -62,6 +64,16 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     from support.scheduling import FinishedUnitsForgotten
 
     return FinishedUnitsForgotten(config, log)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def tmp_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A new empty folder for the test, named after it, under the session's temporary folder
+    (kept as pytest keeps it). pytest's own picks the next free `name<N>` by listing every
+    folder the process made so far, once per test: 1,500 tests made that quadratic (about
+    0.3 s of CPU per worker); mkdtemp makes a unique name at once."""
+    name = re.sub(r"\W", "_", request.node.name)[:30]
+    return Path(tempfile.mkdtemp(prefix=name + "-", dir=tmp_path_factory.getbasetemp()))
 
 
 @pytest.fixture

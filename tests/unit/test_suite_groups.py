@@ -3,6 +3,7 @@ share a worker, so an SDK or a parsed package is loaded once, not on each worker
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -78,3 +79,16 @@ def test_the_scheduler_forgets_finished_units_and_schedules_as_xdist_does() -> N
         all(f"tests/test_g.py::test_{t}@sdk" in run for t in range(5)) for run in ours.values()
     )
     assert our_most <= 3 < their_most
+
+
+def test_tmp_path_is_a_new_empty_folder_per_test_named_after_it(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> None:
+    """tests/conftest.py's tmp_path: empty, private (0700, as mkdtemp makes it), under the
+    session's temporary folder, named after the test, and one folder per test."""
+    assert tmp_path.is_dir() and not any(tmp_path.iterdir())
+    assert tmp_path.parent == tmp_path_factory.getbasetemp()
+    assert tmp_path.name.startswith(request.node.name[:30])
+    assert tmp_path.stat().st_mode & 0o077 == 0
+    other = request.getfixturevalue("tmp_path")
+    assert other == tmp_path  # one per test, however often it is asked for
