@@ -16,7 +16,6 @@ changes after they are made, and a test only ever changes its copy.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import os
 import shutil
 import tempfile
@@ -25,22 +24,14 @@ from pathlib import Path
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.home import Home
-from mini_letta.reflection.evals.homes import AgentTemplate
+from mini_letta.reflection.evals.homes import AgentTemplate, copy_template, template_of
 from mini_letta.workspace import World
 from support.clock import FakeClock
 
 Key = tuple[str | None, str, int | None, datetime, bool]
 
 
-class _Made(AgentTemplate, frozen=True):
-    """A template with its folders and files listed once, so that a copy walks no tree."""
-
-    folders: tuple[str, ...]
-    files: tuple[str, ...]
-    objects: tuple[str, ...]  # git's object files: linked (git never rewrites one in place)
-
-
-_made: dict[Key, _Made] = {}
+_made: dict[Key, AgentTemplate] = {}
 
 
 def fresh_agent(
@@ -60,19 +51,11 @@ def fresh_agent(
     assert not (current and settings.exists()), "the project has no current agent yet"
     key = (name, model, context_window, world.clock.now(), current)
     template = _made.get(key) or _make(key)
-    source, target = f"{template.root}{os.sep}", f"{into}{os.sep}"
-    for folder in template.folders:  # parents first
-        with contextlib.suppress(FileExistsError):  # the project folder
-            os.mkdir(target + folder)
-    for name in template.objects:
-        os.link(source + name, target + name)
-    for name in template.files:
-        with open(source + name, "rb") as old, open(target + name, "xb") as new:
-            new.write(old.read())
+    copy_template(template, into, world.environ, world.clock)  # the project folder may exist
     return template.agent
 
 
-def _make(key: Key) -> _Made:
+def _make(key: Key) -> AgentTemplate:
     from mini_letta.settings import ensure_project_folder, remember_current
     from mini_letta.workspace import new_agent
 
@@ -84,20 +67,7 @@ def _make(key: Key) -> _Made:
     if current:
         ensure_project_folder(root / "project")
         remember_current(root / "project", agent.id, "")
-    folders, files, objects = [], [], []
-    for folder, _, names in os.walk(root):
-        rel = Path(folder).relative_to(root)
-        if rel.parts[-2:] == (
-            ".git",
-            "hooks",
-        ):  # git init's samples, never run (git runs without hooks)
-            continue
-        if rel.parts:
-            folders.append(str(rel))
-        for name in names:
-            is_object = rel.parts[-3:-1] == (".git", "objects")
-            (objects if is_object else files).append(str(rel / name))
-    _made[key] = _Made(root, agent, tuple(folders), tuple(files), tuple(objects))
+    _made[key] = template_of(root, agent)
     return _made[key]
 
 
