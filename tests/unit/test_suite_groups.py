@@ -3,6 +3,7 @@ share a worker, so an SDK or a parsed package is loaded once, not on each worker
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -84,11 +85,11 @@ def test_the_scheduler_forgets_finished_units_and_schedules_as_xdist_does() -> N
 def test_tmp_path_is_a_new_empty_folder_per_test_named_after_it(
     tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
 ) -> None:
-    """tests/conftest.py's tmp_path: empty, private (0700, as mkdtemp makes it), under the
-    session's temporary folder, named after the test, and one folder per test."""
+    """tests/conftest.py's tmp_path: empty, private (0700), under the session's temporary
+    folder, named as pytest names it (the test's name cut to 30, then a number), one per test."""
     assert tmp_path.is_dir() and not any(tmp_path.iterdir())
     assert tmp_path.parent == tmp_path_factory.getbasetemp()
-    assert tmp_path.name.startswith(request.node.name[:30])
+    assert re.fullmatch(re.escape(request.node.name[:30]) + "[0-9]+", tmp_path.name)
     assert tmp_path.stat().st_mode & 0o077 == 0
     other = request.getfixturevalue("tmp_path")
     assert other == tmp_path  # one per test, however often it is asked for
