@@ -1,7 +1,8 @@
 """Fresh agents for tests whose subject is not creation: each kind of agent is made once per
 worker process (a real `new_agent`: agent record, `git init`, first commit) and every test gets a
-copy of that home (reflection/evals/homes.py's copy: git objects linked, which git never rewrites
-in place), instead of three git processes and the record's writes per test.
+copy of that home (reflection/evals/homes.py's copy: the template's folders and files listed and
+read once, git objects linked, which git never rewrites in place), instead of three git processes
+and the record's writes per test.
 
 A copy is the agent `new_agent` would have made in the test's world: same record (id included),
 same memory and first commit, created at the same time on the same clock. So a kind is keyed by
@@ -24,12 +25,11 @@ from pathlib import Path
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.home import Home
-from mini_letta.reflection.evals.homes import AgentTemplate, copy_template, template_of
+from mini_letta.reflection.evals.homes import AgentTemplate, copy_template, read_template
 from mini_letta.workspace import World
 from support.clock import FakeClock
 
 Key = tuple[str | None, str, int | None, datetime, bool]
-
 
 _made: dict[Key, AgentTemplate] = {}
 
@@ -51,7 +51,7 @@ def fresh_agent(
     assert not (current and settings.exists()), "the project has no current agent yet"
     key = (name, model, context_window, world.clock.now(), current)
     template = _made.get(key) or _make(key)
-    copy_template(template, into, world.environ, world.clock)  # the project folder may exist
+    copy_template(template, into, world.environ, world.clock)  # folders listed once, no walk
     return template.agent
 
 
@@ -67,7 +67,7 @@ def _make(key: Key) -> AgentTemplate:
     if current:
         ensure_project_folder(root / "project")
         remember_current(root / "project", agent.id, "")
-    _made[key] = template_of(root, agent)
+    _made[key] = read_template(root, agent)
     return _made[key]
 
 

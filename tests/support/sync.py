@@ -80,7 +80,8 @@ def git(repo: Path, *args: str) -> str:
 
 
 def bare_remote(path: Path) -> Path:
-    subprocess.run(["git", "init", "-q", "--bare", str(path)], check=True)
+    """A new bare repository whose HEAD names `main`, the branch memory syncs."""
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(path)], check=True)
     return path
 
 
@@ -97,7 +98,8 @@ def build_two_machines(root: Path, clock) -> None:
 
 def copy_two_machines(built: Path, root: Path, clock) -> tuple[Machine, Machine, Path]:
     """(desk, laptop, remote): a copy of the pair `build_two_machines` made, under `root`.
-    The plain clone is not copied; `copy_plain_clone` copies it for a test that uses it."""
+    The plain clone is not copied; `copy_plain_checkout` copies its files for a test that
+    uses them."""
     for name in (REMOTE, DESK, LAPTOP):
         _copy(built / name, root / name)
     desk, laptop = Machine.reopen(root / DESK, clock), Machine.reopen(root / LAPTOP, clock)
@@ -106,11 +108,12 @@ def copy_two_machines(built: Path, root: Path, clock) -> tuple[Machine, Machine,
     return desk, laptop, root / REMOTE
 
 
-def copy_plain_clone(built: Path, root: Path) -> Path:
-    """The plain git clone `build_two_machines` made, copied under `root` (beside the copy of
-    the two machines) and pointed at the copied remote."""
-    _copy(built / ATTACKER, root / ATTACKER)
-    point_at_remote(root / ATTACKER, built, root)
+def copy_plain_checkout(built: Path, root: Path) -> Path:
+    """The files of the plain git clone `build_two_machines` made (the remote's branch as the
+    desk pushed it), copied under `root` without its repository."""
+    shutil.copytree(
+        built / ATTACKER, root / ATTACKER, symlinks=True, ignore=shutil.ignore_patterns(".git")
+    )
     return root / ATTACKER
 
 

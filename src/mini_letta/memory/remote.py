@@ -94,16 +94,9 @@ def refuse_non_bare_remote(repo: GitRepo, url: str) -> None:
     config = path / "config"
     bare = False
     if not (path / ".git").exists() and config.is_file():
-        raw = repo.run_bytes(
-            "config",
-            "--file",
-            str(config),
-            "-z",
-            "--get-regexp",
-            r"^core\.(bare|worktree)$",
-            check=False,
-        )
-        found = dict(config_entries(raw))  # the last value of each key wins, as for git
+        found = _plain_core_entries(config)
+        if found is None:
+            found = _core_entries(repo, config)
         said = found.get("core.bare", "").strip()
         bare = "core.worktree" not in found and said.lower() in ("true", "yes", "on", "1", "")
     if not bare:
@@ -112,6 +105,51 @@ def refuse_non_bare_remote(repo: GitRepo, url: str) -> None:
             f"tree can run its programs; make a bare copy (`git clone --bare {path} "
             f"{path}.git`) and use it (`mini-letta memory remote set {path}.git`)"
         )
+
+
+def _core_entries(repo: GitRepo, config: Path) -> dict[str, str]:
+    """`core.bare` and `core.worktree` as git reads `config` alone, the last value of each."""
+    raw = repo.run_bytes(
+        "config",
+        "--file",
+        str(config),
+        "-z",
+        "--get-regexp",
+        r"^core\.(bare|worktree)$",
+        check=False,
+    )
+    return dict(config_entries(raw))
+
+
+# A line of a config file in the plain shape `git init` writes: a section with no subsection,
+# a key with or without a value holding no quote, escape, comment or tab (git would rewrite
+# those), a comment, or nothing.
+_PLAIN_LINE = re.compile(
+    r"[ \t]*(?:\[([A-Za-z0-9.-]+)\]|([A-Za-z][A-Za-z0-9-]*)(?:[ \t]*=[ \t]*([^\"\\#;\t\r\n\0]*))?"
+    r"|[#;][^\n]*)?[ \t]*\r?"
+)
+
+
+def _plain_core_entries(config: Path) -> dict[str, str] | None:
+    """What `_core_entries` would say, read in Python when every line of `config` has the
+    plain shape (`_PLAIN_LINE`); None for anything else (quotes, escapes, a continued line, a
+    subsection, a byte-order mark, an unreadable file), which git then reads."""
+    try:
+        text = config.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    found: dict[str, str] = {}
+    section = ""
+    for line in text.split("\n"):
+        shape = _PLAIN_LINE.fullmatch(line)
+        if shape is None:
+            return None
+        header, key, value = shape.groups()
+        if header is not None:
+            section = header.lower()
+        elif key is not None and section == "core" and key.lower() in ("bare", "worktree"):
+            found[f"core.{key.lower()}"] = (value or "").rstrip(" \t")
+    return found
 
 
 def memory_remote_repo(memory_dir: Path, environ: Mapping[str, str] | None = None) -> GitRepo:

@@ -15,7 +15,7 @@ from support.sync import (
     Machine,
     RemoteHistory,
     build_two_machines,
-    copy_plain_clone,
+    copy_plain_checkout,
     copy_two_machines,
 )
 
@@ -38,5 +38,5 @@ def machines(built_machines: Path, tmp_path: Path, clock) -> tuple[Machine, Mach
 
 @pytest.fixture
 def attacker_clone(machines, built_machines: Path, tmp_path: Path) -> Path:
-    """A plain git clone of the two machines' remote, with no mini-letta checks."""
-    return copy_plain_clone(built_machines, tmp_path)
+    """The files of the two machines' remote's branch, in a folder of their own."""
+    return copy_plain_checkout(built_machines, tmp_path)

@@ -43,3 +43,40 @@ def test_a_remote_with_a_git_folder_is_never_bare(tmp_path: Path):
     (remote / "config").write_text("[core]\n\tbare = true\n", encoding="utf-8")
     with pytest.raises(MemfsError, match="not a bare repository"):
         refuse_non_bare_remote(GitRepo(tmp_path), str(remote))
+
+
+# Configs in the plain shape are read in Python, anything else by git; both must agree.
+SHAPES = [
+    "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n",
+    "[core]\n\tbare = false\r\n",  # CRLF
+    "; a comment\n# another\n[CORE]\n\tBARE\n",
+    "[core]\n\tbare =\n",
+    "[core]\n\tbare = t r u e  \n",
+    "[core]\n\tbare = true\n[core]\n\tworktree\n",
+    "[core.x]\n\tbare = false\n",  # another section, by the old subsection spelling
+    "[core] bare = false\n",  # git-only shapes from here on
+    '[core]\n\tbare = "false"\n',
+    "[core]\n\tbare = fal\\\nse\n",
+    '[core "x"]\n\tbare = false\n',
+    "\ufeff[core]\n\tbare = false\n",
+    "[core]\n\tbare = true # a comment\n",
+    "[core]\n\tbare = tr\tue\n",
+    "[ core ]\n\tbare = false\n",  # not a config git can read
+    "[core]\n\tbare = tr\0ue\n",
+]
+PLAIN = 7  # the first rows are in the plain shape
+
+
+def test_the_plain_reading_of_a_remote_s_config_is_git_s(tmp_path: Path):
+    from mini_letta.memory.remote import _core_entries, _plain_core_entries
+
+    config = tmp_path / "config"
+    wrong = []
+    for row, text in enumerate(SHAPES):
+        config.write_bytes(text.encode("utf-8"))
+        plain, by_git = _plain_core_entries(config), _core_entries(GitRepo(tmp_path), config)
+        if (plain is not None) != (row < PLAIN) or plain not in (None, by_git):
+            wrong.append((text, plain, by_git))
+    assert not wrong
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "r.git")], check=True)
+    assert _plain_core_entries(tmp_path / "r.git" / "config") == {"core.bare": "true"}

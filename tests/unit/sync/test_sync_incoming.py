@@ -1,6 +1,6 @@
 """What a sync remote sends passes the memory tool's checks before memory moves.
 
-An "attacker" pushes straight to the shared remote with plain git (no mini-letta checks): links,
+An "attacker" commits straight into the shared remote with plain git (no mini-letta checks): links,
 devices' stand-ins, secrets, huge files, thousands of files, files outside the layout. The sync
 refuses the whole move, names each path (a secret by its kind, never its value), leaves local
 memory and its repository as they were (the refused objects are dropped), and pushes nothing.
@@ -27,10 +27,12 @@ GHP = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 
 
 class Attacker:
-    """A plain git clone of the remote that pushes whatever it likes."""
+    """Someone with plain git and write access to the remote: the files of a checkout of its
+    branch, committed straight into the remote with no mini-letta check (as a push would leave
+    them, without the cost of one)."""
 
-    def __init__(self, clone: Path) -> None:
-        self.path = clone
+    def __init__(self, tree: Path, remote: Path) -> None:
+        self.path, self.remote = tree, remote
 
     def write(self, rel: str, data: bytes | str) -> None:
         target = self.path / rel
@@ -44,15 +46,20 @@ class Attacker:
             target.unlink()
         target.symlink_to(to)
 
-    def push(self, message: str = "from elsewhere") -> None:
-        git(self.path, "add", "-A")
-        git(self.path, "-c", "user.name=a", "-c", "user.email=a@a", "commit", "-qm", message)
-        git(self.path, "push", "-q", "origin", "HEAD:main")
+    def push(self, message: str = "from elsewhere", gitlinks: dict[str, str] | None = None) -> None:
+        """Commit the tree (and each gitlink path -> commit) onto the remote's branch."""
+        self.git("add", "-A")
+        for rel, sha in (gitlinks or {}).items():
+            self.git("update-index", "--add", "--cacheinfo", f"160000,{sha},{rel}")
+        self.git("-c", "user.name=a", "-c", "user.email=a@a", "commit", "-qm", message)
+
+    def git(self, *args: str) -> str:
+        return git(self.path, f"--git-dir={self.remote}", f"--work-tree={self.path}", *args)
 
 
 @pytest.fixture
-def attacker(attacker_clone: Path) -> Attacker:
-    return Attacker(attacker_clone)
+def attacker(attacker_clone: Path, machines) -> Attacker:
+    return Attacker(attacker_clone, machines[2].remote)
 
 
 def _refused(machine: Machine, *needles: str) -> str:
@@ -90,10 +97,7 @@ def test_incoming_symlinks_are_refused_by_name(machines, attacker):
 
 def test_an_incoming_submodule_is_refused_by_name(machines, attacker):
     _, second, _ = machines
-    sha = git(attacker.path, "rev-parse", "HEAD")
-    git(attacker.path, "update-index", "--add", "--cacheinfo", f"160000,{sha},notes/sub.md")
-    git(attacker.path, "-c", "user.name=a", "-c", "user.email=a@a", "commit", "-qm", "sub")
-    git(attacker.path, "push", "-q", "origin", "HEAD:main")
+    attacker.push("sub", gitlinks={"notes/sub.md": second.head()})
     _refused(second, "notes/sub.md", "submodule")
 
 
@@ -108,7 +112,7 @@ def test_a_remote_symlink_over_a_locally_edited_persona_never_hides_the_local_ed
     assert "- a local change to the persona" in second.read("system/persona.md")
     assert not list((second.memory / "system").glob("persona.md~*"))
     # nothing was pushed: the remote still has the attacker's commit on top, not ours
-    assert "a local change" not in git(attacker.path, "log", "-p", "origin/main")
+    assert "a local change" not in git(attacker.remote, "log", "-p", "refs/heads/main")
 
 
 def test_incoming_secrets_are_refused_by_kind_and_leave_no_object_behind(machines, attacker):

@@ -104,8 +104,8 @@ def test_a_reference_that_cannot_attach_is_one_line(tmp_path, clock, prompt, mes
     with pytest.raises(AttachmentError) as caught:
         attach_files(prompt, make_context(work, clock))
     assert message in str(caught.value) and "\n" not in str(caught.value)
-    # bounded apart from the test's own folder, whose length depends on where tests run
-    assert len(str(caught.value).replace(str(tmp_path), "T")) < 300
+    # short, whatever this test's folder is called (it is named twice in some messages)
+    assert len(str(caught.value).replace(str(tmp_path), "<tmp>")) < 300
     assert caught.value.exit_code == 2
 
 

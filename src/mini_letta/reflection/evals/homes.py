@@ -61,13 +61,12 @@ def make_template(
 
     (root / "project").mkdir(parents=True)
     world = World(Home(root / "home"), root / "project", environ, clock)
-    agent = new_agent(world, model=model, context_window=context_window)
-    return template_of(root, agent)
+    return read_template(root, new_agent(world, model=model, context_window=context_window))
 
 
-def template_of(root: Path, agent: AgentRecord) -> AgentTemplate:
-    """The template of the home and project under `root`, as they are now (for a caller that
-    set up more than `make_template` does before taking it)."""
+def read_template(root: Path, agent: AgentRecord) -> AgentTemplate:
+    """`root` (holding home/ and project/ with `agent` made in it) as a template: its folders
+    and files listed and read now; nothing under `root` may change after this."""
     return AgentTemplate(root, agent, _entries(root))
 
 
