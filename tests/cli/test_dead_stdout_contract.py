@@ -19,26 +19,10 @@ import pytest
 
 from mini_letta.cli.main import main
 from mini_letta.cli.terminal import Terminal
-from support.cli import cli_env
+from support.cli import cli_env, run_cli_bytes
 
 TIMEOUT = 60
 needs_dev_full = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
-
-
-def _run(
-    home: Path, cwd: Path, args: list[str], stdin: bytes = b"", stdout: object = subprocess.PIPE
-) -> subprocess.CompletedProcess[bytes]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "mini_letta", *args],
-        cwd=cwd,
-        env=cli_env(home),
-        input=stdin,
-        stdout=stdout,
-        stderr=subprocess.PIPE,
-        timeout=TIMEOUT,
-    )
-    assert b"Traceback" not in proc.stderr, proc.stderr
-    return proc
 
 
 def _records(home: Path) -> list[dict]:
@@ -70,7 +54,7 @@ def test_closed_stdout(home, project):
 @needs_dev_full
 def test_full_stdout(home, project):
     with open("/dev/full", "wb") as full:
-        proc = _run(home.root, project, ["chat", "-p", "x"], stdout=full)
+        proc = run_cli_bytes(home.root, project, ["chat", "-p", "x"], stdout=full)
     _assert_recorded_and_one_line(home.root, proc)
 
 
@@ -93,7 +77,7 @@ def test_full_stdout_for_stream_json(home, project):
 @needs_dev_full
 def test_full_stdout_for_another_command(home, project):
     with open("/dev/full", "wb") as full:
-        proc = _run(home.root, project, ["agents", "list"], stdout=full)
+        proc = run_cli_bytes(home.root, project, ["agents", "list"], stdout=full)
     assert proc.returncode == 1
     assert proc.stderr.decode().strip().splitlines() == [
         "mini-letta: could not write to standard output (No space left on device)"

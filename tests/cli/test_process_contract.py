@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from support.cli import cli_env
+from support.cli import cli_env, run_cli_bytes
 
 
 def test_version_through_the_entry_point(cli_process, home):
@@ -25,7 +25,7 @@ def test_version_through_the_entry_point(cli_process, home):
 
 def test_a_turn_and_a_usage_error_through_the_entry_point(cli_process, home, project):
     # the prompt read from stdin, with a byte that is not UTF-8: accepted as U+FFFD, said once
-    turn = _run_bytes(
+    turn = run_cli_bytes(
         home.root, project, ["chat", "-p", "-"], stdin="帮我看下 ".encode() + b"\xff\n"
     )
     assert (turn.returncode, turn.stdout.decode()) == (0, "（mock）我听到了：帮我看下 \ufffd\n")
@@ -82,21 +82,6 @@ def test_stream_json_input_is_answered_as_each_line_arrives(home, project):
         child.stderr.close()
         child.stdout.close()
     assert _contents(home.root)[2] == "caf\ufffd"
-
-
-def _run_bytes(
-    home: Path, cwd: Path, args: list[str], stdin: bytes
-) -> subprocess.CompletedProcess[bytes]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "mini_letta", *args],
-        cwd=cwd,
-        env=cli_env(home),
-        input=stdin,
-        capture_output=True,
-        timeout=60,
-    )
-    assert b"Traceback" not in proc.stderr, proc.stderr
-    return proc
 
 
 def _contents(home: Path) -> list[str]:

@@ -62,6 +62,24 @@ def run_cli(
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
 
 
+def run_cli_bytes(
+    home: Path, cwd: Path, args: list[str], stdin: bytes = b"", stdout: object = subprocess.PIPE
+) -> subprocess.CompletedProcess[bytes]:
+    """`python -m mini_letta ARGS` as a real process, in bytes: for input that is not UTF-8 and
+    for a stdout that is not a pipe (`/dev/full`)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "mini_letta", *args],
+        cwd=cwd,
+        env=cli_env(home),
+        input=stdin,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        timeout=60,
+    )
+    assert b"Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
 def run_cli_in_process(
     *args: str,
     home: Path,

@@ -16,54 +16,16 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from support.cli import SRC, CliResult, cli_env
+from support.cli import CliResult, cli_env
+from support.forker import Forker
 from support.scripted_server import ScriptedServer
 from support.waiting import wait_until
 
-FORKER = """
-import json, os, sys
-import openai  # what a real model's turn loads, once for every command forked below
-from mini_letta.cli.main import run
-channel, pids = os.dup(1), {}
-for command in sys.stdin:
-    verb, _, rest = command.strip().partition(" ")
-    if verb == "wait":
-        code = os.waitstatus_to_exitcode(os.waitpid(pids.pop(rest), 0)[1])
-        os.write(channel, f"EXIT {rest} {code}\\n".encode())
-        continue
-    job = json.loads(rest)
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
-            for fd, name in ((1, "out"), (2, "err")):
-                os.dup2(os.open(job[name], os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
-            os.chdir(job["cwd"])
-            os.environ.clear()
-            os.environ.update(job["env"])
-            sys.argv = ["mini-letta", *job["args"]]
-            try:
-                run()
-            except SystemExit as exc:
-                code = exc.code
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(code)
-    pids[str(pid)] = pid
-    os.write(channel, f"PID {pid}\\n".encode())
-"""
-
-TIMEOUT = 60
 # The tests that share a worker's forker: one worker runs them all, so the SDK is imported once.
 SHARES_THE_FORKER = pytest.mark.xdist_group("model-commands")
 
@@ -72,60 +34,25 @@ class ModelCommands:
     """The forker: `start` a command, `wait` for its exit code; `close` at the end."""
 
     def __init__(self) -> None:
-        self._forker: subprocess.Popen[str] | None = None
+        self._forker: Forker | None = None
 
     def start(self, args: list[str], cwd: Path, env: dict[str, str], folder: Path) -> int:
         """Fork `mini-letta ARGS`; its output goes to `folder`/out and err. Its pid."""
-        forker = self._started()
+        if self._forker is None:
+            preload = ["openai", "mini_letta.cli.main"]  # what a real model's turn loads
+            self._forker = Forker("support.forker:command", preload, os.environ)
         job = {"args": args, "cwd": str(cwd), "env": env}
         job |= {"out": str(folder / "out"), "err": str(folder / "err")}
-        assert forker.stdin is not None
-        forker.stdin.write(f"start {json.dumps(job)}\n")
-        forker.stdin.flush()
-        kind, pid = self._read()
-        assert kind == "PID", (kind, pid)
-        return int(pid)
+        return self._forker.start(str(len(self._forker.pids)), job)
 
     def wait(self, pid: int) -> int:
-        forker = self._started()
-        assert forker.stdin is not None
-        forker.stdin.write(f"wait {pid}\n")
-        forker.stdin.flush()
-        kind, rest = self._read()
-        assert kind == "EXIT" and rest.split()[0] == str(pid), (kind, rest)
-        return int(rest.split()[1])
+        assert self._forker is not None
+        [key] = [key for key, known in self._forker.pids.items() if known == pid]
+        return self._forker.wait(key)
 
     def close(self) -> None:
-        if self._forker is None:
-            return
-        assert self._forker.stdin is not None and self._forker.stdout is not None
-        self._forker.stdin.close()
-        try:
-            self._forker.wait(timeout=TIMEOUT)
-        finally:
-            if self._forker.poll() is None:
-                self._forker.kill()
-                self._forker.wait()
-            self._forker.stdout.close()
-
-    def _started(self) -> subprocess.Popen[str]:
-        if self._forker is None:
-            self._forker = subprocess.Popen(
-                [sys.executable, "-c", FORKER],
-                env={**os.environ, "PYTHONPATH": str(SRC)},
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                text=True,
-            )
-        return self._forker
-
-    def _read(self) -> tuple[str, str]:
-        assert self._forker is not None and self._forker.stdout is not None
-        ready, _, _ = select.select([self._forker.stdout], [], [], TIMEOUT)
-        line = self._forker.stdout.readline() if ready else ""
-        assert line, f"the command forker stopped answering (exit {self._forker.poll()})"
-        kind, _, rest = line.strip().partition(" ")
-        return kind, rest
+        if self._forker is not None:
+            self._forker.close()
 
 
 def interrupt_during_model_call(
