@@ -422,13 +422,17 @@ class GitRepo:
     def changed_paths(self, paths: Sequence[str] = ()) -> list[str]:
         return sorted({path for _, path in self.status_entries(paths)})
 
-    def commit_paths(self, paths: Sequence[str], message: str) -> str | None:
+    def commit_paths(
+        self, paths: Sequence[str], message: str, *, tracked: bool = False
+    ) -> str | None:
         """Stage exactly `paths` (additions, edits, deletions) and commit them alone.
 
         Returns the new sha, or None when the paths hold no change. On failure (a held lock,
         a full disk) the index entries of `paths` are put back as they were in HEAD and a
         GitError is raised; the working-tree files are the caller's to restore. A message
         holding a credential is refused (SecretDetectedError) before anything is staged.
+        With `tracked` (git knows every path), `git commit -- paths` stages them itself, one
+        git process fewer; if that fails, they are staged and committed as usual.
         """
         from mini_letta.memory.secrets import refuse_secret
 
@@ -436,6 +440,9 @@ class GitRepo:
         unique = sorted(set(paths))
         if not unique:
             return None
+        commit = (*_COMMIT, "-m", message)
+        if tracked and self.returncode("--literal-pathspecs", *commit, "--", *unique) == 0:
+            return self._committed()
         present = {p for p in unique if os.path.lexists(self.path / p)}
         # A path still on disk is staged whether tracked or not; only a missing one needs git
         # to say whether it is a deletion to stage or was never there.
@@ -445,17 +452,21 @@ class GitRepo:
             return None
         try:
             self.run("--literal-pathspecs", "add", "-A", "--", *stage)
-            commit = ("commit", "-q", "--no-edit", "--cleanup=whitespace", "-m", message)
             proc = self._run(("--literal-pathspecs", *commit, "--", *stage), check=False)
             if proc.returncode != 0:
                 # "Nothing to commit" is also a failure to git: asked only now, so a commit
                 # that happens costs no look at the index first.
-                if self.has_head() and self._same_as_head(stage):
+                same = ("--literal-pathspecs", "diff", "--cached", "--quiet", "HEAD", "--")
+                if self.has_head() and self.returncode(*same, *stage) == 0:
                     return None
                 raise _failure("commit", proc)
         except GitError:
             self._unstage(stage)
             raise
+        return self._committed()
+
+    def _committed(self) -> str:
+        """HEAD after a commit, packed first when git's own rule says it is due."""
         with suppress(GitError):  # as git's own auto-maintenance: the commit stands either way
             self.pack_if_due()
         return self.head_sha()
@@ -477,15 +488,11 @@ class GitRepo:
                 paths = self.changed_paths()
             if not paths:
                 return None
-            self.run("commit", "-q", "--no-edit", "--cleanup=whitespace", "-m", message)
+            self.run(*_COMMIT, "-m", message)
         except GitError:
             self._run(("reset", "-q"), check=False)
             raise
         return self.head_sha(), paths
-
-    def _same_as_head(self, paths: Sequence[str]) -> bool:
-        quiet = ("--literal-pathspecs", "diff", "--cached", "--quiet", "HEAD", "--", *paths)
-        return self.returncode(*quiet) == 0
 
     def _tracked(self, paths: Sequence[str]) -> set[str]:
         dirs = git_dirs(self.path)
@@ -572,6 +579,8 @@ class GitRepo:
 _DRIVERS: dict[Path, tuple[tuple[int, ...], list[str]]] = {}
 
 _LOOSE_NAME = re.compile(r"[0-9a-f]{38}|[0-9a-f]{62}")  # git's loose objects in one folder
+
+_COMMIT = ("commit", "-q", "--no-edit", "--cleanup=whitespace")  # the message comes next
 
 _STAGED = re.compile(r"(?:add|remove) '(.*)'")  # `git add -v` in the C locale
 

@@ -330,3 +330,30 @@ def test_commit_all_names_the_paths_git_status_names(memory_repo):
     assert _git(root, "diff", "--cached", "--name-only") == ""  # nothing left staged
     (root / ".git" / "refs" / "heads" / "main.lock").unlink()
     assert memory_repo.commit_all("after the lock")[1] == expected
+
+
+def test_commit_paths_of_tracked_files_commits_with_one_git_process(memory_repo):
+    """`tracked`: an edit and a deletion of files git knows are committed by `git commit --
+    paths` alone, only those paths (another change stays uncommitted); unchanged paths commit
+    nothing; a path git does not know after all is staged and committed the usual way."""
+    from support.git_calls import git_calls
+
+    root = memory_repo.path
+    human = (root / "system" / "human.md").read_text()
+    (root / "system" / "human.md").write_text(human + "- Editor: vim\n")
+    (root / "system" / "persona.md").unlink()
+    write_file(root, "notes/other.md", "---\ndescription: other\n---\n- left alone\n")
+    paths = ["system/human.md", "system/persona.md"]
+    with git_calls() as calls:
+        sha = memory_repo.commit_paths(paths, "edit and delete", tracked=True)
+    assert calls == ["commit"]
+    assert sha == memory_repo.head_sha()
+    assert memory_repo.list_files() == ["system/human.md"]
+    assert memory_repo.show_file("HEAD", "system/human.md").endswith("- Editor: vim\n")
+    assert memory_repo.changed_paths() == ["notes/other.md"]
+    assert memory_repo.commit_paths(["system/human.md"], "again", tracked=True) is None
+    with git_calls() as calls:
+        new = memory_repo.commit_paths(["notes/other.md"], "not tracked", tracked=True)
+    assert calls == ["commit", "add", "commit"]
+    assert new == memory_repo.head_sha() != sha
+    assert memory_repo.changed_paths() == []

@@ -212,8 +212,7 @@ def prepare_case(
 
 def _seed_memory(folder: Path, memory: Mapping[str, str]) -> None:
     """Write the case's memory files and commit the ones that changed. When the new agent
-    already has them all, one `git commit -- paths` does it: `commit_paths` runs the same
-    commit after a `git add`, which only a file git does not know yet needs."""
+    already has them all, git tracks every one, so the commit needs no `git add` first."""
     from mini_letta.memory.frontmatter import parse_memory_file
     from mini_letta.memory.repo import GitRepo
 
@@ -235,12 +234,7 @@ def _seed_memory(folder: Path, memory: Mapping[str, str]) -> None:
         changed.append(rel)
     if not changed:
         return
-    repo = GitRepo(folder)
-    if new:
-        repo.commit_paths(changed, _SEEDED)
-    else:
-        commit = ("commit", "-q", "--no-edit", "--cleanup=whitespace", "-m", _SEEDED)
-        repo.run("--literal-pathspecs", *commit, "--", *changed)
+    GitRepo(folder).commit_paths(changed, _SEEDED, tracked=not new)
 
 
 def _conversation(case: GateCase, clock: Any) -> tuple[list[Message], dict[str, str]]:
