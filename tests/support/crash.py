@@ -68,10 +68,6 @@ class TurnLoops:
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        for prefix, pid in self._forker.pids.items():
-            if prefix not in self._forker.exits:  # a failed test: no loop outlives it
-                os.kill(pid, signal.SIGKILL)
-                self.wait(prefix)
-        self._forker.close()
+        self._forker.close()  # a failed test: no loop outlives it
         if kind is None:
             assert "Traceback" not in self.errors.read_text(), self.errors.read_text()

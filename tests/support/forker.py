@@ -15,6 +15,7 @@ import contextlib
 import json
 import os
 import select
+import signal
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -110,7 +111,13 @@ class Forker:
             self.heard.append((kind, rest))
 
     def close(self) -> None:
-        """End the forker (its children were waited for) and reap it."""
+        """Kill and reap every child not waited for yet (a failed test: none outlives it),
+        then end the forker and reap it."""
+        if self._process.poll() is None:
+            for key, pid in list(self.pids.items()):
+                if key not in self.exits:
+                    os.kill(pid, signal.SIGKILL)
+                    self.wait(key)
         assert self._process.stdin is not None
         self._process.stdin.close()
         try:

@@ -21,6 +21,7 @@ import pytest
 import mini_letta
 from mini_letta.errors import LockTimeoutError, UnwritableError
 from mini_letta.storage.jsonl import JsonlLog
+from support.forker import Forker
 
 SRC = Path(mini_letta.__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(SRC)}
@@ -290,57 +291,31 @@ def test_unwritable_location_raises(tmp_path: Path) -> None:
         JsonlLog(blocker / "m.jsonl").append([{"a": 1}])
 
 
-# One Python process forks the writers (a start and an import each would cost more than
-# their appends): four real processes appending to one log at once.
-WRITERS = """
-import os, sys, time
-from pathlib import Path
-from mini_letta.storage.jsonl import JsonlLog
-path, go, acks = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
-pids = []
-for n in range(4):
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            log = JsonlLog(path)
-            with open(acks / f"w{n}", "w", encoding="utf-8") as out:
-                os.write(1, b"ready\\n")  # one write: the four share the pipe
-                while not go.exists():
-                    time.sleep(0.001)
-                for seq in range(50):
-                    (index,) = log.append([{"writer": f"w{n}", "seq": seq}])
-                    out.write(f"{index} {seq}\\n")
-            code = 0
-        finally:
-            os._exit(code)
-    pids.append(pid)
-print("exits", *(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in pids), flush=True)
-"""
+def _ready(forker: Forker, keys: list[str]) -> None:
+    while not all(("READY", key) in forker.heard for key in keys):
+        forker.read()
 
 
 def test_concurrent_processes_append_each_record_exactly_once(tmp_path: Path) -> None:
     path = tmp_path / "messages.jsonl"
     go = tmp_path / "go"
-    acks = tmp_path / "acks"
-    acks.mkdir()
-    with subprocess.Popen(
-        [sys.executable, "-c", WRITERS, str(path), str(go), str(acks)],
-        stdout=subprocess.PIPE,
-        text=True,
-        env=ENV,
-    ) as parent:
-        assert parent.stdout is not None
-        for _ in range(4):  # all started before any writes: the appends overlap
-            assert parent.stdout.readline() == "ready\n"
+    names = [f"w{n}" for n in range(4)]
+    forker = Forker("support.log_writers:writer", ["mini_letta.storage.jsonl"], os.environ)
+    try:
+        for name in names:
+            job = {"path": str(path), "go": str(go), "acks": str(tmp_path / f"{name}.acks")}
+            forker.start(name, job)
+        _ready(forker, names)  # all started before any writes: the appends overlap
         go.touch()
-        out, _ = parent.communicate(timeout=60)
-    assert out == "exits 0 0 0 0\n"
+        assert [forker.wait(name) for name in names] == [0, 0, 0, 0]
+    finally:
+        forker.close()
     acknowledged = {
-        f"w{n}": [
-            (int(a), int(b)) for a, b in map(str.split, (acks / f"w{n}").read_text().splitlines())
+        name: [
+            (int(a), int(b))
+            for a, b in map(str.split, (tmp_path / f"{name}.acks").read_text().splitlines())
         ]
-        for n in range(4)
+        for name in names
     }
 
     log = JsonlLog(path)
@@ -356,72 +331,33 @@ def test_concurrent_processes_append_each_record_exactly_once(tmp_path: Path) ->
     assert index_entries(log) == line_starts(path)
 
 
-# One Python process forks each crasher on request and reaps it once the test has SIGKILLed
-# it; a crasher says its pid when ready, appends batches forever and acknowledges each in its
-# own file, a line written after the append returned (a line the kill cut was never
-# acknowledged).
-CRASHERS = """
-import os, sys
-from pathlib import Path
-from mini_letta.storage.jsonl import JsonlLog
-path = Path(sys.argv[1])
-for command in sys.stdin:
-    tag, pad, acks = command.split()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            log, pad = JsonlLog(path), "x" * int(pad)
-            with open(acks, "w", encoding="utf-8") as out:
-                os.write(1, f"{os.getpid()}\\n".encode())  # ready: the kill may come now
-                seq = 0
-                while True:
-                    batch = [{"tag": tag, "seq": seq + k, "pad": pad} for k in range(1 + seq % 3)]
-                    indices = log.append(batch)
-                    out.write(" ".join(f"{i}:{r['seq']}" for i, r in zip(indices, batch)) + "\\n")
-                    out.flush()
-                    seq += len(batch)
-        finally:
-            os._exit(1)
-    os.waitpid(pid, 0)
-    print("reaped", flush=True)
-"""
-
-
 def test_sigkill_during_appends_loses_no_acknowledged_record(tmp_path: Path) -> None:
     path = tmp_path / "crash" / "messages.jsonl"
     rng = random.Random(20240506)
     acknowledged: dict[tuple[str, int], int] = {}
-    with subprocess.Popen(
-        [sys.executable, "-c", CRASHERS, str(path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env=ENV,
-    ) as forker:
-        assert forker.stdin is not None and forker.stdout is not None
-        try:
-            for run in range(8):
-                tag = f"run{run}"
-                pad = rng.choice([10, 2_000, 40_000])  # big batches: SIGKILL mid-write likely
-                acks = tmp_path / f"{tag}.acks"
-                forker.stdin.write(f"{tag} {pad} {acks}\n")
-                forker.stdin.flush()
-                pid = int(forker.stdout.readline())
-                time.sleep(rng.uniform(0, 0.08))
-                os.kill(pid, signal.SIGKILL)
-                assert forker.stdout.readline() == "reaped\n"
-                for line in acks.read_text().split("\n")[:-1]:  # a cut line: never acknowledged
-                    for pair in line.split():
-                        at, seq = pair.split(":")
-                        acknowledged[(tag, int(seq))] = int(at)
+    forker = Forker("support.log_writers:crasher", ["mini_letta.storage.jsonl"], os.environ)
+    try:
+        for run in range(8):
+            tag = f"run{run}"
+            pad = rng.choice([10, 2_000, 40_000])  # big batches: SIGKILL mid-write likely
+            acks = tmp_path / f"{tag}.acks"
+            forker.start(tag, {"path": str(path), "pad": pad, "acks": str(acks)})
+            _ready(forker, [tag])
+            time.sleep(rng.uniform(0, 0.08))
+            os.kill(forker.pids[tag], signal.SIGKILL)
+            assert forker.wait(tag) == -signal.SIGKILL
+            for line in acks.read_text().split("\n")[:-1]:  # a cut line: never acknowledged
+                for pair in line.split():
+                    at, seq = pair.split(":")
+                    acknowledged[(tag, int(seq))] = int(at)
 
-                log = JsonlLog(path)
-                for key, index in acknowledged.items():
-                    record = log.read_line(index)
-                    assert record is not None
-                    assert (record["tag"], record["seq"]) == key
-        finally:
-            forker.kill()
+            log = JsonlLog(path)
+            for key, index in acknowledged.items():
+                record = log.read_line(index)
+                assert record is not None
+                assert (record["tag"], record["seq"]) == key
+    finally:
+        forker.close()
 
     log = JsonlLog(path)
     assert len(acknowledged) > 8
