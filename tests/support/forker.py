@@ -68,6 +68,7 @@ class Forker:
         self.exits: dict[str, int] = {}
         self.heard: list[tuple[str, str]] = []  # the children's own lines, in order
         self._errors = errors
+        self._pending = b""  # read from the pipe, not yet a whole line
         with contextlib.ExitStack() as stack:
             stderr = stack.enter_context(errors.open("wb")) if errors is not None else None
             self._process = subprocess.Popen(
@@ -77,7 +78,6 @@ class Forker:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=stderr,
-                text=True,
             )
 
     def start(self, key: str, job: Any) -> int:
@@ -95,14 +95,21 @@ class Forker:
         return self.exits[key]
 
     def read(self) -> None:
-        """Read the next line into `pids`, `exits` or `heard`."""
+        """Read the next line into `pids`, `exits` or `heard`. The pipe is read here, not
+        through a buffered reader: lines that arrive together (a child's and the forker's)
+        would sit in its buffer while `select` waits on the empty pipe."""
         stdout = self._process.stdout
         assert stdout is not None
-        ready, _, _ = select.select([stdout], [], [], TIMEOUT)
-        line = stdout.readline() if ready else ""
-        if not line:
-            said = self._errors.read_text() if self._errors is not None else ""
-            raise AssertionError(f"the forker stopped answering ({self._process.poll()}): {said}")
+        while b"\n" not in self._pending:
+            ready, _, _ = select.select([stdout], [], [], TIMEOUT)
+            chunk = os.read(stdout.fileno(), 65536) if ready else b""
+            if not chunk:
+                said = self._errors.read_text() if self._errors is not None else ""
+                poll = self._process.poll()
+                raise AssertionError(f"the forker stopped answering ({poll}): {said}")
+            self._pending += chunk
+        raw, _, self._pending = self._pending.partition(b"\n")
+        line = raw.decode()
         kind, _, rest = line.strip().partition(" ")
         if kind in ("PID", "EXIT"):
             key, number = rest.split()
@@ -131,7 +138,7 @@ class Forker:
 
     def _send(self, command: str) -> None:
         assert self._process.stdin is not None
-        self._process.stdin.write(command + "\n")
+        self._process.stdin.write(command.encode() + b"\n")
         self._process.stdin.flush()
 
 
@@ -170,3 +177,9 @@ def command(key: str, job: dict[str, Any], channel: int) -> int:
         sys.stdout.flush()
         sys.stderr.flush()
     return 1
+
+
+def say(key: str, job: dict[str, Any], channel: int) -> int:
+    """A child that writes `job["text"]` on the channel in one write (the forker's own test)."""
+    os.write(channel, job["text"].encode())
+    return 0
