@@ -25,7 +25,9 @@ PAYLOAD = {
 }
 
 
-def test_every_reflect_path_runs_the_reflect_hooks_once_with_one_shape(cli, home, tmp_path):
+def test_every_reflect_path_runs_the_reflect_hooks_once_with_one_shape(
+    cli, home, project, tmp_path: Path
+):
     assert cli("chat", "-p", "I prefer tabs for indentation").code == 0
     assert cli("chat", "--new", "-p", "Our CI runs on GitHub Actions").code == 0
     before, after = tmp_path / "pre.jsonl", tmp_path / "post.jsonl"
@@ -59,19 +61,15 @@ def test_every_reflect_path_runs_the_reflect_hooks_once_with_one_shape(cli, home
     assert single.code == 0, single.stderr
     assert set(seen(before)[-1]) == PAYLOAD and set(seen(after)[-1]) == PAYLOAD | {"outcome"}
 
-
-def test_a_pre_reflect_block_holds_back_a_multi_conversation_run(
-    cli, home, project, tmp_path: Path
-):
-    assert cli("chat", "-p", "I prefer tabs for indentation").code == 0
-    assert cli("chat", "--new", "-p", "Our CI runs on GitHub Actions").code == 0
+    runs = len(list_run_records(home, read_settings(home, project).current_agent_id() or ""))
+    assert cli("chat", "-p", "Deploys need two approvals").code == 0
     hook = hook_script(tmp_path, "no.sh", 'echo "memory is frozen this week" >&2; exit 2')
     write_hooks(home.settings_file, {"PreReflect": [hook_entry(hook)]})
-    for args in (("--recent", "2"), ("--all",)):
+    for args in (("--recent", "2"), ("--all",), ()):
         result = cli("reflect", *args)
         assert result.code == 1 and "memory is frozen this week" in result.stderr, args
-    agent_id = read_settings(home, project).current_agent_id()
-    assert agent_id is not None and list_run_records(home, agent_id) == []  # nothing ran
+    agent_id = read_settings(home, project).current_agent_id() or ""
+    assert len(list_run_records(home, agent_id)) == runs  # held back: nothing ran
 
 
 def test_a_queued_launch_runs_the_reflect_hooks_when_it_is_drained(world, agent, tmp_path):
