@@ -10,6 +10,8 @@ slices; `execute.py` runs them. Manual runs and post-turn runs differ only in
 with a manifest and `replay` slices for conversations with nothing new. A slice too long for
 one run is reflected in chunks, each a run of its own. User-caused failures inside the run
 become a `failed` outcome; an interrupt cleans up, records `interrupted` and propagates.
+With `LaunchOptions.hooks` the user's PreReflect and PostReflect hooks run once around the
+whole launch, its chunks included (hooked.py).
 """
 
 from __future__ import annotations
