@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 SOURCE = Path("the editor's mcpServers")
 TRANSPORTS = ("stdio", "http")  # what initialize advertises: stdio is every agent's
+MAX_EDITOR_SERVERS = 32  # a session's processes stay countable whatever the editor sends
 _NOT_A_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 
@@ -37,7 +38,12 @@ def editor_server_specs(entries: Sequence[object]) -> tuple[list[ServerSpec], li
     for each one left out."""
     specs: list[ServerSpec] = []
     problems: list[str] = []
-    for entry in entries:
+    if len(entries) > MAX_EDITOR_SERVERS:
+        problems.append(
+            f"the editor sent {len(entries)} MCP servers; the first {MAX_EDITOR_SERVERS} are "
+            "kept, the rest left out"
+        )
+    for entry in entries[:MAX_EDITOR_SERVERS]:
         raw = _wire(entry)
         shown = str(raw.get("name", ""))[:80]
         name = _NOT_A_NAME.sub("_", shown).strip("_")[:32]

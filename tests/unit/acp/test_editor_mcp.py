@@ -64,6 +64,10 @@ def test_the_editors_servers_are_checked_as_configured_ones_and_kept_as_sent():
     assert "url must be an http(s) URL" in problems[5]
     assert "env must be" in problems[6]
 
+    many, [line] = editor_server_specs([_editor_stdio(f"s{n}") for n in range(40)])
+    assert [spec.name for spec in many] == [f"s{n}" for n in range(32)]
+    assert line == "the editor sent 40 MCP servers; the first 32 are kept, the rest left out"
+
 
 class _Editor:
     """The client side the agent talks to: it records the updates it is sent."""
