@@ -35,8 +35,8 @@ _HINT = "use mock, script:<path>, or <provider>/<model> with provider one of " +
 
 
 # What `--model sonnet` means (as `claude --model sonnet`: the family's newest model, by its
-# Claude API model ID), and the short OpenAI names. prices.py and catalog.py have a row for
-# each; a test keeps each Claude alias on the newest priced model of its family.
+# Claude API model ID), and the short OpenAI names. A test keeps each Claude alias on the
+# newest model of its family that prices.py has a row of its own for.
 ALIASES: Mapping[str, str] = {
     "sonnet": "anthropic/claude-sonnet-4-5",
     "opus": "anthropic/claude-opus-5-5",
