@@ -98,7 +98,7 @@ def finalise_worktree(
         if parent_changes:
             return _done("parent_dirty", commits=commits, detail=_paths(parent_changes))
         if gate is not None:
-            reasons = check_gate(parent, worktree.base, worktree.branch, worktree.path, gate)
+            reasons = check_gate(parent, worktree.base, worktree.tip(), worktree.path, gate)
             if reasons:
                 return Finalised("rejected", "; ".join(reasons), commits, reasons=tuple(reasons))
         if merge == "auto" and second_look is None:
@@ -136,7 +136,7 @@ def _merged(parent: GitRepo, commits: int, attempt: MergeAttempt) -> Finalised:
 
 
 def merge_branch(parent: GitRepo, worktree: Worktree, tip: str | None = None) -> MergeAttempt:
-    """`git merge` the reflection branch into main (fast-forward or a merge commit).
+    """`git merge` the run's commits into main (fast-forward or a merge commit).
 
     Runs under the memory repo's lock, the one the memory tool commits under, and re-checks
     that the parent is clean there. A conflict is aborted at once: the parent is left as it was.
@@ -157,7 +157,7 @@ def _merge_locked(parent: GitRepo, worktree: Worktree, tip: str | None) -> Merge
         refuse_secret(message, "the merge message")
     except SecretDetectedError as exc:
         return MergeAttempt(False, detail=str(exc))
-    if parent.returncode("merge", "--no-edit", "-m", message, worktree.branch) == 0:
+    if parent.returncode("merge", "--no-edit", "-m", message, worktree.tip()) == 0:
         return MergeAttempt(True)
     conflicted = parent.run("diff", "--name-only", "--diff-filter=U").split()
     in_merge = parent.returncode("rev-parse", "-q", "--verify", "MERGE_HEAD") == 0

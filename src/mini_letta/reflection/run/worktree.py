@@ -1,9 +1,11 @@
-"""The reflection worktree: `memory-worktrees/reflection-<run-id>` on branch `reflection/<run-id>`.
+"""The reflection worktree: `memory-worktrees/reflection-<run-id>`, a detached checkout of main.
 
 A run edits and commits in its own git worktree of the memory repository, so the parent
-checkout stays untouched until finalisation merges the branch. `remove_worktree` always takes
-both the folder and the branch away, whatever state they are in; `clean_stale_worktrees` removes
-what a crashed run left (call it only while holding the agent's lease, when no run is live).
+checkout stays untouched until finalisation merges the run's commits (by their tip's id: the
+worktree's HEAD, so there is no branch to make or delete). `remove_worktree` always takes the
+folder and git's record of it away, whatever state they are in; `clean_stale_worktrees` removes
+what a crashed run left, and the `reflection/<run-id>` branches older versions made (call it
+only while holding the agent's lease, when no run is live).
 `check_memory_repo` refuses a parent that is not on `main`, and re-attaches a detached HEAD only
 when that is certainly safe (HEAD is main's tip and nothing is changed).
 """
@@ -11,12 +13,14 @@ when that is certainly safe (HEAD is main's tip and nothing is changed).
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 from pathlib import Path
 
 from mini_letta import log
 from mini_letta.errors import GitError
 from mini_letta.home import is_worktree_folder, worktree_folder
+from mini_letta.memory.gitfiles import git_dirs
 from mini_letta.memory.repo import GitRepo
 from mini_letta.structs import Struct, field
 
@@ -27,12 +31,17 @@ MAIN = "main"
 class Worktree(Struct, frozen=True):
     run_id: str
     path: Path
-    branch: str
+    branch: str | None  # None: the run's own detached worktree, its commits at its HEAD
     base: str  # the parent's HEAD when the worktree was made
 
     @property
     def repo(self) -> GitRepo:
         return GitRepo(self.path)
+
+    def tip(self) -> str:
+        """What the parent merges: the branch, else the worktree's HEAD commit (read from its
+        files, as it is now: a commit made after this call is not in it)."""
+        return self.branch if self.branch is not None else self.repo.head_sha()
 
 
 class BranchCommit(Struct, frozen=True):
@@ -84,39 +93,80 @@ def check_memory_repo(parent: GitRepo) -> str | None:
 
 
 def create_worktree(parent: GitRepo, worktrees_dir: Path, run_id: str) -> Worktree:
+    """A detached checkout of the parent's HEAD: the run's commits need no branch."""
     base = parent.head_sha()
-    worktree = Worktree(
-        run_id, worktree_folder(worktrees_dir, run_id), BRANCH_PREFIX + run_id, base
-    )
+    worktree = Worktree(run_id, worktree_folder(worktrees_dir, run_id), None, base)
     worktrees_dir.mkdir(parents=True, exist_ok=True)
-    parent.run("worktree", "add", "-q", "-b", worktree.branch, str(worktree.path), base)
+    parent.run("worktree", "add", "-q", "--detach", str(worktree.path), base)
     return worktree
 
 
 def remove_worktree(parent: GitRepo, worktree: Worktree) -> None:
-    """Remove the folder and the branch; missing pieces are fine, leftovers are logged."""
-    removed = False
+    """Remove the folder and git's record of it; missing pieces are fine, leftovers are logged."""
+    _remove_checkout(parent, worktree.path)
     if worktree.path.exists():
-        result = parent.returncode("worktree", "remove", "--force", "--force", str(worktree.path))
-        removed = result == 0
-        if not removed and worktree.path.exists():
-            shutil.rmtree(worktree.path, ignore_errors=True)
-    if not removed:  # git still lists a folder it did not remove itself
-        parent.returncode("worktree", "prune")
-    deleted = parent.returncode("branch", "-D", worktree.branch) == 0
-    if worktree.path.exists() or (not deleted and _branch_exists(parent, worktree.branch)):
         log.warning("could not fully remove reflection worktree %s", worktree.path)
 
 
+def _remove_checkout(parent: GitRepo, path: Path) -> None:
+    """What `git worktree remove --force --force` does, in this process when git's documented
+    layout holds (`unlinked_checkout`); else git is asked, then the folder deleted and git's
+    stale records pruned."""
+    if unlinked_checkout(parent, path):
+        return
+    if path.exists():
+        if parent.returncode("worktree", "remove", "--force", "--force", str(path)) == 0:
+            return
+        shutil.rmtree(path, ignore_errors=True)
+    if parent.may_have_worktrees():  # git still lists a folder it did not remove itself
+        with contextlib.suppress(GitError):
+            parent.run("worktree", "prune")
+
+
+def unlinked_checkout(parent: GitRepo, path: Path) -> bool:
+    """Delete the linked worktree at `path` and its folder in the parent's `worktrees/`, as
+    `git worktree remove --force --force` does (the work tree first, then git's record of it:
+    a crash between leaves what `git worktree prune` clears). Only when the files say exactly
+    that: `path/.git` names a folder directly in the parent's `worktrees/`, whose `gitdir`
+    names `path/.git` back. False, with nothing touched, when they do not (git must do it)."""
+    dirs = git_dirs(parent.path)
+    try:
+        text = (path / ".git").read_text(encoding="utf-8")
+        record = (
+            (path / text.removeprefix("gitdir: ").strip()) if text.startswith("gitdir: ") else None
+        )
+        if dirs is None or dirs[0] != dirs[1] or record is None:
+            return False
+        folder = dirs[1] / "worktrees"
+        named = (record / "gitdir").read_text(encoding="utf-8").strip()
+        same = os.path.realpath(record.parent) == os.path.realpath(folder) and (
+            os.path.realpath(path / named) == os.path.realpath(path / ".git")
+        )
+    except (OSError, UnicodeDecodeError):
+        return False
+    if not same or path.is_symlink() or record.is_symlink():
+        return False
+    try:
+        shutil.rmtree(path)
+        shutil.rmtree(record)
+    except OSError:
+        return False  # the caller asks git, and prunes what is left
+    with contextlib.suppress(OSError):
+        folder.rmdir()  # as git's prune does, once the last record is gone
+    return True
+
+
 def clean_stale_worktrees(parent: GitRepo, worktrees_dir: Path) -> list[str]:
-    """Remove every reflection worktree, folder and branch left by earlier runs."""
+    """Remove every reflection worktree left by earlier runs, with the branches older
+    versions made for them."""
     removed: list[str] = []
     if worktrees_dir.is_dir():
         for entry in sorted(worktrees_dir.iterdir()):
             if is_worktree_folder(entry):
-                parent.returncode("worktree", "remove", "--force", "--force", str(entry))
-                if entry.exists():
-                    shutil.rmtree(entry, ignore_errors=True)
+                if not unlinked_checkout(parent, entry):
+                    parent.returncode("worktree", "remove", "--force", "--force", str(entry))
+                    if entry.exists():
+                        shutil.rmtree(entry, ignore_errors=True)
                 removed.append(entry.name)
     if parent.may_have_worktrees():  # else git has nothing to prune
         with contextlib.suppress(GitError):
@@ -131,16 +181,17 @@ def clean_stale_worktrees(parent: GitRepo, worktrees_dir: Path) -> list[str]:
 
 
 def branch_subjects(parent: GitRepo, worktree: Worktree) -> list[str]:
-    """The subjects of the branch's commits since its base, newest first: how many there
+    """The subjects of the run's commits since its base, newest first: how many there
     are and the tip's, with one git process."""
-    out = parent.run("log", "-z", "--format=%s", f"{worktree.base}..{worktree.branch}")
+    out = parent.run("log", "-z", "--format=%s", f"{worktree.base}..{worktree.tip()}")
     return out.removesuffix("\0").split("\0") if out else []
 
 
 def known_subjects(worktree: Worktree, log: WorktreeLog) -> list[str] | None:
     """`branch_subjects` from the run's own record of its commits, with no git process, when
     the worktree's files confirm it: each recorded commit was made on the one before it (the
-    first on the base) and HEAD is still the run's branch at the last. None when unsure."""
+    first on the base) and HEAD is still where the run left it (detached, or on its branch)
+    at the last. None when unsure."""
     expected = worktree.base
     for commit in log.commits:
         if commit.parent != expected:
@@ -156,7 +207,7 @@ def branch_subject(parent: GitRepo, worktree: Worktree, tip: str | None = None) 
     """The tip commit's subject (`tip`, when the caller read it) without a conventional
     prefix, for the merge message."""
     if tip is None:
-        tip = parent.run("log", "-1", "--format=%s", worktree.branch)
+        tip = parent.run("log", "-1", "--format=%s", worktree.tip())
     subject = tip.strip()
     head, sep, rest = subject.partition(":")
     if sep and rest.strip() and " " not in head.strip():
@@ -165,17 +216,25 @@ def branch_subject(parent: GitRepo, worktree: Worktree, tip: str | None = None) 
 
 
 def branch_diff(parent: GitRepo, worktree: Worktree, max_chars: int = 20_000) -> str:
-    diff = parent.run("diff", f"{worktree.base}...{worktree.branch}")
+    diff = parent.run("diff", f"{worktree.base}...{worktree.tip()}")
     if len(diff) > max_chars:
         return diff[:max_chars] + f"\n… [diff truncated, {len(diff) - max_chars} more chars]\n"
     return diff
 
 
 def is_merged(parent: GitRepo, worktree: Worktree) -> bool:
-    """The branch tip is in main's history and the parent is on main."""
-    if parent.current_branch() != MAIN or not _branch_exists(parent, worktree.branch):
+    """The run's tip is in main's history and the parent is on main."""
+    if parent.current_branch() != MAIN:
         return False
-    return parent.returncode("merge-base", "--is-ancestor", worktree.branch, MAIN) == 0
+    if worktree.branch is None:
+        tip = worktree.repo.head_sha_or_none()
+    elif _branch_exists(parent, worktree.branch):
+        tip = worktree.branch
+    else:
+        tip = None
+    if tip is None:
+        return False
+    return parent.returncode("merge-base", "--is-ancestor", tip, MAIN) == 0
 
 
 def _branch_exists(parent: GitRepo, branch: str) -> bool:
