@@ -123,7 +123,8 @@ class MemoryEditTool:
         path = str(args.get("path", "")).strip()
         for key in ("path", "new_path"):
             if key == "path" or args.get(key) is not None:
-                _check_path(_root(ctx), args.get(key), key)
+                rel = _check_path(_root(ctx), args.get(key), key)
+                self.provenance.worktree.note_before(_root(ctx), rel)  # the gate's diff
         before = _current_text(_root(ctx), path) if command in ("delete", "rename") else ""
         outcome = apply_memory_edit(_root(ctx), command, rest)
         _stamp_skills(_root(ctx), args, self.provenance.run_id)
@@ -142,9 +143,9 @@ def _stamp_skills(root: Path, args: dict[str, Any], run_id: str) -> None:
             stamp_learned_skill(root, rel, run_id)
 
 
-def _check_path(root: Path, path: object, name: str) -> None:
+def _check_path(root: Path, path: object, name: str) -> str:
     try:
-        resolve_memory_path(root, path, name)
+        return resolve_memory_path(root, path, name)
     except MemoryEditError as exc:
         raise OutsideMemoryError(str(exc)) from exc
 
@@ -202,7 +203,7 @@ class MemoryCommitTool:
         if done is None:
             return ToolResult("Nothing to commit: memory has no changes.")
         sha, changed = done
-        log.commits.append(BranchCommit(before, sha, message))  # its subject: one line
+        log.commits.append(BranchCommit(before, sha, message, tuple(changed)))  # one-line subject
         return ToolResult(f"Committed {sha[:12]}: {len(changed)} file(s) ({', '.join(changed)}).")
 
 

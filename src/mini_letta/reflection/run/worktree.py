@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import stat
 from pathlib import Path
 
 from mini_letta import log
@@ -22,6 +23,8 @@ from mini_letta.errors import GitError
 from mini_letta.home import is_worktree_folder, worktree_folder
 from mini_letta.memory.gitfiles import git_dirs
 from mini_letta.memory.repo import GitRepo
+from mini_letta.reflection.gate.filediff import FileState, diff_files
+from mini_letta.reflection.gate.hunks import FileDiff
 from mini_letta.structs import Struct, field
 
 BRANCH_PREFIX = "reflection/"
@@ -48,16 +51,43 @@ class BranchCommit(Struct, frozen=True):
     parent: str | None  # the worktree's HEAD just before the commit
     sha: str
     subject: str
+    paths: tuple[str, ...] = ()  # what it changed, as git named them
 
 
 class WorktreeLog(Struct):
     """What the run's own tools did to its worktree: whether an edit may be left uncommitted
-    (`edited`: an edit ran after the last commit that left the tree clean), and the commits
-    they made, oldest first. Only the run's tools write there, so finalisation takes this
-    instead of asking git again, once the worktree's files confirm the branch tip."""
+    (`edited`: an edit ran after the last commit that left the tree clean), the commits they
+    made, oldest first, and each file an edit touched as it was before the first such edit
+    (`before`: the base's checkout). Only the run's tools write there, so finalisation takes
+    this instead of asking git again, once the worktree's files confirm the tip."""
 
     edited: bool = False
     commits: list[BranchCommit] = field(default_factory=list)
+    before: dict[str, FileState] = field(default_factory=dict)
+    unsure: bool = False  # an edited path was not a plain file or missing: git must diff
+
+    def note_before(self, root: Path, rel: str) -> None:
+        """Keep `rel` (a checked memory path) as it is now, unless an edit touched it already."""
+        if rel in self.before or self.unsure:
+            return
+        plain, state = _file_state(root / rel)
+        if plain:
+            self.before[rel] = state
+        else:
+            self.unsure = True
+
+
+def _file_state(path: Path) -> tuple[bool, FileState]:
+    """(whether `path` is a plain file or missing, and then its state as git sees it)."""
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode):
+            return False, None
+        return True, (path.read_bytes(), bool(info.st_mode & stat.S_IXUSR))
+    except (FileNotFoundError, NotADirectoryError):
+        return True, None
+    except OSError:
+        return False, None
 
 
 def check_memory_repo(parent: GitRepo) -> str | None:
@@ -201,6 +231,51 @@ def known_subjects(worktree: Worktree, log: WorktreeLog) -> list[str] | None:
     if repo.current_branch() != worktree.branch or repo.head_sha_or_none() != expected:
         return None
     return [commit.subject for commit in reversed(log.commits)]
+
+
+def logged_diff(worktree: Worktree, log: WorktreeLog) -> list[FileDiff] | None:
+    """The gate's diff of the run's commits from the files (`gate/filediff.py`), for a
+    worktree whose commits `known_subjects` confirmed and that is clean: every path the
+    commits changed was kept by `note_before`, and neither attributes (which can convert a
+    file on checkout) nor the repository's config (a diff algorithm) can make git's bytes or
+    hunks differ. None when unsure: git is asked."""
+    changed = {path for commit in log.commits for path in commit.paths}
+    if log.unsure or log.edited or not changed.issubset(log.before):
+        return None
+    dirs = git_dirs(worktree.path)
+    if dirs is None or _may_convert(worktree.path, *dirs):
+        return None
+    sides: dict[str, tuple[FileState, FileState]] = {}
+    for path in changed:
+        plain, after = _file_state(worktree.path / path)
+        if not plain:
+            return None
+        sides[path] = (log.before[path], after)
+    return diff_files(sides)
+
+
+# Config that can change a diff's bytes or hunks (a diff algorithm, big files as binary, line
+# endings, an attributes file, an include that could say any of these): git answers then.
+_DIFF_WORDS = (b"diff", b"bigfile", b"eol", b"crlf", b"attributes", b"include")
+
+
+def _may_convert(tree: Path, git_dir: Path, common: Path) -> bool:
+    if (common / "info" / "attributes").exists():
+        return True
+    for path in (common / "config", common / "config.worktree", git_dir / "config.worktree"):
+        try:
+            text = path.read_bytes().lower()
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return True
+        if any(word in text for word in _DIFF_WORDS):
+            return True
+    for _, dirs, names in os.walk(tree):
+        if ".gitattributes" in names:
+            return True
+        dirs[:] = [d for d in dirs if d != ".git"]
+    return False
 
 
 def branch_subject(parent: GitRepo, worktree: Worktree, tip: str | None = None) -> str:
