@@ -187,10 +187,9 @@ def test_a_run_through_the_tools_has_gits_diff_without_git(tools, memory_repo):
 
 def test_attributes_config_or_a_hand_made_change_leave_the_diff_to_git(tools, memory_repo):
     worktree, log, call = tools
-    call("memory", command="insert", path=HUMAN, content="- tabs")
-    (worktree.path / "reference").mkdir(exist_ok=True)
+    call("memory", command="create", path="reference/new.md", description="d", content="- n")
     (worktree.path / "reference" / "by-hand.md").write_text("---\ndescription: x\n---\n- x\n")
-    call("memory_commit", message="one")
+    call("memory_commit", message="one")  # a new file: `git add -A` takes the other one too
     assert logged_diff(worktree, log) is None  # the commit holds a file no edit looked at
     git(worktree.path, "reset", "-q", "--hard", worktree.base)
     log.commits.clear()
@@ -207,3 +206,30 @@ def test_attributes_config_or_a_hand_made_change_leave_the_diff_to_git(tools, me
     assert logged_diff(worktree, log) is not None
     call("memory", command="insert", path=HUMAN, content="- left uncommitted")
     assert logged_diff(worktree, log) is None  # an edit after the last commit
+
+
+def test_edits_of_tracked_files_commit_with_one_git_process(tools, memory_repo):
+    """`git commit -- paths` for files git tracks: the same commit and names as `add -A -v`
+    then `commit`; a new file, or one a commit deleted, goes back to git's `add`."""
+    from support.git_calls import git_calls
+
+    worktree, log, call = tools
+    call("memory", command="insert", path=HUMAN, content="- 喜欢 tabs")
+    call("memory", command="update_description", path="system/persona.md", description="new")
+    with git_calls() as calls:
+        said = call("memory_commit", message="tracked only").content
+    assert calls == ["commit"]
+    assert "2 file(s) (system/human.md, system/persona.md)" in said
+    named = git(worktree.path, "show", "--name-status", "--format=", "HEAD").split()
+    assert named == ["M", HUMAN, "M", "system/persona.md"] and not worktree.repo.changed_paths()
+    call("memory", command="delete", path="system/persona.md")
+    call("memory", command="create", path="reference/new.md", description="d", content="- n")
+    with git_calls() as calls:
+        call("memory_commit", message="a new file")
+    assert calls == ["add", "commit"]
+    named = git(worktree.path, "show", "--name-status", "--format=", "HEAD").split()
+    assert named == ["A", "reference/new.md", "D", "system/persona.md"]
+    call("memory", command="create", path="system/persona.md", description="d", content="- p")
+    with git_calls() as calls:
+        call("memory_commit", message="back again")  # deleted by the last commit: untracked
+    assert calls == ["add", "commit"] and not worktree.repo.changed_paths()

@@ -41,7 +41,7 @@ def test_a_merged_run_and_a_run_with_nothing_to_keep_stay_within_their_counts(wo
     with git_calls() as merged:
         outcome = launch_reflection(world, agent, store, LaunchOptions())
     assert outcome.status == "merged", outcome
-    assert len(merged) <= 9, Counter(merged)
+    assert len(merged) <= 8, Counter(merged)
     assert Counter(merged)["status"] <= 2, merged  # launch, parent (the commit tool: add -v)
     # The worktree's status and its commits are what the run's own tools did; the worktree
     # is detached (no branch to delete) and removed in the process (one `worktree add`).

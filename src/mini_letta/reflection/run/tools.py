@@ -20,7 +20,7 @@ from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.repo import GitRepo
 from mini_letta.memory.secrets import refuse_secret
 from mini_letta.reflection.gate.check import Citation
-from mini_letta.reflection.run.worktree import BranchCommit, WorktreeLog
+from mini_letta.reflection.run.worktree import BranchCommit, WorktreeLog, tracked_changes
 from mini_letta.storage.fields import require_str
 from mini_letta.structs import Struct, field
 from mini_letta.tools.base import Tool, ToolContext, ToolInputError, ToolKind, ToolResult
@@ -194,16 +194,23 @@ class MemoryCommitTool:
         if not message:
             raise ToolInputError("'message' must say what changed")
         refuse_secret(message, "the commit message")  # before looking at the tree
-        repo = GitRepo(_root(ctx))
+        root = _root(ctx)
+        repo = GitRepo(root)
         log = self.provenance.worktree
         trailers = self.provenance.trailers
         before = repo.head_sha_or_none()
-        done = repo.commit_all(message + ("\n\n" + "\n".join(trailers) if trailers else ""))
+        full = message + ("\n\n" + "\n".join(trailers) if trailers else "")
+        tracked = tracked_changes(root, log)  # files git tracks: one process, no `git add`
+        if tracked:
+            sha = repo.commit_paths(tracked, full, tracked=True)
+            done = None if sha is None else (sha, tracked)
+        else:
+            done = repo.commit_all(full)
         log.edited = False  # committed or not, nothing is left uncommitted
         if done is None:
             return ToolResult("Nothing to commit: memory has no changes.")
         sha, changed = done
-        log.commits.append(BranchCommit(before, sha, message, tuple(changed)))  # one-line subject
+        log.note_commit(root, BranchCommit(before, sha, message, tuple(changed)))  # one line
         return ToolResult(f"Committed {sha[:12]}: {len(changed)} file(s) ({', '.join(changed)}).")
 
 

@@ -64,7 +64,8 @@ class WorktreeLog(Struct):
     edited: bool = False
     commits: list[BranchCommit] = field(default_factory=list)
     before: dict[str, FileState] = field(default_factory=dict)
-    unsure: bool = False  # an edited path was not a plain file or missing: git must diff
+    committed: dict[str, FileState] = field(default_factory=dict)  # the same at the last commit
+    unsure: bool = False  # an edited path was not a plain file or missing: git must say
 
     def note_before(self, root: Path, rel: str) -> None:
         """Keep `rel` (a checked memory path) as it is now, unless an edit touched it already."""
@@ -72,9 +73,19 @@ class WorktreeLog(Struct):
             return
         plain, state = _file_state(root / rel)
         if plain:
-            self.before[rel] = state
+            self.before[rel] = self.committed[rel] = state
         else:
             self.unsure = True
+
+    def note_commit(self, root: Path, commit: BranchCommit) -> None:
+        """A commit of everything the tools changed: the touched files are as it has them."""
+        self.commits.append(commit)
+        for rel in self.committed:
+            plain, state = _file_state(root / rel)
+            if plain:
+                self.committed[rel] = state
+            else:
+                self.unsure = True
 
 
 def _file_state(path: Path) -> tuple[bool, FileState]:
@@ -231,6 +242,28 @@ def known_subjects(worktree: Worktree, log: WorktreeLog) -> list[str] | None:
     if repo.current_branch() != worktree.branch or repo.head_sha_or_none() != expected:
         return None
     return [commit.subject for commit in reversed(log.commits)]
+
+
+def tracked_changes(root: Path, log: WorktreeLog) -> list[str] | None:
+    """The paths the run's edits changed since its last commit (sorted as git names them),
+    when git tracks every one (each was in the base and in every commit since) and nothing
+    can convert a file: `git commit -- paths` alone then commits exactly them, without a
+    `git add` first. None, or [], when git must look (`GitRepo.commit_all`)."""
+    if log.unsure:
+        return None
+    changed: list[str] = []
+    for rel, then in log.committed.items():
+        plain, now = _file_state(root / rel)
+        if not plain:
+            return None
+        if now != then:
+            if then is None or log.before.get(rel) is None:
+                return None  # a file git may not track
+            changed.append(rel)
+    dirs = git_dirs(root)
+    if not changed or dirs is None or _may_convert(root, *dirs):
+        return None
+    return sorted(changed)
 
 
 def logged_diff(worktree: Worktree, log: WorktreeLog) -> list[FileDiff] | None:
