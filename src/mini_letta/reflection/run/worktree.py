@@ -149,17 +149,17 @@ def remove_worktree(parent: GitRepo, worktree: Worktree) -> None:
         log.warning("could not fully remove reflection worktree %s", worktree.path)
 
 
-def _remove_checkout(parent: GitRepo, path: Path) -> None:
+def _remove_checkout(parent: GitRepo, path: Path, *, prune: bool = True) -> None:
     """What `git worktree remove --force --force` does, in this process when git's documented
-    layout holds (`unlinked_checkout`); else git is asked, then the folder deleted and git's
-    stale records pruned."""
+    layout holds (`unlinked_checkout`); else git is asked, then the folder deleted and (with
+    `prune`) git's stale records pruned."""
     if unlinked_checkout(parent, path):
         return
     if path.exists():
         if parent.returncode("worktree", "remove", "--force", "--force", str(path)) == 0:
             return
         shutil.rmtree(path, ignore_errors=True)
-    if parent.may_have_worktrees():  # git still lists a folder it did not remove itself
+    if prune and parent.may_have_worktrees():  # git still lists a folder it did not remove
         with contextlib.suppress(GitError):
             parent.run("worktree", "prune")
 
@@ -204,10 +204,7 @@ def clean_stale_worktrees(parent: GitRepo, worktrees_dir: Path) -> list[str]:
     if worktrees_dir.is_dir():
         for entry in sorted(worktrees_dir.iterdir()):
             if is_worktree_folder(entry):
-                if not unlinked_checkout(parent, entry):
-                    parent.returncode("worktree", "remove", "--force", "--force", str(entry))
-                    if entry.exists():
-                        shutil.rmtree(entry, ignore_errors=True)
+                _remove_checkout(parent, entry, prune=False)  # pruned once, below
                 removed.append(entry.name)
     if parent.may_have_worktrees():  # else git has nothing to prune
         with contextlib.suppress(GitError):
