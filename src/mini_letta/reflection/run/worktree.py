@@ -21,7 +21,7 @@ from pathlib import Path
 from mini_letta import log
 from mini_letta.errors import GitError
 from mini_letta.home import is_worktree_folder, worktree_folder
-from mini_letta.memory.gitfiles import git_dirs
+from mini_letta.memory.gitfiles import config_mentions, git_dirs
 from mini_letta.memory.repo import GitRepo
 from mini_letta.reflection.gate.filediff import FileState, diff_files
 from mini_letta.reflection.gate.hunks import FileDiff
@@ -292,15 +292,8 @@ _DIFF_WORDS = (b"diff", b"bigfile", b"eol", b"crlf", b"attributes", b"include")
 def _may_convert(tree: Path, git_dir: Path, common: Path) -> bool:
     if (common / "info" / "attributes").exists():
         return True
-    for path in (common / "config", common / "config.worktree", git_dir / "config.worktree"):
-        try:
-            text = path.read_bytes().lower()
-        except FileNotFoundError:
-            continue
-        except OSError:
-            return True
-        if any(word in text for word in _DIFF_WORDS):
-            return True
+    if config_mentions(git_dir, common, _DIFF_WORDS) != frozenset():
+        return True  # one of the words, or a config file that cannot be read
     for _, dirs, names in os.walk(tree):
         if ".gitattributes" in names:
             return True
