@@ -358,7 +358,11 @@ def test_a_worktree_is_removed_as_git_worktree_remove_leaves_it(memory_repo, wor
     _commit(ours.repo)
     _append(ours.repo, "- unsaved")
     git(ours.path, "worktree", "lock", str(ours.path))  # git needs --force twice for this one
+    other = create_worktree(memory_repo, worktrees, "20261008160658-00000043")
     assert unlinked_checkout(memory_repo, ours.path)
+    assert other.path.name in git(memory_repo.path, "worktree", "list", "--porcelain")
+    assert other.repo.head_sha() == other.base  # the other one is untouched
+    assert unlinked_checkout(memory_repo, other.path)  # the last one takes worktrees/ along
     assert _git_dir_files(memory_repo) == after_git == before
     assert not ours.path.exists() and worktrees.is_dir()
     assert git(memory_repo.path, "worktree", "prune", "--dry-run", "-v") == ""
