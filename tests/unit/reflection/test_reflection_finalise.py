@@ -389,3 +389,19 @@ def test_a_worktree_the_files_do_not_tie_to_the_parent_is_left_to_git(memory_rep
     (record / "gitdir").write_text(f"{dot_git}\n")
     remove_worktree(memory_repo, wt)
     assert _gone(memory_repo, wt) and elsewhere.is_dir()  # only the run's own pieces went
+
+
+def test_a_worktree_whose_files_name_each_other_relatively_is_removed(memory_repo, worktrees):
+    """git 2.48's worktree.useRelativePaths writes both links relative: `path/.git` from the
+    worktree's folder, the record's `gitdir` from the record's own folder."""
+    import os
+
+    from mini_letta.reflection.run.worktree import unlinked_checkout
+
+    wt = create_worktree(memory_repo, worktrees, "20261008160658-00000044")
+    dot_git = wt.path / ".git"
+    record = Path(dot_git.read_text().removeprefix("gitdir: ").strip())
+    dot_git.write_text(f"gitdir: {os.path.relpath(record, wt.path)}\n")
+    (record / "gitdir").write_text(os.path.relpath(dot_git, record) + "\n")
+    assert unlinked_checkout(memory_repo, wt.path)
+    assert _gone(memory_repo, wt) and not record.exists()

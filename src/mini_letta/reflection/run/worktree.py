@@ -173,19 +173,20 @@ def unlinked_checkout(parent: GitRepo, path: Path) -> bool:
     dirs = git_dirs(parent.path)
     try:
         text = (path / ".git").read_text(encoding="utf-8")
-        record = (
-            (path / text.removeprefix("gitdir: ").strip()) if text.startswith("gitdir: ") else None
-        )
-        if dirs is None or dirs[0] != dirs[1] or record is None:
+        if dirs is None or dirs[0] != dirs[1] or not text.startswith("gitdir: "):
             return False
+        named = path / text.removeprefix("gitdir: ").strip()  # relative: to the worktree
+        if path.is_symlink() or named.is_symlink():
+            return False
+        record = Path(os.path.realpath(named))  # it outlives `path`, which goes first
         folder = dirs[1] / "worktrees"
-        named = (record / "gitdir").read_text(encoding="utf-8").strip()
-        same = os.path.realpath(record.parent) == os.path.realpath(folder) and (
-            os.path.realpath(path / named) == os.path.realpath(path / ".git")
+        back = (record / "gitdir").read_text(encoding="utf-8").strip()  # relative: to record
+        same = record.parent == Path(os.path.realpath(folder)) and (
+            os.path.realpath(record / back) == os.path.realpath(path / ".git")
         )
     except (OSError, UnicodeDecodeError):
         return False
-    if not same or path.is_symlink() or record.is_symlink():
+    if not same:
         return False
     try:
         shutil.rmtree(path)
