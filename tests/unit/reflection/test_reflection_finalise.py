@@ -386,8 +386,11 @@ def test_a_worktree_the_files_do_not_tie_to_the_parent_is_left_to_git(memory_rep
     (record / "gitdir").write_text(f"{worktrees / 'other' / '.git'}\n")
     assert not unlinked_checkout(memory_repo, wt.path)
     assert wt.path.is_dir() and record.is_dir()
-    (record / "gitdir").write_text(f"{dot_git}\n")
-    remove_worktree(memory_repo, wt)
+    from support.git_calls import git_calls
+
+    with git_calls() as calls:
+        remove_worktree(memory_repo, wt)  # git's way: the folder deleted, the record pruned
+    assert calls[0] == "worktree" and calls[-1] == "worktree"  # remove (refused), then prune
     assert _gone(memory_repo, wt) and elsewhere.is_dir()  # only the run's own pieces went
 
 
