@@ -15,6 +15,8 @@ is imported but `typing` (whose names the annotations use anyway).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from operator import attrgetter
 from typing import Any, TypeVar, dataclass_transform
 
 T = TypeVar("T", bound="Struct")
@@ -43,6 +45,11 @@ class _StructMeta(type):
     __struct_fields__: tuple[str, ...]
     __struct_plan__: tuple[tuple[str, Any, Any], ...]  # (name, default, factory) per field
     __struct_frozen__: bool
+    # Read by every construction, so looked up once per class: each field's slot writer (it
+    # goes past a frozen class's __setattr__), the fields' values as a tuple, __post_init__.
+    __struct_setters__: tuple[Callable[[Any, Any], None], ...]
+    __struct_values__: Callable[[Any], tuple[Any, ...]]
+    __struct_post__: Callable[[Any], None] | None
 
     def __new__(
         mcs, name: str, bases: tuple[type, ...], ns: dict[str, Any], *, frozen: bool | None = None
@@ -89,6 +96,11 @@ class _StructMeta(type):
         cls.__struct_fields__ = names
         cls.__struct_plan__ = tuple(plan)
         cls.__struct_frozen__ = frozen
+        cls.__struct_setters__ = parent.__struct_setters__ + tuple(
+            cls.__dict__[field_name].__set__ for field_name in own
+        )
+        cls.__struct_values__ = _getter(names)
+        cls.__struct_post__ = getattr(cls, "__post_init__", None)
         return cls
 
 
@@ -102,11 +114,17 @@ def _refuse_change(self: Struct, name: str, *_value: Any) -> None:
 
 
 def _hash(self: Struct) -> int:
-    return hash(_values(self))
+    return hash(type(self).__struct_values__(self))
 
 
-def _values(record: Struct) -> tuple[Any, ...]:
-    return tuple(getattr(record, name) for name in record.__struct_fields__)
+def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The record's field values as a tuple (attrgetter of one name returns the bare value)."""
+    if len(names) > 1:
+        return attrgetter(*names)
+    if names:
+        one = attrgetter(names[0])
+        return lambda record: (one(record),)
+    return lambda _record: ()
 
 
 @dataclass_transform(field_specifiers=(field,))
@@ -117,48 +135,67 @@ class Struct(metaclass=_StructMeta):
     __struct_fields__: tuple[str, ...] = ()
     __struct_plan__: tuple[tuple[str, Any, Any], ...] = ()
     __struct_frozen__ = False
+    __struct_setters__: tuple[Callable[[Any, Any], None], ...] = ()
+    __struct_values__: Callable[[Any], tuple[Any, ...]] = staticmethod(_getter(()))
+    __struct_post__: Callable[[Any], None] | None = None
 
     def __init_subclass__(cls, *, frozen: bool | None = None) -> None:
         super().__init_subclass__()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         cls = type(self)
-        plan = cls.__struct_plan__
-        if len(args) > len(plan):
-            raise TypeError(f"{cls.__name__}() takes {len(plan)} fields, {len(args)} given")
-        put = object.__setattr__
-        for (name, _, _), value in zip(plan, args, strict=False):
-            put(self, name, value)
-        for name, default, factory in plan[len(args) :]:
-            value = kwargs.pop(name, _MISSING)
-            if value is _MISSING:
-                if factory is not None:
-                    value = factory()
-                elif default is _MISSING:
-                    raise TypeError(f"{cls.__name__}() needs a value for {name!r}")
-                else:
-                    value = default
-            put(self, name, value)
-        if kwargs:
-            raise TypeError(f"{cls.__name__}() got unexpected or repeated fields {sorted(kwargs)}")
-        post_init = getattr(self, "__post_init__", None)
+        setters = cls.__struct_setters__
+        if kwargs or len(args) != len(setters):
+            args = _bind(cls, args, kwargs)
+        for put, value in zip(setters, args, strict=True):
+            put(self, value)
+        post_init = cls.__struct_post__
         if post_init is not None:
-            post_init()
+            post_init(self)
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        cls = type(self)
+        if type(other) is not cls:
             return NotImplemented
-        return _values(self) == _values(other)
+        return cls.__struct_values__(self) == cls.__struct_values__(other)
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__struct_fields__)
         return f"{type(self).__name__}({shown})"
 
 
+def _bind(cls: type[Struct], args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """Every field's value, in order, from a construction's arguments and the defaults."""
+    plan = cls.__struct_plan__
+    if not args and len(kwargs) == len(plan):  # every field by name, as readers of JSON do
+        try:
+            return tuple([kwargs[name] for name in cls.__struct_fields__])
+        except KeyError:
+            pass  # a name is wrong: the loop below says which
+    if len(args) > len(plan):
+        raise TypeError(f"{cls.__name__}() takes {len(plan)} fields, {len(args)} given")
+    values = list(args)
+    for name, default, factory in plan[len(args) :]:
+        value = kwargs.pop(name, _MISSING)
+        if value is _MISSING:
+            if factory is not None:
+                value = factory()
+            elif default is _MISSING:
+                raise TypeError(f"{cls.__name__}() needs a value for {name!r}")
+            else:
+                value = default
+        values.append(value)
+    if kwargs:
+        raise TypeError(f"{cls.__name__}() got unexpected or repeated fields {sorted(kwargs)}")
+    return tuple(values)
+
+
 def replace(record: T, **changes: Any) -> T:
     """A copy of `record` with some fields changed (its `__post_init__` runs again)."""
-    unknown = changes.keys() - set(record.__struct_fields__)
+    cls = type(record)
+    names = cls.__struct_fields__
+    unknown = changes.keys() - set(names)
     if unknown:
-        raise TypeError(f"{type(record).__name__} has no fields {sorted(unknown)}")
-    values = {name: changes.get(name, getattr(record, name)) for name in record.__struct_fields__}
-    return type(record)(**values)
+        raise TypeError(f"{cls.__name__} has no fields {sorted(unknown)}")
+    values = cls.__struct_values__(record)
+    return cls(*(changes.get(name, value) for name, value in zip(names, values, strict=True)))
