@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from mini_letta.home import Home, index_file_for, lock_file_for, project_folder
+from mini_letta.home import Home, git_lock_files, index_file_for, lock_file_for, project_folder
 
 
 def test_each_path_is_the_layout_joined_by_hand(tmp_path):
@@ -43,3 +43,33 @@ def test_the_remembered_helpers_answer_by_path_and_keep_its_type(tmp_path):
     pure = PurePosixPath(tmp_path) / "queue.json"
     assert type(lock_file_for(pure)) is PurePosixPath
     assert type(lock_file_for(Path(pure))) is type(Path(pure))
+
+
+def test_git_lock_files_lists_the_git_dirs_and_every_refs_lock_without_following_links(
+    tmp_path,
+):
+    git_dir = tmp_path / ".git"
+    (git_dir / "refs" / "heads" / "feature").mkdir(parents=True)
+    (git_dir / "refs" / "tags").mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "elsewhere.lock").write_text("")
+    (git_dir / "refs" / "linked").symlink_to(outside)
+    for name in ("index.lock", "HEAD.lock", "HEAD", "config", "packed-refs.lock"):
+        (git_dir / name).write_text("")
+    (git_dir / "objects.lock").mkdir()  # a folder so named is listed, not entered
+    (git_dir / "objects.lock" / "inner.lock").write_text("")
+    for name in ("heads/main.lock", "heads/main", "heads/feature/x.lock", "tags/v1.lock"):
+        (git_dir / "refs" / name).write_text("")
+    found = sorted(path.relative_to(git_dir).as_posix() for path in git_lock_files(git_dir))
+    assert found == [
+        "HEAD.lock",
+        "index.lock",
+        "objects.lock",
+        "packed-refs.lock",
+        "refs/heads/feature/x.lock",
+        "refs/heads/main.lock",
+        "refs/tags/v1.lock",
+    ]
+    assert all(type(path) is type(git_dir) for path in git_lock_files(git_dir))
+    assert git_lock_files(tmp_path / "missing") == []
