@@ -49,6 +49,7 @@ class _StructMeta(type):
     # goes past a frozen class's __setattr__), the fields' values as a tuple, __post_init__.
     __struct_setters__: tuple[Callable[[Any, Any], None], ...]
     __struct_values__: Callable[[Any], tuple[Any, ...]]
+    __struct_names__: frozenset[str]
     __struct_post__: Callable[[Any], None] | None
 
     def __new__(
@@ -100,6 +101,7 @@ class _StructMeta(type):
             cls.__dict__[field_name].__set__ for field_name in own
         )
         cls.__struct_values__ = _getter(names)
+        cls.__struct_names__ = frozenset(names)
         cls.__struct_post__ = getattr(cls, "__post_init__", None)
         return cls
 
@@ -137,6 +139,7 @@ class Struct(metaclass=_StructMeta):
     __struct_frozen__ = False
     __struct_setters__: tuple[Callable[[Any, Any], None], ...] = ()
     __struct_values__: Callable[[Any], tuple[Any, ...]] = staticmethod(_getter(()))
+    __struct_names__: frozenset[str] = frozenset()
     __struct_post__: Callable[[Any], None] | None = None
 
     def __init_subclass__(cls, *, frozen: bool | None = None) -> None:
@@ -145,10 +148,19 @@ class Struct(metaclass=_StructMeta):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         cls = type(self)
         setters = cls.__struct_setters__
-        if kwargs or len(args) != len(setters):
-            args = _bind(cls, args, kwargs)
-        for put, value in zip(setters, args, strict=True):
-            put(self, value)
+        # zip without strict=: a keyword argument costs zip its fast call, and the lengths are
+        # equal here by construction.
+        if not kwargs:
+            if len(args) != len(setters):
+                args = _bind(cls, args, kwargs)
+            for put, value in zip(setters, args):  # noqa: B905
+                put(self, value)
+        elif not args and len(kwargs) == len(setters) and kwargs.keys() == cls.__struct_names__:
+            for put, name in zip(setters, cls.__struct_fields__):  # noqa: B905  (all by name)
+                put(self, kwargs[name])
+        else:
+            for put, value in zip(setters, _bind(cls, args, kwargs)):  # noqa: B905
+                put(self, value)
         post_init = cls.__struct_post__
         if post_init is not None:
             post_init(self)
@@ -167,11 +179,6 @@ class Struct(metaclass=_StructMeta):
 def _bind(cls: type[Struct], args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
     """Every field's value, in order, from a construction's arguments and the defaults."""
     plan = cls.__struct_plan__
-    if not args and len(kwargs) == len(plan):  # every field by name, as readers of JSON do
-        try:
-            return tuple([kwargs[name] for name in cls.__struct_fields__])
-        except KeyError:
-            pass  # a name is wrong: the loop below says which
     if len(args) > len(plan):
         raise TypeError(f"{cls.__name__}() takes {len(plan)} fields, {len(args)} given")
     values = list(args)
@@ -198,4 +205,4 @@ def replace(record: T, **changes: Any) -> T:
     if unknown:
         raise TypeError(f"{cls.__name__} has no fields {sorted(unknown)}")
     values = cls.__struct_values__(record)
-    return cls(*(changes.get(name, value) for name, value in zip(names, values, strict=True)))
+    return cls(*[changes.get(name, value) for name, value in zip(names, values)])  # noqa: B905
