@@ -93,15 +93,16 @@ class _StructMeta(type):
             ns.setdefault("__hash__", _hash)
         else:
             ns.setdefault("__hash__", None)  # equal by value and changeable: unhashable
+        # In the namespace, not set on the class after: each attribute set on a class costs
+        # about as much as all the rest of a small class statement.
+        ns["__struct_fields__"] = names
+        ns["__struct_plan__"] = tuple(plan)
+        ns["__struct_frozen__"] = frozen
+        ns["__struct_values__"] = _getter(names)
+        ns["__struct_names__"] = frozenset(names)
         cls = super().__new__(mcs, name, bases, ns)
-        cls.__struct_fields__ = names
-        cls.__struct_plan__ = tuple(plan)
-        cls.__struct_frozen__ = frozen
-        cls.__struct_setters__ = parent.__struct_setters__ + tuple(
-            cls.__dict__[field_name].__set__ for field_name in own
-        )
-        cls.__struct_values__ = _getter(names)
-        cls.__struct_names__ = frozenset(names)
+        own_setters = tuple(cls.__dict__[field_name].__set__ for field_name in own)
+        cls.__struct_setters__ = parent.__struct_setters__ + own_setters
         cls.__struct_post__ = getattr(cls, "__post_init__", None)
         return cls
 
