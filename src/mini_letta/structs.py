@@ -45,12 +45,6 @@ class _StructMeta(type):
     __struct_fields__: tuple[str, ...]
     __struct_plan__: tuple[tuple[str, Any, Any], ...]  # (name, default, factory) per field
     __struct_frozen__: bool
-    # Read by every construction, so looked up once per class: each field's slot writer (it
-    # goes past a frozen class's __setattr__), the fields' values as a tuple, __post_init__.
-    __struct_setters__: tuple[Callable[[Any, Any], None], ...]
-    __struct_values__: Callable[[Any], tuple[Any, ...]]
-    __struct_names__: frozenset[str]
-    __struct_post__: Callable[[Any], None] | None
 
     def __new__(
         mcs, name: str, bases: tuple[type, ...], ns: dict[str, Any], *, frozen: bool | None = None
@@ -93,18 +87,10 @@ class _StructMeta(type):
             ns.setdefault("__hash__", _hash)
         else:
             ns.setdefault("__hash__", None)  # equal by value and changeable: unhashable
-        # In the namespace, not set on the class after: each attribute set on a class costs
-        # about as much as all the rest of a small class statement.
-        ns["__struct_fields__"] = names
-        ns["__struct_plan__"] = tuple(plan)
+        ns["__struct_fields__"] = names  # in the namespace: an attribute set on a finished
+        ns["__struct_plan__"] = tuple(plan)  # class costs as much as a small class statement
         ns["__struct_frozen__"] = frozen
-        ns["__struct_values__"] = _getter(names)
-        ns["__struct_names__"] = frozenset(names)
-        cls = super().__new__(mcs, name, bases, ns)
-        own_setters = tuple(cls.__dict__[field_name].__set__ for field_name in own)
-        cls.__struct_setters__ = parent.__struct_setters__ + own_setters
-        cls.__struct_post__ = getattr(cls, "__post_init__", None)
-        return cls
+        return super().__new__(mcs, name, bases, ns)
 
 
 def _is_class_var(annotation: Any) -> bool:
@@ -117,7 +103,35 @@ def _refuse_change(self: Struct, name: str, *_value: Any) -> None:
 
 
 def _hash(self: Struct) -> int:
-    return hash(type(self).__struct_values__(self))
+    cls = type(self)
+    return hash((_TABLES.get(cls) or _table(cls))[2](self))
+
+
+# What every construction reads, made at a class's first record rather than with the class
+# (most classes a process defines make no record): (each field's slot writer, which goes past
+# a frozen class's __setattr__; the field names as a set; the values as a tuple; __post_init__).
+_Table = tuple[
+    tuple[Callable[[Any, Any], None], ...],
+    frozenset[str],
+    Callable[[Any], tuple[Any, ...]],
+    Callable[[Any], None] | None,
+]
+_TABLES: dict[type, _Table] = {}
+
+
+def _table(cls: _StructMeta) -> _Table:
+    parents = [base for base in cls.__bases__ if isinstance(base, _StructMeta)]
+    inherited = _TABLES.get(parents[0]) or _table(parents[0]) if parents else None
+    setters = inherited[0] if inherited is not None else ()
+    names = cls.__struct_fields__
+    own = tuple(cls.__dict__[name].__set__ for name in names[len(setters) :])
+    table = _TABLES[cls] = (
+        setters + own,
+        frozenset(names),
+        _getter(names),
+        getattr(cls, "__post_init__", None),
+    )
+    return table
 
 
 def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
@@ -138,17 +152,13 @@ class Struct(metaclass=_StructMeta):
     __struct_fields__: tuple[str, ...] = ()
     __struct_plan__: tuple[tuple[str, Any, Any], ...] = ()
     __struct_frozen__ = False
-    __struct_setters__: tuple[Callable[[Any, Any], None], ...] = ()
-    __struct_values__: Callable[[Any], tuple[Any, ...]] = staticmethod(_getter(()))
-    __struct_names__: frozenset[str] = frozenset()
-    __struct_post__: Callable[[Any], None] | None = None
 
     def __init_subclass__(cls, *, frozen: bool | None = None) -> None:
         super().__init_subclass__()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         cls = type(self)
-        setters = cls.__struct_setters__
+        setters, names, _, post_init = _TABLES.get(cls) or _table(cls)
         # zip without strict=: a keyword argument costs zip its fast call, and the lengths are
         # equal here by construction.
         if not kwargs:
@@ -156,13 +166,12 @@ class Struct(metaclass=_StructMeta):
                 args = _bind(cls, args, kwargs)
             for put, value in zip(setters, args):  # noqa: B905
                 put(self, value)
-        elif not args and len(kwargs) == len(setters) and kwargs.keys() == cls.__struct_names__:
+        elif not args and len(kwargs) == len(setters) and kwargs.keys() == names:
             for put, name in zip(setters, cls.__struct_fields__):  # noqa: B905  (all by name)
                 put(self, kwargs[name])
         else:
             for put, value in zip(setters, _bind(cls, args, kwargs)):  # noqa: B905
                 put(self, value)
-        post_init = cls.__struct_post__
         if post_init is not None:
             post_init(self)
 
@@ -170,7 +179,8 @@ class Struct(metaclass=_StructMeta):
         cls = type(self)
         if type(other) is not cls:
             return NotImplemented
-        return cls.__struct_values__(self) == cls.__struct_values__(other)
+        values = (_TABLES.get(cls) or _table(cls))[2]
+        return values(self) == values(other)
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__struct_fields__)
@@ -205,5 +215,5 @@ def replace(record: T, **changes: Any) -> T:
     unknown = changes.keys() - set(names)
     if unknown:
         raise TypeError(f"{cls.__name__} has no fields {sorted(unknown)}")
-    values = cls.__struct_values__(record)
+    values = (_TABLES.get(cls) or _table(cls))[2](record)
     return cls(*[changes.get(name, value) for name, value in zip(names, values)])  # noqa: B905
