@@ -16,6 +16,7 @@ from mini_letta.reflection.run.launch import launch_reflection, preview_reflecti
 from mini_letta.reflection.run.setup import LaunchOptions
 from mini_letta.reflection.state.records import load_run_record
 from mini_letta.reflection.state.watermark import read_reflection_state
+from support.agents import fresh_agent
 from support.git_calls import git_calls
 from support.reflection_kit import SECRETS, ScriptedProvider, add_turn, git, respond, tool_call
 
@@ -23,13 +24,24 @@ HUMAN = "system/human.md"
 FACT = "- Allergy: severe peanut allergy, confirmed by the user"
 
 
-@pytest.fixture
-def parent(world, agent):
+def _confirmed_fact(world, agent) -> None:
     repo = GitRepo(world.home.memory_dir(agent.id))
     human = repo.path / HUMAN
     human.write_text(human.read_text() + FACT + "\n")
     git(repo.path, "commit", "-qam", "a confirmed fact")
-    return repo
+
+
+@pytest.fixture
+def agent(world, request):
+    """A fresh agent; for the tests about a `parent` memory, one whose memory holds a confirmed
+    fact (a copy of one made once per worker, not a commit per test)."""
+    fact = "parent" in request.fixturenames
+    return fresh_agent(world, setup=_confirmed_fact if fact else None)
+
+
+@pytest.fixture
+def parent(world, agent):
+    return GitRepo(world.home.memory_dir(agent.id))
 
 
 def _chat(world, store, *texts):
