@@ -41,6 +41,8 @@ def test_git_processes_per_sync_stay_few(machines):
     pulled = _counted(second)
     assert pulled.total() <= FAST_FORWARD and "push" not in pulled, pulled
     assert pulled["fetch"] == 1, pulled
+    for calls in (pushed, pulled):  # the loose objects said where both sides stand
+        assert "rev-parse" not in calls and "rev-list" not in calls, calls
     first.remember("system/human.md", "- one more")
     second.create("projects/beta.md", "beta\n")
     first.sync()
