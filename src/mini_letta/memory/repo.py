@@ -72,8 +72,6 @@ _CONFIG = (
 )
 # Remote operations (sync) also read the user's config; these keep their results predictable.
 _REMOTE_CONFIG = ("merge.conflictStyle=diff3", "push.default=nothing")
-_SUBMODULE = "160000"  # a gitlink's mode: its sha is a commit of another repository
-_SYMLINK = "120000"  # a symbolic link's mode: its blob is where the link points
 # Plumbing that never runs a filter or merge driver, so needs no look at the repo's drivers.
 _NO_DRIVER_COMMANDS = frozenset(
     {"rev-parse", "symbolic-ref", "ls-tree", "cat-file", "log", "ls-files", "config", "init"}
@@ -151,16 +149,31 @@ class GitRepo:
         proc = self._run(args, check=False)
         return proc.returncode, _first_line(proc)
 
-    def _run(
-        self, args: Sequence[str], *, check: bool, stdin: bytes | None = None
-    ) -> subprocess.CompletedProcess[bytes]:
-        name = next((arg for arg in args if not arg.startswith("-")), "git")
+    def run_status(self, args: Sequence[str]) -> tuple[int, bytes]:
+        """(exit status, raw stdout) of `git args...`, without raising on failure."""
+        proc = self._run(args, check=False)
+        return proc.returncode, proc.stdout
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The environment every git of this repository runs in (see gitsafe)."""
+        return self._env
+
+    def command(self, args: Sequence[str]) -> list[str]:
+        """The whole argument list that runs `git args...` here, with the harness's settings."""
+        name = _name(args)
         command = ["git", "-C", str(self.path), *config_args(self._config)]
         if self._user_config and name != "config":
             command += config_args(self._user_transport())
         if name not in _NO_DRIVER_COMMANDS:
             command += config_args(self._driver_overrides())
-        command += _with_diff_flags(args, name)
+        return command + _with_diff_flags(args, name)
+
+    def _run(
+        self, args: Sequence[str], *, check: bool, stdin: bytes | None = None
+    ) -> subprocess.CompletedProcess[bytes]:
+        name = _name(args)
+        command = self.command(args)
         import subprocess  # here: a turn reads HEAD from files and runs no git at all
 
         try:
@@ -512,64 +525,33 @@ class GitRepo:
 
     def show_file(self, rev: str, path: str) -> str | None:
         """The text of `path` at `rev`, or None when it is not there."""
-        proc = self._run(("cat-file", "blob", f"{rev}:{path}"), check=False)
-        if proc.returncode != 0:
-            return None
-        return proc.stdout.decode("utf-8", "replace")
+        from mini_letta.memory.reading import show_file
+
+        return show_file(self, rev, path)
 
     def list_files(self, rev: str = "HEAD") -> list[str]:
         """Every file path at `rev`, sorted as git sorts them; [] for an empty repository."""
-        if rev == "HEAD" and not self.has_head():
-            return []
-        raw = self.run_bytes("ls-tree", "-r", "-z", "--name-only", rev)
-        return [item for item in raw.decode("utf-8", "replace").split("\0") if item]
+        from mini_letta.memory.reading import list_files
+
+        return list_files(self, rev)
 
     def read_blobs(self, rev: str = "HEAD") -> dict[str, bytes]:
-        """Every file at `rev` with its bytes, read with two git processes whatever the count."""
-        if rev == "HEAD" and not self.has_head():
-            return {}
-        listing = self.run_bytes("ls-tree", "-r", "-z", "--full-tree", rev)
-        entries: list[tuple[str, str]] = []
-        for item in listing.decode("utf-8", "replace").split("\0"):
-            if not item:
-                continue
-            meta, _, path = item.partition("\t")
-            mode, kind, sha = meta.split()
-            if kind == "blob" and mode != _SYMLINK:  # a link is not a memory file
-                entries.append((path, sha))
-        if not entries:
-            return {}
-        contents = self.read_objects([sha for _, sha in entries])
-        return dict(zip((path for path, _ in entries), contents, strict=True))
+        """Every file at `rev` with its bytes, with one git process (memory/reading.py)."""
+        from mini_letta.memory.reading import read_blobs
+
+        return read_blobs(self, rev)
 
     def read_objects(self, shas: Sequence[str]) -> list[bytes]:
         """The contents of objects by sha, in order, with one git process."""
-        if not shas:
-            return []
-        request = "".join(f"{sha}\n" for sha in shas).encode("ascii")
-        return _parse_batch(self.run_bytes("cat-file", "--batch", "--buffer", stdin=request))
+        from mini_letta.memory.reading import read_objects
+
+        return read_objects(self, shas)
 
     def read_changed_blobs(self, old: str, new: str) -> tuple[dict[str, bytes], dict[str, bytes]]:
-        """The files that differ between two commits, as (at `old`, at `new`): a file added has
-        no `old` side, a file removed no `new` side. Two git processes, reading only what
-        changed, whatever the size of the memory."""
-        raw = self.run_bytes("diff", "--raw", "-z", "--no-renames", "--no-abbrev", old, new)
-        fields = raw.split(b"\0")
-        sides: list[tuple[int, str, str]] = []  # (0 old / 1 new, path, blob sha)
-        for meta, path in zip(fields[0::2], fields[1::2], strict=False):
-            old_mode, new_mode, old_sha, new_sha, _status = meta.decode("ascii").split()
-            name = path.decode("utf-8", "replace")
-            for side, mode, sha in ((0, old_mode, old_sha), (1, new_mode, new_sha)):
-                if sha.strip("0") and mode != _SUBMODULE:  # absent, or another repo's commit
-                    sides.append((side, name, sha))
-        found: tuple[dict[str, bytes], dict[str, bytes]] = ({}, {})
-        if not sides:
-            return found
-        request = "".join(f"{sha}\n" for _, _, sha in sides).encode("ascii")
-        output = self.run_bytes("cat-file", "--batch", "--buffer", stdin=request)
-        for (side, name, _), blob in zip(sides, _parse_batch(output), strict=True):
-            found[side][name] = blob
-        return found
+        """The files that differ between two commits, as (at `old`, at `new`); two processes."""
+        from mini_letta.memory.reading import read_changed_blobs
+
+        return read_changed_blobs(self, old, new)
 
 
 # Per repository (its common git dir): the config files' stamp and the driver overrides read
@@ -599,20 +581,8 @@ def _staged_names(listing: str) -> list[str] | None:
     return sorted(names)
 
 
-def _parse_batch(output: bytes) -> list[bytes]:
-    """Split `git cat-file --batch` output into the objects' contents, in request order."""
-    blobs: list[bytes] = []
-    position = 0
-    while position < len(output):
-        header_end = output.index(b"\n", position)
-        header = output[position:header_end].split()
-        if len(header) != 3:
-            raise GitError(f"git cat-file gave an unexpected header: {header!r}")
-        size = int(header[2])
-        start = header_end + 1
-        blobs.append(output[start : start + size])
-        position = start + size + 1
-    return blobs
+def _name(args: Sequence[str]) -> str:
+    return next((arg for arg in args if not arg.startswith("-")), "git")
 
 
 def _with_diff_flags(args: Sequence[str], name: str) -> list[str]:
