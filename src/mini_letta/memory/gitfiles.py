@@ -135,3 +135,61 @@ def config_stamp(git_dir: Path, common: Path) -> tuple[int, ...] | None:
     except OSError:
         return None
     return tuple(stamp)
+
+
+def commit_tree(work_tree: Path, commit: str) -> str | None:
+    """The tree sha of `commit`, read from its loose object (zlib: `commit <size>\\0tree <sha>`);
+    None when it is not a loose object of this repository (a packed one needs git)."""
+    import zlib
+
+    dirs = git_dirs(work_tree)
+    if dirs is None or not SHA_RE.fullmatch(commit):
+        return None
+    try:
+        raw = zlib.decompress((dirs[1] / "objects" / commit[:2] / commit[2:]).read_bytes())
+    except (OSError, zlib.error):
+        return None
+    header, _, body = raw.partition(b"\0")
+    tree = body[5 : body.find(b"\n")].decode("ascii", "replace")
+    if not header.startswith(b"commit ") or not body.startswith(b"tree "):
+        return None
+    return tree if SHA_RE.fullmatch(tree) else None
+
+
+def tree_sha(files: dict[str, bytes], *, sha256: bool = False) -> str:
+    """The sha git gives the tree of `files` (path -> bytes, each a plain 100644 file), hashed
+    here as git hashes objects: `<kind> <size>\\0<body>`, a tree's entries in git's order (a
+    folder's name compares as if it ended in `/`)."""
+    root: dict[str, object] = {}
+    for path, data in files.items():
+        node = root
+        *folders, name = path.split("/")
+        for folder in folders:
+            child = node.setdefault(folder, {})
+            assert isinstance(child, dict)
+            node = child
+        node[name] = _object_sha(b"blob", data, sha256)
+    return _tree_object(root, sha256)
+
+
+def _tree_object(node: dict[str, object], sha256: bool) -> str:
+    entries: list[tuple[bytes, bytes]] = []
+    for name, value in node.items():
+        raw = name.encode("utf-8")
+        if isinstance(value, dict):
+            entries.append(
+                (raw + b"/", b"40000 " + raw + b"\0" + bytes.fromhex(_tree_object(value, sha256)))
+            )
+        else:
+            assert isinstance(value, str)
+            entries.append((raw, b"100644 " + raw + b"\0" + bytes.fromhex(value)))
+    return _object_sha(b"tree", b"".join(entry for _, entry in sorted(entries)), sha256)
+
+
+def _object_sha(kind: bytes, body: bytes, sha256: bool) -> str:
+    import hashlib
+
+    digest = hashlib.sha256() if sha256 else hashlib.sha1()  # noqa: S324 - git's object names
+    digest.update(kind + b" " + str(len(body)).encode("ascii") + b"\0")
+    digest.update(body)
+    return digest.hexdigest()
