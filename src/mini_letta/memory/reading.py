@@ -8,9 +8,10 @@ whatever the number of files or folders (`ls-tree -r` then `cat-file` took two).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import selectors
-import subprocess
+import signal
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -186,26 +187,29 @@ class _CatFile:
     and stall the other), within the repository's timeout for the whole exchange."""
 
     def __init__(self, repo: GitRepo) -> None:
+        from mini_letta.memory.gitproc import CAN_SPAWN, spawn
+
+        if not CAN_SPAWN:
+            raise _Unsupported("this system cannot keep a git process to talk to")
         self._repo = repo
         self._deadline = time.monotonic() + repo.timeout
         self._buffer = bytearray()
         self._errors = bytearray()
+        argv = repo.command(("cat-file", "--batch-command", "--buffer"))
         try:
-            self._proc: subprocess.Popen[bytes] = subprocess.Popen(
-                repo.command(("cat-file", "--batch-command", "--buffer")),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=repo.env,
-            )
+            child = spawn(argv, repo.env, feed=True)
         except FileNotFoundError as exc:
             raise GitError("git is not installed or not on PATH; install git") from exc
         except OSError as exc:
             raise GitError(f"git cat-file could not run in {repo.path}: {exc.strerror}") from exc
-        proc = self._proc
-        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-        self._in, self._out, self._err = proc.stdin, proc.stdout.fileno(), proc.stderr.fileno()
-        os.set_blocking(self._in.fileno(), False)
+        self._pid, self._in, self._out, self._err = (
+            child.pid,
+            child.stdin,
+            child.stdout,
+            child.stderr,
+        )
+        self._status: int | None = None
+        os.set_blocking(self._in, False)
         self._selector = selectors.DefaultSelector()
         self._selector.register(self._out, selectors.EVENT_READ)
         self._selector.register(self._err, selectors.EVENT_READ)
@@ -214,27 +218,30 @@ class _CatFile:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        """Close the requests, read to the end of git's output (it exits), then reap it."""
-        proc = self._proc
+        """Close the requests, read to the end of git's output (it exits), then reap it; a git
+        that does not end in time, or a read cut short by an error, is killed."""
+        kill = exc_info[0] is not None
         try:
-            self._in.close()
-            while self._out in self._selector.get_map() and self._read_ready():
+            if self._in >= 0:
+                os.close(self._in)
+                self._in = -1
+            while not kill and self._out in self._selector.get_map() and self._read_ready():
                 pass
         except GitError:
-            pass  # timed out: killed below
+            kill = True  # timed out
         finally:
-            unfinished = self._out in self._selector.get_map()
             self._selector.close()
-            if unfinished and proc.poll() is None:
-                proc.kill()
-            try:
-                proc.wait(timeout=max(0.1, self._deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            assert proc.stdout is not None and proc.stderr is not None
-            proc.stdout.close()
-            proc.stderr.close()
+            for fd in (self._out, self._err):
+                os.close(fd)
+            self._reap(kill=kill)
+
+    def _reap(self, *, kill: bool) -> int:
+        if self._status is None:
+            if kill:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(self._pid, signal.SIGKILL)
+            self._status = os.waitstatus_to_exitcode(os.waitpid(self._pid, 0)[1])
+        return self._status
 
     def ask(self, names: Sequence[str]) -> list[tuple[str, bytes] | None]:
         """(sha, contents) of each object named, in order; None for one git does not have."""
@@ -244,7 +251,7 @@ class _CatFile:
         lines = "".join(f"contents {name}\n" for name in names) + "flush\n"
         request = memoryview(lines.encode("utf-8"))
         written = 0
-        fd = self._in.fileno()
+        fd = self._in
         self._selector.register(fd, selectors.EVENT_WRITE)
         try:
             while len(answers) < len(names):
@@ -284,7 +291,7 @@ class _CatFile:
             left = self._deadline - time.monotonic()
             ready = self._selector.select(left) if left > 0 else []
             if not ready:
-                self._proc.kill()
+                self._reap(kill=True)
                 raise GitError(
                     f"git cat-file timed out after {self._repo.timeout:g}s in {self._repo.path}"
                 )
@@ -338,10 +345,7 @@ class _CatFile:
         """Why git stopped answering (its output ended): the first line it printed."""
         while self._err in self._selector.get_map() and self._read(self._wait(reading=True)):
             pass
-        try:
-            code = self._proc.wait(timeout=max(0.1, self._deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            code = None
+        code = self._reap(kill=False)  # its output has ended: it is exiting
         said = self._errors.decode("utf-8", "replace").strip().splitlines()
         first = said[0][:300] if said else "it stopped before answering"
         if code == 129:  # git's exit status for an option it does not know

@@ -45,7 +45,7 @@ from mini_letta.memory.gitfiles import (
 from mini_letta.storage.locks import exclusive_lock
 
 if TYPE_CHECKING:
-    import subprocess
+    from mini_letta.memory.gitproc import Finished
 
 GIT_TIMEOUT = 60.0
 MEMORY_LOCK_TIMEOUT = 30.0
@@ -169,25 +169,15 @@ class GitRepo:
             command += config_args(self._driver_overrides())
         return command + _with_diff_flags(args, name)
 
-    def _run(
-        self, args: Sequence[str], *, check: bool, stdin: bytes | None = None
-    ) -> subprocess.CompletedProcess[bytes]:
-        name = _name(args)
-        command = self.command(args)
-        import subprocess  # here: a turn reads HEAD from files and runs no git at all
+    def _run(self, args: Sequence[str], *, check: bool, stdin: bytes | None = None) -> Finished:
+        from mini_letta.memory.gitproc import ProcessTimeout, run_process
 
+        name = _name(args)
         try:
-            proc = subprocess.run(
-                command,
-                input=stdin,
-                capture_output=True,
-                env=self._env,
-                timeout=self.timeout,
-                stdin=None if stdin is not None else subprocess.DEVNULL,
-            )
+            proc = run_process(self.command(args), self._env, self.timeout, stdin)
         except FileNotFoundError as exc:
             raise GitError("git is not installed or not on PATH; install git") from exc
-        except subprocess.TimeoutExpired as exc:
+        except ProcessTimeout as exc:
             raise GitError(f"git {name} timed out after {self.timeout:g}s in {self.path}") from exc
         except OSError as exc:
             raise GitError(f"git {name} could not run in {self.path}: {exc.strerror}") from exc
@@ -593,7 +583,7 @@ def _with_diff_flags(args: Sequence[str], name: str) -> list[str]:
     return [*args[:at], *DIFF_FLAGS, *args[at:]]
 
 
-def _failure(name: str, proc: subprocess.CompletedProcess[bytes]) -> GitError:
+def _failure(name: str, proc: Finished) -> GitError:
     said = _first_line(proc)
     held = _LOCK_EXISTS.search(said)
     if held:  # git's own advice spans several lines; this is it in one
@@ -604,7 +594,7 @@ def _failure(name: str, proc: subprocess.CompletedProcess[bytes]) -> GitError:
     return GitError(f"git {name} failed: {said}")
 
 
-def _first_line(proc: subprocess.CompletedProcess[bytes]) -> str:
+def _first_line(proc: Finished) -> str:
     for stream in (proc.stderr, proc.stdout):
         for line in stream.decode("utf-8", "replace").splitlines():
             line = line.strip()
