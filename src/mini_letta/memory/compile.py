@@ -8,9 +8,9 @@ section), then a short metadata block. With a `FileCap`, a system file over its 
 what the budget allows, then a visible marker saying what is hidden and how to read it (a large
 file costs its budget, not its size). Uncommitted edits are invisible. `PromptCompiler` owns the
 cache (in memory and, optionally, a JSON file keyed by sha holding the commit's entries and each
-rendering made of them), so an unchanged memory costs one HEAD lookup per call. It compiles HEAD or any given commit: a conversation keeps the commit its prompt
-was compiled from (context/prompt_pin.py), so its prompt stays byte-identical while memory moves
-on.
+rendering made of them), so an unchanged memory costs one HEAD lookup per call. It compiles
+HEAD or any given commit: a conversation keeps the commit its prompt was compiled from
+(context/prompt_pin.py), so its prompt stays byte-identical while memory moves on.
 """
 
 from __future__ import annotations

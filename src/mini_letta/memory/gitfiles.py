@@ -138,22 +138,30 @@ def config_stamp(git_dir: Path, common: Path) -> tuple[int, ...] | None:
 
 
 def commit_tree(work_tree: Path, commit: str) -> str | None:
-    """The tree sha of `commit`, read from its loose object (zlib: `commit <size>\\0tree <sha>`);
-    None when it is not a loose object of this repository (a packed one needs git)."""
+    """The tree sha of `commit`, read from its loose object; None when it is not a loose
+    object of this repository (a packed one needs git)."""
+    dirs = git_dirs(work_tree)
+    found = None if dirs is None else read_loose_object(dirs[1], commit)
+    if found is None or found[0] != b"commit" or not found[1].startswith(b"tree "):
+        return None
+    tree = found[1][5 : found[1].find(b"\n")].decode("ascii", "replace")
+    return tree if SHA_RE.fullmatch(tree) else None
+
+
+def read_loose_object(common: Path, sha: str) -> tuple[bytes, bytes] | None:
+    """(kind, body) of object `sha` from its loose file under the common git dir (zlib:
+    `<kind> <size>\0<body>`); None when it has none (packed, absent) or it is damaged."""
     import zlib
 
-    dirs = git_dirs(work_tree)
-    if dirs is None or not SHA_RE.fullmatch(commit):
+    if not SHA_RE.fullmatch(sha):
         return None
     try:
-        raw = zlib.decompress((dirs[1] / "objects" / commit[:2] / commit[2:]).read_bytes())
+        raw = zlib.decompress((common / "objects" / sha[:2] / sha[2:]).read_bytes())
     except (OSError, zlib.error):
         return None
     header, _, body = raw.partition(b"\0")
-    tree = body[5 : body.find(b"\n")].decode("ascii", "replace")
-    if not header.startswith(b"commit ") or not body.startswith(b"tree "):
-        return None
-    return tree if SHA_RE.fullmatch(tree) else None
+    kind, _, size = header.partition(b" ")
+    return (kind, body) if size == str(len(body)).encode("ascii") else None
 
 
 def tree_sha(files: dict[str, bytes], *, sha256: bool = False) -> str:
