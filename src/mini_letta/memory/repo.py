@@ -444,8 +444,12 @@ class GitRepo:
         if not unique:
             return None
         commit = (*_COMMIT, "-m", message)
-        if tracked and self.returncode("--literal-pathspecs", *commit, "--", *unique) == 0:
-            return self._committed()
+        if tracked:
+            proc = self._run(("--literal-pathspecs", *commit, "--", *unique), check=False)
+            if proc.returncode == 0:
+                return self._committed()
+            if _LOCK_EXISTS.search(_first_line(proc)):  # staging first would meet it again
+                raise _failure("commit", proc)  # (a failed `commit -- paths` staged nothing)
         present = {p for p in unique if os.path.lexists(self.path / p)}
         # A path still on disk is staged whether tracked or not; only a missing one needs git
         # to say whether it is a deletion to stage or was never there.
