@@ -112,15 +112,23 @@ def memory_entries(blobs: Mapping[str, bytes]) -> tuple[MemoryEntry, ...]:
     file committed by hand outside mini-letta would otherwise reach the provider and the
     cache); a file outside `system/` keeps only its description, all the section shows of it.
     What the disk cache keeps of a commit: rendering it needs no git and no parsing."""
-    entries: list[MemoryEntry] = []
+    from mini_letta.memory.secrets import find_secret  # only when memory is parsed
+
+    system: list[MemoryEntry] = []
+    external: list[MemoryEntry] = []
     for path in sorted(blobs, key=_sort_key):
         if not path.endswith(".md") or path.startswith(f"{SKILLS}/"):
             continue  # skills are listed by the skills block, from memory_skill_texts
         entry = _entry(path, blobs[path])
-        if not path.startswith("system/"):
-            entry = replace(entry, body="")
-        entries.append(_redacted_entry(entry))
-    return tuple(entries)
+        if path.startswith("system/"):
+            system.append(_redacted_entry(entry))
+        else:
+            external.append(replace(entry, body=""))
+    # Thousands of external files are looked at in one scan of their tree lines; one by one
+    # only when it finds something.
+    if find_secret("\n".join(f"{e.path} — {e.description}" for e in external)) is not None:
+        external = [_redacted_entry(entry) for entry in external]
+    return tuple(sorted((*system, *external), key=lambda entry: _sort_key(entry.path)))
 
 
 def render_entries(entries: Sequence[MemoryEntry], cap: FileCap | None = None) -> str:

@@ -257,3 +257,18 @@ def test_git_s_object_names_are_computed_as_git_computes_them(rich_repo):
     head = rich_repo.head_sha()
     tree = rich_repo.run("rev-parse", "HEAD^{tree}").strip()
     assert commit_tree(rich_repo.path, head) == tree_sha(blobs) == tree
+
+
+def test_credentials_committed_by_hand_reach_neither_the_section_nor_the_cache(
+    memory_repo, tmp_path
+):
+    token = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    root, cache = memory_repo.path, tmp_path / "prompt-cache.json"
+    write_file(root, "system/ops.md", _md("ops", f"- token {token}\n"))
+    write_file(root, "notes/keys.md", _md(f"the key {token}"))  # listed: its description shows
+    write_file(root, "notes/plain.md", _md("nothing to hide"))
+    commit_all(root)
+    section = PromptCompiler(root, cache).memory_section()
+    assert token not in section and section.count("<redacted:") == 2
+    assert "nothing to hide" in section
+    assert token not in cache.read_text(encoding="utf-8")
