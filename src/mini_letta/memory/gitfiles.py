@@ -201,3 +201,75 @@ def _object_sha(kind: bytes, body: bytes, sha256: bool) -> str:
     digest.update(kind + b" " + str(len(body)).encode("ascii") + b"\0")
     digest.update(body)
     return digest.hexdigest()
+
+
+GC_AUTO = 1000  # the harness's gc.auto: packed sooner than git's 6,700 loose objects
+GC_AUTO_PACK_LIMIT = 50  # the harness's gc.autoPackLimit
+_LOOSE_NAME = re.compile(r"[0-9a-f]{38}|[0-9a-f]{62}")  # git's loose objects in one folder
+
+
+def pack_due(work_tree: Path) -> bool:
+    """Whether `git gc --auto` would pack anything, by git's own rule read from the files:
+    more than GC_AUTO/256 loose objects in `objects/17`, or more than GC_AUTO_PACK_LIMIT
+    packs. It counts every pack (git leaves out kept ones) and says True when unsure, so
+    it may call git for nothing but never skips a packing git would do."""
+    dirs = git_dirs(work_tree)
+    if dirs is None:
+        return True
+    objects = dirs[1] / "objects"
+    threshold = -(-GC_AUTO // 256)
+    try:
+        loose = 0
+        with os.scandir(objects / "17") as entries:
+            for entry in entries:
+                if _LOOSE_NAME.fullmatch(entry.name):
+                    loose += 1
+                    if loose > threshold:
+                        return True
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return True
+    try:
+        with os.scandir(objects / "pack") as entries:
+            packs = sum(1 for entry in entries if entry.name.endswith(".pack"))
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return packs > GC_AUTO_PACK_LIMIT
+
+
+def may_have_worktrees(work_tree: Path) -> bool:
+    """Whether git may know a linked worktree (an entry in `worktrees/` of the common git
+    dir): False only when that folder is certainly absent or empty."""
+    dirs = git_dirs(work_tree)
+    if dirs is None:
+        return True
+    try:
+        return any((dirs[1] / "worktrees").iterdir())
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+
+
+def may_have_branches(work_tree: Path, prefix: str) -> bool:
+    """Whether a branch under `refs/heads/<prefix>` may exist, read from the loose refs and
+    packed-refs; True when unsure (a reftable, an unreadable file)."""
+    dirs = git_dirs(work_tree)
+    if dirs is None:
+        return True
+    common = dirs[1]
+    try:
+        if (common / "reftable").exists():
+            return True
+        loose = common / "refs" / "heads" / prefix
+        if any(files for _, _, files in os.walk(loose, onerror=raise_unless_missing)):
+            return True
+        packed = (common / "packed-refs").read_bytes()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return b" refs/heads/" + prefix.encode("utf-8") in packed

@@ -33,12 +33,16 @@ from mini_letta.gitsafe import (
 from mini_letta.home import memory_journal_file, memory_lock_file
 from mini_letta.memory.gitfiles import (
     ASK_GIT,
+    GC_AUTO,
+    GC_AUTO_PACK_LIMIT,
     SHA_RE,
     config_mentions,
     config_stamp,
     git_dirs,
     head_file,
-    raise_unless_missing,
+    may_have_branches,
+    may_have_worktrees,
+    pack_due,
     read_head,
     read_ref,
 )
@@ -50,8 +54,6 @@ if TYPE_CHECKING:
 GIT_TIMEOUT = 60.0
 MEMORY_LOCK_TIMEOUT = 30.0
 _LOCK_EXISTS = re.compile(r"Unable to create '(.+\.lock)': File exists")
-GC_AUTO = 1000
-GC_AUTO_PACK_LIMIT = 50
 HARNESS_NAME = "mini-letta"
 HARNESS_EMAIL = "mini-letta@localhost"
 _CONFIG = (
@@ -269,35 +271,9 @@ class GitRepo:
         return found
 
     def pack_due(self) -> bool:
-        """Whether `git gc --auto` would pack anything, by git's own rule read from the files:
-        more than GC_AUTO/256 loose objects in `objects/17`, or more than GC_AUTO_PACK_LIMIT
-        packs. It counts every pack (git leaves out kept ones) and says True when unsure, so
-        it may call git for nothing but never skips a packing git would do."""
-        dirs = git_dirs(self.path)
-        if dirs is None:
-            return True
-        objects = dirs[1] / "objects"
-        threshold = -(-GC_AUTO // 256)
-        try:
-            loose = 0
-            with os.scandir(objects / "17") as entries:
-                for entry in entries:
-                    if _LOOSE_NAME.fullmatch(entry.name):
-                        loose += 1
-                        if loose > threshold:
-                            return True
-        except FileNotFoundError:
-            pass
-        except OSError:
-            return True
-        try:
-            with os.scandir(objects / "pack") as entries:
-                packs = sum(1 for entry in entries if entry.name.endswith(".pack"))
-        except FileNotFoundError:
-            return False
-        except OSError:
-            return True
-        return packs > GC_AUTO_PACK_LIMIT
+        """Whether `git gc --auto` would pack anything, by git's own rule read from the files
+        (memory/gitfiles.py `pack_due`); True when unsure."""
+        return pack_due(self.path)
 
     def pack_if_due(self) -> None:
         """`git gc --auto` in the foreground when its rule says it would pack (`pack_due`):
@@ -307,37 +283,12 @@ class GitRepo:
             self.run("gc", "--auto", "--quiet")
 
     def may_have_worktrees(self) -> bool:
-        """Whether git may know a linked worktree (an entry in `worktrees/` of the common git
-        dir): False only when that folder is certainly absent or empty."""
-        dirs = git_dirs(self.path)
-        if dirs is None:
-            return True
-        try:
-            return any((dirs[1] / "worktrees").iterdir())
-        except FileNotFoundError:
-            return False
-        except OSError:
-            return True
+        """Whether git may know a linked worktree: False only when the files say none."""
+        return may_have_worktrees(self.path)
 
     def may_have_branches(self, prefix: str) -> bool:
-        """Whether a branch under `refs/heads/<prefix>` may exist, read from the loose refs and
-        packed-refs; True when unsure (a reftable, an unreadable file)."""
-        dirs = git_dirs(self.path)
-        if dirs is None:
-            return True
-        common = dirs[1]
-        try:
-            if (common / "reftable").exists():
-                return True
-            loose = common / "refs" / "heads" / prefix
-            if any(files for _, _, files in os.walk(loose, onerror=raise_unless_missing)):
-                return True
-            packed = (common / "packed-refs").read_bytes()
-        except FileNotFoundError:
-            return False
-        except OSError:
-            return True
-        return b" refs/heads/" + prefix.encode("utf-8") in packed
+        """Whether a branch under `refs/heads/<prefix>` may exist; True when unsure."""
+        return may_have_branches(self.path, prefix)
 
     def exists(self) -> bool:
         return (self.path / ".git").exists()
@@ -553,8 +504,6 @@ class GitRepo:
 # never stale (a repository whose config includes another file is never memoised: that file
 # is not in the stamp); a worktree with a `config.worktree` of its own replaces the entry.
 _DRIVERS: dict[Path, tuple[tuple[int, ...], list[str]]] = {}
-
-_LOOSE_NAME = re.compile(r"[0-9a-f]{38}|[0-9a-f]{62}")  # git's loose objects in one folder
 
 _COMMIT = ("commit", "-q", "--no-edit", "--cleanup=whitespace")  # the message comes next
 
