@@ -65,7 +65,6 @@ def test_sleeptime_shows_without_an_agent_and_a_change_makes_the_projects_agent(
 
 
 def test_sleeptime_merge_settings_are_shown_when_not_default(cli, project_agent, home):
-    cli("agents", "create")
     result = cli("sleeptime", "--merge", "explicit", "--merge-instructions", " 只合并偏好 ")
     assert result.stdout == (
         '{"trigger":"compaction-event","stepCount":25,"merge":"explicit",'
@@ -78,7 +77,6 @@ def test_sleeptime_merge_settings_are_shown_when_not_default(cli, project_agent,
 def test_sleeptime_global_and_local(cli, project_agent, home, project):
     globally = cli("sleeptime", "--steps", "40", "--global")  # needs no agent
     assert globally.stdout == '{"trigger":"compaction-event","stepCount":40}\n'
-    cli("agents", "create")
     cli("sleeptime", "--trigger", "off", "--local")
     shown = cli("sleeptime")
     assert shown.stdout == '{"trigger":"off","stepCount":40}\n'
@@ -162,7 +160,6 @@ def test_an_unusable_model_is_a_clear_error(cli, project_agent, home):
 
 
 def test_unknown_conversation_is_a_clear_error(cli, project_agent):
-    cli("agents", "create")
     result = cli("reflect", "--conversation", "conv-nope")
     assert result.code == 1 and "conv-nope" in result.stderr and "not found" in result.stderr
 
@@ -205,7 +202,6 @@ def test_reflections_list_and_show(cli, project_agent):
 
 @pytest.mark.parametrize("run_id", ["nope", "20261008160658-00000000"])
 def test_reflections_show_unknown_run(cli, project_agent, run_id):
-    cli("agents", "create")
     result = cli("reflections", "show", run_id)
     assert result.code == 1 and "reflections list" in result.stderr
 
