@@ -164,10 +164,8 @@ def test_unknown_conversation_is_a_clear_error(cli, project_agent):
     assert result.code == 1 and "conv-nope" in result.stderr and "not found" in result.stderr
 
 
-def test_corrupt_state_and_lease_files_from_a_crash_are_recovered(cli, project_agent, home):
-    cli("chat", "-p", "我更喜欢用 tabs 缩进")
-    assert LINE.match(cli("reflect").stderr.rstrip()).group(2) == "merged"
-    cli("chat", "-p", "我叫李雷")
+def test_corrupt_state_and_lease_files_from_a_crash_are_recovered(cli, reflected, home):
+    cli("chat", "-p", "我叫李雷")  # after a turn and a merged run
     agent = home.root / "agents" / _agent_id(cli)
     (state,) = agent.glob("conversations/*/reflection-state.json")
     state.write_text('{"schemaVersion": 1, "reflectedThroughLine": "x"')
@@ -223,24 +221,22 @@ def test_reflect_flags_that_do_not_combine_are_usage_errors(cli, project_agent):
     assert cli("reflect", "--recent", "0").code == 2
 
 
-def test_reflections_undo(cli, project_agent):
-    cli("chat", "-p", "我更喜欢用 tabs 缩进")
-    _, match = _reflect(cli)
-    undone = cli("reflections", "undo", match.group(1))
-    assert undone.code == 0 and undone.stdout.startswith(f"Undid reflection run {match.group(1)}")
+def test_reflections_undo(cli, reflected):
+    run_id = reflected.run_id  # the merged run of the turn "我更喜欢用 tabs 缩进"
+    assert "tabs" in cli("memory", "show", "system/human.md").stdout
+    undone = cli("reflections", "undo", run_id)
+    assert undone.code == 0 and undone.stdout.startswith(f"Undid reflection run {run_id}")
     assert "tabs" not in cli("memory", "show", "system/human.md").stdout
-    twice = cli("reflections", "undo", match.group(1))
+    twice = cli("reflections", "undo", run_id)
     assert twice.code == 1 and "is undone, not merged" in twice.stderr
     _, again = _reflect(cli)
     assert again.group(2) == "merged"
 
 
-def test_memory_undo_of_a_run_id_rewinds_the_watermark(cli, project_agent):
-    cli("chat", "-p", "我更喜欢用 tabs 缩进")
-    _, match = _reflect(cli)
-    undone = cli("memory", "undo", match.group(1))
+def test_memory_undo_of_a_run_id_rewinds_the_watermark(cli, reflected):
+    undone = cli("memory", "undo", reflected.run_id)
     assert undone.code == 0 and undone.stdout.startswith(
-        f"reverted reflection run {match.group(1)}"
+        f"reverted reflection run {reflected.run_id}"
     )
     assert "tabs" not in cli("memory", "show", "system/human.md").stdout
     _, again = _reflect(cli)  # the slice is offered again

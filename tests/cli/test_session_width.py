@@ -5,13 +5,12 @@ input, the window's width given as COLUMNS (as a terminal's would be)."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from mini_letta.cli.fit import text_columns
-from support.cli import run_cli_in_process
+from support.cli import RunCli, project_snapshot
 
 LONG = "ls -la " + "/".join(["a-rather-long-folder-name"] * 4) + " && echo " + "word " * 20
 
@@ -43,34 +42,25 @@ COMMANDS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def _scripted_once(tmp_path_factory) -> Path:
+def _scripted_session(cli: RunCli, project: Path) -> None:
     """A project whose second agent answers from a script (a Read and a long Bash, then
-    "Done."), with a chat and a reflection run behind it: made once for the module (two new
-    agents, a turn and a reflection run: about 25 git processes), copied by `scripted`."""
-    root = tmp_path_factory.mktemp("scripted-session")
-    home, project = root / "home", root / "project"
-    project.mkdir()
+    "Done."), with a chat and a reflection run behind it."""
     (project / "a.txt").write_text("alpha\n" + "x" * 150 + "\n")
     answers = [TOOLS, "Done."]
     (project / "s.json").write_text(json.dumps(answers))
-
-    def cli(*args: str):
-        return run_cli_in_process(*args, home=home, cwd=project)
-
     assert cli("agents", "create").code == 0  # the project's first agent, the mock
     assert cli("agents", "create", "--model", "script:s.json").code == 0, "agent"
     assert cli("chat", "--model", "mock", "-p", "I like tabs for indentation").code == 0
     reflected = cli("reflect", "--model", "mock")  # a run for /reflections to list
     assert "☾ reflection" in reflected.stderr, reflected.stderr
-    return root
 
 
 @pytest.fixture
-def scripted(_scripted_once, home, project) -> None:
-    """This test's own copy of the scripted project and its home."""
-    shutil.copytree(_scripted_once / "home", home.root, symlinks=True)
-    shutil.copytree(_scripted_once / "project", project, symlinks=True, dirs_exist_ok=True)
+def scripted(tmp_path_factory, home, project) -> None:
+    """This test's own copy of the scripted session's project and home (two new agents, a turn
+    and a reflection run: about 25 git processes, made once per test process)."""
+    base = tmp_path_factory.getbasetemp()
+    project_snapshot("scripted-session", base, _scripted_session).copy_into(home.root, project)
 
 
 def _run(cli, width: int, *lines: str):
