@@ -6,10 +6,10 @@ import json
 import termios
 
 import pytest
-from tests.support.tmux import TMUX, session_pane
-from tests.support.waiting import wait_until
 
 from mini_letta.storage.locks import exclusive_lock
+from support.tmux import TMUX, session_pane
+from support.waiting import wait_until
 
 # the project's agent is there already (a copy of a fresh one): not what these tests are about
 pytestmark = [
