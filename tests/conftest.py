@@ -33,6 +33,14 @@ settings.load_profile(
 )
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """On a clean checkout, the controller of a `-n` run fills the bytecode caches once before
+    its workers start, instead of each worker rewriting and compiling every module itself."""
+    from support.bytecode import warm_before_workers
+
+    warm_before_workers(config)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Keeps `--dist loadgroup` grouping on pytest 9.2: xdist 3.8 names a test's group by
