@@ -108,8 +108,8 @@ class ProjectSnapshot:
     """A home and a project set up once by CLI commands, for tests that all start from that
     state without testing how it was made: each test copies it (`copy_into`) instead of running
     the same commands again (a turn and a reflection run are about 15 git processes and 0.1 s of
-    CPU). A file that names the snapshot's folder (a run record's payload path) names the test's
-    own folder in the copy, as if the commands had run there."""
+    CPU). A JSON file that names the snapshot's folder (a run record's payload path) names the
+    test's own folder in the copy, as if the commands had run there."""
 
     def __init__(self, root: Path, value: object) -> None:
         self.root = root
@@ -120,6 +120,8 @@ class ProjectSnapshot:
             for name in names:
                 path = os.path.join(top, name)
                 if not os.path.islink(path) and needle in Path(path).read_bytes():
+                    # a log's index counts bytes: only whole JSON records are rewritten
+                    assert name.endswith(".json"), f"{path} names the snapshot's folder"
                     self._naming.append(os.path.relpath(path, root))
 
     def copy_into(self, home: Path, project: Path) -> None:
