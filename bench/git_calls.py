@@ -10,6 +10,9 @@ Before the git work of issue 22 (08f424e): 5, 5, 23, 12 and 2; after it: 3, 3, 1
 at 729c3a3 the two runs took 14 and 8; since a run takes its worktree's status and its
 commits from its tools' log (checked against the branch tip in the files), and its commit
 tool names what it staged with `git add -A -v` instead of a `git status` first: 11 and 6.
+Session 5: the worktree is detached (no branch to delete) and removed in the process, the
+gate's diff is made from the files the tools kept, and an edit of tracked files commits with
+one `git commit -- paths`: 7 (status 2, ls-tree, cat-file, worktree add, commit, merge) and 4.
 """
 
 from __future__ import annotations

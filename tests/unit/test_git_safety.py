@@ -265,7 +265,7 @@ def test_a_driver_in_a_worktrees_own_config_is_disarmed_there(tmp_path, memory_r
     (worktree.path / "a.md").write_text("exact bytes\n")
     GitRepo(parent.path).run("status")  # the checkout's answer must not stand for the worktree
     worktree.repo.commit_paths(["a.md", ".gitattributes"], "a")
-    assert parent.show_file(worktree.branch, "a.md") == "exact bytes\n"
+    assert parent.show_file(worktree.tip(), "a.md") == "exact bytes\n"
     remove_worktree(parent, worktree)
 
 

@@ -105,10 +105,13 @@ def raise_unless_missing(error: OSError) -> None:
 _DRIVER_SECTIONS = (b"filter", b"merge", b"remote", b"include")
 
 
-def config_mentions(git_dir: Path, common: Path) -> frozenset[bytes] | None:
-    """Which of `_DRIVER_SECTIONS` the config files git reads for this work tree (the shared
-    `config`, a `config.worktree` in either git dir) mention anywhere, comments and values
-    included; None when one cannot be read. None of them: the repository defines no driver."""
+def config_mentions(
+    git_dir: Path, common: Path, words: tuple[bytes, ...] = _DRIVER_SECTIONS
+) -> frozenset[bytes] | None:
+    """Which of `words` (lower case; by default `_DRIVER_SECTIONS`) the config files git reads
+    for this work tree (the shared `config`, a `config.worktree` in either git dir) mention
+    anywhere, comments and values included; None when one cannot be read. None of the
+    default words: the repository defines no driver."""
     found: set[bytes] = set()
     for path in (common / "config", common / "config.worktree", git_dir / "config.worktree"):
         try:
@@ -117,7 +120,7 @@ def config_mentions(git_dir: Path, common: Path) -> frozenset[bytes] | None:
             continue
         except OSError:
             return None
-        found.update(word for word in _DRIVER_SECTIONS if word in text)
+        found.update(word for word in words if word in text)
     return frozenset(found)
 
 

@@ -45,8 +45,21 @@ def _append(repo: GitRepo, line: str, rel: str = HUMAN) -> None:
 
 
 def _gone(parent: GitRepo, wt) -> bool:
-    branches = git(parent.path, "branch", "--list", wt.branch).strip()
-    return not wt.path.exists() and branches == ""
+    """No folder, no branch, and git has no record of the worktree left to prune."""
+    branches = git(parent.path, "branch", "--list", f"reflection/{wt.run_id}").strip()
+    listed = git(parent.path, "worktree", "list", "--porcelain")
+    records = parent.path / ".git" / "worktrees"
+    return (
+        not wt.path.exists() and branches == "" and wt.path.name not in listed
+        and not (records.exists() and any(records.iterdir()))
+    )  # fmt: skip
+
+
+def _old_worktree(parent: GitRepo, worktrees: Path, run_id: str) -> Path:
+    """A worktree as versions before detached worktrees made it: on `reflection/<run-id>`."""
+    path = worktrees / f"reflection-{run_id}"
+    git(parent.path, "worktree", "add", "-q", "-b", f"reflection/{run_id}", str(path), "HEAD")
+    return path
 
 
 def _finalise(parent, wt, **kwargs):
@@ -274,13 +287,16 @@ def test_no_repository_is_refused(tmp_path):
 def test_stale_worktrees_and_branches_are_cleaned(memory_repo, worktrees):
     wt = create_worktree(memory_repo, worktrees, "20261008160658-00000015")
     _append(wt.repo, "- crashed mid-run")
-    other = create_worktree(memory_repo, worktrees, "20261008160658-00000016")
-    shutil.rmtree(other.path)  # a folder deleted by hand, its branch and registration left
+    _commit(wt.repo)  # a crashed run's commit: on no branch, removed with its worktree
+    old = _old_worktree(memory_repo, worktrees, "20261008160658-00000016")
+    shutil.rmtree(old)  # a folder deleted by hand, its branch and registration left
     removed = clean_stale_worktrees(memory_repo, worktrees)
-    assert f"reflection-{wt.run_id}" in removed and other.branch in removed
-    assert _gone(memory_repo, wt) and _gone(memory_repo, other)
+    assert removed == [f"reflection-{wt.run_id}", "reflection/20261008160658-00000016"]
+    assert _gone(memory_repo, wt) and not old.exists()
+    assert git(memory_repo.path, "branch", "--list", "reflection/*").strip() == ""
     listed = git(memory_repo.path, "worktree", "list", "--porcelain")
     assert "memory-worktrees" not in listed
+    assert memory_repo.current_branch() == "main" and not memory_repo.changed_paths()
 
 
 def test_remove_worktree_tolerates_missing_pieces(memory_repo, worktrees):
@@ -296,12 +312,13 @@ def test_a_packed_stale_branch_is_found_and_a_clean_repo_asks_git_nothing(memory
     with git_calls() as calls:
         assert clean_stale_worktrees(memory_repo, worktrees) == []
     assert calls == []  # no worktrees/ entry, no reflection/ ref: nothing to prune or list
-    wt = create_worktree(memory_repo, worktrees, "20261008160658-00000018")
-    git(memory_repo.path, "worktree", "remove", "--force", str(wt.path))
+    path = _old_worktree(memory_repo, worktrees, "20261008160658-00000018")
+    git(memory_repo.path, "worktree", "remove", "--force", str(path))
     git(memory_repo.path, "pack-refs", "--all")  # the branch now lives in packed-refs only
-    assert not (memory_repo.path / ".git" / "refs" / "heads" / wt.branch).exists()
-    assert clean_stale_worktrees(memory_repo, worktrees) == [wt.branch]
-    assert _gone(memory_repo, wt)
+    branch = "reflection/20261008160658-00000018"
+    assert not (memory_repo.path / ".git" / "refs" / "heads" / branch).exists()
+    assert clean_stale_worktrees(memory_repo, worktrees) == [branch]
+    assert git(memory_repo.path, "branch", "--list", "reflection/*").strip() == ""
 
 
 def test_a_log_the_branch_does_not_confirm_leaves_the_count_to_git(memory_repo, worktrees):
@@ -317,3 +334,77 @@ def test_a_log_the_branch_does_not_confirm_leaves_the_count_to_git(memory_repo, 
     done = _finalise(memory_repo, wt, log=WorktreeLog())
     assert (done.status, done.commit_count) == ("merged", 2)
     assert "- two" in (memory_repo.path / HUMAN).read_text()
+
+
+def _git_dir_files(repo: GitRepo) -> set[str]:
+    root = repo.path / ".git"
+    skip = ("objects/", "logs/")  # the run's commits; HEAD's reflog
+    found = {p.relative_to(root).as_posix() for p in root.rglob("*")}
+    return {name for name in found if not name.startswith(skip)}
+
+
+def test_a_worktree_is_removed_as_git_worktree_remove_leaves_it(memory_repo, worktrees):
+    """Deleting the folder and git's record of it in this process leaves the parent's git
+    dir as `git worktree remove --force --force` does: nothing for `prune` to find."""
+    from mini_letta.reflection.run.worktree import unlinked_checkout
+
+    before = _git_dir_files(memory_repo)
+    by_git = create_worktree(memory_repo, worktrees, "20261008160658-00000040")
+    _append(by_git.repo, "- unsaved")
+    git(memory_repo.path, "worktree", "remove", "--force", "--force", str(by_git.path))
+    after_git = _git_dir_files(memory_repo)
+    ours = create_worktree(memory_repo, worktrees, "20261008160658-00000041")
+    _append(ours.repo, "- committed")
+    _commit(ours.repo)
+    _append(ours.repo, "- unsaved")
+    git(ours.path, "worktree", "lock", str(ours.path))  # git needs --force twice for this one
+    other = create_worktree(memory_repo, worktrees, "20261008160658-00000043")
+    assert unlinked_checkout(memory_repo, ours.path)
+    assert other.path.name in git(memory_repo.path, "worktree", "list", "--porcelain")
+    assert other.repo.head_sha() == other.base  # the other one is untouched
+    assert unlinked_checkout(memory_repo, other.path)  # the last one takes worktrees/ along
+    assert _git_dir_files(memory_repo) == after_git == before
+    assert not ours.path.exists() and worktrees.is_dir()
+    assert git(memory_repo.path, "worktree", "prune", "--dry-run", "-v") == ""
+    assert git(memory_repo.path, "worktree", "list", "--porcelain").count("worktree ") == 1
+
+
+def test_a_worktree_the_files_do_not_tie_to_the_parent_is_left_to_git(memory_repo, worktrees):
+    """A `.git` file naming a record outside the parent's `worktrees/`, or a record that names
+    another folder back: nothing is deleted in this process (git must do it)."""
+    from mini_letta.reflection.run.worktree import unlinked_checkout
+
+    wt = create_worktree(memory_repo, worktrees, "20261008160658-00000042")
+    dot_git = wt.path / ".git"
+    record = Path(dot_git.read_text().removeprefix("gitdir: ").strip())
+    elsewhere = worktrees / "elsewhere"
+    shutil.copytree(record, elsewhere)
+    dot_git.write_text(f"gitdir: {elsewhere}\n")
+    assert not unlinked_checkout(memory_repo, wt.path)
+    assert wt.path.is_dir() and elsewhere.is_dir() and record.is_dir()
+    dot_git.write_text(f"gitdir: {record}\n")
+    (record / "gitdir").write_text(f"{worktrees / 'other' / '.git'}\n")
+    assert not unlinked_checkout(memory_repo, wt.path)
+    assert wt.path.is_dir() and record.is_dir()
+    from support.git_calls import git_calls
+
+    with git_calls() as calls:
+        remove_worktree(memory_repo, wt)  # git's way: the folder deleted, the record pruned
+    assert calls[0] == "worktree" and calls[-1] == "worktree"  # remove (refused), then prune
+    assert _gone(memory_repo, wt) and elsewhere.is_dir()  # only the run's own pieces went
+
+
+def test_a_worktree_whose_files_name_each_other_relatively_is_removed(memory_repo, worktrees):
+    """git 2.48's worktree.useRelativePaths writes both links relative: `path/.git` from the
+    worktree's folder, the record's `gitdir` from the record's own folder."""
+    import os
+
+    from mini_letta.reflection.run.worktree import unlinked_checkout
+
+    wt = create_worktree(memory_repo, worktrees, "20261008160658-00000044")
+    dot_git = wt.path / ".git"
+    record = Path(dot_git.read_text().removeprefix("gitdir: ").strip())
+    dot_git.write_text(f"gitdir: {os.path.relpath(record, wt.path)}\n")
+    (record / "gitdir").write_text(os.path.relpath(dot_git, record) + "\n")
+    assert unlinked_checkout(memory_repo, wt.path)
+    assert _gone(memory_repo, wt) and not record.exists()

@@ -41,14 +41,19 @@ def test_a_merged_run_and_a_run_with_nothing_to_keep_stay_within_their_counts(wo
     with git_calls() as merged:
         outcome = launch_reflection(world, agent, store, LaunchOptions())
     assert outcome.status == "merged", outcome
-    assert len(merged) <= 12, Counter(merged)
+    assert len(merged) <= 8, Counter(merged)
     assert Counter(merged)["status"] <= 2, merged  # launch, parent (the commit tool: add -v)
-    # The worktree's status and its branch's commits are what the run's own tools did.
-    assert not {"config", "gc", "for-each-ref", "rev-list", "ls-files", "log"} & set(merged)
+    # The worktree's status and its commits are what the run's own tools did; the worktree
+    # is detached (no branch to delete) and removed in the process (one `worktree add`).
+    assert Counter(merged)["worktree"] == 1, merged
+    # The gate's diff is made from the files the tools kept (reflection/gate/filediff.py).
+    unwanted = {"config", "gc", "for-each-ref", "rev-list", "ls-files", "log", "branch", "diff"}
+    assert not unwanted & set(merged), merged
     add_turn(store, world.clock, "hello there", answer="hi")
     with git_calls() as nothing:
         outcome = launch_reflection(world, agent, store, LaunchOptions())
     assert outcome.status == "no_changes", outcome
-    assert len(nothing) <= 7, Counter(nothing)
+    assert len(nothing) <= 5, Counter(nothing)
     assert Counter(nothing)["status"] == 1 and "log" not in nothing, nothing  # the launch's
+    assert Counter(nothing)["worktree"] == 1 and "branch" not in nothing, nothing
     assert GitRepo(world.home.memory_dir(agent.id)).current_branch() == "main"

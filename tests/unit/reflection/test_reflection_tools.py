@@ -195,6 +195,6 @@ def test_a_log_the_worktree_does_not_confirm_is_not_taken(worktree, memory_repo,
     assert known_subjects(worktree, chained) is None  # not made on the base
     git(worktree.path, "switch", "-q", "-c", "elsewhere")
     full = WorktreeLog(commits=[*log.commits, *chained.commits])
-    assert known_subjects(worktree, full) is None  # HEAD left the run's branch
-    git(worktree.path, "switch", "-q", worktree.branch)
+    assert known_subjects(worktree, full) is None  # HEAD is on a branch, not where the run left it
+    git(worktree.path, "switch", "-q", "--detach", "elsewhere")
     assert known_subjects(worktree, full) == ["two", "one"]

@@ -1,7 +1,8 @@
 """The memory gate: what a reflection run may merge without a human looking.
 
-It reads the run branch's diff against its base (one `git diff`, the checkout's files) and
-names every reason to hold the run back:
+It reads the run's diff against its base (made from the files the run's tools kept when it
+is certain to be git's, `filediff.py`, else one `git diff`; the checkout's files) and names
+every reason to hold the run back:
 - `system/` past its token budget, any file past the per-file cap (only when they grew), or a
   run that adds more than its share (`context/memory_budget.py`);
 - a verbatim dump: 3 consecutive added lines, or a stretch of `DUMP_CHARS` characters, copied
@@ -72,13 +73,22 @@ class GateInput(Struct, frozen=True):
     messages: Sequence[Mapping[str, Any]] = ()  # the payload messages: the user's words in them
 
 
-def check_gate(repo: GitRepo, base: str, tip: str, tree: Path, facts: GateInput) -> list[str]:
+def check_gate(
+    repo: GitRepo,
+    base: str,
+    tip: str,
+    tree: Path,
+    facts: GateInput,
+    diffs: list[FileDiff] | None = None,
+) -> list[str]:
     """Every reason not to merge `base..tip`, each one short line; [] lets it through.
 
     `tree` is a clean checkout of `tip` (the run's worktree): reading its files is several
-    times faster than reading a thousand loose git objects.
+    times faster than reading a thousand loose git objects. `diffs` is the diff when the
+    caller made it as git would (`filediff.py`); None: git is asked.
     """
-    diffs = parse_diff(repo.run("diff", "--no-renames", "-U0", "--no-color", base, tip))
+    if diffs is None:
+        diffs = parse_diff(repo.run("diff", "--no-renames", "-U0", "--no-color", base, tip))
     if not diffs:
         return []
     # The rules on meaning compile many patterns: loaded when a run has something to judge,

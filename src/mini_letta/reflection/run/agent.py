@@ -10,7 +10,7 @@ removed afterwards; the message log is kept.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from mini_letta.agents.records import AgentRecord
 from mini_letta.clock import Clock, format_timestamp
@@ -39,12 +39,16 @@ class RunTranscript(ConversationStore):
 
     Only its message log is kept: its record (title, times, usage totals), which the turn loop
     reads and updates at every step, lives in memory and is never written, as nothing reads it
-    after the run (the outcome and the run record take the turn's own result)."""
+    after the run (the outcome and the run record take the turn's own result). The run is the
+    log's only writer, so what it appended is also kept in memory and the loop's reads at every
+    step (the context, the turn's size) are served from there instead of parsing the file again;
+    a log that was not empty when the run started is read from the file as any other."""
 
     def __init__(self, home: Home, agent_id: str, run_id: str, kind: str = "messages") -> None:
         files = home.run_transcript_files(agent_id, run_id, kind)
         super().__init__(agent_id, f"reflection-{run_id}-{kind}", home, files)
         self._record: ConversationRecord | None = None
+        self._kept: list[Message] | None = None  # the whole log, once started on an empty one
 
     def exists(self) -> bool:
         return self._record is not None
@@ -63,13 +67,57 @@ class RunTranscript(ConversationStore):
     def append(self, messages: Message | Sequence[Message]) -> list[int]:
         """Append with credentials redacted: a run's transcript is kept for review, and what
         the reflection agent wrote into a tool call's arguments is no safer than its text."""
-        batch = [messages] if isinstance(messages, Message) else list(messages)
-        return super().append([redacted_message(message) for message in batch])
+        batch = [
+            redacted_message(message)
+            for message in ([messages] if isinstance(messages, Message) else messages)
+        ]
+        lines = super().append(batch)
+        kept = self._kept
+        if kept is not None:
+            if lines == list(range(len(kept), len(kept) + len(batch))):
+                kept.extend(batch)
+            else:  # not the lines this run's appends alone would make: the file decides
+                self._kept = None
+        return lines
+
+    def count(self) -> int:
+        return super().count() if self._kept is None else len(self._kept)
+
+    def at_line(self, line: int) -> Message | None:
+        kept = self._kept
+        if kept is None:
+            return super().at_line(line)
+        return kept[line] if 0 <= line < len(kept) else None
+
+    def tail(self, n: int) -> list[tuple[int, Message]]:
+        kept = self._kept
+        if kept is None:
+            return super().tail(n)
+        start = max(0, len(kept) - n) if n > 0 else len(kept)
+        return [(line, kept[line]) for line in range(start, len(kept))]
+
+    def iter_from(self, start: int = 0) -> Iterator[tuple[int, Message]]:
+        kept = self._kept
+        if kept is None:
+            yield from super().iter_from(start)
+            return
+        for line in range(max(0, start), len(kept)):
+            yield line, kept[line]
+
+    def iter_reverse(self) -> Iterator[tuple[int, Message]]:
+        kept = self._kept
+        if kept is None:
+            yield from super().iter_reverse()
+            return
+        for line in range(len(kept) - 1, -1, -1):
+            yield line, kept[line]
 
     def start(self, clock: Clock) -> None:
         """A record with a title and zero usage: the loop then neither titles the task's text
         nor sums an empty log."""
         ensure_dir(self.dir)
+        if super().count() == 0:
+            self._kept = []
         now = format_timestamp(clock.now())
         self.save_record(
             ConversationRecord(

@@ -1,7 +1,7 @@
 """A reflection run on its slices, once launched: record, worktree, agent, finalise, settle.
 
 `execute_run` writes the record `running`, runs the reflection agent in its own worktree,
-finalises it (the memory gate, the review, the merge), removes the worktree and branch
+finalises it (the memory gate, the review, the merge), removes the worktree
 whatever happens, settles each conversation's watermark and completes the record. An
 interrupt records `interrupted` and propagates.
 """
@@ -176,8 +176,8 @@ def _limits(run: RunSetup) -> GateLimits:
 def _execute(
     run: RunSetup, slices: list[Slice], provenance: RunProvenance
 ) -> tuple[Finalised, SideAgentResult | None]:
-    """Worktree, agent, finalisation; the worktree and its branch are removed whatever happens
-    (a rejected run's commits are kept on `reflection-rejected/<run-id>` first)."""
+    """Worktree, agent, finalisation; the worktree is removed whatever happens (a rejected
+    run's commits are kept on `reflection-rejected/<run-id>` first)."""
     worktree: Worktree | None = None
     agent_result: SideAgentResult | None = None
     try:
@@ -202,7 +202,7 @@ def _execute(
             log=provenance.worktree,
         )
         if final.status == "rejected":
-            run.parent.run("branch", "-f", rejected_branch(run.run_id), worktree.branch)
+            run.parent.run("branch", "-f", rejected_branch(run.run_id), worktree.tip())
     except MiniLettaError as exc:
         final = Finalised("failed", status_message("failed", detail=str(exc)))
     finally:
@@ -225,7 +225,7 @@ def _second_look(run: RunSetup, gate: GateInput) -> SecondLook | None:
     reviewer = provider
 
     def look(worktree: Worktree) -> ReviewOutcome:
-        hunks = collect_hunks(run.parent, worktree.base, worktree.branch, gate)
+        hunks = collect_hunks(run.parent, worktree.base, worktree.tip(), gate)
         return review_hunks(reviewer, hunks, run.world.clock)
 
     return look

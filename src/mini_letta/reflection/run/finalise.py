@@ -27,6 +27,7 @@ from mini_letta.reflection.run.worktree import (
     branch_subjects,
     is_merged,
     known_subjects,
+    logged_diff,
 )
 from mini_letta.reflection.state.outcome import Status, status_message
 from mini_letta.reflection.state.settings import MergeMode
@@ -88,6 +89,7 @@ def finalise_worktree(
     if agent_error is not None:
         return _done("failed", detail=agent_error)
     subjects = None if log is None else known_subjects(worktree, log)
+    confirmed = subjects is not None  # the log's commits are the worktree's: its diff too
     if subjects is None:
         subjects = branch_subjects(parent, worktree)
     commits = len(subjects)
@@ -98,7 +100,9 @@ def finalise_worktree(
         if parent_changes:
             return _done("parent_dirty", commits=commits, detail=_paths(parent_changes))
         if gate is not None:
-            reasons = check_gate(parent, worktree.base, worktree.branch, worktree.path, gate)
+            known = None if log is None or not confirmed else logged_diff(worktree, log)
+            tip = worktree.tip()
+            reasons = check_gate(parent, worktree.base, tip, worktree.path, gate, diffs=known)
             if reasons:
                 return Finalised("rejected", "; ".join(reasons), commits, reasons=tuple(reasons))
         if merge == "auto" and second_look is None:
@@ -136,7 +140,7 @@ def _merged(parent: GitRepo, commits: int, attempt: MergeAttempt) -> Finalised:
 
 
 def merge_branch(parent: GitRepo, worktree: Worktree, tip: str | None = None) -> MergeAttempt:
-    """`git merge` the reflection branch into main (fast-forward or a merge commit).
+    """`git merge` the run's commits into main (fast-forward or a merge commit).
 
     Runs under the memory repo's lock, the one the memory tool commits under, and re-checks
     that the parent is clean there. A conflict is aborted at once: the parent is left as it was.
@@ -157,7 +161,7 @@ def _merge_locked(parent: GitRepo, worktree: Worktree, tip: str | None) -> Merge
         refuse_secret(message, "the merge message")
     except SecretDetectedError as exc:
         return MergeAttempt(False, detail=str(exc))
-    if parent.returncode("merge", "--no-edit", "-m", message, worktree.branch) == 0:
+    if parent.returncode("merge", "--no-edit", "-m", message, worktree.tip()) == 0:
         return MergeAttempt(True)
     conflicted = parent.run("diff", "--name-only", "--diff-filter=U").split()
     in_merge = parent.returncode("rev-parse", "-q", "--verify", "MERGE_HEAD") == 0

@@ -3,7 +3,7 @@
 The steps (drawn in docs/architecture.md, "A reflection run"):
 
 lease → memory repo on main → stale leftovers cleaned → parent dirty? skip → payload(s)? else
-skip → worktree → reflection agent → finalise → worktree and branch removed (always) → states
+skip → worktree → reflection agent → finalise → worktree removed (always) → states
 and record settled (`settlement`) → lease released. This module takes the launch as far as the
 slices; `execute.py` runs them. Manual runs and post-turn runs differ only in
 `LaunchOptions.trigger`; `launch_multi_reflection` is the same run over several conversations,

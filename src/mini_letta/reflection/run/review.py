@@ -57,7 +57,7 @@ class ReflectionMergeTool(Struct):
             raise ToolInputError("'decision' must be 'merge' or 'reject'")
         self.attempt = merge_branch(self.parent, self.worktree)
         if self.attempt.merged:
-            return ToolResult(f"Merged {self.worktree.branch} into memory.")
+            return ToolResult(f"Merged reflection run {self.worktree.run_id} into memory.")
         if self.attempt.dirty:
             return ToolResult(
                 f"Not merged: memory has uncommitted changes ({self.attempt.detail}).", True
@@ -97,7 +97,6 @@ def build_reviewer(setup: ReviewSetup, parent: GitRepo) -> Reviewer:
         )
         task = build_merge_task(
             setup.run_id,
-            worktree.branch,
             commits,
             branch_diff(parent, worktree),
             setup.merge_instructions,

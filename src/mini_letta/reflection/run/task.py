@@ -85,12 +85,10 @@ def _transcript(payload: Mapping[str, Any]) -> str:
     )
 
 
-def build_merge_task(
-    run_id: str, branch: str, commits: int, diff: str, merge_instructions: str
-) -> str:
+def build_merge_task(run_id: str, commits: int, diff: str, merge_instructions: str) -> str:
     parts = [
-        f"Reflection run {run_id} made {commits} commit(s) on branch {branch}. Its diff against "
-        "your memory is below."
+        f"Reflection run {run_id} made {commits} commit(s). Their diff against your memory is "
+        "below."
     ]
     if merge_instructions.strip():
         parts.append(

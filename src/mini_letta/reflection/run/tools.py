@@ -20,7 +20,7 @@ from mini_letta.memory.paths import resolve_memory_path
 from mini_letta.memory.repo import GitRepo
 from mini_letta.memory.secrets import refuse_secret
 from mini_letta.reflection.gate.check import Citation
-from mini_letta.reflection.run.worktree import BranchCommit, WorktreeLog
+from mini_letta.reflection.run.worktree import BranchCommit, WorktreeLog, tracked_changes
 from mini_letta.storage.fields import require_str
 from mini_letta.structs import Struct, field
 from mini_letta.tools.base import Tool, ToolContext, ToolInputError, ToolKind, ToolResult
@@ -123,7 +123,8 @@ class MemoryEditTool:
         path = str(args.get("path", "")).strip()
         for key in ("path", "new_path"):
             if key == "path" or args.get(key) is not None:
-                _check_path(_root(ctx), args.get(key), key)
+                rel = _check_path(_root(ctx), args.get(key), key)
+                self.provenance.worktree.note_before(_root(ctx), rel)  # the gate's diff
         before = _current_text(_root(ctx), path) if command in ("delete", "rename") else ""
         outcome = apply_memory_edit(_root(ctx), command, rest)
         _stamp_skills(_root(ctx), args, self.provenance.run_id)
@@ -142,9 +143,9 @@ def _stamp_skills(root: Path, args: dict[str, Any], run_id: str) -> None:
             stamp_learned_skill(root, rel, run_id)
 
 
-def _check_path(root: Path, path: object, name: str) -> None:
+def _check_path(root: Path, path: object, name: str) -> str:
     try:
-        resolve_memory_path(root, path, name)
+        return resolve_memory_path(root, path, name)
     except MemoryEditError as exc:
         raise OutsideMemoryError(str(exc)) from exc
 
@@ -193,16 +194,23 @@ class MemoryCommitTool:
         if not message:
             raise ToolInputError("'message' must say what changed")
         refuse_secret(message, "the commit message")  # before looking at the tree
-        repo = GitRepo(_root(ctx))
+        root = _root(ctx)
+        repo = GitRepo(root)
         log = self.provenance.worktree
         trailers = self.provenance.trailers
         before = repo.head_sha_or_none()
-        done = repo.commit_all(message + ("\n\n" + "\n".join(trailers) if trailers else ""))
+        full = message + ("\n\n" + "\n".join(trailers) if trailers else "")
+        tracked = tracked_changes(root, log)  # files git tracks: one process, no `git add`
+        if tracked:
+            sha = repo.commit_paths(tracked, full, tracked=True)
+            done = None if sha is None else (sha, tracked)
+        else:
+            done = repo.commit_all(full)
         log.edited = False  # committed or not, nothing is left uncommitted
         if done is None:
             return ToolResult("Nothing to commit: memory has no changes.")
         sha, changed = done
-        log.commits.append(BranchCommit(before, sha, message))  # its subject: one line
+        log.note_commit(root, BranchCommit(before, sha, message, tuple(changed)))  # one line
         return ToolResult(f"Committed {sha[:12]}: {len(changed)} file(s) ({', '.join(changed)}).")
 
 
