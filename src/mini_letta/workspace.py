@@ -207,11 +207,16 @@ def _join_shared_memory(world: World, agent: AgentRecord, url: str) -> None:
 
 
 def _create_agent_memory(home: Home, agent: AgentRecord) -> None:
-    """Make a new agent's memory (kept as it is if cloned): the only place memory is created."""
+    """Make a new agent's memory (kept as it is if cloned): the only place memory is created.
+    Its prompt cache gets the files just committed, so the first turn runs no git."""
+    from mini_letta.memory.compile import seed_prompt_cache
+    from mini_letta.memory.layout import HUMAN_FILE, PERSONA_FILE
     from mini_letta.memory.repo import init_memory_repo
 
-    if not (home.memory_dir(agent.id) / ".git").exists():
-        init_memory_repo(home.memory_dir(agent.id))
+    memory_dir = home.memory_dir(agent.id)
+    if not (memory_dir / ".git").exists():
+        init_memory_repo(memory_dir)
+        seed_prompt_cache(home.prompt_cache_file(agent.id), memory_dir, (PERSONA_FILE, HUMAN_FILE))
 
 
 def check_agent_memory(home: Home, agent: AgentRecord) -> None:
