@@ -151,20 +151,39 @@ def commit_tree(work_tree: Path, commit: str) -> str | None:
     return tree if SHA_RE.fullmatch(tree) else None
 
 
-def read_loose_object(common: Path, sha: str) -> tuple[bytes, bytes] | None:
+_OBJECT_KINDS = (b"commit", b"tree", b"blob", b"tag")
+
+
+def read_loose_object(
+    common: Path, sha: str, *, header_only: bool = False, max_bytes: int | None = None
+) -> tuple[bytes, bytes] | None:
     """(kind, body) of object `sha` from its loose file under the common git dir (zlib:
-    `<kind> <size>\0<body>`); None when it has none (packed, absent) or it is damaged."""
+    `<kind> <size>\0<body>`); with `header_only` only the kind is inflated (the body is
+    empty). None when it has none (packed, absent), it is damaged, or its file is over
+    `max_bytes`."""
     import zlib
 
     if not SHA_RE.fullmatch(sha):
         return None
     try:
-        raw = zlib.decompress((common / "objects" / sha[:2] / sha[2:]).read_bytes())
-    except (OSError, zlib.error):
+        with open(common / "objects" / sha[:2] / sha[2:], "rb") as file:
+            raw = file.read() if max_bytes is None else file.read(max_bytes + 1)
+    except OSError:
         return None
-    header, _, body = raw.partition(b"\0")
+    if max_bytes is not None and len(raw) > max_bytes:
+        return None
+    try:
+        inflate = zlib.decompressobj()
+        data = inflate.decompress(raw, 32 if header_only else 0)
+    except zlib.error:
+        return None
+    header, nul, body = data.partition(b"\0")
     kind, _, size = header.partition(b" ")
-    return (kind, body) if size == str(len(body)).encode("ascii") else None
+    if not nul or not size.isdigit() or kind not in _OBJECT_KINDS:
+        return None
+    if header_only:
+        return kind, b""
+    return (kind, body) if int(size) == len(body) and inflate.eof else None
 
 
 def tree_sha(files: dict[str, bytes], *, sha256: bool = False) -> str:

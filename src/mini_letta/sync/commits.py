@@ -10,10 +10,9 @@ refs, grafts or a shallow clone may change) returns None and the caller asks git
 
 from __future__ import annotations
 
-import zlib
 from pathlib import Path
 
-from mini_letta.memory.gitfiles import SHA_RE
+from mini_letta.memory.gitfiles import SHA_RE, read_loose_object
 
 MAX_CHAIN = 64  # commits walked before giving the question to git
 _MAX_COMMIT_BYTES = 1 << 20  # a larger "commit" is not read here
@@ -64,30 +63,9 @@ def _parents(common: Path, sha: str) -> list[str] | None:
 
 
 def _loose(common: Path, sha: str, *, whole: bool) -> tuple[bytes, bytes] | None:
-    """(kind, body) of the loose object `sha` (the body only when `whole`); None when there is
-    no such file or it does not read as one."""
-    if not SHA_RE.fullmatch(sha):
-        return None
-    path = common / "objects" / sha[:2] / sha[2:]
-    try:
-        with path.open("rb") as file:
-            raw = file.read(_MAX_COMMIT_BYTES + 1)
-    except OSError:
-        return None
-    if len(raw) > _MAX_COMMIT_BYTES:
-        return None
-    try:
-        inflate = zlib.decompressobj()
-        data = inflate.decompress(raw, 0 if whole else 32)
-    except zlib.error:
-        return None
-    header, nul, body = data.partition(b"\0")
-    kind, _, size = header.partition(b" ")
-    if not nul or not size.isdigit() or kind not in (b"commit", b"tree", b"blob", b"tag"):
-        return None
-    if whole and (int(size) != len(body) or not inflate.eof):
-        return None
-    return kind, body
+    """(kind, body) of the loose object `sha` (the body only when `whole`), at most
+    `_MAX_COMMIT_BYTES` on disk; None when there is no such file or it does not read as one."""
+    return read_loose_object(common, sha, header_only=not whole, max_bytes=_MAX_COMMIT_BYTES)
 
 
 def _plain_history(common: Path) -> bool:
