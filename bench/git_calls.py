@@ -10,6 +10,9 @@ Before the git work of issue 22 (08f424e): 5, 5, 23, 12 and 2; after it: 3, 3, 1
 at 729c3a3 the two runs took 14 and 8; since a run takes its worktree's status and its
 commits from its tools' log (checked against the branch tip in the files), and its commit
 tool names what it staged with `git add -A -v` instead of a `git status` first: 11 and 6.
+Session 5 (a detached worktree removed in Python, the gate's diff from the files, one
+cat-file process per snapshot, the prompt cache written at creation, git's index read to
+skip a status): creation 3, memory-tool edit 1, the two runs 6 and 3, a mock turn 0.
 Session 5: the worktree is detached (no branch to delete) and removed in the process, the
 gate's diff is made from the files the tools kept, and an edit of tracked files commits with
 one `git commit -- paths`: 7 (status 2, ls-tree, cat-file, worktree add, commit, merge) and 4.
@@ -52,7 +55,11 @@ def _hook(event: str, args: tuple[object, ...]) -> None:
     if not argv or Path(argv[0]).name != "git":
         return
     name = subcommand(argv[1:])
-    frames = [f for f in traceback.extract_stack()[:-1] if "mini_letta" in f.filename]
+    frames = [
+        f
+        for f in traceback.extract_stack()[:-1]
+        if "mini_letta" in f.filename and not f.filename.endswith(("/gitproc.py", "/repo.py"))
+    ]
     caller = " < ".join(f"{Path(f.filename).stem}.{f.name}" for f in reversed(frames[-4:]))
     _calls.append((name, caller))
 

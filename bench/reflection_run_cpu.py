@@ -29,13 +29,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from _common import cpu_times as _cpu  # noqa: E402
+
 from mini_letta.reflection.evals import gate_eval  # noqa: E402
 from support.git_calls import git_calls  # noqa: E402
-
-
-def _cpu() -> tuple[float, float]:
-    times = os.times()
-    return times.user + times.system, times.children_user + times.children_system
 
 
 def main() -> None:

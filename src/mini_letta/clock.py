@@ -30,6 +30,8 @@ class SystemClock:
 
 def format_timestamp(moment: datetime) -> str:
     """ISO 8601 in UTC with milliseconds and a Z, the one timestamp format on disk."""
+    if moment.tzinfo is UTC and moment.year >= 1000:  # the clocks' own times: isoformat, in C
+        return moment.isoformat(timespec="milliseconds")[:23] + "Z"  # cut "+00:00"
     return (
         moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
     )

@@ -109,6 +109,10 @@ _DROPPED_ENV = (
     "GIT_CONFIG_PARAMETERS",
     "GIT_CONFIG_COUNT",
     "GIT_EXTERNAL_DIFF",
+    # history as the objects say it (sync/commits.py reads loose commits on that premise)
+    "GIT_REPLACE_REF_BASE",
+    "GIT_GRAFT_FILE",
+    "GIT_SHALLOW_FILE",
 )
 
 

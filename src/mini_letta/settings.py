@@ -246,7 +246,14 @@ def update_project_mcp(
 
 
 def _same_file(one: Path, other: Path) -> bool:
-    return one.absolute() == other.absolute() or one.resolve() == other.resolve()
+    """Whether two paths are one file, asked of the files (two stats) rather than by resolving
+    both paths (a Python walk of every folder above each); a missing file is no other's."""
+    if one.absolute() == other.absolute():
+        return True
+    try:
+        return one.samefile(other)
+    except OSError:
+        return False
 
 
 def load_global_settings(home: Home) -> dict[str, Any]:

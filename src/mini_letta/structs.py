@@ -15,6 +15,8 @@ is imported but `typing` (whose names the annotations use anyway).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from operator import attrgetter
 from typing import Any, TypeVar, dataclass_transform
 
 T = TypeVar("T", bound="Struct")
@@ -85,11 +87,10 @@ class _StructMeta(type):
             ns.setdefault("__hash__", _hash)
         else:
             ns.setdefault("__hash__", None)  # equal by value and changeable: unhashable
-        cls = super().__new__(mcs, name, bases, ns)
-        cls.__struct_fields__ = names
-        cls.__struct_plan__ = tuple(plan)
-        cls.__struct_frozen__ = frozen
-        return cls
+        ns["__struct_fields__"] = names  # in the namespace: an attribute set on a finished
+        ns["__struct_plan__"] = tuple(plan)  # class costs as much as a small class statement
+        ns["__struct_frozen__"] = frozen
+        return super().__new__(mcs, name, bases, ns)
 
 
 def _is_class_var(annotation: Any) -> bool:
@@ -102,11 +103,45 @@ def _refuse_change(self: Struct, name: str, *_value: Any) -> None:
 
 
 def _hash(self: Struct) -> int:
-    return hash(_values(self))
+    cls = type(self)
+    return hash((_TABLES.get(cls) or _table(cls))[2](self))
 
 
-def _values(record: Struct) -> tuple[Any, ...]:
-    return tuple(getattr(record, name) for name in record.__struct_fields__)
+# What every construction reads, made at a class's first record rather than with the class
+# (most classes a process defines make no record): (each field's slot writer, which goes past
+# a frozen class's __setattr__; the field names as a set; the values as a tuple; __post_init__).
+_Table = tuple[
+    tuple[Callable[[Any, Any], None], ...],
+    frozenset[str],
+    Callable[[Any], tuple[Any, ...]],
+    Callable[[Any], None] | None,
+]
+_TABLES: dict[type, _Table] = {}
+
+
+def _table(cls: _StructMeta) -> _Table:
+    parents = [base for base in cls.__bases__ if isinstance(base, _StructMeta)]
+    inherited = _TABLES.get(parents[0]) or _table(parents[0]) if parents else None
+    setters = inherited[0] if inherited is not None else ()
+    names = cls.__struct_fields__
+    own = tuple(cls.__dict__[name].__set__ for name in names[len(setters) :])
+    table = _TABLES[cls] = (
+        setters + own,
+        frozenset(names),
+        _getter(names),
+        getattr(cls, "__post_init__", None),
+    )
+    return table
+
+
+def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The record's field values as a tuple (attrgetter of one name returns the bare value)."""
+    if len(names) > 1:
+        return attrgetter(*names)
+    if names:
+        one = attrgetter(names[0])
+        return lambda record: (one(record),)
+    return lambda _record: ()
 
 
 @dataclass_transform(field_specifiers=(field,))
@@ -123,42 +158,62 @@ class Struct(metaclass=_StructMeta):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         cls = type(self)
-        plan = cls.__struct_plan__
-        if len(args) > len(plan):
-            raise TypeError(f"{cls.__name__}() takes {len(plan)} fields, {len(args)} given")
-        put = object.__setattr__
-        for (name, _, _), value in zip(plan, args, strict=False):
-            put(self, name, value)
-        for name, default, factory in plan[len(args) :]:
-            value = kwargs.pop(name, _MISSING)
-            if value is _MISSING:
-                if factory is not None:
-                    value = factory()
-                elif default is _MISSING:
-                    raise TypeError(f"{cls.__name__}() needs a value for {name!r}")
-                else:
-                    value = default
-            put(self, name, value)
-        if kwargs:
-            raise TypeError(f"{cls.__name__}() got unexpected or repeated fields {sorted(kwargs)}")
-        post_init = getattr(self, "__post_init__", None)
+        setters, names, _, post_init = _TABLES.get(cls) or _table(cls)
+        # zip without strict=: a keyword argument costs zip its fast call, and the lengths are
+        # equal here by construction.
+        if not kwargs:
+            if len(args) != len(setters):
+                args = _bind(cls, args, kwargs)
+            for put, value in zip(setters, args):  # noqa: B905
+                put(self, value)
+        elif not args and len(kwargs) == len(setters) and kwargs.keys() == names:
+            for put, name in zip(setters, cls.__struct_fields__):  # noqa: B905  (all by name)
+                put(self, kwargs[name])
+        else:
+            for put, value in zip(setters, _bind(cls, args, kwargs)):  # noqa: B905
+                put(self, value)
         if post_init is not None:
-            post_init()
+            post_init(self)
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        cls = type(self)
+        if type(other) is not cls:
             return NotImplemented
-        return _values(self) == _values(other)
+        values = (_TABLES.get(cls) or _table(cls))[2]
+        return values(self) == values(other)
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__struct_fields__)
         return f"{type(self).__name__}({shown})"
 
 
+def _bind(cls: type[Struct], args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """Every field's value, in order, from a construction's arguments and the defaults."""
+    plan = cls.__struct_plan__
+    if len(args) > len(plan):
+        raise TypeError(f"{cls.__name__}() takes {len(plan)} fields, {len(args)} given")
+    values = list(args)
+    for name, default, factory in plan[len(args) :]:
+        value = kwargs.pop(name, _MISSING)
+        if value is _MISSING:
+            if factory is not None:
+                value = factory()
+            elif default is _MISSING:
+                raise TypeError(f"{cls.__name__}() needs a value for {name!r}")
+            else:
+                value = default
+        values.append(value)
+    if kwargs:
+        raise TypeError(f"{cls.__name__}() got unexpected or repeated fields {sorted(kwargs)}")
+    return tuple(values)
+
+
 def replace(record: T, **changes: Any) -> T:
     """A copy of `record` with some fields changed (its `__post_init__` runs again)."""
-    unknown = changes.keys() - set(record.__struct_fields__)
+    cls = type(record)
+    names = cls.__struct_fields__
+    unknown = changes.keys() - set(names)
     if unknown:
-        raise TypeError(f"{type(record).__name__} has no fields {sorted(unknown)}")
-    values = {name: changes.get(name, getattr(record, name)) for name in record.__struct_fields__}
-    return type(record)(**values)
+        raise TypeError(f"{cls.__name__} has no fields {sorted(unknown)}")
+    values = (_TABLES.get(cls) or _table(cls))[2](record)
+    return cls(*[changes.get(name, value) for name, value in zip(names, values)])  # noqa: B905

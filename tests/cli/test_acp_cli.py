@@ -298,7 +298,7 @@ async def _a_loaded_session_is_replayed(
 
 
 def test_one_editor_process_serves_turns_cancels_sessions_and_loads(
-    cli, scripted_server, home, project, tmp_path
+    cli, scripted_server, home, project, project_agent, tmp_path
 ):
     """The server's `--model` (openai/x, on the scripted server) answers every session. Project
     `tools`: tool calls and permissions, a cancel. Project `project` (a mock agent reflecting
@@ -306,7 +306,7 @@ def test_one_editor_process_serves_turns_cancels_sessions_and_loads(
     the editor leaves mid-turn."""
     tools = tmp_path / "tools"
     tools.mkdir()
-    cli("agents", "create")  # reflection after every turn, in the foreground, as configured
+    # the project's agent (project_agent) reflects after every turn, in the foreground
     cli("sleeptime", "--trigger", "step-count", "--steps", "1")
     env = {"OPENAI_API_KEY": "sk-test-dummy", "OPENAI_BASE_URL": scripted_server.url}
     client = RecordingClient()

@@ -35,10 +35,8 @@ def test_conversations_list_marks_a_corrupt_conversation(cli, project_agent, hom
     _check_json(cli("conversations", "list", "--json"), [good.parent.name], bad, "invalid JSON")
 
 
-def test_reflections_list_marks_a_corrupt_run_record(cli, project_agent, home):
-    cli("chat", "-p", "我更喜欢用 tabs 缩进")
-    cli("reflect")
-    cli("chat", "-p", "我叫李雷")
+def test_reflections_list_marks_a_corrupt_run_record(cli, reflected, home):
+    cli("chat", "-p", "我叫李雷")  # after a turn and its merged run
     cli("reflect")
     agent = home.root / "agents" / _agent_id(cli)
     first, second = sorted(agent.glob("reflections/*-*.json"))

@@ -36,6 +36,8 @@ def _conversations(cli):
 
 
 def test_import_all_imports_every_session_once_with_a_line_each(cli, sessions):
+    """In a fresh project: the first import makes the project's agent (the other tests start
+    with it there)."""
     claude, codex = sessions
     first = cli("import", "--all", str(claude))
     assert first.code == 0, first.stderr
@@ -60,7 +62,7 @@ def test_import_all_imports_every_session_once_with_a_line_each(cli, sessions):
     assert len(hits) == 2  # one per session, not doubled by the second run
 
 
-def test_importing_a_grown_session_again_adds_only_the_new_messages(cli, project):
+def test_importing_a_grown_session_again_adds_only_the_new_messages(project_agent, cli, project):
     path = write_lines(project / "rollout.jsonl", CODEX[:4])
     first = cli("import", "rollout.jsonl", "--output-format", "json")
     created = json.loads(first.stdout)
@@ -75,7 +77,7 @@ def test_importing_a_grown_session_again_adds_only_the_new_messages(cli, project
     assert len(_conversations(cli)) == 1
 
 
-def test_a_torn_last_line_is_a_warning_not_a_failure(cli, project):
+def test_a_torn_last_line_is_a_warning_not_a_failure(project_agent, cli, project):
     whole = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in CLAUDE_CODE)
     (project / "live.jsonl").write_text(whole[:-30], encoding="utf-8")
     result = cli("import", "live.jsonl")
@@ -85,7 +87,7 @@ def test_a_torn_last_line_is_a_warning_not_a_failure(cli, project):
 
 
 def test_links_out_of_the_folder_are_refused_one_line_each_and_the_rest_imported(
-    cli, sessions, tmp_path
+    project_agent, cli, sessions, tmp_path
 ):
     claude, _ = sessions
     outside = write_lines(tmp_path / "private" / "other.jsonl", CODEX)
@@ -101,7 +103,7 @@ def test_links_out_of_the_folder_are_refused_one_line_each_and_the_rest_imported
     assert "is a link to something outside" in single.stderr
 
 
-def test_import_all_shows_a_progress_bar_on_a_terminal(home, project, sessions):
+def test_import_all_shows_a_progress_bar_on_a_terminal(project_agent, home, project, sessions):
     from mini_letta.cli.main import main
     from mini_letta.cli.terminal import Terminal
 
@@ -125,8 +127,9 @@ def test_a_usage_mistake_with_all_is_exit_2(cli, project, sessions):
 
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
-def test_an_import_killed_halfway_leaves_nothing_half_imported(cli, home, project, sig):
-    assert cli("agents", "create").code == 0
+def test_an_import_killed_halfway_leaves_nothing_half_imported(
+    project_agent, cli, home, project, sig
+):
     lines = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"第 {i} 行 " * 8}
              for i in range(2_000)]  # fmt: skip
     big = write_lines(project / "big.jsonl", lines)

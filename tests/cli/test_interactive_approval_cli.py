@@ -6,14 +6,13 @@ import json
 
 import pytest
 
-# the project's agent is there already (a copy of a fresh one): not what these tests are about
-pytestmark = pytest.mark.usefixtures("project_agent")
+from support.agents import fresh_agent
 
 
-def _agent_with_script(cli, project, entries) -> None:
+def _agent_with_script(world, project, entries) -> None:
+    """The project's agent on `script:s.json` (a copy of one made once per worker)."""
     (project / "s.json").write_text(json.dumps(entries))
-    created = cli("agents", "create", "--model", "script:s.json")
-    assert created.code == 0, created.stderr
+    fresh_agent(world, model="script:s.json", current=True)
 
 
 def _bash(command: str) -> dict:
@@ -23,8 +22,8 @@ def _bash(command: str) -> dict:
 @pytest.mark.parametrize(
     ("answer", "ran"), [("y", True), ("n", False), ("", False)], ids=["yes", "no", "enter"]
 )
-def test_interactive_approval_decides_whether_the_command_runs(cli, project, answer, ran):
-    _agent_with_script(cli, project, [{"toolCalls": [_bash("touch made")]}, "ok"])
+def test_interactive_approval_decides_whether_the_command_runs(cli, world, project, answer, ran):
+    _agent_with_script(world, project, [{"toolCalls": [_bash("touch made")]}, "ok"])
     result = cli(stdin=f"please run it\n{answer}\n")
     assert result.code == 0, result.stderr
     assert "? allow Bash: touch made" in result.stderr
@@ -33,29 +32,29 @@ def test_interactive_approval_decides_whether_the_command_runs(cli, project, ans
         assert "the user declined to run Bash" in result.stderr
 
 
-def test_always_approves_the_tool_for_the_rest_of_the_session(cli, project):
+def test_always_approves_the_tool_for_the_rest_of_the_session(cli, world, project):
     entries = [{"toolCalls": [_bash("touch one"), _bash("touch two")]}, "ok"]
-    _agent_with_script(cli, project, entries)
+    _agent_with_script(world, project, entries)
     result = cli(stdin="go\na\n")
     assert result.code == 0, result.stderr
     assert (project / "one").exists() and (project / "two").exists()
     assert result.stderr.count("? allow") == 1
 
 
-def test_end_of_input_while_asking_refuses(cli, project):
-    _agent_with_script(cli, project, [{"toolCalls": [_bash("touch made")]}, "ok"])
+def test_end_of_input_while_asking_refuses(cli, world, project):
+    _agent_with_script(world, project, [{"toolCalls": [_bash("touch made")]}, "ok"])
     result = cli(stdin="go\n")
     assert result.code == 0, result.stderr
     assert not (project / "made").exists()
 
 
-def test_the_prompt_shows_the_diff_an_edit_would_make(cli, project):
+def test_the_prompt_shows_the_diff_an_edit_would_make(cli, world, project):
     (project / "notes.txt").write_text("alpha\nbeta\n")
     edit = {
         "name": "Edit",
         "arguments": {"path": "notes.txt", "old_string": "beta", "new_string": "gamma"},
     }
-    _agent_with_script(cli, project, [{"toolCalls": [edit]}, "ok"])
+    _agent_with_script(world, project, [{"toolCalls": [edit]}, "ok"])
     result = cli(stdin="change it\nn\n")
     assert result.code == 0, result.stderr
     assert "    -beta\n    +gamma\n" in result.stderr

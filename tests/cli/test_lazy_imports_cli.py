@@ -197,3 +197,13 @@ def test_commands_load_no_run_machinery_and_no_sdk(cli, home, project, tmp_path)
         for name in ("openai", "anthropic"):
             probe.run("context", "--agent", name, cwd=elsewhere, env=keys)
             assert _found(probe.loaded, SDKS) == [], name
+
+        # configuring an MCP server needs no MCP SDK (test_mcp_servers_cli: without it, serving
+        # and a turn with a server configured say how to install it)
+        probe.run("mcp-servers", "add", "fs", "--", "fs-server", cwd=project)
+        probe.run("mcp-servers", "list", cwd=project)
+        assert _found(probe.loaded, ("mcp", "mcp_types")) == []
+        assert _found(probe.loaded, ("mini_letta.mcp_client",)) == [
+            "mini_letta.mcp_client",
+            "mini_letta.mcp_client.config",
+        ]

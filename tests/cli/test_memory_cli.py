@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -163,12 +163,11 @@ def test_memory_undo_refuses_a_dirty_repo(cli, project_agent):
 
 
 def _editor(tmp_path: Path, new_text: str) -> dict[str, str]:
-    script = tmp_path / "editor.py"
-    script.write_text(
-        "import sys, pathlib\n"
-        f"pathlib.Path(sys.argv[1]).write_text({new_text!r}, encoding='utf-8')\n"
-    )
-    return {"EDITOR": f"{sys.executable} {script}"}
+    """An $EDITOR that saves `new_text` over the file it is given: `cp` from a file beside it
+    (a Python script as the editor started an interpreter for each edit)."""
+    saved = tmp_path / "saved.md"  # written again for each edit, just before it
+    saved.write_text(new_text, encoding="utf-8")
+    return {"EDITOR": f"cp {shlex.quote(str(saved))}"}
 
 
 def test_memory_edit_validates_and_commits(cli, project_agent, tmp_path):

@@ -1,44 +1,31 @@
-"""Two processes writing one agent's memory at once: every commit lands, nothing is lost."""
+"""Two processes writing one agent's memory at once: every commit lands, nothing is lost.
+
+Both writers are forked from one Python process that has imported the memory tool
+(support/forker.py): each is still a process of its own, taking the memory's locks for real,
+and both begin writing when the test says go, instead of a process start-up apart."""
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
-from support.cli import SRC
-
-WRITER = """
-import sys
-from pathlib import Path
-from mini_letta.clock import SystemClock
-from mini_letta.tools.base import ToolContext
-from mini_letta.tools.memory_tool import MemoryTool
-
-root, prefix, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-ctx = ToolContext(cwd=root, clock=SystemClock(), memory_dir=root)
-tool = MemoryTool()
-for i in range(count):
-    args = {"command": "insert", "path": "system/human.md", "content": f"- {prefix}-{i}",
-            "reason": f"{prefix} {i}"}
-    result = tool.run(args, ctx)
-    assert not result.is_error, result.content
-"""
+from support.forker import Forker
 
 
-def test_two_processes_write_memory_at_once(memory_repo):
+def test_two_processes_write_memory_at_once(memory_repo, tmp_path):
     count = 8
-    env = {"PYTHONPATH": str(SRC), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(memory_repo.path), prefix, str(count)],
-            env=env, stderr=subprocess.PIPE, text=True,
-        )
-        for prefix in ("A", "B")
-    ]  # fmt: skip
-    for proc in procs:
-        _, err = proc.communicate(timeout=120)
-        assert proc.returncode == 0, err
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    errors = tmp_path / "writers.err"
+    preload = ["mini_letta.tools.memory_tool", "mini_letta.tools.base", "mini_letta.clock"]
+    forker = Forker("support.forker:memory_writer", preload, env, errors=errors)
+    try:
+        go = tmp_path / "go"
+        for prefix in ("A", "B"):
+            forker.start(prefix, {"root": str(memory_repo.path), "count": count, "go": str(go)})
+        go.touch()  # both are waiting for it
+        codes = [forker.wait(prefix) for prefix in ("A", "B")]
+    finally:
+        forker.close()
+    assert codes == [0, 0], errors.read_text()
     body = (memory_repo.path / "system" / "human.md").read_text(encoding="utf-8")
     for prefix in ("A", "B"):
         lines = [line for line in body.splitlines() if line.startswith(f"- {prefix}-")]

@@ -18,7 +18,7 @@ import pytest
 
 from mini_letta.palace.gather import PalaceInput
 from mini_letta.palace.page import build_palace, save_palace
-from support.palace_kit import HUMAN, LIMITS, build_story_once, copy_story
+from support.palace_kit import HUMAN, LIMITS, PALACE_GROUP, build_story_once, copy_story
 
 FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -106,6 +106,7 @@ def beacon() -> Iterator[str]:
         server.server_close()
 
 
+@pytest.mark.xdist_group(PALACE_GROUP)  # where the story is built already
 def test_the_page_draws_in_chromium_and_nothing_reaches_the_network(palace_file, tmp_path, beacon):
     """The page, with a request injected into it as a hostile memory line might: drawn, and
     its policy lets neither the page nor the injection ask the network for anything."""

@@ -12,15 +12,8 @@ from support.memory import commit_all, write_file
 from support.waiting import wait_until
 
 
-def _agent_with_a_reflection(cli):
-    assert cli("chat", "-p", "我更喜欢用 tabs 缩进").code == 0
-    assert cli("reflect").code == 0
-    agents = json.loads(cli("agents", "list", "--json").stdout)
-    return agents[0]["id"]
-
-
-def test_palace_writes_an_owner_only_page_and_says_where(cli, project_agent, home, project):
-    agent_id = _agent_with_a_reflection(cli)
+def test_palace_writes_an_owner_only_page_and_says_where(cli, reflected, home, project):
+    agent_id = reflected.agent_id
     result = cli("palace", "-o", "out/palace.html")
     target = project / "out" / "palace.html"
     assert result.code == 0, result.stderr
@@ -32,8 +25,7 @@ def test_palace_writes_an_owner_only_page_and_says_where(cli, project_agent, hom
     assert stat.S_IMODE(home.palace_file(agent_id).stat().st_mode) == 0o600
 
 
-def test_palace_messages_bounds_what_is_embedded(cli, project_agent, project):
-    _agent_with_a_reflection(cli)
+def test_palace_messages_bounds_what_is_embedded(cli, reflected, project):
     assert cli("palace", "-o", "p.html", "--messages", "1").code == 0
     page = (project / "p.html").read_text(encoding="utf-8")
     assert '"messageLimit":1' in page and f'"messageLimit":{MESSAGE_LIMIT}' not in page
@@ -71,8 +63,8 @@ def _memory(home, agent_id):
     return home.memory_dir(agent_id)
 
 
-def test_doctor_lists_findings_and_exits_1_only_when_severe(cli, project_agent, home):
-    agent_id = _agent_with_a_reflection(cli)
+def test_doctor_lists_findings_and_exits_1_only_when_severe(cli, reflected, home):
+    agent_id = reflected.agent_id
     clean = cli("memory", "doctor")
     assert clean.code == 0 and "0 finding(s)" in clean.stdout
     memory = _memory(home, agent_id)
@@ -89,8 +81,8 @@ def test_doctor_lists_findings_and_exits_1_only_when_severe(cli, project_agent, 
     assert broken["path"] == "notes/b.md" and broken["line"] == 1 and broken["advice"]
 
 
-def test_status_shows_the_doctors_count_and_when_it_is_stale(cli, project_agent, home):
-    agent_id = _agent_with_a_reflection(cli)
+def test_status_shows_the_doctors_count_and_when_it_is_stale(cli, reflected, home):
+    agent_id = reflected.agent_id
     assert "doctor      not run yet" in cli("status").stdout
     memory = _memory(home, agent_id)
     write_file(memory, "notes/a.md", "---\ndescription: A\n---\n- TODO\n")
@@ -104,8 +96,8 @@ def test_status_shows_the_doctors_count_and_when_it_is_stale(cli, project_agent,
     assert "memory has changed since" in cli("status").stdout
 
 
-def test_doctor_fix_starts_a_reflection_run_told_the_findings(cli, project_agent, home):
-    agent_id = _agent_with_a_reflection(cli)
+def test_doctor_fix_starts_a_reflection_run_told_the_findings(cli, reflected, home):
+    agent_id = reflected.agent_id
     memory = _memory(home, agent_id)
     write_file(memory, "notes/a.md", "---\ndescription: A\n---\n- TODO\n")
     commit_all(memory, "notes")
@@ -122,8 +114,8 @@ def test_doctor_fix_starts_a_reflection_run_told_the_findings(cli, project_agent
     assert nothing.code == 0 and "Nothing to fix." in nothing.stderr
 
 
-def test_doctor_sees_a_file_that_is_not_a_file(cli, project_agent, home):
-    agent_id = _agent_with_a_reflection(cli)
+def test_doctor_sees_a_file_that_is_not_a_file(cli, reflected, home):
+    agent_id = reflected.agent_id
     os.symlink("/etc/passwd", _memory(home, agent_id) / "notes-link.md")
     result = cli("memory", "doctor")
     assert result.code == 1 and "notes-link.md  is a symbolic link" in result.stdout

@@ -40,9 +40,8 @@ def _records(cli) -> list[dict]:
     return json.loads(cli("reflections", "list", "--json").stdout)
 
 
-def test_json_output_carries_the_outcome(cli):
-    cli("agents", "create")  # sleeptime saves to agent.json: the agent must exist
-    cli("sleeptime", "--trigger", "step-count", "--steps", "2")
+def test_json_output_carries_the_outcome(cli, project_agent):
+    cli("sleeptime", "--trigger", "step-count", "--steps", "2")  # saved in agent.json
     quiet = json.loads(cli("chat", "-p", "我更喜欢用 tabs 缩进", "--output-format", "json").stdout)
     assert quiet["reflection"] is None
     result = cli("chat", "-p", "好的", "--output-format", "json")
@@ -57,8 +56,7 @@ def test_json_output_carries_the_outcome(cli):
     assert [m.group(1) for m in _lines(result.stderr, MERGED)] == [reflection["runId"]]
 
 
-def test_stream_json_has_a_reflection_event_and_the_result_last(cli):
-    cli("agents", "create")  # sleeptime saves to agent.json: the agent must exist
+def test_stream_json_has_a_reflection_event_and_the_result_last(cli, project_agent):
     cli("sleeptime", "--trigger", "step-count", "--steps", "1")
     result = cli("chat", "-p", "我更喜欢用 tabs 缩进", "--output-format", "stream-json")
     events = [json.loads(line) for line in result.stdout.splitlines()]
@@ -70,8 +68,7 @@ def test_stream_json_has_a_reflection_event_and_the_result_last(cli):
     assert result.stderr == ""
 
 
-def test_stream_json_input_reflects_between_messages(cli):
-    cli("agents", "create")  # sleeptime saves to agent.json: the agent must exist
+def test_stream_json_input_reflects_between_messages(cli, project_agent):
     cli("sleeptime", "--trigger", "step-count", "--steps", "2")
     lines = [json.dumps(t) for t in ("我更喜欢用 tabs 缩进", "好的", "嗯")]
     result = cli("chat", "--input-format", "stream-json", stdin="\n".join(lines) + "\n")
@@ -87,8 +84,7 @@ def test_stream_json_input_reflects_between_messages(cli):
     ]
 
 
-def test_a_detached_reflection_by_the_flag_or_the_setting_is_shown_once(cli, home):
-    cli("agents", "create")  # sleeptime saves to agent.json: the agent must exist
+def test_a_detached_reflection_by_the_flag_or_the_setting_is_shown_once(cli, home, project_agent):
     cli("sleeptime", "--trigger", "step-count", "--steps", "1")
     result = cli("chat", "-p", "我更喜欢用 tabs 缩进", "--background-reflection")
     assert result.code == 0 and result.stdout == "（mock）我听到了：我更喜欢用 tabs 缩进\n"
@@ -129,10 +125,9 @@ def test_a_bad_reflection_mode_is_a_clear_error(cli, home):
     assert str(home.settings_file) in result.stderr
 
 
-def test_a_launch_queued_behind_a_run_is_run_by_the_next_holder(cli, home):
+def test_a_launch_queued_behind_a_run_is_run_by_the_next_holder(cli, home, project_agent):
     """Two background launches: the first waits behind a running reflection (here the test
     holds the lease), the second runs and then runs the queued one; both outcomes shown once."""
-    cli("agents", "create")  # sleeptime saves to agent.json: the agent must exist
     cli("sleeptime", "--trigger", "step-count", "--steps", "1")
     first = cli("chat", "-p", "我更喜欢用 tabs 缩进")  # a first merge, in this process
     assert _lines(first.stderr, MERGED), first.stderr
@@ -178,14 +173,13 @@ def _workers_of(conversation_id: str) -> list[str]:
 
 
 def test_the_interactive_session_shows_a_finished_reflection_before_the_next_line(
-    cli, home, project
+    cli, home, project, project_agent
 ):
     """The session reads a pipe line by line: the second line is written only once the
     detached reflection of the first turn has finished, and its outcome is shown first."""
     from mini_letta.cli.main import main
     from mini_letta.cli.terminal import Terminal
 
-    cli("agents", "create")  # sleeptime saves to agent.json: the agent must exist
     cli("sleeptime", "--trigger", "step-count", "--steps", "1")
     read_end, write_end = os.pipe()
     out, err = io.StringIO(), io.StringIO()
@@ -210,8 +204,7 @@ def test_the_interactive_session_shows_a_finished_reflection_before_the_next_lin
     assert merged < unknown, err.getvalue()
 
 
-def test_reflect_and_sleeptime_in_the_interactive_session(cli):
-    cli("agents", "create")  # sleeptime saves to agent.json: the agent must exist
+def test_reflect_and_sleeptime_in_the_interactive_session(cli, project_agent):
     cli("sleeptime", "--trigger", "off")
     script = "我更喜欢用 tabs 缩进\n/sleeptime\n/sleeptime --steps 0\n/reflect 只记偏好\n"
     result = cli(stdin=script)

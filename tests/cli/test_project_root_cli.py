@@ -113,6 +113,23 @@ def test_the_default_home_is_not_mistaken_for_a_project(tmp_path):
     assert find_project(code, other_home, _fenced(tmp_path)).dir == code
 
 
+def test_an_empty_home_named_through_a_link_is_still_the_home(tmp_path):
+    """A home with nothing in it yet is known by being the home folder itself, whatever path
+    names it; the same folder seen from another home is a project's marker."""
+    user = tmp_path / "user"
+    real = user / ".mini-letta"
+    real.mkdir(parents=True)
+    link = tmp_path / "home-link"
+    link.symlink_to(real)
+    code = user / "code"
+    code.mkdir()
+    for home in (Home(real), Home(link)):
+        root = find_project(code, home, _fenced(tmp_path))
+        assert (root.dir, root.reason) == (code, ProjectReason.CWD), home
+    elsewhere = find_project(code, Home(tmp_path / "elsewhere"), _fenced(tmp_path))
+    assert (elsewhere.dir, elsewhere.reason) == (user, ProjectReason.MARKER)
+
+
 def test_an_unwritable_project_fails_in_one_line_and_creates_no_agent(home, tmp_path):
     locked = tmp_path / "locked"
     locked.mkdir()

@@ -65,7 +65,6 @@ def test_sleeptime_shows_without_an_agent_and_a_change_makes_the_projects_agent(
 
 
 def test_sleeptime_merge_settings_are_shown_when_not_default(cli, project_agent, home):
-    cli("agents", "create")
     result = cli("sleeptime", "--merge", "explicit", "--merge-instructions", " 只合并偏好 ")
     assert result.stdout == (
         '{"trigger":"compaction-event","stepCount":25,"merge":"explicit",'
@@ -78,7 +77,6 @@ def test_sleeptime_merge_settings_are_shown_when_not_default(cli, project_agent,
 def test_sleeptime_global_and_local(cli, project_agent, home, project):
     globally = cli("sleeptime", "--steps", "40", "--global")  # needs no agent
     assert globally.stdout == '{"trigger":"compaction-event","stepCount":40}\n'
-    cli("agents", "create")
     cli("sleeptime", "--trigger", "off", "--local")
     shown = cli("sleeptime")
     assert shown.stdout == '{"trigger":"off","stepCount":40}\n'
@@ -162,15 +160,12 @@ def test_an_unusable_model_is_a_clear_error(cli, project_agent, home):
 
 
 def test_unknown_conversation_is_a_clear_error(cli, project_agent):
-    cli("agents", "create")
     result = cli("reflect", "--conversation", "conv-nope")
     assert result.code == 1 and "conv-nope" in result.stderr and "not found" in result.stderr
 
 
-def test_corrupt_state_and_lease_files_from_a_crash_are_recovered(cli, project_agent, home):
-    cli("chat", "-p", "我更喜欢用 tabs 缩进")
-    assert LINE.match(cli("reflect").stderr.rstrip()).group(2) == "merged"
-    cli("chat", "-p", "我叫李雷")
+def test_corrupt_state_and_lease_files_from_a_crash_are_recovered(cli, reflected, home):
+    cli("chat", "-p", "我叫李雷")  # after a turn and a merged run
     agent = home.root / "agents" / _agent_id(cli)
     (state,) = agent.glob("conversations/*/reflection-state.json")
     state.write_text('{"schemaVersion": 1, "reflectedThroughLine": "x"')
@@ -205,7 +200,6 @@ def test_reflections_list_and_show(cli, project_agent):
 
 @pytest.mark.parametrize("run_id", ["nope", "20261008160658-00000000"])
 def test_reflections_show_unknown_run(cli, project_agent, run_id):
-    cli("agents", "create")
     result = cli("reflections", "show", run_id)
     assert result.code == 1 and "reflections list" in result.stderr
 
@@ -227,24 +221,22 @@ def test_reflect_flags_that_do_not_combine_are_usage_errors(cli, project_agent):
     assert cli("reflect", "--recent", "0").code == 2
 
 
-def test_reflections_undo(cli, project_agent):
-    cli("chat", "-p", "我更喜欢用 tabs 缩进")
-    _, match = _reflect(cli)
-    undone = cli("reflections", "undo", match.group(1))
-    assert undone.code == 0 and undone.stdout.startswith(f"Undid reflection run {match.group(1)}")
+def test_reflections_undo(cli, reflected):
+    run_id = reflected.run_id  # the merged run of the turn "我更喜欢用 tabs 缩进"
+    assert "tabs" in cli("memory", "show", "system/human.md").stdout
+    undone = cli("reflections", "undo", run_id)
+    assert undone.code == 0 and undone.stdout.startswith(f"Undid reflection run {run_id}")
     assert "tabs" not in cli("memory", "show", "system/human.md").stdout
-    twice = cli("reflections", "undo", match.group(1))
+    twice = cli("reflections", "undo", run_id)
     assert twice.code == 1 and "is undone, not merged" in twice.stderr
     _, again = _reflect(cli)
     assert again.group(2) == "merged"
 
 
-def test_memory_undo_of_a_run_id_rewinds_the_watermark(cli, project_agent):
-    cli("chat", "-p", "我更喜欢用 tabs 缩进")
-    _, match = _reflect(cli)
-    undone = cli("memory", "undo", match.group(1))
+def test_memory_undo_of_a_run_id_rewinds_the_watermark(cli, reflected):
+    undone = cli("memory", "undo", reflected.run_id)
     assert undone.code == 0 and undone.stdout.startswith(
-        f"reverted reflection run {match.group(1)}"
+        f"reverted reflection run {reflected.run_id}"
     )
     assert "tabs" not in cli("memory", "show", "system/human.md").stdout
     _, again = _reflect(cli)  # the slice is offered again

@@ -46,7 +46,7 @@ def _agent_id(cli):
     return json.loads(cli("agents", "show", "--json").stdout)["id"]
 
 
-def test_sleeptime_model_is_used_and_reflect_model_overrides_it(cli, tmp_path, home):
+def test_sleeptime_model_is_used_and_reflect_model_overrides_it(cli, project_agent, tmp_path, home):
     assert cli("chat", "-p", "I prefer tea").code == 0
     stored = _remembering(tmp_path, "stored.json", "- Prefers tea")
     shown = cli("sleeptime", "--model", stored)
@@ -65,7 +65,7 @@ def test_sleeptime_model_is_used_and_reflect_model_overrides_it(cli, tmp_path, h
     assert "model" not in json.loads(cli("sleeptime", "--model", "").stdout)
 
 
-def test_errors_name_the_reflection_model(cli, tmp_path):
+def test_errors_name_the_reflection_model(cli, project_agent, tmp_path):
     assert cli("chat", "-p", "I prefer tea").code == 0
     down = _script(tmp_path, "down.json", [{"error": "auth", "message": "bad key"}])
     failed = cli("reflect", "--model", down)
@@ -91,7 +91,9 @@ def test_a_reflection_model_never_takes_the_agents_window_override(world, tmp_pa
     assert own.context_window == 50_000  # the agent's model keeps a real override
 
 
-def test_a_chats_context_window_never_reaches_the_reflection_or_its_review(cli, home):
+def test_a_chats_context_window_never_reaches_the_reflection_or_its_review(
+    cli, project_agent, home
+):
     from mini_letta.llm.mock import MOCK_CONTEXT_WINDOW
 
     assert (
@@ -120,7 +122,7 @@ def test_the_settings_layer_keeps_model_and_base_url():
     assert settings == ReflectionSettings(model="ollama/qwen3", base_url="http://h:1/v1")
 
 
-def test_a_new_reflection_model_does_not_inherit_the_old_ones_server(cli):
+def test_a_new_reflection_model_does_not_inherit_the_old_ones_server(cli, project_agent):
     url = "http://127.0.0.1:9/v1"
     stored = json.loads(cli("sleeptime", "--model", "ollama/qwen3", "--base-url", url).stdout)
     assert stored["baseUrl"] == url

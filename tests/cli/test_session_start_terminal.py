@@ -6,10 +6,10 @@ import json
 import termios
 
 import pytest
-from tests.support.tmux import TMUX, session_pane
-from tests.support.waiting import wait_until
 
 from mini_letta.storage.locks import exclusive_lock
+from support.tmux import TMUX, session_pane
+from support.waiting import wait_until
 
 # the project's agent is there already (a copy of a fresh one): not what these tests are about
 pytestmark = [
@@ -71,6 +71,7 @@ def test_resume_without_an_id_picks_from_a_list_then_shows_where_it_stopped(cli,
         assert "  agent: （mock）我听到了：first question" in screen
         pane.enter("and more")
         pane.wait_for("我听到了：and more")
+        pane.wait_for_prompt()  # the turn is over, its answer recorded, before the pane goes
     counts = {c["title"]: c for c in _conversations(cli)}
     shown = cli("conversations", "show", str(counts["first question"]["id"]), "--json")
     assert json.loads(shown.stdout)["messageCount"] == 4

@@ -6,8 +6,10 @@ import json
 import re
 
 import pytest
-from tests.support.tmux import TMUX, session_pane
-from tests.support.waiting import wait_until
+
+from support.agents import fresh_agent
+from support.tmux import TMUX, session_pane
+from support.waiting import wait_until
 
 pytestmark = [
     pytest.mark.skipif(TMUX is None, reason="tmux is not installed (apt-get install -y tmux)"),
@@ -17,21 +19,21 @@ pytestmark = [
 ANSWER = "Steps:\n\n- **first** thing\n- second\n\n```python\nprint('hi')\n```\n"
 
 
-def _agent(cli, project, entries) -> None:
+def _agent(world, project, entries) -> None:
+    """The project's agent on `script:s.json` (a copy of one made once per worker)."""
     (project / "s.json").write_text(json.dumps(entries))
-    created = cli("agents", "create", "--model", "script:s.json")
-    assert created.code == 0, created.stderr
+    fresh_agent(world, model="script:s.json", current=True)
 
 
 def test_an_answer_streams_then_shows_as_markdown_and_ctrl_c_cancels_then_leaves(
-    cli, project, home
+    cli, world, project, home
 ):
     (project / "a.txt").write_text("a\n")
     reading = {
         "text": "Reading first.",
         "toolCalls": [{"name": "Read", "arguments": {"path": "a.txt"}}],
     }
-    _agent(cli, project, [ANSWER, reading, {"delay": 60, "text": "too late"}])
+    _agent(world, project, [ANSWER, reading, {"delay": 60, "text": "too late"}])
     with session_pane(home.root, project, width=60) as pane:
         screen = pane.wait_for("project · script:s.json · context")  # the status line
         assert "reflection idle" in screen
@@ -63,12 +65,10 @@ def test_an_answer_streams_then_shows_as_markdown_and_ctrl_c_cancels_then_leaves
         wait_until(lambda: not pane.alive(), "the session to leave on a second Ctrl-C")
 
 
-def test_the_approval_prompt_shows_the_diff_and_runs_once_approved(
-    cli, project_agent, project, home
-):
+def test_the_approval_prompt_shows_the_diff_and_runs_once_approved(cli, world, project, home):
     (project / "notes.txt").write_text("alpha\nbeta\n")
     edit = {"path": "notes.txt", "old_string": "beta", "new_string": "gamma"}
-    _agent(cli, project, [{"toolCalls": [{"name": "Edit", "arguments": edit}]}, "Done."])
+    _agent(world, project, [{"toolCalls": [{"name": "Edit", "arguments": edit}]}, "Done."])
     with session_pane(home.root, project) as pane:
         pane.enter("fix the notes")
         screen = pane.wait_for("[y]es once / [a]lways Edit this session / [N]o, deny")
@@ -99,12 +99,10 @@ def test_a_background_reflection_shows_its_outcome_between_turns(cli, project_ag
         wait_until(lambda: shown in (pane.screen().splitlines() or [""])[-1], "the status bar")
 
 
-def test_a_40_column_window_with_no_color_gets_fitted_plain_output(
-    cli, project_agent, project, home
-):
+def test_a_40_column_window_with_no_color_gets_fitted_plain_output(cli, world, project, home):
     (project / "a.txt").write_text("a\n")
     reading = {"toolCalls": [{"name": "Read", "arguments": {"path": "a.txt"}}]}
-    _agent(cli, project, [reading, ANSWER])
+    _agent(world, project, [reading, ANSWER])
     with session_pane(home.root, project, width=40, env={"NO_COLOR": "1"}) as pane:
         pane.enter("show me")
         pane.wait_for("• second")  # markdown, its code block without colour

@@ -5,13 +5,12 @@ input, the window's width given as COLUMNS (as a terminal's would be)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from mini_letta.cli.fit import text_columns
-
-# the project's agent is there already (a copy of a fresh one): not what these tests are about
-pytestmark = pytest.mark.usefixtures("project_agent")
+from support.cli import RunCli, project_snapshot
 
 LONG = "ls -la " + "/".join(["a-rather-long-folder-name"] * 4) + " && echo " + "word " * 20
 
@@ -43,14 +42,25 @@ COMMANDS = [
 ]
 
 
-def _script(cli, project) -> None:
+def _scripted_session(cli: RunCli, project: Path) -> None:
+    """A project whose second agent answers from a script (a Read and a long Bash, then
+    "Done."), with a chat and a reflection run behind it."""
     (project / "a.txt").write_text("alpha\n" + "x" * 150 + "\n")
     answers = [TOOLS, "Done."]
     (project / "s.json").write_text(json.dumps(answers))
+    assert cli("agents", "create").code == 0  # the project's first agent, the mock
     assert cli("agents", "create", "--model", "script:s.json").code == 0, "agent"
     assert cli("chat", "--model", "mock", "-p", "I like tabs for indentation").code == 0
     reflected = cli("reflect", "--model", "mock")  # a run for /reflections to list
     assert "☾ reflection" in reflected.stderr, reflected.stderr
+
+
+@pytest.fixture
+def scripted(tmp_path_factory, home, project) -> None:
+    """This test's own copy of the scripted session's project and home (two new agents, a turn
+    and a reflection run: about 25 git processes, made once per test process)."""
+    base = tmp_path_factory.getbasetemp()
+    project_snapshot("scripted-session", base, _scripted_session).copy_into(home.root, project)
 
 
 def _run(cli, width: int, *lines: str):
@@ -66,8 +76,7 @@ def _too_wide(text: str, width: int) -> list[str]:
 
 
 @pytest.mark.parametrize("width", [60, 40])
-def test_every_line_of_a_session_fits_the_window(cli, project, width):
-    _script(cli, project)
+def test_every_line_of_a_session_fits_the_window(cli, scripted, width):
     result = _run(cli, width, "read it and list things", "n", *COMMANDS)  # n: deny Bash
     assert _too_wide(result.stdout, width) == []
     assert _too_wide(result.stderr, width) == []
@@ -78,8 +87,7 @@ def test_every_line_of_a_session_fits_the_window(cli, project, width):
     assert "☾" not in result.stdout and "\x1b[" not in result.stdout + result.stderr
 
 
-def test_expanding_shows_what_the_compact_line_cut(cli, project):
-    _script(cli, project)
+def test_expanding_shows_what_the_compact_line_cut(cli, scripted):
     result = _run(cli, 60, "/permissions bypassPermissions", "read it", "/expand 2")
     compact = next(line for line in result.stderr.splitlines() if "⚙ [2]" in line)
     assert "…" in compact and "✗" in compact  # ls finds no such folder
@@ -89,7 +97,7 @@ def test_expanding_shows_what_the_compact_line_cut(cli, project):
     assert _too_wide(result.stdout, 60) == []
 
 
-def test_the_help_table_wraps_its_descriptions_in_their_column(cli):
+def test_the_help_table_wraps_its_descriptions_in_their_column(cli, project_agent):
     out = _run(cli, 60, "/help").stdout
     rows = out.splitlines()
     assert rows[0] == "Commands:"
@@ -100,13 +108,12 @@ def test_the_help_table_wraps_its_descriptions_in_their_column(cli):
     assert narrow[narrow.index("  /search QUERY [--memory]") + 1].startswith("      search")
 
 
-def test_without_a_width_lines_are_left_whole(cli):
+def test_without_a_width_lines_are_left_whole(cli, project_agent):
     result = cli(stdin="/help\n/exit\n")
     assert any(text_columns(line) > 80 for line in result.stdout.splitlines())
 
 
-def test_a_reflection_runs_record_wraps_and_its_diff_stays_whole(cli, project):
-    _script(cli, project)
+def test_a_reflection_runs_record_wraps_and_its_diff_stays_whole(cli, scripted):
     run_id = json.loads(cli("reflections", "list", "--json").stdout)[0]["runId"]
     out = _run(cli, 40, f"/reflections show {run_id}").stdout
     record, _, diff = out.partition("\n\n")

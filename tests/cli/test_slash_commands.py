@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-import sys
+import shlex
 from pathlib import Path
 
 import pytest
@@ -54,10 +54,9 @@ def test_memory_commands_print_what_the_cli_prints(cli):
 
 
 def test_memory_edit_commits_and_undo_reverts_it(cli, tmp_path: Path):
-    script = tmp_path / "editor.py"
-    text = "---\ndescription: The user\n---\nSam, edited in the session\n"
-    script.write_text(f"import sys, pathlib\npathlib.Path(sys.argv[1]).write_text({text!r})\n")
-    env = {"EDITOR": f"{sys.executable} {script}"}
+    saved = tmp_path / "saved.md"  # the editor saves this over the file it opens
+    saved.write_text("---\ndescription: The user\n---\nSam, edited in the session\n")
+    env = {"EDITOR": f"cp {shlex.quote(str(saved))}"}
     out = _session(cli, f"/memory edit {HUMAN}", "/undo", "/memory log", env=env).stdout
     assert re.search(r"^committed [0-9a-f]{7}$", out, re.MULTILINE), out
     assert re.search(r"^reverted [0-9a-f]{7} as [0-9a-f]{7}$", out, re.MULTILINE), out

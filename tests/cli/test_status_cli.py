@@ -39,8 +39,7 @@ def test_a_fresh_agent(cli):
     assert "last run    none yet" in text and "1 step(s) since reflection" in text
 
 
-def test_after_a_merge_and_with_a_step_count_trigger(cli):
-    cli("agents", "create")  # sleeptime saves to agent.json: the agent must exist
+def test_after_a_merge_and_with_a_step_count_trigger(cli, project_agent):
     cli("sleeptime", "--trigger", "step-count", "--steps", "2")
     cli("chat", "-p", "我更喜欢用 tabs 缩进")
     cli("chat", "-p", "今天我们决定以后一律用 pnpm")

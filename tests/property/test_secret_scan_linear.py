@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from mini_letta.memory.secret_patterns import LOOKBACK, PATTERNS, WINDOW
@@ -73,6 +73,7 @@ def _deepest_shape_cover(text: str) -> int:
 
 
 @given(text=ADVERSARIAL)
+@example(text="pass：")  # a value ran over the full-width colon that separates the next one
 def test_secret_scan_examines_bounded_windows_only_at_anchors(text):
     for sample in (text, text * 8):
         windows = _windows(sample)

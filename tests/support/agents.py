@@ -20,6 +20,7 @@ import atexit
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -29,7 +30,8 @@ from mini_letta.reflection.evals.homes import AgentTemplate, copy_template, read
 from mini_letta.workspace import World
 from support.clock import FakeClock
 
-Key = tuple[str | None, str, int | None, datetime, bool]
+Setup = Callable[[World, AgentRecord], None]
+Key = tuple[str | None, str, int | None, datetime, bool, Setup | None]
 
 _made: dict[Key, AgentTemplate] = {}
 
@@ -41,15 +43,18 @@ def fresh_agent(
     model: str = "mock",
     context_window: int | None = None,
     current: bool = False,
+    setup: Setup | None = None,
 ) -> AgentRecord:
     """`new_agent(world, name=..., model=..., context_window=...)`, copied; with `current`,
-    also the project's current agent, as a project's first `chat` leaves it."""
+    also the project's current agent, as a project's first `chat` leaves it. `setup` (a
+    module-level function, part of the key) runs once on the template after creation: what a
+    module's tests all did to the new agent first (a commit to its memory), done once."""
     into = world.home.root.parent
     assert (world.home.root, world.project_dir) == (into / "home", into / "project"), world
     assert not world.home.agents_dir.exists(), "no agent is made in this home yet"
     settings = world.project_dir / ".mini-letta" / "settings.local.json"
     assert not (current and settings.exists()), "the project has no current agent yet"
-    key = (name, model, context_window, world.clock.now(), current)
+    key = (name, model, context_window, world.clock.now(), current, setup)
     template = _made.get(key) or _make(key)
     copy_template(template, into, world.environ, world.clock)  # folders listed once, no walk
     return template.agent
@@ -59,7 +64,7 @@ def _make(key: Key) -> AgentTemplate:
     from mini_letta.settings import ensure_project_folder, remember_current
     from mini_letta.workspace import new_agent
 
-    name, model, context_window, when, current = key
+    name, model, context_window, when, current, setup = key
     root = _folder() / str(len(_made))
     (root / "project").mkdir(parents=True)
     world = World(Home(root / "home"), root / "project", {}, FakeClock(start=when))
@@ -67,6 +72,8 @@ def _make(key: Key) -> AgentTemplate:
     if current:
         ensure_project_folder(root / "project")
         remember_current(root / "project", agent.id, "")
+    if setup is not None:
+        setup(world, agent)
     _made[key] = read_template(root, agent)
     return _made[key]
 

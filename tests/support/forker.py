@@ -18,6 +18,7 @@ import select
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -177,6 +178,30 @@ def command(key: str, job: dict[str, Any], channel: int) -> int:
         sys.stdout.flush()
         sys.stderr.flush()
     return 1
+
+
+def memory_writer(key: str, job: dict[str, Any], channel: int) -> int:
+    """A child: `count` inserts into system/human.md of the memory repository `root` through
+    the memory tool, each committed (`- <key>-<i>`), begun once the file `go` exists; 0 when
+    every one succeeded."""
+    from mini_letta.clock import SystemClock
+    from mini_letta.tools.base import ToolContext
+    from mini_letta.tools.memory_tool import MemoryTool
+
+    root, go = Path(job["root"]), Path(job["go"])
+    ctx = ToolContext(cwd=root, clock=SystemClock(), memory_dir=root)
+    tool = MemoryTool()
+    deadline = time.monotonic() + TIMEOUT
+    while not go.exists() and time.monotonic() < deadline:  # every writer starts at once
+        time.sleep(0.001)
+    for i in range(job["count"]):
+        args = {"command": "insert", "path": "system/human.md", "content": f"- {key}-{i}",
+                "reason": f"{key} {i}"}  # fmt: skip
+        result = tool.run(args, ctx)
+        if result.is_error:
+            sys.stderr.write(f"{key}-{i}: {result.content}\n")
+            return 1
+    return 0
 
 
 def say(key: str, job: dict[str, Any], channel: int) -> int:

@@ -19,8 +19,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.support.cli import cli_env
-from tests.support.waiting import wait_until
+from support.cli import cli_env
+from support.waiting import wait_until
 
 TMUX = shutil.which("tmux")
 

@@ -39,6 +39,8 @@ def test_fields_by_position_or_name_with_defaults():
         (lambda: Point(1, x=2), "unexpected or repeated fields ['x']"),
         (lambda: Point(1, z=2), "unexpected or repeated fields ['z']"),
         (lambda: Point(1, 2, (), 4), "takes 3 fields, 4 given"),
+        (lambda: Point(x=1, y=2, z=3), "unexpected or repeated fields ['z']"),
+        (lambda: Point(y=2, tags=(), z=3), "needs a value for 'x'"),
     ],
 )
 def test_a_wrong_construction_is_a_type_error(make, message):
@@ -102,3 +104,39 @@ def test_a_subclass_without_fields_keeps_its_base_fields():
 def test_a_wrong_class_is_refused_where_it_is_defined(body, message):
     with pytest.raises(TypeError, match=message):
         exec(body, {"Struct": Struct, "Point": Point})
+
+
+class Tagged(Point):
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "label", self.label.upper())
+
+
+class One(Struct, frozen=True):
+    only: int
+
+
+class Nothing(Struct, frozen=True):
+    pass
+
+
+def test_a_subclass_with_fields_sets_its_own_and_its_bases():
+    """Every field, inherited or its own, is set by position, by name, or all by name."""
+    for record in (
+        Tagged(1, 2, ("t",), "a"),
+        Tagged(x=1, y=2, tags=("t",), label="a"),
+        Tagged(1, label="a", tags=("t",), y=2),
+    ):
+        assert (record.x, record.y, record.tags, record.label) == (1, 2, ("t",), "A")
+    assert replace(Tagged(1, label="a"), y=5) == Tagged(1, 5, (), "A")
+    assert Tagged(1) != Point(1)
+
+
+def test_records_of_one_field_and_of_none_compare_and_hash_by_value():
+    assert One(1) == One(only=1) != One(2)
+    assert hash(One(1)) == hash(One(1))
+    assert Nothing() == Nothing()
+    assert hash(Nothing()) == hash(Nothing())
+    assert replace(One(1), only=3) == One(3)
+    assert repr(One(1)) == "One(only=1)"

@@ -7,18 +7,17 @@ the caller renders (from the frontmatter of skills/<name>/SKILL.md this module h
 section), then a short metadata block. With a `FileCap`, a system file over its budget shows only
 what the budget allows, then a visible marker saying what is hidden and how to read it (a large
 file costs its budget, not its size). Uncommitted edits are invisible. `PromptCompiler` owns the
-cache (in memory and, optionally, a JSON file keyed by sha), so an unchanged memory costs one HEAD
-lookup per call. It compiles HEAD or any given commit: a conversation keeps the commit its prompt
-was compiled from (context/prompt_pin.py), so its prompt stays byte-identical while memory moves
-on.
+cache (in memory and, optionally, a JSON file keyed by sha holding the commit's entries and each
+rendering made of them), so an unchanged memory costs one HEAD lookup per call. It compiles
+HEAD or any given commit: a conversation keeps the commit its prompt was compiled from
+(context/prompt_pin.py), so its prompt stays byte-identical while memory moves on.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from mini_letta.errors import CorruptFileError, FrontmatterError, GitError, StorageError
 from mini_letta.home import SKILLS_DIR_NAME as SKILLS
@@ -26,19 +25,47 @@ from mini_letta.memory.layout import PERSONA_FILE as PERSONA
 from mini_letta.memory.repo import GitRepo
 from mini_letta.structs import Struct, field, replace
 
-CACHE_SCHEMA_VERSION = 1
+CACHE_SCHEMA_VERSION = 2  # 2: each commit's entries kept, rendered for any budget
 _SKILL_HEAD_BYTES = 8192  # a skill's frontmatter is far shorter; the body is loaded on demand
-_RENDER_VERSION = 5  # bump when the section format changes, so disk caches are rebuilt
+_RENDER_VERSION = 6  # bump when the section format changes, so disk caches are rebuilt
 _MARKER_TOKENS = 80  # room kept for the truncation marker inside a capped file's budget
 
 Metadata = Mapping[str, str] | Callable[[], Mapping[str, str]]
 
 
-class _Entry(Struct, frozen=True):
+class MemoryEntry(Struct, frozen=True):
+    """One file as the memory section shows it."""
+
     path: str
     description: str
     body: str
     first_line: int = 1  # the file's line (1-based) where the body begins
+
+    def to_json(self) -> list[object]:
+        return [self.path, self.description, self.body, self.first_line]
+
+    @classmethod
+    def from_json(cls, data: object) -> MemoryEntry | None:
+        if not isinstance(data, list) or len(data) != 4:
+            return None
+        path, description, body, first = data
+        if not all(isinstance(text, str) for text in (path, description, body)):
+            return None
+        if not isinstance(first, int) or isinstance(first, bool) or first < 1:
+            return None
+        return cls(path, description, body, first)
+
+
+class MemorySnapshot(Struct, frozen=True):
+    """What the prompt uses of one commit's files, whatever the budget: the disk cache's
+    record of that commit, from which any rendering is made without git."""
+
+    entries: tuple[MemoryEntry, ...]
+    skills: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def of(cls, blobs: Mapping[str, bytes]) -> MemorySnapshot:
+        return cls(memory_entries(blobs), memory_skill_texts(blobs))
 
 
 class FileCap(Struct, frozen=True):
@@ -49,7 +76,7 @@ class FileCap(Struct, frozen=True):
 
 
 class _Folder(Struct):
-    files: list[_Entry] = field(default_factory=list)
+    files: list[MemoryEntry] = field(default_factory=list)
     folders: dict[str, _Folder] = field(default_factory=dict)
 
 
@@ -77,13 +104,40 @@ def assemble_prompt(base: str, section: str, metadata: Mapping[str, str], skills
 def build_memory_section(blobs: Mapping[str, bytes], cap: FileCap | None = None) -> str:
     """Render files (path -> bytes, as at HEAD); only `.md` files take part. With `cap`, each
     system file's body is clipped to its budget (the persona too)."""
-    persona: _Entry | None = None
-    system = _Folder()
-    external: list[_Entry] = []
+    return render_entries(memory_entries(blobs), cap)
+
+
+def memory_entries(blobs: Mapping[str, bytes]) -> tuple[MemoryEntry, ...]:
+    """The files the memory section shows, parsed, in its order, any credential redacted (a
+    file committed by hand outside mini-letta would otherwise reach the provider and the
+    cache); a file outside `system/` keeps only its description, all the section shows of it.
+    What the disk cache keeps of a commit: rendering it needs no git and no parsing."""
+    from mini_letta.memory.secrets import find_secret  # only when memory is parsed
+
+    system: list[MemoryEntry] = []
+    external: list[MemoryEntry] = []
     for path in sorted(blobs, key=_sort_key):
         if not path.endswith(".md") or path.startswith(f"{SKILLS}/"):
             continue  # skills are listed by the skills block, from memory_skill_texts
         entry = _entry(path, blobs[path])
+        if path.startswith("system/"):
+            system.append(_redacted_entry(entry))
+        else:
+            external.append(replace(entry, body=""))
+    # Thousands of external files are looked at in one scan of their tree lines; one by one
+    # only when it finds something.
+    if find_secret("\n".join(f"{e.path} — {e.description}" for e in external)) is not None:
+        external = [_redacted_entry(entry) for entry in external]
+    return tuple(sorted((*system, *external), key=lambda entry: _sort_key(entry.path)))
+
+
+def render_entries(entries: Sequence[MemoryEntry], cap: FileCap | None = None) -> str:
+    """The memory section of `memory_entries`' files, each system file clipped to `cap`."""
+    persona: MemoryEntry | None = None
+    system = _Folder()
+    external: list[MemoryEntry] = []
+    for entry in entries:
+        path = entry.path
         if cap is not None and path.startswith("system/"):
             entry = _clipped(entry, cap)
         parts = path.split("/")
@@ -189,14 +243,19 @@ class PromptCompiler:
         head = self.head() if head is None else head
         if head == self._section_key:
             return self._section
-        cached = self._load_cached(head)
-        if cached is None:
-            blobs = self.repo.read_blobs(head) if head else {}
-            section = build_memory_section(blobs, self.budget())
-            cached = _redacted(section), memory_skill_texts(blobs)
+        record = self._read_cache(head)
+        renderings = dict(record.memory) if record is not None else {}
+        snapshot = record.snapshot if record is not None else None
+        section = renderings.get(self._cap_key())
+        if section is None:
+            if snapshot is None:
+                snapshot = MemorySnapshot.of(self.repo.read_blobs(head) if head else {})
+            section = render_entries(snapshot.entries, self.budget())
             self.compiles += 1
-            self._save_cached(head, *cached)
-        self._section_key, (self._section, self._skills) = head, cached
+            renderings[self._cap_key()] = section
+            self._save_cached(head, snapshot, renderings)
+        assert snapshot is not None  # read with the rendering, or made for it
+        self._section_key, self._section, self._skills = head, section, snapshot.skills
         return self._section
 
     def cap_files(self, file_cap: Callable[[], FileCap | None]) -> None:
@@ -235,61 +294,91 @@ class PromptCompiler:
         cap = self.budget()
         return "whole" if cap is None else str(cap.tokens)
 
-    def _read_cache(self, head: str) -> dict[str, Any] | None:
-        """The cache record for `head` (None: missing, unreadable, another head or format)."""
+    def _read_cache(self, head: str) -> _CacheRecord | None:
         if self.cache_file is None or not head:
             return None
-        from mini_letta.storage.atomic import load_json
+        return read_prompt_cache(self.cache_file, head)
 
+    def _save_cached(self, head: str, snapshot: MemorySnapshot, memory: dict[str, str]) -> None:
+        if self.cache_file is not None and head:
+            write_prompt_cache(self.cache_file, head, snapshot, memory)
+
+
+def seed_prompt_cache(cache_file: Path, memory_dir: Path, paths: Sequence[str]) -> bool:
+    """Write the disk cache's record of HEAD from the files at `paths` as they are on disk, when
+    they are exactly HEAD's files: their tree, hashed here as git hashes it, is the commit's
+    tree (read from its loose object). So a new agent's first prompt, and a reflection before
+    its first edit, need no git. False when that cannot be shown (HEAD unreadable, the commit
+    packed, any other file or byte): the first compile reads git, as without a cache."""
+    from mini_letta.memory.gitfiles import ASK_GIT, commit_tree, read_head, tree_sha
+
+    head = read_head(memory_dir)
+    if head is None or head is ASK_GIT:
+        return False
+    blobs: dict[str, bytes] = {}
+    for path in paths:
         try:
-            data = load_json(self.cache_file)
-        except (CorruptFileError, StorageError):
-            return None  # a cache: rebuild it rather than fail the turn
-        if not data or data.get("head") != head or data.get("renderVersion") != _RENDER_VERSION:
-            return None
-        return data if isinstance(data.get("memory"), dict) else None
-
-    def _load_cached(self, head: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
-        data = self._read_cache(head)
-        if data is None:
-            return None
-        # One rendering per budget: chats (capped) and other readers (whole) share the file.
-        section, skills = data["memory"].get(self._cap_key()), data.get("skills", [])
-        if not isinstance(section, str) or not isinstance(skills, list):
-            return None
-        pairs = tuple(
-            (str(item[0]), str(item[1]))
-            for item in skills
-            if isinstance(item, list) and len(item) == 2
-        )
-        return section, pairs
-
-    def _save_cached(self, head: str, section: str, skills: tuple[tuple[str, str], ...]) -> None:
-        if self.cache_file is None or not head:
-            return
-        from mini_letta.storage.atomic import save_json
-
-        known = self._read_cache(head)
-        renderings = dict(known["memory"]) if known is not None else {}
-        renderings[self._cap_key()] = section
-        record = {
-            "schemaVersion": CACHE_SCHEMA_VERSION,
-            "renderVersion": _RENDER_VERSION,
-            "head": head,
-            "memory": renderings,
-            "skills": [list(pair) for pair in skills],
-        }
-        # The prompt is correct without its cache; the next compile simply tries again.
-        with contextlib.suppress(StorageError):
-            save_json(self.cache_file, record)
+            blobs[path] = (memory_dir / path).read_bytes()
+        except OSError:
+            return False
+    if commit_tree(memory_dir, head) != tree_sha(blobs, sha256=len(head) == 64):
+        return False
+    write_prompt_cache(cache_file, head, MemorySnapshot.of(blobs), {})
+    return True
 
 
-def _redacted(section: str) -> str:
-    """The section with any credential redacted: memory refuses them on every way in, but a
-    file committed by hand outside mini-letta would otherwise reach the provider and the cache."""
-    from mini_letta.memory.secrets import redact_secrets  # only when memory is rendered
+class _CacheRecord(Struct, frozen=True):
+    snapshot: MemorySnapshot
+    memory: dict[str, str]  # the section per budget ("whole", or the cap's tokens)
 
-    return redact_secrets(section)
+
+def read_prompt_cache(cache_file: Path, head: str) -> _CacheRecord | None:
+    """The disk cache's record of commit `head`; None when missing, unreadable, of another
+    commit or format, or malformed in any part (derived data: the caller rebuilds it)."""
+    from mini_letta.storage.atomic import load_json
+
+    try:
+        data = load_json(cache_file)
+    except (CorruptFileError, StorageError):
+        return None
+    if not data or data.get("head") != head or data.get("renderVersion") != _RENDER_VERSION:
+        return None
+    if data.get("schemaVersion") != CACHE_SCHEMA_VERSION:
+        return None
+    memory, raw_entries, raw_skills = data.get("memory"), data.get("entries"), data.get("skills")
+    if not isinstance(memory, dict) or not all(isinstance(v, str) for v in memory.values()):
+        return None
+    if not isinstance(raw_entries, list) or not isinstance(raw_skills, list):
+        return None
+    entries = [MemoryEntry.from_json(item) for item in raw_entries]
+    skills = [
+        (item[0], item[1])
+        for item in raw_skills
+        if isinstance(item, list) and len(item) == 2 and all(isinstance(t, str) for t in item)
+    ]
+    if None in entries or len(skills) != len(raw_skills):
+        return None
+    snapshot = MemorySnapshot(tuple(e for e in entries if e is not None), tuple(skills))
+    return _CacheRecord(snapshot, {str(key): value for key, value in memory.items()})
+
+
+def write_prompt_cache(
+    cache_file: Path, head: str, snapshot: MemorySnapshot, memory: Mapping[str, str]
+) -> None:
+    """Replace the disk cache with the record of commit `head` (written atomically; a failed
+    write is let go: the prompt is correct without its cache, the next compile tries again)."""
+    from mini_letta.storage.atomic import save_json
+
+    record = {
+        "schemaVersion": CACHE_SCHEMA_VERSION,
+        "renderVersion": _RENDER_VERSION,
+        "head": head,
+        "entries": [entry.to_json() for entry in snapshot.entries],
+        "skills": [list(pair) for pair in snapshot.skills],
+        "memory": dict(memory),
+    }
+    with contextlib.suppress(StorageError):
+        save_json(cache_file, record)
 
 
 def _require_repo(repo: GitRepo) -> None:
@@ -304,23 +393,35 @@ def _sort_key(path: str) -> tuple[tuple[str, str], ...]:
     return tuple((part.casefold(), part) for part in path.split("/"))
 
 
-def _entry(path: str, data: bytes) -> _Entry:
+def _entry(path: str, data: bytes) -> MemoryEntry:
     # Only a cache miss parses files: a turn on an unchanged memory never loads the parser.
     from mini_letta.memory.frontmatter import decode_memory_bytes, normalize_text, parse_memory_file
 
     try:
         text = decode_memory_bytes(data, path)
     except FrontmatterError as exc:
-        return _Entry(path, f"(unreadable: {_detail(exc, path)})", "")
+        return MemoryEntry(path, f"(unreadable: {_detail(exc, path)})", "")
     try:
         parsed = parse_memory_file(text, path)
     except FrontmatterError as exc:
-        return _Entry(path, f"(invalid frontmatter: {_detail(exc, path)})", normalize_text(text))
+        return MemoryEntry(
+            path, f"(invalid frontmatter: {_detail(exc, path)})", normalize_text(text)
+        )
     first = text.count("\n") - parsed.body.count("\n") + 1
-    return _Entry(path, parsed.description, parsed.body, max(1, first))
+    return MemoryEntry(path, parsed.description, parsed.body, max(1, first))
 
 
-def _clipped(entry: _Entry, cap: FileCap) -> _Entry:
+def _redacted_entry(entry: MemoryEntry) -> MemoryEntry:
+    from mini_letta.memory.secrets import redact_secrets  # only when memory is rendered
+
+    texts = (entry.path, entry.description, entry.body)
+    redacted = [redact_secrets(text) for text in texts]
+    if redacted == list(texts):
+        return entry
+    return replace(entry, path=redacted[0], description=redacted[1], body=redacted[2])
+
+
+def _clipped(entry: MemoryEntry, cap: FileCap) -> MemoryEntry:
     """`entry` with its body cut to what its budget allows, whole lines first (a single line
     longer than the budget by characters), and a marker that says how to read the rest."""
     total = cap.measure(entry.body)
@@ -354,7 +455,7 @@ def _detail(exc: FrontmatterError, path: str) -> str:
     return str(exc).removeprefix(f"{path}: ")
 
 
-def _insert(folder: _Folder, parts: list[str], entry: _Entry) -> None:
+def _insert(folder: _Folder, parts: list[str], entry: MemoryEntry) -> None:
     for name in parts[:-1]:
         folder = folder.folders.setdefault(name, _Folder())
     folder.files.append(entry)

@@ -138,3 +138,160 @@ def config_stamp(git_dir: Path, common: Path) -> tuple[int, ...] | None:
     except OSError:
         return None
     return tuple(stamp)
+
+
+def commit_tree(work_tree: Path, commit: str) -> str | None:
+    """The tree sha of `commit`, read from its loose object; None when it is not a loose
+    object of this repository (a packed one needs git)."""
+    dirs = git_dirs(work_tree)
+    found = None if dirs is None else read_loose_object(dirs[1], commit)
+    if found is None or found[0] != b"commit" or not found[1].startswith(b"tree "):
+        return None
+    tree = found[1][5 : found[1].find(b"\n")].decode("ascii", "replace")
+    return tree if SHA_RE.fullmatch(tree) else None
+
+
+_OBJECT_KINDS = (b"commit", b"tree", b"blob", b"tag")
+
+
+def read_loose_object(
+    common: Path, sha: str, *, header_only: bool = False, max_bytes: int | None = None
+) -> tuple[bytes, bytes] | None:
+    """(kind, body) of object `sha` from its loose file under the common git dir (zlib:
+    `<kind> <size>\0<body>`); with `header_only` only the kind is inflated (the body is
+    empty). None when it has none (packed, absent), it is damaged, or its file is over
+    `max_bytes`."""
+    import zlib
+
+    if not SHA_RE.fullmatch(sha):
+        return None
+    try:
+        with open(common / "objects" / sha[:2] / sha[2:], "rb") as file:
+            raw = file.read() if max_bytes is None else file.read(max_bytes + 1)
+    except OSError:
+        return None
+    if max_bytes is not None and len(raw) > max_bytes:
+        return None
+    try:
+        inflate = zlib.decompressobj()
+        data = inflate.decompress(raw, 32 if header_only else 0)
+    except zlib.error:
+        return None
+    header, nul, body = data.partition(b"\0")
+    kind, _, size = header.partition(b" ")
+    if not nul or not size.isdigit() or kind not in _OBJECT_KINDS:
+        return None
+    if header_only:
+        return kind, b""
+    return (kind, body) if int(size) == len(body) and inflate.eof else None
+
+
+def tree_sha(files: dict[str, bytes], *, sha256: bool = False) -> str:
+    """The sha git gives the tree of `files` (path -> bytes, each a plain 100644 file), hashed
+    here as git hashes objects: `<kind> <size>\\0<body>`, a tree's entries in git's order (a
+    folder's name compares as if it ended in `/`)."""
+    root: dict[str, object] = {}
+    for path, data in files.items():
+        node = root
+        *folders, name = path.split("/")
+        for folder in folders:
+            child = node.setdefault(folder, {})
+            assert isinstance(child, dict)
+            node = child
+        node[name] = _object_sha(b"blob", data, sha256)
+    return _tree_object(root, sha256)
+
+
+def _tree_object(node: dict[str, object], sha256: bool) -> str:
+    entries: list[tuple[bytes, bytes]] = []
+    for name, value in node.items():
+        raw = name.encode("utf-8")
+        if isinstance(value, dict):
+            entries.append(
+                (raw + b"/", b"40000 " + raw + b"\0" + bytes.fromhex(_tree_object(value, sha256)))
+            )
+        else:
+            assert isinstance(value, str)
+            entries.append((raw, b"100644 " + raw + b"\0" + bytes.fromhex(value)))
+    return _object_sha(b"tree", b"".join(entry for _, entry in sorted(entries)), sha256)
+
+
+def _object_sha(kind: bytes, body: bytes, sha256: bool) -> str:
+    import hashlib
+
+    digest = hashlib.sha256() if sha256 else hashlib.sha1()  # noqa: S324 - git's object names
+    digest.update(kind + b" " + str(len(body)).encode("ascii") + b"\0")
+    digest.update(body)
+    return digest.hexdigest()
+
+
+GC_AUTO = 1000  # the harness's gc.auto: packed sooner than git's 6,700 loose objects
+GC_AUTO_PACK_LIMIT = 50  # the harness's gc.autoPackLimit
+_LOOSE_NAME = re.compile(r"[0-9a-f]{38}|[0-9a-f]{62}")  # git's loose objects in one folder
+
+
+def pack_due(work_tree: Path) -> bool:
+    """Whether `git gc --auto` would pack anything, by git's own rule read from the files:
+    more than GC_AUTO/256 loose objects in `objects/17`, or more than GC_AUTO_PACK_LIMIT
+    packs. It counts every pack (git leaves out kept ones) and says True when unsure, so
+    it may call git for nothing but never skips a packing git would do."""
+    dirs = git_dirs(work_tree)
+    if dirs is None:
+        return True
+    objects = dirs[1] / "objects"
+    threshold = -(-GC_AUTO // 256)
+    try:
+        loose = 0
+        with os.scandir(objects / "17") as entries:
+            for entry in entries:
+                if _LOOSE_NAME.fullmatch(entry.name):
+                    loose += 1
+                    if loose > threshold:
+                        return True
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return True
+    try:
+        with os.scandir(objects / "pack") as entries:
+            packs = sum(1 for entry in entries if entry.name.endswith(".pack"))
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return packs > GC_AUTO_PACK_LIMIT
+
+
+def may_have_worktrees(work_tree: Path) -> bool:
+    """Whether git may know a linked worktree (an entry in `worktrees/` of the common git
+    dir): False only when that folder is certainly absent or empty."""
+    dirs = git_dirs(work_tree)
+    if dirs is None:
+        return True
+    try:
+        return any((dirs[1] / "worktrees").iterdir())
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+
+
+def may_have_branches(work_tree: Path, prefix: str) -> bool:
+    """Whether a branch under `refs/heads/<prefix>` may exist, read from the loose refs and
+    packed-refs; True when unsure (a reftable, an unreadable file)."""
+    dirs = git_dirs(work_tree)
+    if dirs is None:
+        return True
+    common = dirs[1]
+    try:
+        if (common / "reftable").exists():
+            return True
+        loose = common / "refs" / "heads" / prefix
+        if any(files for _, _, files in os.walk(loose, onerror=raise_unless_missing)):
+            return True
+        packed = (common / "packed-refs").read_bytes()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return b" refs/heads/" + prefix.encode("utf-8") in packed

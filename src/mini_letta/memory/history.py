@@ -216,16 +216,21 @@ def write_and_commit(
 ) -> tuple[EditOutcome, str | None]:
     """Write a checked plan and commit exactly its paths; a failed commit puts the files back.
 
-    The caller holds the memory lock and has checked that the touched paths are clean.
+    The caller holds the memory lock and has checked that the touched paths are clean, so a
+    path that is there before the write is one git tracks: an edit or deletion of files that
+    were all there commits in one git process (`commit_paths(tracked=True)`, which stages the
+    usual way if git says otherwise, as for a file the repository ignores).
     """
     from mini_letta.memory.journal import begin_edit, end_edit
 
     before = {path: _file_bytes(memory_dir / path) for path in plan.touched}
+    tracked = all(data is not None for data in before.values())
     begin_edit(memory_dir, message, before, plan.writes)  # settled by the next writer if we die
     try:
         outcome = write_memory_plan(memory_dir, plan)  # puts the files back itself on failure
         try:
-            sha = GitRepo(memory_dir).commit_paths(outcome.touched, message)
+            repo = GitRepo(memory_dir)
+            sha = repo.commit_paths(outcome.touched, message, tracked=tracked)
         except BaseException:
             restore_snapshot(memory_dir, outcome.snapshot)
             raise

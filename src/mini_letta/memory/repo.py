@@ -33,25 +33,27 @@ from mini_letta.gitsafe import (
 from mini_letta.home import memory_journal_file, memory_lock_file
 from mini_letta.memory.gitfiles import (
     ASK_GIT,
+    GC_AUTO,
+    GC_AUTO_PACK_LIMIT,
     SHA_RE,
     config_mentions,
     config_stamp,
     git_dirs,
     head_file,
-    raise_unless_missing,
+    may_have_branches,
+    may_have_worktrees,
+    pack_due,
     read_head,
     read_ref,
 )
 from mini_letta.storage.locks import exclusive_lock
 
 if TYPE_CHECKING:
-    import subprocess
+    from mini_letta.memory.gitproc import Finished
 
 GIT_TIMEOUT = 60.0
 MEMORY_LOCK_TIMEOUT = 30.0
 _LOCK_EXISTS = re.compile(r"Unable to create '(.+\.lock)': File exists")
-GC_AUTO = 1000
-GC_AUTO_PACK_LIMIT = 50
 HARNESS_NAME = "mini-letta"
 HARNESS_EMAIL = "mini-letta@localhost"
 _CONFIG = (
@@ -72,8 +74,6 @@ _CONFIG = (
 )
 # Remote operations (sync) also read the user's config; these keep their results predictable.
 _REMOTE_CONFIG = ("merge.conflictStyle=diff3", "push.default=nothing")
-_SUBMODULE = "160000"  # a gitlink's mode: its sha is a commit of another repository
-_SYMLINK = "120000"  # a symbolic link's mode: its blob is where the link points
 # Plumbing that never runs a filter or merge driver, so needs no look at the repo's drivers.
 _NO_DRIVER_COMMANDS = frozenset(
     {"rev-parse", "symbolic-ref", "ls-tree", "cat-file", "log", "ls-files", "config", "init"}
@@ -151,30 +151,35 @@ class GitRepo:
         proc = self._run(args, check=False)
         return proc.returncode, _first_line(proc)
 
-    def _run(
-        self, args: Sequence[str], *, check: bool, stdin: bytes | None = None
-    ) -> subprocess.CompletedProcess[bytes]:
-        name = next((arg for arg in args if not arg.startswith("-")), "git")
+    def run_status(self, args: Sequence[str]) -> tuple[int, bytes]:
+        """(exit status, raw stdout) of `git args...`, without raising on failure."""
+        proc = self._run(args, check=False)
+        return proc.returncode, proc.stdout
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The environment every git of this repository runs in (see gitsafe)."""
+        return self._env
+
+    def command(self, args: Sequence[str]) -> list[str]:
+        """The whole argument list that runs `git args...` here, with the harness's settings."""
+        name = _name(args)
         command = ["git", "-C", str(self.path), *config_args(self._config)]
         if self._user_config and name != "config":
             command += config_args(self._user_transport())
         if name not in _NO_DRIVER_COMMANDS:
             command += config_args(self._driver_overrides())
-        command += _with_diff_flags(args, name)
-        import subprocess  # here: a turn reads HEAD from files and runs no git at all
+        return command + _with_diff_flags(args, name)
 
+    def _run(self, args: Sequence[str], *, check: bool, stdin: bytes | None = None) -> Finished:
+        from mini_letta.memory.gitproc import ProcessTimeout, run_process
+
+        name = _name(args)
         try:
-            proc = subprocess.run(
-                command,
-                input=stdin,
-                capture_output=True,
-                env=self._env,
-                timeout=self.timeout,
-                stdin=None if stdin is not None else subprocess.DEVNULL,
-            )
+            proc = run_process(self.command(args), self._env, self.timeout, stdin)
         except FileNotFoundError as exc:
             raise GitError("git is not installed or not on PATH; install git") from exc
-        except subprocess.TimeoutExpired as exc:
+        except ProcessTimeout as exc:
             raise GitError(f"git {name} timed out after {self.timeout:g}s in {self.path}") from exc
         except OSError as exc:
             raise GitError(f"git {name} could not run in {self.path}: {exc.strerror}") from exc
@@ -266,35 +271,9 @@ class GitRepo:
         return found
 
     def pack_due(self) -> bool:
-        """Whether `git gc --auto` would pack anything, by git's own rule read from the files:
-        more than GC_AUTO/256 loose objects in `objects/17`, or more than GC_AUTO_PACK_LIMIT
-        packs. It counts every pack (git leaves out kept ones) and says True when unsure, so
-        it may call git for nothing but never skips a packing git would do."""
-        dirs = git_dirs(self.path)
-        if dirs is None:
-            return True
-        objects = dirs[1] / "objects"
-        threshold = -(-GC_AUTO // 256)
-        try:
-            loose = 0
-            with os.scandir(objects / "17") as entries:
-                for entry in entries:
-                    if _LOOSE_NAME.fullmatch(entry.name):
-                        loose += 1
-                        if loose > threshold:
-                            return True
-        except FileNotFoundError:
-            pass
-        except OSError:
-            return True
-        try:
-            with os.scandir(objects / "pack") as entries:
-                packs = sum(1 for entry in entries if entry.name.endswith(".pack"))
-        except FileNotFoundError:
-            return False
-        except OSError:
-            return True
-        return packs > GC_AUTO_PACK_LIMIT
+        """Whether `git gc --auto` would pack anything, by git's own rule read from the files
+        (memory/gitfiles.py `pack_due`); True when unsure."""
+        return pack_due(self.path)
 
     def pack_if_due(self) -> None:
         """`git gc --auto` in the foreground when its rule says it would pack (`pack_due`):
@@ -304,37 +283,12 @@ class GitRepo:
             self.run("gc", "--auto", "--quiet")
 
     def may_have_worktrees(self) -> bool:
-        """Whether git may know a linked worktree (an entry in `worktrees/` of the common git
-        dir): False only when that folder is certainly absent or empty."""
-        dirs = git_dirs(self.path)
-        if dirs is None:
-            return True
-        try:
-            return any((dirs[1] / "worktrees").iterdir())
-        except FileNotFoundError:
-            return False
-        except OSError:
-            return True
+        """Whether git may know a linked worktree: False only when the files say none."""
+        return may_have_worktrees(self.path)
 
     def may_have_branches(self, prefix: str) -> bool:
-        """Whether a branch under `refs/heads/<prefix>` may exist, read from the loose refs and
-        packed-refs; True when unsure (a reftable, an unreadable file)."""
-        dirs = git_dirs(self.path)
-        if dirs is None:
-            return True
-        common = dirs[1]
-        try:
-            if (common / "reftable").exists():
-                return True
-            loose = common / "refs" / "heads" / prefix
-            if any(files for _, _, files in os.walk(loose, onerror=raise_unless_missing)):
-                return True
-            packed = (common / "packed-refs").read_bytes()
-        except FileNotFoundError:
-            return False
-        except OSError:
-            return True
-        return b" refs/heads/" + prefix.encode("utf-8") in packed
+        """Whether a branch under `refs/heads/<prefix>` may exist; True when unsure."""
+        return may_have_branches(self.path, prefix)
 
     def exists(self) -> bool:
         return (self.path / ".git").exists()
@@ -441,8 +395,12 @@ class GitRepo:
         if not unique:
             return None
         commit = (*_COMMIT, "-m", message)
-        if tracked and self.returncode("--literal-pathspecs", *commit, "--", *unique) == 0:
-            return self._committed()
+        if tracked:
+            proc = self._run(("--literal-pathspecs", *commit, "--", *unique), check=False)
+            if proc.returncode == 0:
+                return self._committed()
+            if _LOCK_EXISTS.search(_first_line(proc)):  # staging first would meet it again
+                raise _failure("commit", proc)  # (a failed `commit -- paths` staged nothing)
         present = {p for p in unique if os.path.lexists(self.path / p)}
         # A path still on disk is staged whether tracked or not; only a missing one needs git
         # to say whether it is a deletion to stage or was never there.
@@ -512,64 +470,33 @@ class GitRepo:
 
     def show_file(self, rev: str, path: str) -> str | None:
         """The text of `path` at `rev`, or None when it is not there."""
-        proc = self._run(("cat-file", "blob", f"{rev}:{path}"), check=False)
-        if proc.returncode != 0:
-            return None
-        return proc.stdout.decode("utf-8", "replace")
+        from mini_letta.memory.reading import show_file
+
+        return show_file(self, rev, path)
 
     def list_files(self, rev: str = "HEAD") -> list[str]:
         """Every file path at `rev`, sorted as git sorts them; [] for an empty repository."""
-        if rev == "HEAD" and not self.has_head():
-            return []
-        raw = self.run_bytes("ls-tree", "-r", "-z", "--name-only", rev)
-        return [item for item in raw.decode("utf-8", "replace").split("\0") if item]
+        from mini_letta.memory.reading import list_files
+
+        return list_files(self, rev)
 
     def read_blobs(self, rev: str = "HEAD") -> dict[str, bytes]:
-        """Every file at `rev` with its bytes, read with two git processes whatever the count."""
-        if rev == "HEAD" and not self.has_head():
-            return {}
-        listing = self.run_bytes("ls-tree", "-r", "-z", "--full-tree", rev)
-        entries: list[tuple[str, str]] = []
-        for item in listing.decode("utf-8", "replace").split("\0"):
-            if not item:
-                continue
-            meta, _, path = item.partition("\t")
-            mode, kind, sha = meta.split()
-            if kind == "blob" and mode != _SYMLINK:  # a link is not a memory file
-                entries.append((path, sha))
-        if not entries:
-            return {}
-        contents = self.read_objects([sha for _, sha in entries])
-        return dict(zip((path for path, _ in entries), contents, strict=True))
+        """Every file at `rev` with its bytes, with one git process (memory/reading.py)."""
+        from mini_letta.memory.reading import read_blobs
+
+        return read_blobs(self, rev)
 
     def read_objects(self, shas: Sequence[str]) -> list[bytes]:
         """The contents of objects by sha, in order, with one git process."""
-        if not shas:
-            return []
-        request = "".join(f"{sha}\n" for sha in shas).encode("ascii")
-        return _parse_batch(self.run_bytes("cat-file", "--batch", "--buffer", stdin=request))
+        from mini_letta.memory.reading import read_objects
+
+        return read_objects(self, shas)
 
     def read_changed_blobs(self, old: str, new: str) -> tuple[dict[str, bytes], dict[str, bytes]]:
-        """The files that differ between two commits, as (at `old`, at `new`): a file added has
-        no `old` side, a file removed no `new` side. Two git processes, reading only what
-        changed, whatever the size of the memory."""
-        raw = self.run_bytes("diff", "--raw", "-z", "--no-renames", "--no-abbrev", old, new)
-        fields = raw.split(b"\0")
-        sides: list[tuple[int, str, str]] = []  # (0 old / 1 new, path, blob sha)
-        for meta, path in zip(fields[0::2], fields[1::2], strict=False):
-            old_mode, new_mode, old_sha, new_sha, _status = meta.decode("ascii").split()
-            name = path.decode("utf-8", "replace")
-            for side, mode, sha in ((0, old_mode, old_sha), (1, new_mode, new_sha)):
-                if sha.strip("0") and mode != _SUBMODULE:  # absent, or another repo's commit
-                    sides.append((side, name, sha))
-        found: tuple[dict[str, bytes], dict[str, bytes]] = ({}, {})
-        if not sides:
-            return found
-        request = "".join(f"{sha}\n" for _, _, sha in sides).encode("ascii")
-        output = self.run_bytes("cat-file", "--batch", "--buffer", stdin=request)
-        for (side, name, _), blob in zip(sides, _parse_batch(output), strict=True):
-            found[side][name] = blob
-        return found
+        """The files that differ between two commits, as (at `old`, at `new`); two processes."""
+        from mini_letta.memory.reading import read_changed_blobs
+
+        return read_changed_blobs(self, old, new)
 
 
 # Per repository (its common git dir): the config files' stamp and the driver overrides read
@@ -577,8 +504,6 @@ class GitRepo:
 # never stale (a repository whose config includes another file is never memoised: that file
 # is not in the stamp); a worktree with a `config.worktree` of its own replaces the entry.
 _DRIVERS: dict[Path, tuple[tuple[int, ...], list[str]]] = {}
-
-_LOOSE_NAME = re.compile(r"[0-9a-f]{38}|[0-9a-f]{62}")  # git's loose objects in one folder
 
 _COMMIT = ("commit", "-q", "--no-edit", "--cleanup=whitespace")  # the message comes next
 
@@ -599,20 +524,8 @@ def _staged_names(listing: str) -> list[str] | None:
     return sorted(names)
 
 
-def _parse_batch(output: bytes) -> list[bytes]:
-    """Split `git cat-file --batch` output into the objects' contents, in request order."""
-    blobs: list[bytes] = []
-    position = 0
-    while position < len(output):
-        header_end = output.index(b"\n", position)
-        header = output[position:header_end].split()
-        if len(header) != 3:
-            raise GitError(f"git cat-file gave an unexpected header: {header!r}")
-        size = int(header[2])
-        start = header_end + 1
-        blobs.append(output[start : start + size])
-        position = start + size + 1
-    return blobs
+def _name(args: Sequence[str]) -> str:
+    return next((arg for arg in args if not arg.startswith("-")), "git")
 
 
 def _with_diff_flags(args: Sequence[str], name: str) -> list[str]:
@@ -623,7 +536,7 @@ def _with_diff_flags(args: Sequence[str], name: str) -> list[str]:
     return [*args[:at], *DIFF_FLAGS, *args[at:]]
 
 
-def _failure(name: str, proc: subprocess.CompletedProcess[bytes]) -> GitError:
+def _failure(name: str, proc: Finished) -> GitError:
     said = _first_line(proc)
     held = _LOCK_EXISTS.search(said)
     if held:  # git's own advice spans several lines; this is it in one
@@ -634,7 +547,7 @@ def _failure(name: str, proc: subprocess.CompletedProcess[bytes]) -> GitError:
     return GitError(f"git {name} failed: {said}")
 
 
-def _first_line(proc: subprocess.CompletedProcess[bytes]) -> str:
+def _first_line(proc: Finished) -> str:
     for stream in (proc.stderr, proc.stdout):
         for line in stream.decode("utf-8", "replace").splitlines():
             line = line.strip()

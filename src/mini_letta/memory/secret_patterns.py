@@ -353,7 +353,7 @@ PATTERNS: tuple[SecretPattern, ...] = (
         r"|[ \t]++(?i:(?:is|was)(?:[ \t]++now)?|will[ \t]++be|now[ \t]++is)(?![A-Za-z])"
         r"[ \t]*+:?[ \t]*+"
         r"|[ \t]++)"
-        r"(?P<quote>[\"'`“‘]?)(?P<value>[^\s\"'`,;:=，。、；”’]{4,}+=*+)",
+        r"(?P<quote>[\"'`“‘]?)(?P<value>[^\s\"'`,;:=，。、；”’：]{4,}+=*+)",
         group=5,
         check=values.prose_password,
         fold=True,

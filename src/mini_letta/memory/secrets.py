@@ -7,6 +7,10 @@ only at an anchor and inside a window of at most `WINDOW` characters after it an
 before it, and a match that fills its window (a long key block) is continued once, so one
 pattern's matches never cover a character twice. Where two matches overlap, the earlier table
 entry wins.
+
+The same text is often judged several times (a run's messages are redacted for its transcript
+and for its payload, the environment at each tool call, a memory file before and after an
+edit): `_Verdicts` remembers recent scans by content, within a bound on the characters kept.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+import threading
 from collections.abc import Callable, Iterator
 
 from mini_letta.errors import SecretDetectedError
@@ -36,6 +41,48 @@ def scan_secrets(
 ) -> list[SecretMatch]:
     """Every credential in `text`, in order. `observe` sees each window the scan examines and
     `shaped` each span a shape matched, before its value is judged (how linear it is)."""
+    if not text:
+        return []
+    if observe is not None or shaped is not None:
+        return _scan(text, observe, shaped)
+    found = _VERDICTS.get(text)
+    if found is None:
+        found = tuple(_scan(text, None, None))
+        _VERDICTS.put(text, found)
+    return list(found)
+
+
+class _Verdicts:
+    """Recent scans by text, oldest forgotten first once they hold more than `budget`
+    characters; a text longer than `budget // 8` is not kept (it would push out the rest)."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.found: dict[str, tuple[SecretMatch, ...]] = {}
+        self.size = 0
+        self.lock = threading.Lock()
+
+    def get(self, text: str) -> tuple[SecretMatch, ...] | None:
+        return self.found.get(text)
+
+    def put(self, text: str, found: tuple[SecretMatch, ...]) -> None:
+        if len(text) > self.budget // 8:
+            return
+        with self.lock:
+            if text in self.found:
+                return
+            self.found[text] = found
+            self.size += len(text)
+            while self.size > self.budget:
+                oldest = next(iter(self.found))
+                del self.found[oldest]
+                self.size -= len(oldest)
+
+
+_VERDICTS = _Verdicts(1 << 21)  # 2M characters: a large memory's files several times over
+
+
+def _scan(text: str, observe: Observer | None, shaped: Shaped | None) -> list[SecretMatch]:
     taken = _Taken()
     ascii_text = text.encode("ascii", "replace")  # one byte per character: positions carry over
     haystacks = (text, ascii_text, ascii_text.lower())

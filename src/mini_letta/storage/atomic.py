@@ -35,14 +35,13 @@ def save_bytes(path: Path, payload: bytes, *, private: bool = False) -> None:
 
     `private`: the new file is its owner's alone (0600), whatever it replaces or the umask."""
     folder = path.parent
+    temp = os.path.join(folder, f".{path.name}.{os.getpid()}.{random_hex(4)}.tmp")
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UnwritableError(path, _reason(exc)) from exc
-    temp = folder / f".{path.name}.{os.getpid()}.{random_hex(4)}.tmp"
-    try:
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-        fd = os.open(temp, flags, 0o600 if private else 0o666)
+        try:
+            fd = _create(temp, private)
+        except (FileNotFoundError, NotADirectoryError):  # the folder first, only when missing
+            folder.mkdir(parents=True, exist_ok=True)
+            fd = _create(temp, private)
         try:
             if private and hasattr(os, "fchmod"):
                 os.fchmod(fd, 0o600)
@@ -55,7 +54,7 @@ def save_bytes(path: Path, payload: bytes, *, private: bool = False) -> None:
         os.replace(temp, path)
     except OSError as exc:
         with contextlib.suppress(OSError):
-            temp.unlink()
+            os.unlink(temp)
         raise UnwritableError(path, _reason(exc)) from exc
     try:
         fsync_directory(folder)
@@ -63,10 +62,16 @@ def save_bytes(path: Path, payload: bytes, *, private: bool = False) -> None:
         raise UnwritableError(path, _reason(exc)) from exc
 
 
+def _create(temp: str, private: bool) -> int:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    return os.open(temp, flags, 0o600 if private else 0o666)
+
+
 def load_json(path: Path) -> dict[str, Any] | None:
     """The JSON object stored at `path`, or None if there is no such file."""
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as file:
+            raw = file.read()
     except FileNotFoundError:
         return None
     except OSError as exc:

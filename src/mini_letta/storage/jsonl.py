@@ -189,12 +189,14 @@ class JsonlLog:
         with f:
             view = self._current(f)
             line, rescans = view.count - 1, 0
+            window = _Window(f)
             while line >= 0:
                 low = max(0, line - _BLOCK + 1)
                 try:
                     offsets = self._offsets(view, low, line + 1)
                     while line >= low:
-                        raw = self._line_at(f, offsets[line - low], offsets[line - low + 1])
+                        start, stop = offsets[line - low], offsets[line - low + 1]
+                        raw = self._line_at(f, start, stop, window)
                         if (record := self._record(view, line, raw)) is not None:
                             yield line, record
                         line -= 1
@@ -247,6 +249,8 @@ class JsonlLog:
         st = os.fstat(f.fileno())
         indexed, scan_from, index_ok = 0, 0, trust_index
         index_size = self._index_size()
+        if trust_index and st.st_size <= _CHUNK:
+            return self._load_small(f, st, index_size // _ENTRY)
         if trust_index and index_size >= _ENTRY:
             last_end = self._check_index(f, st.st_size, index_size // _ENTRY)
             if last_end is None:
@@ -260,6 +264,24 @@ class JsonlLog:
             indexed=indexed,
             tail=(scan_from, *ends[:-1]) if ends else (),
             end=ends[-1] if ends else scan_from,
+            index_ok=index_ok,
+        )
+
+    def _load_small(self, f: FileIO, st: os.stat_result, entries: int) -> _View:
+        """A fresh view of a log of at most one chunk: one read finds every line, and the
+        index is checked whole against them (sampling it read each entry and the byte before
+        each line apart, dozens of reads for the few lines most logs have)."""
+        ends = _line_ends(f, 0, st.st_size)
+        starts = [0, *ends[:-1]] if ends else []
+        index_ok = entries == 0 or (
+            entries <= len(starts) and self._read_entries(0, entries) == starts[:entries]
+        )
+        indexed = entries if index_ok else 0
+        return _View(
+            file_id=(st.st_dev, st.st_ino),
+            indexed=indexed,
+            tail=tuple(starts[indexed:]),
+            end=ends[-1] if ends else 0,
             index_ok=index_ok,
         )
 
@@ -311,11 +333,14 @@ class JsonlLog:
             result.append(view.end if line == view.count else view.tail[line - view.indexed])
         return result
 
-    def _line_at(self, f: FileIO, start: int, stop: int) -> bytes:
+    def _line_at(self, f: FileIO, start: int, stop: int, window: _Window | None = None) -> bytes:
         """The line at [start, stop) without its `\\n`, after checking that it is one line."""
         lead = 1 if start > 0 else 0
         size = stop - start + lead
-        data = _read_at(f, start - lead, size)
+        if window is None:
+            data = _read_at(f, start - lead, size)
+        else:
+            data = window.read(start - lead, stop)
         if stop <= start or len(data) != size or data.find(b"\n", lead) != size - 1:
             raise _StaleIndexError
         if lead and data[0] != 0x0A:
@@ -371,10 +396,39 @@ def _pack(offsets: Sequence[int]) -> bytes:
 
 def _parse(raw: bytes) -> dict[str, Any] | None:
     try:
-        value = json.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        try:  # a line as we write it: no space around the value, the decoder called directly
+            value, end = _DECODER.raw_decode(text)
+        except ValueError:
+            end = -1
+        if end != len(text):  # anything else takes json.loads's own path and verdict
+            value = json.loads(text)
     except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
+
+
+_DECODER = json.JSONDecoder()
+
+
+class _Window:
+    """The log read backwards a chunk at a time: a walk from the end reads each chunk once
+    instead of making a seek and a read for every line (lines never change, and each is
+    checked as before)."""
+
+    __slots__ = ("f", "start", "data")
+
+    def __init__(self, f: FileIO) -> None:
+        self.f = f
+        self.start = 0
+        self.data = b""
+
+    def read(self, start: int, stop: int) -> bytes:
+        """The bytes in [start, stop), fewer where the file ends first."""
+        if start < self.start or stop > self.start + len(self.data):
+            self.start = max(0, min(start, stop - _CHUNK))
+            self.data = _read_at(self.f, self.start, stop - self.start)
+        return self.data[start - self.start : stop - self.start]
 
 
 def _read_at(f: FileIO, offset: int, size: int) -> bytes:

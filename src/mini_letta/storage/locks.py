@@ -52,11 +52,7 @@ def exclusive_lock(path: Path, *, timeout: float = 30.0, what: str = "this file"
     if hold is not None:
         hold.depth += 1
     else:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise UnwritableError(path.parent, exc.strerror or str(exc)) from exc
-        hold = held[key] = _Held(_acquire(path, timeout, what))
+        hold = held[key] = _Held(_acquire(path, timeout, what, make_parent=True))
     try:
         yield
     finally:
@@ -96,13 +92,25 @@ def lock_is_held(path: Path) -> bool:
     return False
 
 
-def _acquire(path: Path, timeout: float, what: str) -> Callable[[], None]:
+def _acquire(
+    path: Path, timeout: float, what: str, *, make_parent: bool = False
+) -> Callable[[], None]:
+    """`make_parent`: the lock file's folder is made when missing (only then: a folder made
+    first for every lock cost a mkdir call that nearly always found it there)."""
     if sys.platform == "win32":
+        if make_parent:
+            _make_parent(path)
         return _acquire_with_filelock(path, timeout, what)
     import fcntl
 
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except (FileNotFoundError, NotADirectoryError):
+            if not make_parent:
+                raise
+            _make_parent(path)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
         raise UnwritableError(path, exc.strerror or str(exc)) from exc
     deadline = None if timeout < 0 else time.monotonic() + timeout
@@ -119,6 +127,13 @@ def _acquire(path: Path, timeout: float, what: str) -> Callable[[], None]:
             os.close(fd)
             raise UnwritableError(path, exc.strerror or str(exc)) from exc
         return lambda: _release(fd)
+
+
+def _make_parent(path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UnwritableError(path.parent, exc.strerror or str(exc)) from exc
 
 
 def _release(fd: int) -> None:

@@ -34,6 +34,7 @@ from mini_letta.memory.remote import (
 )
 from mini_letta.memory.repo import GitRepo, lock_memory
 from mini_letta.structs import Struct, replace
+from mini_letta.sync.commits import chain_length, loose_kind
 from mini_letta.sync.conflicts import REVIEW_HEADING, brought_for_review, resolve_conflict
 from mini_letta.sync.state import (
     SyncState,
@@ -380,9 +381,12 @@ def _refuse_unclean(repo: GitRepo) -> None:
 
 def _tracking_sha(repo: GitRepo, head: str) -> str | None:
     """The remote's branch as last fetched, a commit; None when the remote has none yet.
-    Read from the files when it is memory's HEAD (a commit, nothing to peel or check)."""
+    Read from the files when it is memory's HEAD or a loose commit (nothing to peel)."""
     stored = repo.ref_sha(_TRACKING)
     if stored is None or stored == head:
+        return stored
+    dirs = git_dirs(repo.path)
+    if dirs is not None and loose_kind(dirs[1], stored) == b"commit":
         return stored
     found = repo.run("rev-parse", "-q", "--verify", f"{_TRACKING}^{{commit}}", check=False)
     return found.strip() if _SHA.fullmatch(found.strip()) else None
@@ -393,6 +397,14 @@ def _divergence(repo: GitRepo, head: str, remote: str | None) -> tuple[int, int]
     way the two are related and how many commits a pull brings."""
     if remote is None or remote == head:
         return 0, 0
+    dirs = git_dirs(repo.path)
+    if dirs is not None:  # the usual push or pull: one side a short chain past the other
+        ahead = chain_length(dirs[1], head, remote)
+        if ahead is not None:
+            return ahead, 0
+        behind = chain_length(dirs[1], remote, head)
+        if behind is not None:
+            return 0, behind
     counts = repo.run("rev-list", "--left-right", "--count", f"{head}...{remote}").split()
     if len(counts) != 2 or not all(count.isdigit() for count in counts):
         raise GitError(f"git rev-list could not compare {head[:7]} with {remote[:7]}")

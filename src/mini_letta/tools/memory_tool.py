@@ -79,6 +79,7 @@ def apply_and_commit(
     `file_cap` gives the per-file token cap of every memory file (None: no cap)."""
     from mini_letta.errors import MemoryEditError
     from mini_letta.memory.edits import plan_memory_edit
+    from mini_letta.memory.gitindex import unchanged_by_files
     from mini_letta.memory.history import write_and_commit
     from mini_letta.memory.repo import GitRepo, lock_memory
     from mini_letta.memory.secrets import refuse_secret
@@ -91,7 +92,10 @@ def apply_and_commit(
         _refuse_unfinished_git(memory_dir)
         plan = plan_memory_edit(memory_dir, command, args)
         refuse_known_or_oversized(memory_dir, plan, file_cap)
-        dirty = repo.changed_paths(plan.touched)
+        # git's files answer for a file the last commit left as it is; else `git status` does
+        dirty = (
+            [] if unchanged_by_files(memory_dir, plan.touched) else repo.changed_paths(plan.touched)
+        )
         if dirty:
             raise MemoryEditError(
                 f"memory {command}: {', '.join(dirty)} has uncommitted changes; ask the user to "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -9,9 +10,11 @@ import pytest
 import mini_letta.structs
 from mini_letta.agents.registry import list_agents
 from mini_letta.errors import GitError, MemfsError
+from mini_letta.memory.compile import PromptCompiler
 from mini_letta.memory.recover import recover_memory
 from mini_letta.memory.repo import GitRepo
 from mini_letta.workspace import new_agent, resolve_agent, resolve_or_create_agent
+from support.git_calls import git_calls
 
 
 def test_new_agent_gets_a_memory_repo(world):
@@ -54,3 +57,14 @@ def test_new_agent_without_git_is_refused_before_anything_is_made(world, tmp_pat
     with pytest.raises(GitError, match="git is not installed or not on PATH; install git"):
         new_agent(no_git, name="nogit")
     assert list_agents(world.home) == []
+
+
+def test_a_new_agent_s_first_prompt_needs_no_git(world):
+    agent = new_agent(world, name="fresh")
+    memory = world.home.memory_dir(agent.id)
+    cache = world.home.prompt_cache_file(agent.id)
+    with git_calls() as calls:
+        section = PromptCompiler(memory, cache).memory_section()
+    assert calls == []  # the record creation wrote of the files it committed
+    assert section == PromptCompiler(memory).memory_section()  # what git's files give
+    assert json.loads(cache.read_text())["head"] == GitRepo(memory).head_sha()

@@ -140,7 +140,7 @@ def test_a_tool_result_never_starts_the_view(store):
 
 def test_the_view_reads_only_back_to_the_pointer(store):
     for _ in range(10):
-        store.append(_exchange(500))
+        store.append(_exchange(100))
     s = summary(kept_from=store.count() - 4)
     store.append(s)
     store.append(_exchange(2))
@@ -148,13 +148,13 @@ def test_the_view_reads_only_back_to_the_pointer(store):
     store.read = 0
     view = load_context_view(store, 1_000_000)
     assert len(view.messages) == 1 + 4 + 4
-    # Four new, the summary, four kept and the line below that ends the scan; not the 9,995 others.
+    # Four new, the summary, four kept and the line below that ends the scan; not the 1,995 others.
     assert store.read == 10
 
 
 def test_the_view_reads_only_as_far_back_as_the_budget(store):
     for _ in range(10):
-        store.append(_exchange(500))
+        store.append(_exchange(100))
     store.read = 0
     view = load_context_view(store, 200)
     assert view.truncated

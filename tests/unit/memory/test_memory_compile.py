@@ -8,9 +8,15 @@ import pytest
 
 from mini_letta.errors import GitError
 from mini_letta.memory.compile import (
+    FileCap,
     PromptCompiler,
+    build_memory_section,
+    memory_skill_texts,
     render_memory_section,
+    seed_prompt_cache,
 )
+from mini_letta.memory.gitfiles import commit_tree, tree_sha
+from support.git_calls import git_calls
 from support.memory import commit_all, write_file
 
 
@@ -173,7 +179,7 @@ def test_compiler_disk_cache_skips_parsing_in_a_new_process(rich_repo, tmp_path)
     first = PromptCompiler(rich_repo.path, cache)
     text = first.compile("B", {})
     data = json.loads(cache.read_text(encoding="utf-8"))
-    assert data["schemaVersion"] == 1 and data["head"] == rich_repo.head_sha()
+    assert data["schemaVersion"] == 2 and data["head"] == rich_repo.head_sha()
     second = PromptCompiler(rich_repo.path, cache)
     assert second.compile("B", {}) == text and second.compiles == 0
     write_file(rich_repo.path, "notes.md", _md("Changed notes"))
@@ -182,15 +188,87 @@ def test_compiler_disk_cache_skips_parsing_in_a_new_process(rich_repo, tmp_path)
     assert "Changed notes" in third.compile("B", {}) and third.compiles == 1
 
 
-@pytest.mark.parametrize(
-    "content",
-    ['{"head": 1', "[]", '{"schemaVersion": 1, "head": "x", "memory": "stale"}'],
-    ids=["torn", "not-an-object", "other-head"],
-)
-def test_compiler_rebuilds_a_bad_disk_cache(rich_repo, tmp_path, content):
+def _record(head: str, **changes: object) -> str:
+    good = {
+        "schemaVersion": 2, "renderVersion": 6, "head": head, "memory": {},
+        "entries": [["notes.md", "Loose notes", "", 1]], "skills": [],
+    }  # fmt: skip
+    return json.dumps({**good, **changes})
+
+
+def test_compiler_rebuilds_a_bad_disk_cache(rich_repo, tmp_path):
+    """A torn, stale or malformed record is never used: the prompt is compiled from git."""
     cache = tmp_path / "prompt-cache.json"
-    cache.write_text(content, encoding="utf-8")
-    compiler = PromptCompiler(rich_repo.path, cache)
-    assert compiler.compile("B", {}) == _compile_now("B", rich_repo.path, {})
-    assert compiler.compiles == 1
-    assert json.loads(cache.read_text(encoding="utf-8"))["head"] == rich_repo.head_sha()
+    head = rich_repo.head_sha()
+    reference = _compile_now("B", rich_repo.path, {})
+    bad = {
+        "torn": '{"head": 1',
+        "not-an-object": "[]",
+        "other-head": _record("0" * 40, memory={"whole": "stale"}),
+        "old-schema": _record(head, schemaVersion=1, memory={"whole": "stale"}),
+        "old-rendering": _record(head, renderVersion=5, memory={"whole": "stale"}),
+        "entry-shape": _record(head, entries=[["notes.md", "x", "", 0]]),
+        "entry-types": _record(head, entries=[["notes.md", 1, "", 1]]),
+        "skills-shape": _record(head, skills=[["a"]]),
+        "rendering-type": _record(head, memory={"whole": 5}),
+    }
+    for name, content in bad.items():
+        cache.write_text(content, encoding="utf-8")
+        compiler = PromptCompiler(rich_repo.path, cache)
+        assert compiler.compile("B", {}) == reference, name
+        assert compiler.compiles == 1
+        assert json.loads(cache.read_text(encoding="utf-8"))["head"] == head
+
+
+def test_a_commit_s_entries_on_disk_render_any_budget_without_git(rich_repo, tmp_path):
+    cache = tmp_path / "prompt-cache.json"
+    whole = PromptCompiler(rich_repo.path, cache).memory_section()
+    cap = FileCap(tokens=1, measure=len)
+    with git_calls() as calls:
+        capped = PromptCompiler(rich_repo.path, cache, file_cap=lambda: cap)
+        section = capped.memory_section()
+        skills = capped.memory_skills()
+    assert calls == [] and capped.compiles == 1  # rendered from the kept entries
+    assert section == build_memory_section(rich_repo.read_blobs(), cap) != whole
+    assert skills == memory_skill_texts(rich_repo.read_blobs())
+    data = json.loads(cache.read_text(encoding="utf-8"))
+    assert set(data["memory"]) == {"whole", "1"}
+
+
+def test_a_seeded_record_is_written_only_for_exactly_the_commit_s_files(memory_repo, tmp_path):
+    root, cache = memory_repo.path, tmp_path / "prompt-cache.json"
+    files = ("system/human.md", "system/persona.md")
+    assert not seed_prompt_cache(cache, root, files[:1])  # a file of the commit left out
+    write_file(root, "system/human.md", _md("The user", "not committed\n"))
+    assert not seed_prompt_cache(cache, root, files)  # bytes the commit does not hold
+    assert not cache.exists()
+    memory_repo.run("checkout", "--", "system/human.md")
+    assert seed_prompt_cache(cache, root, files)
+    with git_calls() as calls:
+        section = PromptCompiler(root, cache).memory_section()
+    assert calls == [] and section == PromptCompiler(root).memory_section()
+    cache.unlink()
+    memory_repo.run("gc", "-q")  # the commit is packed: only git can read it now
+    assert not seed_prompt_cache(cache, root, files) and not cache.exists()
+
+
+def test_git_s_object_names_are_computed_as_git_computes_them(rich_repo):
+    blobs = rich_repo.read_blobs()
+    head = rich_repo.head_sha()
+    tree = rich_repo.run("rev-parse", "HEAD^{tree}").strip()
+    assert commit_tree(rich_repo.path, head) == tree_sha(blobs) == tree
+
+
+def test_credentials_committed_by_hand_reach_neither_the_section_nor_the_cache(
+    memory_repo, tmp_path
+):
+    token = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    root, cache = memory_repo.path, tmp_path / "prompt-cache.json"
+    write_file(root, "system/ops.md", _md("ops", f"- token {token}\n"))
+    write_file(root, "notes/keys.md", _md(f"the key {token}"))  # listed: its description shows
+    write_file(root, "notes/plain.md", _md("nothing to hide"))
+    commit_all(root)
+    section = PromptCompiler(root, cache).memory_section()
+    assert token not in section and section.count("<redacted:") == 2
+    assert "nothing to hide" in section
+    assert token not in cache.read_text(encoding="utf-8")

@@ -34,12 +34,20 @@ def _root_template(tmp_path_factory):
     return path
 
 
+@pytest.fixture(scope="module")
+def _template_state(_root_template):
+    """The template's files and git state, which every fresh copy has: a refusal compares its
+    copy's state after with this, instead of asking git twice."""
+    return tree_bytes(_root_template), git_state(_root_template)
+
+
 @pytest.fixture
 def root(_root_template, tmp_path):
     """A memory repository with a read-only file and a broken one committed: a copy of one
-    made once for this module."""
+    made once for this module (names and bytes; git's sample hooks never run and are left out)."""
     path = tmp_path / "memory"
-    shutil.copytree(_root_template, path, symlinks=True)
+    skip = shutil.ignore_patterns("*.sample")
+    shutil.copytree(_root_template, path, symlinks=True, ignore=skip, copy_function=shutil.copyfile)
     return path
 
 
@@ -160,8 +168,8 @@ REFUSALS = [
     REFUSALS,
     ids=[f"{c}-{i}" for i, (c, _, _) in enumerate(REFUSALS)],
 )
-def test_edits_refusal_changes_nothing(root, command, args, needle):
-    before_tree, before_git = tree_bytes(root), git_state(root)
+def test_edits_refusal_changes_nothing(root, _template_state, command, args, needle):
+    before_tree, before_git = _template_state
     with pytest.raises(MemfsError) as caught:
         apply_memory_edit(root, command, args)
     assert needle in str(caught.value)

@@ -1,7 +1,7 @@
 """A writer stopped by SIGTERM between writing a memory file and committing it is no dead end.
 
-A real child process runs the memory tool's edit; a `git` first on its PATH holds the commit's
-`git add` until the test has sent SIGTERM (as an MCP host stops its server). The next writer, of
+A real child process runs the memory tool's edit; a `git` first on its PATH holds its
+`git commit` until the test has sent SIGTERM (as an MCP host stops its server). The next writer, of
 any kind, finishes the edit (its files hold what was planned) or rolls it back, says so, and
 carries on: memory is clean and nothing is lost.
 """
@@ -33,7 +33,7 @@ apply_and_commit(Path(sys.argv[1]), "insert", args, "remember tea")
 
 SHIM = """#!/bin/sh
 for arg in "$@"; do
-  if [ "$arg" = add ]; then
+  if [ "$arg" = commit ]; then
     echo $$ > "{marker}"
     while :; do sleep 0.05; done
   fi
@@ -48,7 +48,7 @@ def memory(world) -> Path:
 
 
 def _stopped_mid_edit(memory: Path, tmp_path: Path) -> None:
-    """Run the edit in a child and SIGTERM it while its commit's `git add` is held."""
+    """Run the edit in a child and SIGTERM it while its `git commit` is held."""
     shim_dir = tmp_path / "shim"
     shim_dir.mkdir()
     marker = tmp_path / "held"

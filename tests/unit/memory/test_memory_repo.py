@@ -10,7 +10,9 @@ import pytest
 
 from mini_letta.errors import GitError
 from mini_letta.memory.compile import render_memory_update
+from mini_letta.memory.reading import listed_blobs
 from mini_letta.memory.repo import GitRepo, ensure_git_available, init_memory_repo
+from support.git_calls import git_calls
 from support.memory import block_commits, commit_all, write_file
 
 
@@ -109,6 +111,12 @@ def test_repo_commit_paths_failed_commit_unstages(memory_repo):
         memory_repo.commit_paths(["a.md"], "add a")
     assert str(caught.value).startswith("git commit failed: ")
     assert "refs/heads/main.lock" in str(caught.value)
+    assert _git(memory_repo.path, "diff", "--cached", "--name-only") == ""
+    human = memory_repo.path / "system" / "human.md"
+    human.write_text(human.read_text() + "more\n")
+    with git_calls() as calls, pytest.raises(GitError, match=r"main\.lock exists"):
+        memory_repo.commit_paths(["system/human.md"], "edit", tracked=True)
+    assert calls == ["commit"]  # a held lock: staging and trying again would meet it too
     assert _git(memory_repo.path, "diff", "--cached", "--name-only") == ""
 
 
@@ -357,3 +365,77 @@ def test_commit_paths_of_tracked_files_commits_with_one_git_process(memory_repo)
     assert calls == ["commit", "add", "commit"]
     assert new == memory_repo.head_sha() != sha
     assert memory_repo.changed_paths() == []
+
+
+def test_a_snapshot_is_read_with_one_git_process_and_matches_ls_tree(memory_repo, tmp_path):
+    repo = memory_repo
+    write_file(repo.path, "a.md", "top\n")
+    write_file(repo.path, "a/b/c/deep.md", "deep\n")
+    write_file(repo.path, "a-b.md", "dash\n")
+    write_file(repo.path, "notes/新.md", "unicode\n")
+    write_file(repo.path, "empty.md", "")
+    write_file(repo.path, "tool.sh", "#!/bin/sh\n")
+    (repo.path / "tool.sh").chmod(0o755)
+    (repo.path / "link.md").symlink_to("a.md")  # a link is not a memory file
+    commit_all(repo.path, "shapes")
+    git = ["git", "-C", str(repo.path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    sub = "0" * 39 + "1"  # another repository's commit: never read
+    subprocess.run([*git, "update-index", "--add", "--cacheinfo", f"160000,{sub},lib"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "gitlink"], check=True)
+    listed = _git(repo.path, "ls-tree", "-r", "-z", "HEAD").split("\0")
+    expected = [line.split("\t")[1] for line in listed if line and " blob " in line]
+    expected.remove("link.md")
+    with git_calls() as calls:
+        blobs = repo.read_blobs()
+    assert calls == ["cat-file"]
+    assert list(blobs) == expected  # git's own order
+    assert blobs["a/b/c/deep.md"] == b"deep\n" and blobs["empty.md"] == b""
+    assert blobs["notes/新.md"] == b"unicode\n"
+    first = _git(repo.path, "rev-list", "--max-parents=0", "HEAD").strip()
+    assert list(repo.read_blobs(first)) == ["system/human.md", "system/persona.md"]
+    with pytest.raises(GitError, match="is not a commit"):
+        repo.read_blobs("no-such-rev")
+    unborn = tmp_path / "unborn"
+    subprocess.run(["git", "init", "-q", str(unborn)], check=True)
+    assert GitRepo(unborn).read_blobs() == {}
+
+
+def test_a_snapshot_larger_than_a_pipe_is_read_without_stalling(memory_repo):
+    # 1,400 entries: the requests (~70 KB) and answers (~200 KB) outgrow both pipes' buffers,
+    # so they must be written while the answers are read
+    repo = memory_repo
+    git = ["git", "-C", str(repo.path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    put = subprocess.run(
+        [*git, "hash-object", "-w", "--stdin"], input=b"x" * 100, capture_output=True, check=True
+    )
+    blob = put.stdout.decode().strip()
+    listing = "".join(f"100644 blob {blob}\tf{n:04}.md\n" for n in range(1400))
+    folder = (
+        subprocess.run([*git, "mktree"], input=listing.encode(), capture_output=True, check=True)
+        .stdout.decode()
+        .strip()
+    )
+    root = subprocess.run(
+        [*git, "mktree"], input=f"040000 tree {folder}\tmany\n".encode(),
+        capture_output=True, check=True,
+    ).stdout.decode().strip()  # fmt: skip
+    commit = _git(repo.path, "commit-tree", root, "-m", "many").strip()
+    blobs = repo.read_blobs(commit)
+    assert len(blobs) == 1400 and set(blobs.values()) == {b"x" * 100}
+    assert next(iter(blobs)) == "many/f0000.md"
+
+
+def test_a_sha256_repository_is_read_as_well(tmp_path):
+    root = tmp_path / "sha256"
+    subprocess.run(["git", "init", "-q", "--object-format=sha256", str(root)], check=True)
+    write_file(root, "dir/a.md", "a\n")
+    commit_all(root, "first")
+    repo = GitRepo(root)
+    assert repo.read_blobs() == {"dir/a.md": b"a\n"}
+
+
+def test_a_git_without_batch_commands_reads_the_same_snapshot_the_older_way(memory_repo):
+    write_file(memory_repo.path, "n/a.md", "a\n")
+    (memory_repo.path / "link.md").symlink_to("n/a.md")
+    commit_all(memory_repo.path, "a")
+    assert listed_blobs(memory_repo, "HEAD") == memory_repo.read_blobs()

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from mini_letta.memory.secrets import find_secret, kind_slug, redact_secrets
+from mini_letta.memory.secrets import (
+    _VERDICTS,
+    _scan,
+    _Verdicts,
+    find_secret,
+    kind_slug,
+    redact_secrets,
+    scan_secrets,
+)
 from support.secrets import NOT_PASTED_SECRETS, NOT_SECRETS, PASTED_SECRETS, PLANTED_SECRETS
 
 
@@ -169,3 +177,28 @@ def test_secrets_many_keys_are_all_redacted():
     redacted = redact_secrets(text)
     assert redacted.count("<redacted:aws-access-key>") == 20_000
     assert "AKIA" not in redacted
+
+
+def test_secrets_a_remembered_verdict_is_the_scan_itself():
+    """A text judged again is answered from memory, the same matches as a fresh scan, and a
+    caller changing the list it got does not change the next answer."""
+    texts = [text for _, text, _ in PLANTED_SECRETS] + ["nothing here at all", "x" * 100]
+    for text in texts:
+        fresh = _scan(text, None, None)
+        first = scan_secrets(text)
+        assert _VERDICTS.get(text) == tuple(fresh)
+        first.clear()
+        assert scan_secrets(text) == fresh
+    assert scan_secrets("") == []
+
+
+def test_secrets_remembered_verdicts_stay_within_their_budget():
+    verdicts = _Verdicts(80)
+    for index in range(10):
+        verdicts.put(f"text {index:05d}", ())  # 10 characters each
+    assert verdicts.size == 80
+    assert verdicts.get("text 00000") is None and verdicts.get("text 00001") is None
+    assert verdicts.get("text 00009") == ()
+    verdicts.put("eleven char", ())  # longer than an eighth of the budget: not kept
+    assert verdicts.get("eleven char") is None
+    assert verdicts.size == 80

@@ -20,10 +20,17 @@ from mini_letta.reflection.history.provenance import blame_file, why_line
 from mini_letta.reflection.state.watermark import read_reflection_state
 from mini_letta.workspace import World
 from support.clock import FakeClock
-from support.palace_kit import HUMAN, LIMITS, SECRET, build_story_once, copy_story
+from support.palace_kit import (
+    HUMAN,
+    LIMITS,
+    PALACE_GROUP,
+    SECRET,
+    build_story_once,
+    copy_story,
+)
 
 # One worker for the module under xdist: its story is built once per worker that runs any of it.
-pytestmark = pytest.mark.xdist_group("palace-page")
+pytestmark = pytest.mark.xdist_group(PALACE_GROUP)
 
 
 def _data(page_html: str) -> dict:

@@ -18,7 +18,8 @@ from mini_letta.reflection.state.records import list_run_records
 from mini_letta.reflection.state.settings import save_reflection_settings
 from mini_letta.reflection.state.watermark import backlog_messages, read_reflection_state
 from mini_letta.structs import replace
-from mini_letta.workspace import new_agent, resolve_conversation
+from mini_letta.workspace import resolve_conversation
+from support.agents import fresh_agent
 from support.reflection_kit import add_turn
 
 FILLER = "We walked through the next part of the migration script and its error handling. " * 3
@@ -27,9 +28,11 @@ SMALL_WINDOW = 4_096  # a few hundred tokens of transcript per slice
 
 @pytest.fixture
 def small(world):
-    agent = new_agent(world, name="small", context_window=SMALL_WINDOW)
+    """An agent with a small window and a backlog of about four slices (the plan's estimate;
+    three are enough to take one, take the next, and still have one waiting)."""
+    agent = fresh_agent(world, name="small", context_window=SMALL_WINDOW)
     store = resolve_conversation(world, agent, None)
-    for n in range(40):
+    for n in range(15):
         add_turn(store, world.clock, f"{FILLER} ({n})", answer="Sure, next step.")
     add_turn(store, world.clock, "I prefer tabs for indentation.", answer="Noted.")
     return agent, store

@@ -26,7 +26,7 @@ LAST = "From now on we use pnpm everywhere."
 SMALL_WINDOW = 4_096  # room for a few hundred tokens of transcript per run
 
 
-def _long_conversation(store, clock, turns: int = 12):
+def _long_conversation(store, clock, turns: int = 8):
     add_turn(store, clock, FIRST, answer="Hi Bob.")
     for n in range(turns):
         add_turn(store, clock, f"{FILLER} ({n})", answer="Sure, next step.")

@@ -16,6 +16,7 @@ from mini_letta.reflection.run.launch import launch_reflection, preview_reflecti
 from mini_letta.reflection.run.setup import LaunchOptions
 from mini_letta.reflection.state.records import load_run_record
 from mini_letta.reflection.state.watermark import read_reflection_state
+from support.agents import fresh_agent
 from support.git_calls import git_calls
 from support.reflection_kit import SECRETS, ScriptedProvider, add_turn, git, respond, tool_call
 
@@ -23,13 +24,24 @@ HUMAN = "system/human.md"
 FACT = "- Allergy: severe peanut allergy, confirmed by the user"
 
 
-@pytest.fixture
-def parent(world, agent):
+def _confirmed_fact(world, agent) -> None:
     repo = GitRepo(world.home.memory_dir(agent.id))
     human = repo.path / HUMAN
     human.write_text(human.read_text() + FACT + "\n")
     git(repo.path, "commit", "-qam", "a confirmed fact")
-    return repo
+
+
+@pytest.fixture
+def agent(world, request):
+    """A fresh agent; for the tests about a `parent` memory, one whose memory holds a confirmed
+    fact (a copy of one made once per worker, not a commit per test)."""
+    fact = "parent" in request.fixturenames
+    return fresh_agent(world, setup=_confirmed_fact if fact else None)
+
+
+@pytest.fixture
+def parent(world, agent):
+    return GitRepo(world.home.memory_dir(agent.id))
 
 
 def _chat(world, store, *texts):
@@ -72,22 +84,54 @@ def test_a_well_behaved_agent_merges_with_provenance_trailers(world, agent, stor
     assert f"Messages: {turns[0][0].id}..{turns[0][-1].id}" in trailers
 
 
-def test_deleting_human_md_is_rejected(world, agent, store, parent):
+def test_deleting_human_md_is_rejected_and_kept_until_discarded(world, agent, store, parent):
+    """A rejection counts as a failure for the backoff; the next run keeps the earlier rejected
+    branch; discarding one drops its branch and offers the slice again."""
     _chat(world, store, "forget everything")
     head = parent.head_sha()
-    outcome = _launch(world, agent, store, _agent({"command": "delete", "path": HUMAN}))
-    record = _held_back(world, agent, store, parent, head, outcome)
-    assert "deletes system/human.md" in outcome.message
+    first = _launch(world, agent, store, _agent({"command": "delete", "path": HUMAN}))
+    record = _held_back(world, agent, store, parent, head, first)
+    assert "deletes system/human.md" in first.message
     assert record.reasons and record.status == "rejected"
+    assert first.consecutive_failures == 1
+    assert read_reflection_state(store).consecutive_failures == 1
+
+    second = _launch(world, agent, store, _agent({"command": "delete", "path": HUMAN}))
+    branches = git(parent.path, "branch", "--list", "reflection*").split()
+    assert branches == sorted(f"reflection-rejected/{o.run_id}" for o in (first, second))
+
+    record = discard_rejected_run(world.home, agent.id, first.run_id)
+    assert (record.status, record.decision) == ("rejected", "discarded")
+    assert parent.head_sha() == head
+    branches = git(parent.path, "branch", "--list", "reflection*").split()
+    assert branches == [f"reflection-rejected/{second.run_id}"]
+    assert preview_reflection(world, agent, store) is not None
+    with pytest.raises(ReflectionError, match="rejected and discarded"):
+        accept_rejected_run(world.home, agent.id, first.run_id, world.clock)
 
 
-def test_rewriting_a_fact_without_evidence_is_rejected(world, agent, store, parent):
-    _chat(world, store, "I had a peanut snack yesterday and it was fine")
+def test_rewriting_a_fact_without_evidence_is_rejected_and_accept_merges_it(
+    world, agent, store, parent
+):
+    """Held back, then accepted by a person: merged, the watermark advanced."""
+    (turn,) = _chat(world, store, "I had a peanut snack yesterday and it was fine")
     head = parent.head_sha()
     edit = {"command": "str_replace", "path": HUMAN, "old_str": FACT, "new_str": "- No allergy"}
     outcome = _launch(world, agent, store, _agent(edit))
     _held_back(world, agent, store, parent, head, outcome)
     assert "changes or removes 1 existing line(s) without citing evidence" in outcome.message
+
+    record = accept_rejected_run(world.home, agent.id, outcome.run_id, world.clock)
+    assert (record.status, record.decision) == ("merged", "accepted")
+    assert "- No allergy" in (parent.path / HUMAN).read_text()
+    assert record.merge_commit == parent.head_sha()
+    state = read_reflection_state(store)
+    assert state.reflected_through_message_id == turn[-1].id
+    assert state.consecutive_failures == 0
+    assert preview_reflection(world, agent, store) is None
+    assert git(parent.path, "branch", "--list", "reflection*").split() == []
+    with pytest.raises(ReflectionError, match="not waiting for a decision"):
+        accept_rejected_run(world.home, agent.id, outcome.run_id, world.clock)
 
 
 def test_citing_a_message_outside_the_slice_is_rejected(world, agent, store, parent):
@@ -186,52 +230,6 @@ def test_system_past_its_budget_is_rejected(world, agent, store, parent):
     assert outcome.status == "rejected" and parent.head_sha() == head
     assert "system/ would grow to" in outcome.message
     assert "system/human.md would grow to" in outcome.message
-
-
-def test_a_rejection_counts_as_a_failure_for_the_backoff(world, agent, store, parent):
-    _chat(world, store, "forget everything")
-    outcome = _launch(world, agent, store, _agent({"command": "delete", "path": HUMAN}))
-    assert outcome.consecutive_failures == 1
-    assert read_reflection_state(store).consecutive_failures == 1
-
-
-def test_accept_merges_a_rejected_run_and_advances_the_watermark(world, agent, store, parent):
-    (turn,) = _chat(world, store, "I had a peanut snack and it was fine")
-    edit = {"command": "str_replace", "path": HUMAN, "old_str": FACT, "new_str": "- No allergy"}
-    outcome = _launch(world, agent, store, _agent(edit))
-    assert outcome.status == "rejected"
-    record = accept_rejected_run(world.home, agent.id, outcome.run_id, world.clock)
-    assert (record.status, record.decision) == ("merged", "accepted")
-    assert "- No allergy" in (parent.path / HUMAN).read_text()
-    assert record.merge_commit == parent.head_sha()
-    state = read_reflection_state(store)
-    assert state.reflected_through_message_id == turn[-1].id
-    assert state.consecutive_failures == 0
-    assert preview_reflection(world, agent, store) is None
-    assert git(parent.path, "branch", "--list", "reflection*").split() == []
-    with pytest.raises(ReflectionError, match="not waiting for a decision"):
-        accept_rejected_run(world.home, agent.id, outcome.run_id, world.clock)
-
-
-def test_discard_drops_the_branch_and_offers_the_slice_again(world, agent, store, parent):
-    _chat(world, store, "forget everything")
-    head = parent.head_sha()
-    outcome = _launch(world, agent, store, _agent({"command": "delete", "path": HUMAN}))
-    record = discard_rejected_run(world.home, agent.id, outcome.run_id)
-    assert (record.status, record.decision) == ("rejected", "discarded")
-    assert parent.head_sha() == head
-    assert git(parent.path, "branch", "--list", "reflection*").split() == []
-    assert preview_reflection(world, agent, store) is not None
-    with pytest.raises(ReflectionError, match="rejected and discarded"):
-        accept_rejected_run(world.home, agent.id, outcome.run_id, world.clock)
-
-
-def test_the_next_run_keeps_an_earlier_rejected_branch(world, agent, store, parent):
-    _chat(world, store, "forget everything")
-    first = _launch(world, agent, store, _agent({"command": "delete", "path": HUMAN}))
-    second = _launch(world, agent, store, _agent({"command": "delete", "path": HUMAN}))
-    branches = git(parent.path, "branch", "--list", "reflection*").split()
-    assert branches == sorted(f"reflection-rejected/{o.run_id}" for o in (first, second))
 
 
 def test_cli_shows_accepts_and_discards(world, agent, store, parent, cli):

@@ -27,13 +27,15 @@ def test_creating_an_agent_starts_three_git_processes(world):
     assert sorted(calls) == ["add", "commit", "init"]  # no config, no symbolic-ref
 
 
-def test_a_memory_tool_edit_starts_three_git_processes(world, agent):
+def test_a_memory_tool_edit_commits_without_staging_first(world, agent):
+    """The fixture's agent is a copy, so git's index does not vouch for the other files and a
+    status is asked; the edit itself is one commit of the tracked path (no `git add`)."""
     memory = world.home.memory_dir(agent.id)
     ctx = ToolContext(cwd=memory, clock=world.clock, memory_dir=memory)
     with git_calls() as calls:
         result = MemoryTool().run(EDIT, ctx)
     assert "committed" in result.content
-    assert calls == ["status", "add", "commit"]
+    assert calls == ["status", "commit"]
 
 
 def test_a_merged_run_and_a_run_with_nothing_to_keep_stay_within_their_counts(world, agent, store):

@@ -70,7 +70,8 @@ def test_nothing_anywhere_is_no_payload(world, agent):
 
 
 def test_the_budget_is_shared_the_first_slice_gets_it_first_and_goes_on_in_chunks(world, agent):
-    logs = [f"帮我看下第 {n} 段日志 " + "x" * 300 for n in range(20)]
+    # four logs of ~300 characters over 400-token chunks: big takes five runs, the first all its own
+    logs = [f"帮我看下第 {n} 段日志 " + "x" * 300 for n in range(4)]
     big = _conversation(world, agent, "我更喜欢用 tabs 缩进", *logs, "以后一律用 pnpm")
     small = _conversation(world, agent, "我叫李雷")
     outcome = launch_multi_reflection(world, agent, [big, small], LaunchOptions(chunk_tokens=400))

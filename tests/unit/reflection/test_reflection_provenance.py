@@ -7,11 +7,15 @@ import json
 
 import pytest
 
+from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import MemoryEditError
 from mini_letta.memory.repo import GitRepo
 from mini_letta.reflection.history.provenance import blame_file, why_line
 from mini_letta.reflection.run.launch import launch_reflection
 from mini_letta.reflection.run.setup import LaunchOptions
+from mini_letta.reflection.state.records import list_run_records
+from mini_letta.workspace import resolve_conversation
+from support.agents import fresh_agent
 from support.reflection_kit import ScriptedProvider, add_turn, respond, tool_call
 
 HUMAN = "system/human.md"
@@ -26,18 +30,34 @@ def _reflect(world, agent, store, *edits):
     return outcome
 
 
-@pytest.fixture
-def reflected(world, agent, store):
+def _reflected_story(world, agent) -> None:
+    """Two turns, and a merged run that writes two lines, one citing the first turn."""
+    store = resolve_conversation(world, agent, None)
     turn = add_turn(store, world.clock, "I switched to decaf this year", answer="noted")
     add_turn(store, world.clock, "and I like quiet mornings", answer="noted")
-    outcome = _reflect(
+    _reflect(
         world,
         agent,
         store,
         {"command": "insert", "path": HUMAN, "content": "- Drinks decaf", "evidence": [turn[0].id]},
         {"command": "insert", "path": HUMAN, "content": "- Likes quiet mornings"},
     )
-    return turn, outcome
+
+
+@pytest.fixture
+def agent(world):
+    """An agent after `_reflected_story`: a copy of one made once per worker (every test here
+    only reads what the run left)."""
+    return fresh_agent(world, setup=_reflected_story)
+
+
+@pytest.fixture
+def reflected(world, agent):
+    """(the first turn's messages, the merged run's record), read from the copy."""
+    (record,) = list_run_records(world.home, agent.id)
+    assert record.status == "merged"
+    store = ConversationStore(agent.id, record.conversation_id, world.home)
+    return [message for _, message in store.iter_from(0)][:2], record
 
 
 def test_blame_names_the_run_behind_each_line(world, agent, reflected):

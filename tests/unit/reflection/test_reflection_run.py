@@ -69,9 +69,12 @@ def _leftovers(world, agent, parent):
 
 
 def test_the_chapters_walk_through_merges_two_lines_in_one_commit(world, agent, store, parent):
+    """One merged run, looked at from every side: memory, the watermark, the run's record and
+    transcript; then a second run finds nothing new, the step count restarts from the
+    watermark, and a torn state file is rebuilt without replaying what was reflected."""
     _chat(store, world.clock, *CHAPTER)
     before = parent.head_sha()
-    outcome = _launch(world, agent, store)
+    outcome = _launch(world, agent, store, instruction="only lasting things")
     assert (outcome.status, outcome.message) == ("merged", "Merged 1 reflection commit(s).")
     human = (parent.path / HUMAN).read_text()
     assert "- Preference: 我更喜欢用 tabs 缩进" in human
@@ -96,10 +99,7 @@ def test_the_chapters_walk_through_merges_two_lines_in_one_commit(world, agent, 
     assert state.steps_since_last_successful_reflection == 0
     assert state.last_reflection_status == "merged" and state.consecutive_failures == 0
 
-
-def test_the_run_record_and_the_agents_own_messages(world, agent, store, parent):
-    _chat(store, world.clock, *CHAPTER)
-    outcome = _launch(world, agent, store, instruction="only lasting things")
+    # the run's record and the reflection agent's own messages
     record = load_run_record(world.home, agent.id, outcome.run_id)
     assert record.trigger == "manual" and record.status == "merged"
     assert record.message == outcome.message and record.commit_count == 1
@@ -117,6 +117,22 @@ def test_the_run_record_and_the_agents_own_messages(world, agent, store, parent)
     assert "only lasting things" in task and "<memory>" in task
     assert not list(world.home.conversations_dir(agent.id).glob("reflection-*"))
 
+    # a second run after the merge has nothing to do
+    assert _launch(world, agent, store).skip_reason == "no_payload"
+
+    # steps since count only after the watermark
+    _chat(store, world.clock, "one", "two")
+    assert steps_since_last_reflection(store) == 2
+
+    # corrupt state is rebuilt and the run goes on from the watermark, not from the start
+    _chat(store, world.clock, "我叫李雷")
+    store.files.reflection_state.write_text("{torn")
+    outcome = _launch(world, agent, store)
+    assert outcome.status == "merged"
+    record = load_run_record(world.home, agent.id, outcome.run_id)
+    assert record.slices[0].start_line == 6  # not a replay from the start
+    assert list(store.dir.glob("reflection-state.json.corrupt-*"))
+
 
 def test_nothing_new_is_no_payload_and_creates_nothing(world, agent, store, parent):
     outcome = _launch(world, agent, store)
@@ -128,12 +144,6 @@ def test_nothing_new_is_no_payload_and_creates_nothing(world, agent, store, pare
     assert _leftovers(world, agent, parent) == ([], [])
     assert list_run_records(world.home, agent.id) == []
     assert not store.files.reflection_state.exists()
-
-
-def test_second_run_after_a_merge_has_nothing_to_do(world, agent, store):
-    _chat(store, world.clock, *CHAPTER)
-    assert _launch(world, agent, store).status == "merged"
-    assert _launch(world, agent, store).skip_reason == "no_payload"
 
 
 def test_small_talk_only_is_no_changes_and_consumes_the_slice(world, agent, store, parent):
@@ -312,18 +322,6 @@ def test_a_crashed_runs_leftovers_are_cleaned_and_its_record_marked(world, agent
     assert sorted(p.name for p in store.files.payloads_dir.iterdir()) == [f"{outcome.run_id}.json"]
 
 
-def test_corrupt_state_is_rebuilt_and_the_run_goes_on(world, agent, store):
-    _chat(store, world.clock, *CHAPTER)
-    assert _launch(world, agent, store).status == "merged"
-    _chat(store, world.clock, "我叫李雷")
-    store.files.reflection_state.write_text("{torn")
-    outcome = _launch(world, agent, store)
-    assert outcome.status == "merged"
-    record = load_run_record(world.home, agent.id, outcome.run_id)
-    assert record.slices[0].start_line == 6  # not a replay from the start
-    assert list(store.dir.glob("reflection-state.json.corrupt-*"))
-
-
 @pytest.mark.parametrize("setup", ["detached-elsewhere", "no-main"])
 def test_memory_not_on_main_is_a_clear_skip(world, agent, store, parent, setup):
     _chat(store, world.clock, *CHAPTER)
@@ -361,13 +359,6 @@ def test_an_interrupt_cleans_up_and_propagates(world, agent, store, parent):
     assert not world.home.reflection_lease_file(agent.id).exists()
     (record,) = list_run_records(world.home, agent.id)
     assert record.status == "interrupted" and _offered_again(world, agent, store)
-
-
-def test_steps_since_counts_only_after_the_watermark(world, agent, store):
-    _chat(store, world.clock, *CHAPTER)
-    _launch(world, agent, store)
-    _chat(store, world.clock, "one", "two")
-    assert steps_since_last_reflection(store) == 2
 
 
 def test_planted_secrets_never_reach_the_payload_the_agent_or_memory(world, agent, store, parent):

@@ -19,7 +19,7 @@ from mini_letta.storage.atomic import load_json, save_json
 from mini_letta.structs import replace
 from mini_letta.workspace import new_agent, resolve_conversation
 from support.compaction_fakes import CHINESE_TURNS
-from support.reflection_kit import add_turn
+from support.reflection_kit import add_turn, message
 
 LINUX = "linux"
 STEP3 = ReflectionSettings("step-count", 3)
@@ -301,8 +301,11 @@ class CountingStore(ConversationStore):
 
 
 def test_the_step_check_reads_only_about_step_count_messages(world, agent, store):
+    batch = []  # one append: a log this long is not what is measured
     for n in range(400):
-        add_turn(store, world.clock, f"turn {n}")
+        batch.append(message(world.clock, "user", f"turn {n}"))
+        batch.append(message(world.clock, "assistant", f"ok: turn {n}"))
+    store.append(batch)
     counting = CountingStore(agent.id, store.conversation_id, world.home)
     assert _decide(world, agent, counting, STEP3).trigger == "step-count"
     assert counting.read <= 2 * STEP3.step_count

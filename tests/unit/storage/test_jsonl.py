@@ -20,7 +20,7 @@ import pytest
 
 import mini_letta
 from mini_letta.errors import LockTimeoutError, UnwritableError
-from mini_letta.storage.jsonl import JsonlLog
+from mini_letta.storage.jsonl import _CHUNK, JsonlLog
 from support.forker import Forker
 
 SRC = Path(mini_letta.__file__).resolve().parents[1]
@@ -43,10 +43,21 @@ def records(log: JsonlLog) -> list[dict[str, Any]]:
     return [record for _, record in log.iter_from()]
 
 
-def filled(tmp_path: Path, n: int = 5) -> JsonlLog:
+def filled(tmp_path: Path, n: int = 5, size: str = "small") -> JsonlLog:
+    """A log of `n` records; a "large" one is longer than the one chunk a small log is read in
+    whole, so a fresh reader checks its index by sampling instead."""
     log = JsonlLog(tmp_path / "conv" / "messages.jsonl")
-    log.append([{"i": i, "text": f"message {i} ✓"} for i in range(n)])
+    log.append([message(i, n, size) for i in range(n)])
+    assert (log.path.stat().st_size > _CHUNK) == (size == "large")
     return log
+
+
+def message(i: int, n: int, size: str = "small") -> dict[str, Any]:
+    pad = "" if size == "small" else "." * (_CHUNK // n + 1)
+    return {"i": i, "text": f"message {i} ✓{pad}"}
+
+
+SIZES = pytest.mark.parametrize("size", ["small", "large"])
 
 
 def test_missing_log_is_empty(tmp_path: Path) -> None:
@@ -101,10 +112,11 @@ def test_reverse_walk_crosses_index_blocks(tmp_path: Path) -> None:
     assert [r["i"] for _, r in JsonlLog(log.path).tail(300)] == list(range(300, 600))
 
 
+@SIZES
 def test_torn_tail_is_ignored_then_cut_by_the_next_append(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, size: str
 ) -> None:
-    log = filled(tmp_path, 3)
+    log = filled(tmp_path, 3, size)
     with log.path.open("ab") as f:
         f.write(b'{"i": 3, "text": "never fini')
 
@@ -112,13 +124,14 @@ def test_torn_tail_is_ignored_then_cut_by_the_next_append(
     assert fresh.count() == 3 == log.count()
     assert [r["i"] for r in records(fresh)] == [0, 1, 2]
     assert [i for i, _ in fresh.iter_reverse()] == [2, 1, 0]
-    assert fresh.tail(1) == [(2, {"i": 2, "text": "message 2 ✓"})]
+    assert fresh.tail(1) == [(2, message(2, 3, size))]
     assert not caplog.records  # silently
 
     assert log.append([{"i": "new"}]) == [3]
 
     assert fresh.read_line(3) == {"i": "new"}
-    assert log.path.read_bytes().endswith(b'message 2 \xe2\x9c\x93"}\n{"i":"new"}\n')
+    pad = message(2, 3, size)["text"][len("message 2 ✓") :]
+    assert log.path.read_bytes().endswith(f'message 2 ✓{pad}"}}\n{{"i":"new"}}\n'.encode())
     assert index_entries(log) == line_starts(log.path)
 
 
@@ -160,13 +173,14 @@ def test_garbage_middle_line_is_skipped_with_one_warning(
     assert log.read_line(4) == {"i": 4}
 
 
-def test_missing_index_is_rebuilt(tmp_path: Path) -> None:
-    log = filled(tmp_path, 5)
+@SIZES
+def test_missing_index_is_rebuilt(tmp_path: Path, size: str) -> None:
+    log = filled(tmp_path, 5, size)
     log.index_path.unlink()
 
     fresh = JsonlLog(log.path)
     assert fresh.count() == 5
-    assert fresh.read_line(3) == {"i": 3, "text": "message 3 ✓"}
+    assert fresh.read_line(3) == message(3, 5, size)
     assert index_entries(fresh) == line_starts(log.path)  # written back while the lock was free
 
     other = tmp_path / "written-elsewhere.jsonl"
@@ -176,14 +190,15 @@ def test_missing_index_is_rebuilt(tmp_path: Path) -> None:
     assert index_entries(JsonlLog(other)) == line_starts(other)
 
 
-def test_stale_index_is_extended(tmp_path: Path) -> None:
-    log = filled(tmp_path, 6)
+@SIZES
+def test_stale_index_is_extended(tmp_path: Path, size: str) -> None:
+    log = filled(tmp_path, 6, size)
     full = log.index_path.read_bytes()
     log.index_path.write_bytes(full[: 8 * 2])  # crash after the log write, before the index
 
     fresh = JsonlLog(log.path)
     assert fresh.count() == 6
-    assert fresh.read_line(5) == {"i": 5, "text": "message 5 ✓"}
+    assert fresh.read_line(5) == message(5, 6, size)
     assert [i for i, _ in fresh.iter_reverse()] == [5, 4, 3, 2, 1, 0]
     assert log.index_path.read_bytes() == full
 
@@ -200,12 +215,13 @@ def test_stale_index_is_extended(tmp_path: Path) -> None:
         "empty entries",
     ],
 )
-def test_invalid_index_is_rebuilt(tmp_path: Path, damage: str) -> None:
-    log = filled(tmp_path, 6)
+@SIZES
+def test_invalid_index_is_rebuilt(tmp_path: Path, damage: str, size: str) -> None:
+    log = filled(tmp_path, 6, size)
     good = index_entries(log)
-    size = log.path.stat().st_size
+    end = log.path.stat().st_size
     bad = {
-        "longer than the log": struct.pack("<8Q", *good, size, size + 40),
+        "longer than the log": struct.pack("<8Q", *good, end, end + 40),
         "garbage": bytes(random.Random(1).randrange(256) for _ in range(48)),
         "not a multiple of 8": log.index_path.read_bytes()[:-3],
         "non-increasing": struct.pack("<6Q", *good[:4], good[5], good[4]),
@@ -217,7 +233,7 @@ def test_invalid_index_is_rebuilt(tmp_path: Path, damage: str) -> None:
 
     for reader in (JsonlLog(log.path), log):
         assert reader.count() == 6
-        assert reader.read_line(5) == {"i": 5, "text": "message 5 ✓"}
+        assert reader.read_line(5) == message(5, 6, size)
         assert [r["i"] for r in records(reader)] == [0, 1, 2, 3, 4, 5]
         assert [i for i, _ in reader.iter_reverse()] == [5, 4, 3, 2, 1, 0]
     assert log.append([{"i": 6}]) == [6]
@@ -225,14 +241,15 @@ def test_invalid_index_is_rebuilt(tmp_path: Path, damage: str) -> None:
     assert index_entries(log) == line_starts(log.path)
 
 
-def test_wrong_entry_in_the_middle_of_the_index_is_noticed(tmp_path: Path) -> None:
-    log = filled(tmp_path, 8)
+@SIZES
+def test_wrong_entry_in_the_middle_of_the_index_is_noticed(tmp_path: Path, size: str) -> None:
+    log = filled(tmp_path, 8, size)
     entries = index_entries(log)
-    entries[3] += 2  # the cheap checks only look at the last entries
+    entries[3] += 2  # a large log's checks sample its index: found when line 3 is read
     log.index_path.write_bytes(struct.pack(f"<{len(entries)}Q", *entries))
 
     fresh = JsonlLog(log.path)
-    assert fresh.read_line(3) == {"i": 3, "text": "message 3 ✓"}
+    assert fresh.read_line(3) == message(3, 8, size)
     assert [i for i, _ in JsonlLog(log.path).iter_from(3)] == [3, 4, 5, 6, 7]
     assert [r["i"] for _, r in JsonlLog(log.path).iter_reverse()] == list(range(7, -1, -1))
     assert index_entries(log) == line_starts(log.path)
@@ -373,10 +390,13 @@ def test_sigkill_during_appends_loses_no_acknowledged_record(tmp_path: Path) -> 
     assert path.read_bytes().endswith(b"\n")
 
 
+@SIZES
 @pytest.mark.parametrize(("lines", "copies"), [(6, 2), (6, 3), (1000, 2), (1000, 7)])
-def test_duplicated_index_is_rebuilt_before_any_read(tmp_path: Path, lines: int, copies: int):
+def test_duplicated_index_is_rebuilt_before_any_read(
+    tmp_path: Path, lines: int, copies: int, size: str
+):
     """`cat idx idx > idx`: every entry fits the log, but there are too many of them."""
-    log = filled(tmp_path, lines)
+    log = filled(tmp_path, lines, size)
     log.index_path.write_bytes(log.index_path.read_bytes() * copies)
 
     assert JsonlLog(log.path).count() == lines
@@ -388,3 +408,54 @@ def test_duplicated_index_is_rebuilt_before_any_read(tmp_path: Path, lines: int,
     assert [i for i, _ in JsonlLog(log.path).iter_reverse()] == list(range(last, -1, -1))
     assert JsonlLog(log.path).append([{"i": lines}]) == [lines]
     assert index_entries(log) == line_starts(log.path)
+
+
+def _loads_reference(raw: bytes) -> object:
+    """What a line reads as by json.loads alone (the rule before the direct decoder call)."""
+    try:
+        value = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"a":1,"b":[1,2,{"c":"\\u00e9"}]}',
+        b' {"a":1}',
+        b'{"a":1} ',
+        b'\t{"a": 1}\r',
+        b'{"a":1}x',
+        b'{"a":1}{"b":2}',
+        b'{"a":NaN,"b":-Infinity}',
+        b"[1]",
+        b'"text"',
+        b"",
+        b"   ",
+        b"\xff{}",
+        b'{"a":',
+        b"[" * 100_000,
+        b'{"a":' * 100_000,
+    ],
+)
+def test_a_line_reads_as_json_loads_reads_it(tmp_path: Path, raw: bytes) -> None:
+    path = tmp_path / "one.jsonl"
+    path.write_bytes(raw + b"\n")
+    expected = _loads_reference(raw)
+    assert JsonlLog(path).read_line(0) == expected
+    assert [record for _, record in JsonlLog(path).iter_reverse()] == (
+        [] if expected is None else [expected]
+    )
+
+
+def test_a_reverse_walk_reads_lines_longer_than_its_chunk_and_short_ones_alike(
+    tmp_path: Path,
+) -> None:
+    sizes = [0, 5, _CHUNK - 20, 3, _CHUNK * 2 + 7, 1, 0, _CHUNK // 2, _CHUNK // 2, 9]
+    log = JsonlLog(tmp_path / "mixed.jsonl")
+    log.append([{"i": i, "text": "é" * size} for i, size in enumerate(sizes)])
+    forward = list(JsonlLog(log.path).iter_from())
+    assert [len(record["text"]) for _, record in forward] == sizes
+    assert list(JsonlLog(log.path).iter_reverse()) == forward[::-1]
+    assert JsonlLog(log.path).tail(3) == forward[-3:]

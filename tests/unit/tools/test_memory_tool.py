@@ -13,6 +13,7 @@ from mini_letta.memory.secrets import secret_values
 from mini_letta.tools.base import ToolContext, Toolset, execute_tool_call
 from mini_letta.tools.memory_tool import MemoryTool
 from support.clock import FakeClock
+from support.git_calls import git_calls
 from support.memory import block_commits, git_state, tree_bytes, write_file
 from support.secrets import PLANTED_SECRETS, SURFACE_SECRETS
 
@@ -210,3 +211,26 @@ def test_memory_tool_refuses_what_people_paste(ctx, memory_repo, text):
         with pytest.raises(SecretDetectedError):
             _call(ctx, reason="store it", **args)
     assert (tree_bytes(root), git_state(root)) == before
+
+
+def test_an_edit_of_tracked_files_commits_with_one_git_process_after_the_check(ctx, memory_repo):
+    # `status` runs when git's files cannot show the path unchanged (memory/gitindex.py): a
+    # copied repository's files have new inodes; a file written in the index's own clock tick
+    checked = (["commit"], ["status", "commit"])
+    with git_calls() as calls:
+        _call(ctx, command="insert", path=HUMAN, content="- tea", reason="tea")
+    assert calls == ["status", "commit"]  # the copy's stat is not the index's: git is asked
+    with git_calls() as calls:
+        _call(ctx, command="create", path="notes/n.md", description="N", content="n", reason="n")
+    assert calls == ["add", "commit"]  # nowhere in HEAD, the index or the disk; git adds it
+    with git_calls() as calls:
+        _call(ctx, command="delete", path="notes/n.md", reason="gone")
+    assert calls in checked
+    (memory_repo.path / ".gitignore").write_text("hidden.md\n")
+    write_file(memory_repo.path, "hidden.md", "---\ndescription: h\n---\nx\n")
+    with pytest.raises(GitError, match="ignored"):  # as before: git refuses to add it
+        _call(ctx, command="insert", path="hidden.md", content="y", reason="y")
+    assert (memory_repo.path / "hidden.md").read_text() == "---\ndescription: h\n---\nx\n"
+    subjects = _git(memory_repo.path, "log", "--format=%s").splitlines()
+    assert subjects[:3] == ["gone", "n", "tea"]
+    assert memory_repo.changed_paths() == [".gitignore"]
