@@ -6,21 +6,25 @@ the conversation id) after replaying it as updates. `session/prompt` runs one tu
 the core's `Session` (so the post-turn reflection and memory sync run as in the terminal) on
 the main thread (runner.py), streaming its events as updates; `session/cancel` is Ctrl-C. A
 prompt that is a slash command runs it instead (commands.py). The session's ACP mode is its
-permission mode. Errors are one-line JSON-RPC errors, never a traceback.
+permission mode. The MCP servers the editor sends join the configured ones for that session
+(mcp_servers.py). Errors are one-line JSON-RPC errors, never a traceback.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import suppress
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from mini_letta import log
 from mini_letta.acp.bridge import Bridge, LateFiles
 from mini_letta.acp.commands import CommandRunner, Target, available_commands, is_command
 from mini_letta.acp.commands import run_command as run_slash_command
+from mini_letta.acp.mcp_servers import TRANSPORTS, editor_server_specs, editor_session_servers
 from mini_letta.acp.permission import build_editor_approver, mode_state
 from mini_letta.acp.runner import Job, TurnRunner
 from mini_letta.acp.updates import agent_text, replay_updates, updates_for_event
@@ -44,6 +48,8 @@ if TYPE_CHECKING:
         SetSessionModeResponse,
     )
 
+    from mini_letta.mcp_client.config import ServerSpec
+    from mini_letta.mcp_client.servers import McpServers
     from mini_letta.reflection.api import PostTurnOutcome, ReflectionOutcome
 
 OutcomeText = Callable[["PostTurnOutcome | ReflectionOutcome"], str]
@@ -68,12 +74,14 @@ class ServerOptions(Struct, frozen=True):
 
 
 class EditorSession:
-    """One ACP session: its conversation's `Session`, its mode, how it asks and tells."""
+    """One ACP session: its conversation's `Session`, its mode, how it asks and tells, and the
+    MCP servers it was opened with when the editor sent some (closed with it)."""
 
     def __init__(self, world: World, mode: PermissionMode) -> None:
         self.world = world
         self.mode = mode
         self.session: Session | None = None
+        self.mcp: McpServers | None = None
         self.approver: Approver | None = None
         self.files: EditorFiles | None = None  # known once the session has its id
         self.tell: Callable[[str], None] = lambda text: None
@@ -85,6 +93,15 @@ class EditorSession:
 
     def approve(self, call: ToolCall, summary: str) -> bool:
         return self.approver is not None and self.approver(call, summary)
+
+    def close(self) -> None:
+        """Release the model client, then stop the session's MCP servers (on the main thread)."""
+        try:
+            if self.session is not None:
+                self.session.close()
+        finally:
+            if self.mcp is not None:
+                self.mcp.close()
 
 
 class MiniLettaAgent:
@@ -115,6 +132,7 @@ class MiniLettaAgent:
             AgentCapabilities,
             Implementation,
             InitializeResponse,
+            McpCapabilities,
             PromptCapabilities,
         )
 
@@ -132,6 +150,7 @@ class MiniLettaAgent:
                 prompt_capabilities=PromptCapabilities(
                     image=False, audio=False, embedded_context=True
                 ),
+                mcp_capabilities=McpCapabilities(http="http" in TRANSPORTS, sse=False),
             ),
             agent_info=Implementation(name="mini-letta", title="mini-letta", version=__version__),
         )
@@ -144,7 +163,7 @@ class MiniLettaAgent:
     ) -> NewSessionResponse:
         from acp.schema import NewSessionResponse
 
-        session = await self._open(cwd, None)
+        session = await self._open(cwd, None, mcp_servers)
         self._announce_commands(session.id)
         return NewSessionResponse(session_id=session.id, modes=mode_state(session.mode))
 
@@ -155,7 +174,7 @@ class MiniLettaAgent:
 
         if not is_conversation_name(session_id):  # it names a folder under the agent's
             raise _invalid(f"{session_id[:80]!r} is not a session id (a conversation id)")
-        session = await self._open(cwd, session_id)
+        session = await self._open(cwd, session_id, mcp_servers)
         self._announce_commands(session.id)
         return LoadSessionResponse(modes=mode_state(session.mode))
 
@@ -182,21 +201,24 @@ class MiniLettaAgent:
         self.runner.interrupt(session_id)
 
     def close_sessions(self) -> None:
-        """Release every session's model client (on the main thread, after the last job)."""
+        """Release every session's model client and MCP servers (on the main thread, after the
+        last job)."""
         for session in self.sessions.values():
-            if session.session is not None:
-                session.session.close()
+            session.close()
         self.sessions.clear()
 
     # -- work on the main thread ---------------------------------------------------------
 
-    async def _open(self, cwd: str, conversation: str | None) -> EditorSession:
+    async def _open(self, cwd: str, conversation: str | None, servers: Any) -> EditorSession:
         folder = Path(cwd)
         if not folder.is_absolute() or not folder.is_dir():
             raise _invalid(f"cwd must be an absolute path to a folder, got {cwd!r}")
+        specs, problems = editor_server_specs(servers or [])
+        for problem in problems:
+            log.warning("%s", problem)
 
         def work(job: Job) -> EditorSession:
-            opened = self._open_here(folder, conversation)
+            opened = self.open_here(folder, conversation, specs)
             if conversation is not None:
                 session = opened.session
                 assert session is not None
@@ -208,32 +230,43 @@ class MiniLettaAgent:
         opened: EditorSession = await self._call(work, None)
         previous = self.sessions.get(opened.id)
         self.sessions[opened.id] = opened
-        replaced = previous.session if previous is not None else None
-        if replaced is not None:  # the conversation loaded again: one Session for it
-            await self._call(lambda job: replaced.close(), None)
+        if previous is not None:  # the conversation loaded again: one Session for it
+            await self._call(lambda job: previous.close(), None)
         return opened
 
-    def _open_here(self, folder: Path, conversation: str | None) -> EditorSession:
+    def open_here(
+        self, folder: Path, conversation: str | None, servers: Sequence[ServerSpec] = ()
+    ) -> EditorSession:
+        """A session of the conversation (None: a new one) of the project at `folder`, with
+        the editor's MCP servers beside the configured ones; runs on the main thread."""
         world = self.frontend.world_for(folder)
         opened = EditorSession(world, self.options.permission_mode)
         spawn = self.frontend.spawner_for(world) if self.frontend.spawner_for else None
         files = LateFiles(lambda: opened.files)
-        opened.session = Session(
-            world,
-            agent=self.options.agent,
-            conversation=conversation,
-            new=conversation is None,
-            options=TurnOptions(
-                model=self.options.model,
-                permission_mode=opened.mode,
-                approve=opened.approve,
-                editor_files=files.seam(*self.fs),
-            ),
-            spawn=spawn,
-            on_reflection=lambda outcome: opened.tell(
-                "\n\n" + self.frontend.describe_outcome(outcome).strip()
-            ),
-        )
+        if servers:
+            warn = partial(log.warning, "%s")
+            opened.mcp = editor_session_servers(world, servers, warn)
+        try:
+            opened.session = Session(
+                world,
+                agent=self.options.agent,
+                conversation=conversation,
+                new=conversation is None,
+                options=TurnOptions(
+                    model=self.options.model,
+                    permission_mode=opened.mode,
+                    approve=opened.approve,
+                    editor_files=files.seam(*self.fs),
+                ),
+                spawn=spawn,
+                on_reflection=lambda outcome: opened.tell(
+                    "\n\n" + self.frontend.describe_outcome(outcome).strip()
+                ),
+                mcp=opened.mcp,
+            )
+        except BaseException:
+            opened.close()
+            raise
         session_id = opened.id
         memory_dir = world.home.memory_dir(opened.session.agent.id)
         opened.approver = build_editor_approver(

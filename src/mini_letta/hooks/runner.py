@@ -13,7 +13,7 @@ goes ahead, so a broken hook never loses a turn. On exit 0 a JSON answer may car
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -151,11 +151,21 @@ class HookRunner:
         fields = {"trigger": trigger, "custom_instructions": instructions or ""}
         self.run("PreCompact", fields, trigger)
 
-    def before_reflect(self, trigger: str) -> HookReply:
-        return self.run("PreReflect", {"trigger": trigger}, trigger)
+    def before_reflect(self, trigger: str, conversations: Sequence[str] = ()) -> HookReply:
+        """`trigger` is the matcher's target; `conversations` the run's (default: this
+        session's own), told as `conversation_ids`."""
+        return self.run("PreReflect", self._reflecting(trigger, conversations), trigger)
 
-    def after_reflect(self, trigger: str, outcome: Mapping[str, Any]) -> None:
-        self.run("PostReflect", {"trigger": trigger, "outcome": dict(outcome)}, trigger)
+    def after_reflect(
+        self, trigger: str, outcome: Mapping[str, Any], conversations: Sequence[str] = ()
+    ) -> None:
+        fields = {**self._reflecting(trigger, conversations), "outcome": dict(outcome)}
+        self.run("PostReflect", fields, trigger)
+
+    def _reflecting(self, trigger: str, conversations: Sequence[str]) -> dict[str, Any]:
+        """The fields of every reflect hook, whichever way its run was launched."""
+        ids = list(conversations) or [self.session.session_id]
+        return {"trigger": trigger, "conversation_ids": ids}
 
     def _input(self, args: Mapping[str, Any]) -> dict[str, Any]:
         """The call's arguments, with Claude Code's absolute `file_path` beside our `path`,

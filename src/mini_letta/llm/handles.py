@@ -34,10 +34,12 @@ _HINT = "use mock, script:<path>, or <provider>/<model> with provider one of " +
 )
 
 
-# What `--model sonnet` means (as `claude --model sonnet`), and the short OpenAI names.
+# What `--model sonnet` means (as `claude --model sonnet`: the family's newest model, by its
+# Claude API model ID), and the short OpenAI names. A test keeps each Claude alias on the
+# newest model of its family that prices.py has a row of its own for.
 ALIASES: Mapping[str, str] = {
     "sonnet": "anthropic/claude-sonnet-4-5",
-    "opus": "anthropic/claude-opus-4-5",
+    "opus": "anthropic/claude-opus-5-5",
     "haiku": "anthropic/claude-haiku-4-5",
     "gpt-4o": "openai/gpt-4o",
     "gpt-4o-mini": "openai/gpt-4o-mini",

@@ -36,14 +36,24 @@ _PRICES: dict[str, tuple[float, float]] = {
     "anthropic/claude-haiku-4-5": (1.00, 5.00),
     "anthropic/claude-3-7-sonnet": (3.00, 15.00),
     "anthropic/claude-sonnet-4": (3.00, 15.00),
+    "anthropic/claude-sonnet-4-5": (3.00, 15.00),
     "anthropic/claude-opus-4": (15.00, 75.00),
     "anthropic/claude-opus-4-5": (5.00, 25.00),
+    "anthropic/claude-opus-5-5": (4.00, 20.00),
 }
 
 
 def price_of(handle: str) -> ModelPrice | None:
     """The list price for a model handle (`openai/<model>`, `anthropic/<model>`), or None."""
-    best = max((key for key in _PRICES if handle.startswith(key)), key=len, default=None)
-    if best is None:
-        return None
-    return ModelPrice(*_PRICES[best])
+    key = price_key(handle)
+    return None if key is None else ModelPrice(*_PRICES[key])
+
+
+def price_key(handle: str) -> str | None:
+    """The row whose price applies to `handle`: the longest known prefix of it."""
+    return max((key for key in _PRICES if handle.startswith(key)), key=len, default=None)
+
+
+def priced_handles() -> tuple[str, ...]:
+    """Every model (or family prefix) with a price row."""
+    return tuple(_PRICES)

@@ -28,6 +28,7 @@ from mini_letta.settings import (
 from mini_letta.structs import Struct, field, replace
 
 Transport = Literal["stdio", "http"]
+ServerScope = McpScope | Literal["editor"]  # editor: sent by an ACP client for its session
 # Providers take tool names of at most 64 characters from [A-Za-z0-9_-]: `mcp__<server>__<tool>`.
 SERVER_NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -39,7 +40,7 @@ class ServerSpec(Struct, frozen=True):
 
     name: str
     transport: Transport
-    scope: McpScope
+    scope: ServerScope
     source: Path
     command: str = ""
     args: tuple[str, ...] = ()
@@ -81,8 +82,11 @@ def load_servers(settings: Settings, environ: Mapping[str, str]) -> ServerList:
     return ServerList(tuple(servers), tuple(problems))
 
 
-def parse_entry(entry: McpServerEntry, environ: Mapping[str, str]) -> ServerSpec:
-    """The entry checked and expanded; ConfigError names the server, the file and the field."""
+def parse_entry(
+    entry: McpServerEntry, environ: Mapping[str, str], *, expand: bool = True
+) -> ServerSpec:
+    """The entry checked and expanded; ConfigError names the server, the file and the field.
+    Without `expand` its strings are taken as they are (an editor sends values, not `${VAR}`s)."""
     where = f"MCP server {entry.name!r} in {entry.source}"
     if not SERVER_NAME.fullmatch(entry.name):
         raise ConfigError(f"{where}: the name must be 1-32 letters, digits, '-' or '_'")
@@ -92,16 +96,21 @@ def parse_entry(entry: McpServerEntry, environ: Mapping[str, str]) -> ServerSpec
     kind = raw.get("type", "http" if "url" in raw and "command" not in raw else "stdio")
     base = ServerSpec(entry.name, "stdio", entry.scope, entry.source, fingerprint=fingerprint(raw))
 
+    def expanded(value: str, key: str) -> str:
+        return _expand(value, environ, f"{where}: {key}") if expand else value
+
     def text(key: str, value: object) -> str:
         if not isinstance(value, str) or not value or len(value) > _STRING_CAP:
             raise ConfigError(f"{where}: {key} must be a non-empty string")
-        return _expand(value, environ, f"{where}: {key}")
+        return expanded(value, key)
 
     def table(key: str) -> dict[str, str]:
         value = raw.get(key, {})
-        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        if not isinstance(value, dict) or not all(
+            isinstance(v, str) and len(v) <= _STRING_CAP for v in value.values()
+        ):
             raise ConfigError(f"{where}: {key} must be an object of strings")
-        return {str(k): _expand(v, environ, f"{where}: {key}.{k}") for k, v in value.items()}
+        return {str(k): expanded(v, f"{key}.{k}") for k, v in value.items()}
 
     if kind == "stdio":
         args = raw.get("args", [])

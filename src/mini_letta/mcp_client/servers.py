@@ -159,23 +159,31 @@ class McpServers:
 
 
 def configured_servers(
-    settings: Settings, environ: Mapping[str, str], *, cwd: Path, warn: Warn
+    settings: Settings,
+    environ: Mapping[str, str],
+    *,
+    cwd: Path,
+    warn: Warn,
+    extra: tuple[ServerSpec, ...] = (),
 ) -> McpServers | None:
     """The servers that may start (each problem and unapproved project server is one warning
-    line); None when there are none. McpSdkMissingError when some may and `mcp` is missing."""
+    line), then `extra` (an editor's, checked by the caller), which hide configured servers of
+    their names; None when there are none. McpSdkMissingError when some may and `mcp` is
+    missing."""
     from mini_letta.mcp_client.config import load_servers
     from mini_letta.mcp_client.sdk import require_sdk
 
     found = load_servers(settings, environ)
     for problem in found.problems:
         warn(problem)
+    hidden = {spec.name for spec in extra}
     for spec in found.servers:
-        if not spec.approved:
+        if not spec.approved and spec.name not in hidden:
             warn(
                 f"MCP server {spec.name!r} of {spec.source} is not approved on this machine: "
                 f"`mini-letta mcp-servers approve {spec.name}` lets it start"
             )
-    runnable = found.runnable()
+    runnable = tuple(s for s in found.runnable() if s.name not in hidden) + extra
     if not runnable:
         return None
     require_sdk()

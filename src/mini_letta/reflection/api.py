@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from mini_letta.reflection.policy.launcher import launch_automatic as launch_automatic
     from mini_letta.reflection.policy.session import Mode as Mode
     from mini_letta.reflection.policy.session import SpawnRequest as SpawnRequest
-    from mini_letta.reflection.policy.session import hooked_launch as hooked_launch
     from mini_letta.reflection.policy.trigger import BackgroundLaunch as BackgroundLaunch
     from mini_letta.reflection.policy.trigger import PostTurnOutcome as PostTurnOutcome
     from mini_letta.reflection.run.backlog import BacklogPlan as BacklogPlan
@@ -39,6 +38,8 @@ if TYPE_CHECKING:
     from mini_letta.reflection.run.backlog import BacklogResult as BacklogResult
     from mini_letta.reflection.run.backlog import plan_backlog as plan_backlog
     from mini_letta.reflection.run.backlog import reflect_backlog as reflect_backlog
+    from mini_letta.reflection.run.hooked import hooked_launch as hooked_launch
+    from mini_letta.reflection.run.hooked import open_reflect_hooks as open_reflect_hooks
     from mini_letta.reflection.run.launch import launch_multi_reflection as launch_many
     from mini_letta.reflection.run.launch import launch_reflection as launch
     from mini_letta.reflection.run.launch import preview_reflection as preview
@@ -120,7 +121,8 @@ FACE: dict[str, tuple[str, str]] = {
     "skip_message": ("state.outcome", "skip_message"),
     "BackgroundLaunch": ("policy.trigger", "BackgroundLaunch"),
     "SpawnRequest": ("policy.session", "SpawnRequest"),
-    "hooked_launch": ("policy.session", "hooked_launch"),
+    "hooked_launch": ("run.hooked", "hooked_launch"),
+    "open_reflect_hooks": ("run.hooked", "open_reflect_hooks"),
     "Mode": ("policy.session", "Mode"),
     "RunTrigger": ("state.outcome", "RunTrigger"),
     "Scope": ("state.settings", "Scope"),
@@ -165,6 +167,7 @@ __all__ = [  # not PostTurnOutcome: a union for annotations only, imported when 
     "load_settings",
     "load_settings_layers",
     "load_suite",
+    "open_reflect_hooks",
     "plan_backlog",
     "post_automatic_outcome",
     "over_budget_notices",

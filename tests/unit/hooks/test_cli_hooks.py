@@ -34,14 +34,6 @@ def test_reflect_runs_the_reflect_hooks_with_the_outcome(cli, home, project, tmp
     assert post["session_id"] == post["outcome"]["conversationId"]
 
 
-def test_a_pre_reflect_block_fails_reflect_with_its_reason(cli, home, tmp_path):
-    assert cli("chat", "-p", "I prefer tabs for indentation").code == 0
-    hook = hook_script(tmp_path, "no.sh", 'echo "memory is frozen this week" >&2; exit 2')
-    write_hooks(home.settings_file, {"PreReflect": [hook_entry(hook)]})
-    result = cli("reflect")
-    assert result.code == 1 and "memory is frozen this week" in result.stderr
-
-
 def test_the_reflection_worker_runs_the_reflect_hooks(cli, home, project, tmp_path):
     assert cli("chat", "-p", "I prefer tabs for indentation").code == 0
     settings = read_settings(home, project)

@@ -3,6 +3,8 @@ OLLAMA_HOST as the ollama provider reads it."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from mini_letta.errors import UnknownModelError
@@ -10,12 +12,10 @@ from mini_letta.llm.availability import alias_table, provider_states
 from mini_letta.llm.catalog import ollama_host_url
 from mini_letta.llm.handles import parse_handle
 from mini_letta.llm.openai_provider import resolve_openai_config
+from mini_letta.llm.prices import price_key, priced_handles
 from mini_letta.llm.registry import ProviderOptions
 
 ALIASES = [
-    ("sonnet", "anthropic/claude-sonnet-4-5"),
-    ("Opus", "anthropic/claude-opus-4-5"),
-    ("haiku", "anthropic/claude-haiku-4-5"),
     ("gpt-4o", "openai/gpt-4o"),
     ("gpt-5", "openai/gpt-5"),
     ("gpt-4.1-mini", "openai/gpt-4.1-mini"),
@@ -32,6 +32,25 @@ ALIASES = [
 def test_aliases_and_bare_names_resolve_to_handles():
     wrong = [(raw, h, parse_handle(raw).raw) for raw, h in ALIASES if parse_handle(raw).raw != h]
     assert wrong == []  # (name, expected handle, handle read)
+
+
+def _version(handle: str, family: str) -> tuple[int, ...] | None:
+    """(major, minor) of `anthropic/claude-<family>-<major>[-<minor>]`, else None."""
+    found = re.fullmatch(rf"anthropic/claude-{family}-(\d+)(?:-(\d+))?", handle)
+    return tuple(int(part or 0) for part in found.groups()) if found else None
+
+
+@pytest.mark.parametrize("family", ["sonnet", "opus", "haiku"])
+def test_a_claude_alias_is_the_newest_model_of_its_family_that_we_price(family):
+    """As `claude --model opus`: the family's newest model, named by its model ID (not a dated
+    snapshot), with a price row of its own; so a model added to the tables moves the alias."""
+    handle = parse_handle(family).raw
+    assert parse_handle(family.title()).raw == handle  # aliases ignore case
+    assert _version(handle, family) is not None, handle
+    assert price_key(handle) == handle  # its own row, not an older family prefix's
+    family_rows = [h for h in priced_handles() if _version(h, family) is not None]
+    newest = max(family_rows, key=lambda h: _version(h, family) or ())
+    assert handle == newest, f"{family} resolves to {handle}, the newest priced is {newest}"
 
 
 def test_a_bare_name_of_no_known_shape_stays_unknown():

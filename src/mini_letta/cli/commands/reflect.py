@@ -1,7 +1,8 @@
 """`mini-letta reflect` (alias `dream`): reflect on a conversation now.
 
 Prints one `☾ reflection` line on stderr. Exit 0 for merged, no_changes and no_payload, else 1.
-Several `--conversation`s or `--recent N` make one multi-conversation run.
+Several `--conversation`s or `--recent N` make one multi-conversation run. The PreReflect and
+PostReflect hooks run around every launch: the run, or each slice of `--all`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from mini_letta.cli.terminal import echo
 if TYPE_CHECKING:
     from mini_letta.agents.records import AgentRecord
     from mini_letta.conversations.store import ConversationStore
-    from mini_letta.reflection.api import LaunchOptions, ReflectionOutcome
     from mini_letta.workspace import World
 
 _HELP = "Reflect now on the current conversation (or --conversation ID) and merge into memory."
@@ -77,7 +77,9 @@ def reflect(
         LaunchOptions,
         ReflectionOutcome,
         drained_after,
+        launch,
         launch_many,
+        open_reflect_hooks,
         skip_message,
     )
     from mini_letta.workspace import resolve_agent
@@ -94,7 +96,11 @@ def reflect(
     show_waiting_outcomes(world, record.id)
     stores = _conversations(world, record.id, conversations, recent)
     options = LaunchOptions(
-        trigger="manual", instruction=instruction, model=model or None, base_url=base_url or None
+        trigger="manual",
+        instruction=instruction,
+        model=model or None,
+        base_url=base_url or None,
+        hooks=open_reflect_hooks(world, stores[0]) if stores and not dry_run else None,
     )
     if dry_run and stores and _print_preview(world, record, stores[0]):
         return
@@ -111,23 +117,10 @@ def reflect(
         elif multi:
             outcome = launch_many(world, record, stores, options)
         else:
-            outcome = _launch_hooked(world, record, stores[0], options)
+            outcome = launch(world, record, stores[0], options)
         echo(render_outcome_line(outcome), err=True)
     if not outcome.ok:
         raise click.exceptions.Exit(1)
-
-
-def _launch_hooked(
-    world: World, agent: AgentRecord, store: ConversationStore, options: LaunchOptions
-) -> ReflectionOutcome:
-    """One conversation's reflection, with the PreReflect and PostReflect hooks around it."""
-    from mini_letta.hooks.runner import open_hook_runner
-    from mini_letta.reflection.api import hooked_launch, launch
-    from mini_letta.settings import read_settings
-
-    files = read_settings(world.home, world.project_dir)
-    hooks = open_hook_runner(files, store, world.project_dir, world.environ)
-    return hooked_launch(hooks, options.trigger, lambda: launch(world, agent, store, options))
 
 
 def _print_preview(world: World, agent: AgentRecord, store: ConversationStore) -> bool:

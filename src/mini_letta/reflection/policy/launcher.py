@@ -148,6 +148,7 @@ def drain_queued_launches(
 
     Each outcome goes to `on_outcome`, by default to the outbox (once per failure streak).
     """
+    from mini_letta.reflection.run.hooked import open_reflect_hooks
     from mini_letta.reflection.run.setup import LaunchOptions
 
     base = options or LaunchOptions()
@@ -161,7 +162,9 @@ def drain_queued_launches(
         store = ConversationStore(agent.id, entry.conversation_id, world.home)
         if not store.exists() or not _still_due(world, agent, store, entry):
             continue
-        outcome = _launch_once(world, agent, store, replace(base, trigger=entry.trigger))
+        hooks = base.hooks or open_reflect_hooks(world, store)  # run here, not when queued
+        drained = replace(base, trigger=entry.trigger, hooks=hooks)
+        outcome = _launch_once(world, agent, store, drained)
         if outcome.skip_reason == "busy":
             restore_queued_launch(world.home, agent.id, entry, world.clock)
             if is_lease_held(world.home, agent.id, world.clock):

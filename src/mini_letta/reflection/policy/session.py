@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, Literal
 
 from mini_letta import log
 from mini_letta.errors import MiniLettaError
@@ -69,28 +69,6 @@ def choose_mode(
 
     mode = load_reflection_mode(world.home, files)
     return "background" if mode == "background" else "foreground"
-
-
-_Outcome = TypeVar("_Outcome", "ReflectionOutcome", "ReflectionOutcome | Queued")
-
-
-def hooked_launch(
-    hooks: HookRunner | None, trigger: RunTrigger, launch: Callable[[], _Outcome]
-) -> _Outcome | ReflectionOutcome:
-    """A reflection this process runs, with the user's PreReflect and PostReflect hooks
-    around it: a PreReflect block holds it back (a skip naming the reason, nothing run),
-    PostReflect gets the outcome's JSON."""
-    if hooks is None:
-        return launch()
-    from mini_letta.reflection.state.outcome import ReflectionOutcome
-
-    held = hooks.before_reflect(trigger)
-    if held.blocked:
-        message = f"A PreReflect hook held the reflection back: {held.reason}"
-        return ReflectionOutcome(message, skip_reason="error", trigger=trigger)
-    outcome = launch()
-    hooks.after_reflect(trigger, outcome.to_json())
-    return outcome
 
 
 class AutoReflection:
@@ -185,6 +163,7 @@ class AutoReflection:
 
         def hooked(trigger: AutoTrigger) -> PostTurnOutcome:
             from mini_letta.reflection.policy.launcher import launch_automatic
+            from mini_letta.reflection.run.hooked import hooked_launch
 
             def run() -> ReflectionOutcome | Queued:
                 return launch_automatic(self.world, agent, self.store, trigger, foreground=True)

@@ -10,6 +10,8 @@ slices; `execute.py` runs them. Manual runs and post-turn runs differ only in
 with a manifest and `replay` slices for conversations with nothing new. A slice too long for
 one run is reflected in chunks, each a run of its own. User-caused failures inside the run
 become a `failed` outcome; an interrupt cleans up, records `interrupted` and propagates.
+With `LaunchOptions.hooks` the user's PreReflect and PostReflect hooks run once around the
+whole launch, its chunks included (hooked.py).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from mini_letta.llm.base import close_provider
 from mini_letta.memory.repo import GitRepo, lock_memory
 from mini_letta.reflection.run.budget import TRANSCRIPT_WRAPPER_TOKENS
 from mini_letta.reflection.run.execute import execute_run
+from mini_letta.reflection.run.hooked import hooked_launch
 from mini_letta.reflection.run.payload import (
     MIN_MAX_TOKENS,
     Payload,
@@ -79,7 +82,7 @@ def launch_reflection(
     """
     line = store.count() if options.launch_line is None else options.launch_line
     bounds = {store.conversation_id: line}
-    return _in_chunks(_Launch(world, agent, [store], options, bounds, multi=False))
+    return _hooked(_Launch(world, agent, [store], options, bounds, multi=False))
 
 
 def launch_multi_reflection(
@@ -95,7 +98,7 @@ def launch_multi_reflection(
     if not stores:
         raise ValueError("launch_multi_reflection needs at least one conversation")
     bounds = {store.conversation_id: store.count() for store in stores}
-    return _in_chunks(_Launch(world, agent, list(stores), options, bounds, multi=True))
+    return _hooked(_Launch(world, agent, list(stores), options, bounds, multi=True))
 
 
 def preview_reflection(
@@ -111,6 +114,13 @@ def preview_reflection(
     budget = run_budget(provider, memory, LaunchOptions())
     name = "preview-" + new_run_id(world.clock.now())
     return build_payload(store, state, name=name, clock=world.clock, max_tokens=budget.chunk)
+
+
+def _hooked(launch: _Launch) -> ReflectionOutcome:
+    """The launch, with the options' PreReflect and PostReflect hooks around all its chunks."""
+    options = launch.options
+    conversations = [store.conversation_id for store in launch.stores]
+    return hooked_launch(options.hooks, options.trigger, lambda: _in_chunks(launch), conversations)
 
 
 def _in_chunks(launch: _Launch) -> ReflectionOutcome:

@@ -7,6 +7,8 @@ lease is held and the memory checked. The side agents' models are chosen here
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mini_letta.agents.records import AgentRecord
 from mini_letta.conversations.store import ConversationStore
 from mini_letta.errors import MiniLettaError, ReflectionError
@@ -26,6 +28,9 @@ from mini_letta.reflection.state.settings import ReflectionSettings
 from mini_letta.structs import Struct, replace
 from mini_letta.workspace import World
 
+if TYPE_CHECKING:
+    from mini_letta.hooks.runner import HookRunner
+
 MIN_SIDE_WINDOW = SMALL_WINDOW  # a local server's real limit is usually at least this
 MAX_CHUNKS = 100  # a bound on one launch, not a cut: what remains waits for the next launch
 
@@ -43,6 +48,7 @@ class LaunchOptions(Struct, frozen=True):
     base_url: str | None = None
     review_provider: Provider | None = None  # default: the settings' reviewModel, if any
     max_chunks: int = MAX_CHUNKS  # 1 after a turn in the foreground: the turn is not held
+    hooks: HookRunner | None = None  # PreReflect and PostReflect around each launch (hooked.py)
 
 
 class RunSetup(Struct, frozen=True):
