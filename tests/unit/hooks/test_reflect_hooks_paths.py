@@ -68,6 +68,10 @@ def test_every_reflect_path_runs_the_reflect_hooks_once_with_one_shape(
     for args in (("--recent", "2"), ("--all",), ()):
         result = cli("reflect", *args)
         assert result.code == 1 and "memory is frozen this week" in result.stderr, args
+    transcript = tmp_path / "imported.jsonl"
+    transcript.write_text('{"role": "user", "content": "Our staging host is blue"}\n')
+    result = cli("import", str(transcript), "--reflect")  # the import's own backlog run
+    assert "memory is frozen this week" in result.stderr, result.stderr
     agent_id = read_settings(home, project).current_agent_id() or ""
     assert len(list_run_records(home, agent_id)) == runs  # held back: nothing ran
 

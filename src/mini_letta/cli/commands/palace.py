@@ -189,7 +189,12 @@ def _fix(world: World, record: AgentRecord, findings: list[Finding]) -> bool:
     from mini_letta.conversations.registry import list_conversations
     from mini_letta.conversations.store import ConversationStore
     from mini_letta.palace.doctor import fix_instruction
-    from mini_letta.reflection.api import LaunchOptions, drained_after, launch_many
+    from mini_letta.reflection.api import (
+        LaunchOptions,
+        drained_after,
+        launch_many,
+        open_reflect_hooks,
+    )
     from mini_letta.settings import read_settings
 
     if not findings:
@@ -202,7 +207,8 @@ def _fix(world: World, record: AgentRecord, findings: list[Finding]) -> bool:
     if not stores:
         raise click.ClickException("memory doctor --fix needs a conversation to reflect with; "
                                    "chat first")  # fmt: skip
-    options = LaunchOptions(trigger="manual", instruction=fix_instruction(findings))
+    hooks = open_reflect_hooks(world, stores[0])
+    options = LaunchOptions(trigger="manual", instruction=fix_instruction(findings), hooks=hooks)
     with drained_after(world, record.id):
         outcome = launch_many(world, record, stores, options)
         echo(render_outcome_line(outcome), err=True)

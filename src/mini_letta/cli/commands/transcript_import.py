@@ -92,9 +92,11 @@ def import_cmd(
         echo(_outcome_line(path.name, transcript, outcome))
     if then_reflect:
         from mini_letta.cli.backlog_view import reflect_all_command
-        from mini_letta.reflection.api import LaunchOptions
+        from mini_letta.reflection.api import LaunchOptions, open_reflect_hooks
 
-        reflect_all_command(world, record, outcome.store, LaunchOptions(trigger="manual"))
+        hooks = open_reflect_hooks(world, outcome.store)
+        options = LaunchOptions(trigger="manual", hooks=hooks)
+        reflect_all_command(world, record, outcome.store, options)
 
 
 def _load(path: Path, fmt: str, within: Path | None = None) -> Transcript:
