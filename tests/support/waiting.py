@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 
@@ -21,3 +22,17 @@ def wait_until(
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what() if callable(what) else what}")
         time.sleep(POLL)
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process `pid` still runs: a zombie (exited, not yet reaped) counts as gone,
+    though it still answers signal 0."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False

@@ -20,7 +20,7 @@ from mini_letta.workspace import World
 from support.groups import ACP, MCP, NO_ACP, NO_MCP
 from support.mcp_servers import stdio_entry
 from support.scripted_server import ScriptedServer, openai_stream, openai_tool_call
-from support.waiting import wait_until
+from support.waiting import process_alive, wait_until
 
 STDIO = stdio_entry()
 
@@ -89,14 +89,6 @@ def _agent(world: World, model: str | None = None) -> MiniLettaAgent:
     return MiniLettaAgent(TurnRunner(), frontend, options)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
 @MCP
 @NO_MCP
 def test_an_editors_server_joins_the_configured_ones_for_its_session_and_stops_with_it(
@@ -140,7 +132,7 @@ def test_an_editors_server_joins_the_configured_ones_for_its_session_and_stops_w
         assert results["c1"] == "echo from fixture: from the editor"
         assert starts.read_text().split() == [str(pid)]  # the editor's env reached it
         opened.close()
-        wait_until(lambda: not _alive(pid), "the editor's server to stop with its session")
+        wait_until(lambda: not process_alive(pid), "the editor's server to stop with its session")
     finally:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=10)

@@ -25,7 +25,7 @@ from mini_letta.workspace import World
 from support.groups import MCP, NO_MCP
 from support.mcp_servers import SdkHttpServer, sdk_http_server, stdio_entry
 from support.scripted_server import ScriptedServer, openai_stream, openai_tool_call
-from support.waiting import wait_until
+from support.waiting import process_alive, wait_until
 
 # the MCP SDK is loaded in this process: on the one worker that loads it for the MCP group
 pytestmark = [MCP, NO_MCP]
@@ -94,7 +94,7 @@ def test_a_stdio_servers_tools_join_the_turn_and_results_are_redacted_and_capped
     assert results["c4"][1] is True and "the fixture refuses" in results["c4"][0]
     sent = json.dumps(scripted_server.requests[1].body)
     assert "sk-ant-api03-ZZZZ" not in sent
-    assert not _alive(pid)  # closed with the session: no orphan
+    assert not process_alive(pid)  # closed with the session: no orphan
 
 
 def test_permission_modes_govern_mcp_calls_and_sessions_can_share_one_set_of_servers(
@@ -135,15 +135,7 @@ def test_permission_modes_govern_mcp_calls_and_sessions_can_share_one_set_of_ser
     finally:
         assert shared is not None
         shared.close()
-    wait_until(lambda: not _alive(int(results["p1"][0])), "the shared server to stop")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+    wait_until(lambda: not process_alive(int(results["p1"][0])), "the shared server to stop")
 
 
 def test_a_server_that_dies_mid_call_or_never_starts_is_one_line_and_the_turn_goes_on(

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from support.tools import call_tool, make_context
-from support.waiting import wait_until
+from support.waiting import process_alive, wait_until
 
 
 @pytest.fixture
@@ -60,20 +60,7 @@ def test_bash_timeout_kills_the_whole_process_group(ctx, project):
     assert result.is_error and result.content.startswith("Timed out after 0.5s")
     assert "started" in result.content
     child = int((project / "child.pid").read_text())
-    wait_until(lambda: not _alive(child), "the killed group's child to die", timeout=10)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie still answers signal 0; it is dead for our purposes.
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().split()[2] != "Z"
-    except FileNotFoundError:
-        return False
+    wait_until(lambda: not process_alive(child), "the killed group's child to die", timeout=10)
 
 
 def test_bash_huge_output_keeps_head_and_tail(project, clock):
