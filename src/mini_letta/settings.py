@@ -304,7 +304,7 @@ class ModelChoice(Struct, frozen=True):
 
 # A key in the environment picks its provider for new agents, in this order.
 _KEYED_MODELS = (
-    ("ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"),
+    ("ANTHROPIC_API_KEY", "anthropic/claude-sonnet-5-5"),
     ("OPENAI_API_KEY", "openai/gpt-4o"),
 )
 OLLAMA_MODEL = "ollama/llama3.2"

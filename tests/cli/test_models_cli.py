@@ -11,7 +11,7 @@ def test_models_lists_aliases_providers_with_keys_and_the_new_agent_model(cli):
     assert result.code == 0, result.stderr
     assert "sk-live-do-not-print" not in result.stdout + result.stderr
     rows = result.stdout.splitlines()
-    assert any(row.split() == ["sonnet", "anthropic/claude-sonnet-4-5"] for row in rows)
+    assert any(row.split() == ["sonnet", "anthropic/claude-sonnet-5-5"] for row in rows)
     assert any(row.split()[:3] == ["openai", "OPENAI_API_KEY", "set"] for row in rows)
     assert any(row.split()[:4] == ["anthropic", "ANTHROPIC_API_KEY", "not", "set"] for row in rows)
     assert "http://gpu-box:11434 (from OLLAMA_HOST)" in result.stdout

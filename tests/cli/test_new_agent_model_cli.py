@@ -26,13 +26,13 @@ def test_an_anthropic_key_gives_a_new_agent_claude(cli, scripted_server):
     assert result.code == 0, result.stderr
     assert result.stdout == "Bonjour.\n"
     assert result.stderr == (
-        "mini-letta: new agent project uses anthropic/claude-sonnet-4-5 "
+        "mini-letta: new agent project uses anthropic/claude-sonnet-5-5 "
         "(ANTHROPIC_API_KEY is set)\n"
     )
-    assert scripted_server.requests[0].body["model"] == "claude-sonnet-4-5"
+    assert scripted_server.requests[0].body["model"] == "claude-sonnet-5-5"
     again = cli("chat", "-p", "encore", env=env)  # the agent's model now, said no more
     assert (again.stdout, again.stderr) == ("Encore.\n", "")
-    assert _model(cli) == "anthropic/claude-sonnet-4-5"
+    assert _model(cli) == "anthropic/claude-sonnet-5-5"
 
 
 def test_an_openai_key_gives_a_new_agent_gpt(cli, scripted_server):

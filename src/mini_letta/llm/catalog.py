@@ -47,7 +47,11 @@ _OPENAI_WINDOWS: Mapping[str, int] = {
     "o3": 200_000,
     "o4-mini": 200_000,
 }
-_ANTHROPIC_WINDOWS: Mapping[str, int] = {"claude": 200_000, "claude-opus-5-5": 1_000_000}
+_ANTHROPIC_WINDOWS: Mapping[str, int] = {
+    "claude": 200_000,
+    "claude-opus-5-5": 1_000_000,
+    "claude-sonnet-5-5": 1_000_000,
+}
 _WINDOWS: Mapping[str, Mapping[str, int]] = {
     "openai": _OPENAI_WINDOWS,
     "anthropic": _ANTHROPIC_WINDOWS,

@@ -38,7 +38,7 @@ _HINT = "use mock, script:<path>, or <provider>/<model> with provider one of " +
 # Claude API model ID), and the short OpenAI names. A test keeps each Claude alias on the
 # newest model of its family that prices.py has a row of its own for.
 ALIASES: Mapping[str, str] = {
-    "sonnet": "anthropic/claude-sonnet-4-5",
+    "sonnet": "anthropic/claude-sonnet-5-5",
     "opus": "anthropic/claude-opus-5-5",
     "haiku": "anthropic/claude-haiku-4-5",
     "gpt-4o": "openai/gpt-4o",
@@ -69,7 +69,7 @@ BARE_HINT = "an alias (" + ", ".join(ALIASES) + "), a bare model name"
 class ModelHandle(Struct, frozen=True):
     provider: str
     model: str
-    raw: str  # the canonical handle (`anthropic/claude-sonnet-4-5` for `sonnet`)
+    raw: str  # the canonical handle (`anthropic/claude-sonnet-5-5` for `sonnet`)
 
 
 def parse_handle(raw: str) -> ModelHandle:

@@ -37,6 +37,7 @@ _PRICES: dict[str, tuple[float, float]] = {
     "anthropic/claude-3-7-sonnet": (3.00, 15.00),
     "anthropic/claude-sonnet-4": (3.00, 15.00),
     "anthropic/claude-sonnet-4-5": (3.00, 15.00),
+    "anthropic/claude-sonnet-5-5": (2.00, 10.00),
     "anthropic/claude-opus-4": (15.00, 75.00),
     "anthropic/claude-opus-4-5": (5.00, 25.00),
     "anthropic/claude-opus-5-5": (4.00, 20.00),

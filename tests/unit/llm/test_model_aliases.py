@@ -9,7 +9,7 @@ import pytest
 
 from mini_letta.errors import UnknownModelError
 from mini_letta.llm.availability import alias_table, provider_states
-from mini_letta.llm.catalog import ollama_host_url
+from mini_letta.llm.catalog import context_window_for, ollama_host_url
 from mini_letta.llm.handles import parse_handle
 from mini_letta.llm.openai_provider import resolve_openai_config
 from mini_letta.llm.prices import price_key, priced_handles
@@ -51,6 +51,13 @@ def test_a_claude_alias_is_the_newest_model_of_its_family_that_we_price(family):
     family_rows = [h for h in priced_handles() if _version(h, family) is not None]
     newest = max(family_rows, key=lambda h: _version(h, family) or ())
     assert handle == newest, f"{family} resolves to {handle}, the newest priced is {newest}"
+
+
+def test_the_current_sonnet_and_opus_have_their_1m_window_and_older_claudes_keep_200k():
+    for alias in ("sonnet", "opus"):
+        model = parse_handle(alias).raw.removeprefix("anthropic/")
+        assert context_window_for("anthropic", model) == 1_000_000, alias
+    assert context_window_for("anthropic", "claude-sonnet-4-5") == 200_000
 
 
 def test_a_bare_name_of_no_known_shape_stays_unknown():
@@ -101,4 +108,4 @@ def test_provider_states_say_whether_a_key_is_set_never_what_it_is():
     assert states["ollama"].base_url == "http://box:11434"
     assert states["ollama"].url_from == "OLLAMA_HOST"
     assert "sk-ant-secret" not in repr([state.to_json() for state in states.values()])
-    assert ("sonnet", "anthropic/claude-sonnet-4-5") in alias_table()
+    assert ("sonnet", "anthropic/claude-sonnet-5-5") in alias_table()
