@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 SHA_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -144,11 +145,32 @@ def commit_tree(work_tree: Path, commit: str) -> str | None:
     """The tree sha of `commit`, read from its loose object; None when it is not a loose
     object of this repository (a packed one needs git)."""
     dirs = git_dirs(work_tree)
-    found = None if dirs is None else read_loose_object(dirs[1], commit)
+    return None if dirs is None else loose_commit_tree(dirs[1], commit)
+
+
+def loose_commit_tree(common: Path, commit: str) -> str | None:
+    """The tree sha a loose commit object under the common git dir names; None when there is
+    no such loose commit or it does not read as one."""
+    found = read_loose_object(common, commit)
     if found is None or found[0] != b"commit" or not found[1].startswith(b"tree "):
         return None
     tree = found[1][5 : found[1].find(b"\n")].decode("ascii", "replace")
     return tree if SHA_RE.fullmatch(tree) else None
+
+
+def tree_entries(body: bytes, width: int = 20) -> Iterator[tuple[bytes, bytes, str]]:
+    """(mode, name, hex sha) of each entry of a tree object's body: `<mode> <name>\\0<raw
+    sha>`, the sha `width` bytes (20 for sha1, 32 for sha256); ValueError when it is cut
+    short or not of that shape."""
+    position = 0
+    while position < len(body):
+        space = body.index(b" ", position)
+        nul = body.index(b"\0", space)
+        end = nul + 1 + width
+        if end > len(body):
+            raise ValueError("a tree object cut short")
+        yield body[position:space], body[space + 1 : nul], body[nul + 1 : end].hex()
+        position = end
 
 
 _OBJECT_KINDS = (b"commit", b"tree", b"blob", b"tag")

@@ -18,7 +18,13 @@ import struct
 from collections.abc import Sequence
 from pathlib import Path
 
-from mini_letta.memory.gitfiles import git_dirs, read_head, read_loose_object
+from mini_letta.memory.gitfiles import (
+    git_dirs,
+    loose_commit_tree,
+    read_head,
+    read_loose_object,
+    tree_entries,
+)
 
 _HEADER = struct.Struct(">4sII")
 _STAT = struct.Struct(">10I")  # ctime s/ns, mtime s/ns, dev, ino, mode, uid, gid, size
@@ -137,10 +143,9 @@ def _index_entries(
 def _blob_at(common: Path, commit: str, path: str) -> tuple[str, int] | None:
     """(blob sha, mode) of `path` in `commit`'s tree, ("", 0) when it has none there; None
     when an object on the way is not a loose one (only git can read a pack)."""
-    found = read_loose_object(common, commit)
-    if found is None or found[0] != b"commit" or not found[1].startswith(b"tree "):
+    sha = loose_commit_tree(common, commit)
+    if sha is None:
         return None
-    sha = found[1][5:45].decode("ascii", "replace")
     parts = path.split("/")
     for depth, part in enumerate(parts):
         tree = read_loose_object(common, sha)
@@ -159,11 +164,5 @@ def _blob_at(common: Path, commit: str, path: str) -> tuple[str, int] | None:
 
 
 def _tree_entry(body: bytes, name: bytes) -> tuple[bytes, str] | None:
-    position = 0
-    while position < len(body):
-        space = body.index(b" ", position)
-        nul = body.index(b"\0", space)
-        if body[space + 1 : nul] == name:
-            return body[position:space], body[nul + 1 : nul + 21].hex()
-        position = nul + 21
-    return None
+    found = ((mode, sha) for mode, entry, sha in tree_entries(body) if entry == name)
+    return next(found, None)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Protocol
 
 from mini_letta.errors import GitError
+from mini_letta.memory.gitfiles import tree_entries
 
 SUBMODULE = "160000"  # a gitlink's mode: its sha is a commit of another repository
 SYMLINK = "120000"  # a symbolic link's mode: its blob is where the link points
@@ -162,19 +163,14 @@ def parse_batch(output: bytes) -> list[bytes]:
 
 
 def _tree_entries(data: bytes, width: int) -> list[tuple[bytes, str, str]]:
-    """(mode, name, hex sha) of each entry of a tree object: `<mode> <name>\\0<raw sha>`."""
-    entries: list[tuple[bytes, str, str]] = []
-    position = 0
-    while position < len(data):
-        space = data.index(b" ", position)
-        nul = data.index(b"\0", space)
-        end = nul + 1 + width
-        if end > len(data):
-            raise GitError("git cat-file gave a tree cut short")
-        name = data[space + 1 : nul].decode("utf-8", "replace")
-        entries.append((data[position:space], name, data[nul + 1 : end].hex()))
-        position = end
-    return entries
+    """(mode, name, hex sha) of each entry of a tree object git printed."""
+    try:
+        return [
+            (mode, name.decode("utf-8", "replace"), sha)
+            for mode, name, sha in tree_entries(data, width)
+        ]
+    except ValueError:
+        raise GitError("git cat-file gave a tree cut short") from None
 
 
 class _Unsupported(GitError):
