@@ -34,9 +34,10 @@ settings.load_profile(
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """On a clean checkout, the controller of a `-n` run fills the bytecode caches once before
-    its workers start, instead of each worker rewriting and compiling every module itself."""
-    from support.bytecode import warm_before_workers
+    """On a clean checkout, the controller of a `-n` run fills the bytecode caches (and
+    hypothesis's Unicode tables) once before its workers start, instead of each worker filling
+    them itself."""
+    from support.warmup import warm_before_workers
 
     warm_before_workers(config)
 

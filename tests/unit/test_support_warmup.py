@@ -1,4 +1,5 @@
-"""The bytecode warm-up (tests/support/bytecode.py): what it writes is what pytest reads."""
+"""The warm-up before xdist's workers (tests/support/warmup.py): what it writes is what pytest
+reads."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 from _pytest.assertion import rewrite
 
-from support.bytecode import _rewrite, _stale, _test_modules
+from support.warmup import _rewrite, _stale, _test_modules
 
 
 def test_a_rewritten_module_is_fresh_until_its_source_changes(

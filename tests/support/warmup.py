@@ -1,11 +1,15 @@
-"""Fills the bytecode caches once before xdist starts its workers.
+"""Fills the bytecode caches and hypothesis's Unicode tables once before xdist starts its
+workers.
 
 A clean checkout has no compiled bytecode. Under `-n 2` both workers collect every test module
 at the same moment, so both rewrite its asserts (pytest's rewriting is slow: about 9 s of CPU
 for this suite's test modules) and compile the package, each for itself, before either has
 written the cache the other could read. The controller does that work once instead, split over
 two processes, before the workers start; with the caches already fresh it only checks them
-(a hash of each test file, a stat of each package module).
+(a hash of each test file, a stat of each package module). Hypothesis builds its tables of
+Unicode categories and of what UTF-8 encodes the first time a text strategy runs (about 3.5 s of
+CPU) and keeps them in `.hypothesis/`: on a clean checkout each worker built them; the
+controller builds them once when the files are missing.
 
 Everything here is a cache pytest and Python would fill anyway: a file written here is the
 file they would write, and if pytest's internals differ from what this expects, nothing is
@@ -18,6 +22,7 @@ import compileall
 import importlib.util
 import os
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -52,7 +57,7 @@ def warm_before_workers(config: pytest.Config) -> None:
     if not all(hasattr(rewrite, name) for name in needed):
         return
     stale = [path for path in _test_modules(ROOT / "tests") if _stale(rewrite, path)]
-    _in_two(stale, lambda part: _rewrite(rewrite, config, part))
+    _in_two(stale, lambda part: _rewrite(rewrite, config, part), then=_hypothesis_tables)
     compileall.compile_dir(ROOT / "src", quiet=1, workers=1)
     compileall.compile_dir(ROOT / "tests" / "support", quiet=1, workers=1)
 
@@ -98,11 +103,36 @@ def _rewrite(rewrite: ModuleType, config: pytest.Config, paths: Sequence[Path]) 
         rewrite._write_pyc(state, code, source_hash, pyc)
 
 
-def _in_two(paths: Sequence[Path], work: Callable[[Sequence[Path]], None]) -> None:
-    """Run `work` over `paths`: half in a forked child, half here (the machine has 2 cores
-    and the workers have not started). A failed child only leaves its half to the workers."""
+def _hypothesis_tables() -> None:
+    """Hypothesis's cached Unicode tables, built when their files are missing (the same files
+    hypothesis writes on first use; with other internals, nothing is built here)."""
+    try:
+        from hypothesis.internal import charmap
+    except ImportError:
+        return
+    if not all(hasattr(charmap, n) for n in ("charmap", "charmap_file", "intervals_from_codec")):
+        return
+    from hypothesis.errors import HypothesisSideeffectWarning
+
+    with warnings.catch_warnings():  # its warning against slow work at start-up: wanted here
+        warnings.simplefilter("ignore", HypothesisSideeffectWarning)
+        if not charmap.charmap_file().exists():
+            charmap.charmap()
+        if not charmap.charmap_file("codec-v2-utf-8").exists():
+            charmap.intervals_from_codec("utf-8")
+
+
+def _in_two(
+    paths: Sequence[Path],
+    work: Callable[[Sequence[Path]], None],
+    then: Callable[[], None] = lambda: None,
+) -> None:
+    """Run `work` over `paths`, half in a forked child and half here, then `then` here (the
+    machine has 2 cores and the workers have not started). A failed child only leaves its
+    half to the workers."""
     if len(paths) < 8:
         work(paths)
+        then()
         return
     half = len(paths) // 2
     pid = os.fork()
@@ -115,5 +145,6 @@ def _in_two(paths: Sequence[Path], work: Callable[[Sequence[Path]], None]) -> No
         os._exit(code)
     try:
         work(paths[half:])
+        then()
     finally:
         os.waitpid(pid, 0)
